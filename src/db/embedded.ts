@@ -1,0 +1,90 @@
+// The embedded database: PGlite in DATA_DIR, served on a loopback port so the service
+// uses the same pg driver path as with PostgreSQL. PGlite is single-process, so the
+// process that owns it records its port in DATA_DIR/embedded.json; another process
+// (the CLI while the server runs) connects to that port instead of opening the files.
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+export interface Database {
+  url: string;
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+interface OwnerRecord {
+  pid: number;
+  port: number;
+}
+
+const ownerFile = (dataDir: string) => path.join(dataDir, 'embedded.json');
+
+function urlFor(port: number) {
+  return `postgresql://postgres@127.0.0.1:${port}/postgres`;
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    socket.setTimeout(1000);
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+  });
+}
+
+function processAlive(pid: number) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The running owner's URL, if another live process serves this data directory. */
+export async function findRunningEmbedded(dataDir: string): Promise<string | undefined> {
+  const file = ownerFile(dataDir);
+  if (!existsSync(file)) return undefined;
+  try {
+    const owner = JSON.parse(readFileSync(file, 'utf8')) as OwnerRecord;
+    if (owner.pid !== process.pid && processAlive(owner.pid) && (await canConnect(owner.port))) {
+      return urlFor(owner.port);
+    }
+  } catch {
+    // unreadable record: treat as stale
+  }
+  return undefined;
+}
+
+/** Opens PGlite in `dataDir` (or in memory) and serves it on a loopback port. */
+export async function startEmbedded(dataDir: string | 'memory'): Promise<Database> {
+  const inMemory = dataDir === 'memory';
+  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  const db = await PGlite.create(inMemory ? undefined : path.join(dataDir, 'pglite'));
+  // PGlite runs one query at a time; the socket server multiplexes connections onto it
+  // and keeps a transaction's queries on its own connection.
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 200 });
+  await server.start();
+  const port = Number(server.getServerConn().split(':').pop());
+  if (!inMemory) writeFileSync(ownerFile(dataDir), JSON.stringify({ pid: process.pid, port }));
+  return {
+    url: urlFor(port),
+    embedded: true,
+    async close() {
+      if (!inMemory) rmSync(ownerFile(dataDir), { force: true });
+      await server.stop();
+      await db.close();
+    },
+  };
+}
+
+/** DATABASE_URL when given; else the running embedded server; else open the embedded files. */
+export async function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Promise<Database> {
+  if (opts.databaseUrl) return { url: opts.databaseUrl, embedded: false, close: async () => {} };
+  const running = await findRunningEmbedded(opts.dataDir);
+  if (running) return { url: running, embedded: true, close: async () => {} };
+  return startEmbedded(opts.dataDir);
+}

@@ -1,0 +1,109 @@
+// Prisma's schema engine, as wasm. The native engine is a download the CLI cannot make
+// offline, so migrations are applied and generated through this build of the same engine
+// (DESIGN.md, verified fact 1). The package entry imports the .wasm as an ES module,
+// which Node 20 refuses, so we instantiate it ourselves.
+import { readFile, readdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
+
+export const projectRoot = path.resolve(import.meta.dirname, '../..');
+export const schemaPath = path.join(projectRoot, 'prisma/schema.prisma');
+export const migrationsDir = path.join(projectRoot, 'prisma/migrations');
+
+const require = createRequire(import.meta.url);
+let wasmReady: Promise<typeof import('@prisma/schema-engine-wasm/schema_engine_bg')> | undefined;
+
+function loadWasm() {
+  wasmReady ??= (async () => {
+    const bgPath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
+    const bg = await import(pathToFileURL(bgPath).href);
+    const bytes = await readFile(bgPath.replace(/\.js$/, '.wasm'));
+    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': bg });
+    bg.__wbg_set_wasm(instance.exports);
+    (instance.exports as { __wbindgen_start: () => void }).__wbindgen_start();
+    return bg;
+  })();
+  return wasmReady;
+}
+
+export async function readMigrations(): Promise<MigrationList> {
+  const entries = await readdir(migrationsDir, { withFileTypes: true }).catch(() => []);
+  const dirs = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const lockPath = path.join(migrationsDir, 'migration_lock.toml');
+  return {
+    baseDir: migrationsDir,
+    lockfile: { path: 'migration_lock.toml', content: await readFile(lockPath, 'utf8').catch(() => null) },
+    shadowDbInitScript: '',
+    migrationDirectories: await Promise.all(
+      dirs.map(async (dir) => ({
+        path: dir,
+        migrationFile: {
+          path: 'migration.sql',
+          content: await readFile(path.join(migrationsDir, dir, 'migration.sql'), 'utf8').then(
+            (value) => ({ tag: 'ok' as const, value }),
+            (err: Error) => ({ tag: 'error' as const, value: err.message }),
+          ),
+        },
+      })),
+    ),
+  };
+}
+
+export async function readSchema() {
+  return { files: [{ path: schemaPath, content: await readFile(schemaPath, 'utf8') }] };
+}
+
+/** Runs `fn` with a schema engine connected to `connectionString`, then frees it. */
+export async function withSchemaEngine<T>(
+  connectionString: string,
+  fn: (engine: SchemaEngine) => Promise<T>,
+): Promise<T> {
+  const bg = await loadWasm();
+  const schema = await readSchema();
+  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPg({ connectionString, max: 2 }));
+  const engine: SchemaEngine = await bg.SchemaEngine.new(
+    { datamodels: schema.files.map((f) => [f.path, f.content]) },
+    () => {},
+    adapter,
+  );
+  try {
+    return await fn(engine);
+  } finally {
+    engine.free();
+  }
+}
+
+const noFilter = { externalTables: [], externalEnums: [] };
+
+/** Applies every pending migration folder; returns the names applied. */
+export async function applyMigrations(connectionString: string): Promise<string[]> {
+  const migrationsList = await readMigrations();
+  return withSchemaEngine(connectionString, async (engine) => {
+    const out = await engine.applyMigrations({ migrationsList, filters: noFilter });
+    return out.appliedMigrationNames;
+  });
+}
+
+/** The SQL that takes a database at `connectionString` to prisma/schema.prisma. */
+export async function diffDatabaseToSchema(connectionString: string): Promise<string> {
+  const schema = await readSchema();
+  return withSchemaEngine(connectionString, async (engine) => {
+    let script = '';
+    const log = console.log;
+    // diff prints its script through the engine's stdout hook rather than returning it
+    const res = await engine.diff({
+      from: { tag: 'url', url: connectionString },
+      to: { tag: 'schemaDatamodel', ...schema },
+      script: true,
+      exitCode: null,
+      filters: noFilter,
+    });
+    script = res.stdout ?? '';
+    void log;
+    return script;
+  });
+}

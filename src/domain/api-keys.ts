@@ -1,0 +1,87 @@
+// API keys (spec section 5): created with fixed scopes, shown once, stored as a hash,
+// revoked immediately. Authentication is one indexed lookup per request, so a
+// revocation made by another process (the CLI) holds on the very next request.
+import type { Db } from '../db/client.js';
+import { AppError, notFound, validationError } from './errors.js';
+import { type KeyType, customScopes, fullAccessScopes, readOnlyScopes } from './scopes.js';
+import { generateToken, hashToken, isWellFormed } from './tokens.js';
+
+export interface Principal {
+  keyId: string;
+  merchantId: string;
+  scopes: string[];
+}
+
+export interface CreateKeyInput {
+  merchantId: string;
+  type: KeyType;
+  name?: string;
+  /** For custom keys: scope name → none | read | write. */
+  levels?: Record<string, string>;
+}
+
+export function scopesFor(type: KeyType, levels: Record<string, string> = {}): string[] {
+  if (type === 'full') return fullAccessScopes();
+  if (type === 'read_only') return readOnlyScopes();
+  const result = customScopes(levels);
+  if ('errors' in result) throw validationError({ scopes: result.errors });
+  if (result.grants.length === 0) throw validationError({ scopes: ['a custom key needs at least one scope'] });
+  return result.grants;
+}
+
+export async function createApiKey(db: Db, input: CreateKeyInput) {
+  const scopes = scopesFor(input.type, input.levels);
+  const { token, hash, prefix } = generateToken('api_key');
+  const name = input.name?.trim() || `${input.type} key`;
+  const row = await db.apiKey.create({
+    data: { merchantId: input.merchantId, name, type: input.type, prefix, hash, scopes },
+  });
+  return { id: row.id, key: token, name: row.name, type: row.type, prefix, scopes, created_at: row.createdAt };
+}
+
+export async function listApiKeys(db: Db, merchantId: string) {
+  const rows = await db.apiKey.findMany({ where: { merchantId }, orderBy: { createdAt: 'desc' } });
+  return rows.map((k) => ({
+    id: k.id,
+    name: k.name,
+    type: k.type,
+    prefix: k.prefix,
+    scopes: k.scopes,
+    created_at: k.createdAt,
+    last_used_at: k.lastUsedAt,
+    revoked_at: k.revokedAt,
+  }));
+}
+
+export async function revokeApiKey(db: Db, merchantId: string, id: string) {
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+  if (!uuid.test(id)) throw notFound('API key');
+  const key = await db.apiKey.findFirst({ where: { id, merchantId } });
+  if (!key) throw notFound('API key');
+  const revoked = key.revokedAt ?? (await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } })).revokedAt;
+  return { id, revoked_at: revoked };
+}
+
+const invalidToken = () => new AppError('invalid_token', 'The API key is invalid or revoked');
+
+// last_used_at is informative; writing it on every request would double the cost of reads
+const LAST_USED_RESOLUTION_MS = 60_000;
+const lastUsedWritten = new Map<string, number>();
+
+/** Resolves `Authorization: Bearer <key>` to the key's merchant and scopes, or 401. */
+export async function authenticate(db: Db, header: string | null): Promise<Principal> {
+  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  const token = match?.[1];
+  if (!token || !isWellFormed('api_key', token)) throw invalidToken();
+  const key = await db.apiKey.findUnique({
+    where: { hash: hashToken(token) },
+    select: { id: true, merchantId: true, scopes: true, revokedAt: true },
+  });
+  if (!key || key.revokedAt) throw invalidToken();
+  const now = Date.now();
+  if ((lastUsedWritten.get(key.id) ?? 0) < now - LAST_USED_RESOLUTION_MS) {
+    lastUsedWritten.set(key.id, now);
+    db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date(now) } }).catch(() => {});
+  }
+  return { keyId: key.id, merchantId: key.merchantId, scopes: key.scopes };
+}

@@ -1,0 +1,43 @@
+// The one table of error codes, used by REST (status + envelope) and GraphQL (extensions).
+export const errorStatus = {
+  invalid_token: 401,
+  insufficient_scope: 403,
+  not_found: 404,
+  validation_error: 422,
+  adjustment_failed: 422,
+  insufficient_points: 422,
+  reward_unavailable: 422,
+  conflict: 409,
+  method_not_allowed: 405,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+export type ErrorDetails = Record<string, string[]>;
+
+/** A failure the client can act on: it carries a stable code and, for validation, details. */
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetails,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  get status(): number {
+    return errorStatus[this.code];
+  }
+
+  /** GraphQL copies an error's `extensions` when it locates it, so the code survives. */
+  get extensions() {
+    return { code: this.code, ...(this.details && { details: this.details }), http: { status: this.status } };
+  }
+}
+
+export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
+
+export function validationError(details: ErrorDetails, message = 'The request is invalid') {
+  return new AppError('validation_error', message, details);
+}

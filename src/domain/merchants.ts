@@ -1,0 +1,41 @@
+// Merchants (shops): the tenant of every row. Each has an admin token for /admin/graphql.
+import { z } from 'zod';
+import type { Db } from '../db/client.js';
+import { AppError, notFound } from './errors.js';
+import { generateToken } from './tokens.js';
+import { parseInput } from './validation.js';
+
+const createSchema = z.object({
+  slug: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'lowercase letters, digits and dashes, 2 to 63 characters'),
+  name: z.string().trim().min(1).max(200).optional(),
+});
+
+export async function createMerchant(db: Db, input: { slug: string; name?: string }) {
+  const { slug, name } = parseInput(createSchema, input);
+  if (await db.merchant.findUnique({ where: { slug } })) {
+    throw new AppError('conflict', `A merchant with slug "${slug}" already exists`);
+  }
+  const admin = generateToken('admin');
+  const merchant = await db.merchant.create({
+    data: { slug, name: name ?? slug, adminTokenHash: admin.hash, adminTokenPrefix: admin.prefix },
+  });
+  return { id: merchant.id, slug: merchant.slug, name: merchant.name, admin_token: admin.token };
+}
+
+export async function merchantBySlug(db: Db, slug: string) {
+  const merchant = await db.merchant.findUnique({ where: { slug } });
+  if (!merchant) throw notFound(`Merchant "${slug}"`);
+  return merchant;
+}
+
+export async function rotateAdminToken(db: Db, slug: string) {
+  const merchant = await merchantBySlug(db, slug);
+  const admin = generateToken('admin');
+  await db.merchant.update({
+    where: { id: merchant.id },
+    data: { adminTokenHash: admin.hash, adminTokenPrefix: admin.prefix },
+  });
+  return { id: merchant.id, slug: merchant.slug, admin_token: admin.token };
+}
