@@ -11,6 +11,8 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 export interface Database {
   url: string;
   embedded: boolean;
+  /** The PGlite instance when this process owns the embedded database. */
+  pglite?: PGlite;
   close(): Promise<void>;
 }
 
@@ -59,11 +61,14 @@ export async function findRunningEmbedded(dataDir: string): Promise<string | und
   return undefined;
 }
 
-/** Opens PGlite in `dataDir` (or in memory) and serves it on a loopback port. */
-export async function startEmbedded(dataDir: string | 'memory'): Promise<Database> {
+/**
+ * Opens PGlite in `dataDir` (or in memory, optionally from a dumped data directory) and
+ * serves it on a loopback port.
+ */
+export async function startEmbedded(dataDir: string | 'memory', loadDataDir?: Blob): Promise<Database> {
   const inMemory = dataDir === 'memory';
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(inMemory ? undefined : path.join(dataDir, 'pglite'));
+  const db = await PGlite.create(inMemory ? undefined : path.join(dataDir, 'pglite'), { loadDataDir });
   // PGlite runs one query at a time; the socket server multiplexes connections onto it
   // and keeps a transaction's queries on its own connection.
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 200 });
@@ -73,6 +78,7 @@ export async function startEmbedded(dataDir: string | 'memory'): Promise<Databas
   return {
     url: urlFor(port),
     embedded: true,
+    pglite: db,
     async close() {
       if (!inMemory) rmSync(ownerFile(dataDir), { force: true });
       await server.stop();

@@ -1,6 +1,7 @@
 // REST arguments checked before SOFA runs: SOFA coerces query-string and body values with
 // each scalar's serialize and reports a failure without naming the argument, so we coerce
-// the same way first and answer 422 validation_error with the failing field names.
+// first and answer 422 validation_error with the failing field names. Body values are held
+// to their JSON type (a number is not a string), as GraphQL variables are.
 import { type GraphQLField, getNamedType, isNonNullType, isScalarType, GraphQLBoolean } from 'graphql';
 import { parse as parseQueryString } from 'qs';
 import type { ErrorDetails } from '../domain/errors.js';
@@ -30,6 +31,7 @@ export async function checkRestArguments(
   const query = parseQueryString(url.search.slice(1));
   for (const arg of field.args) {
     // the order SOFA reads them in: path, query string, body
+    const fromText = arg.name in pathParams || Boolean(query[arg.name]);
     const raw = arg.name in pathParams ? pathParams[arg.name] : (query[arg.name] || body[arg.name]);
     if (raw === undefined || raw === null) {
       if (isNonNullType(arg.type)) (details[arg.name] ??= []).push('is required');
@@ -41,9 +43,11 @@ export async function checkRestArguments(
       (details[arg.name] ??= []).push('must be a single value');
       continue;
     }
-    if (type === GraphQLBoolean) continue;
+    if (type === GraphQLBoolean && fromText) continue;
     try {
-      type.serialize(raw);
+      // text (path, query) is read as SOFA reads it; JSON values must have the right JSON type
+      if (fromText) type.serialize(raw);
+      else type.parseValue(raw);
     } catch (err) {
       (details[arg.name] ??= []).push((err as Error).message);
     }

@@ -1,0 +1,26 @@
+// Migrates once per run. With TEST_DATABASE_URL the files share that PostgreSQL (each
+// works in its own merchants); otherwise each file starts an in-memory PGlite from the
+// migrated snapshot written here, which saves every file from migrating again.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startEmbedded } from '../src/db/embedded.js';
+import { applyMigrations } from '../src/db/schema-engine.js';
+
+export const SNAPSHOT = path.resolve(import.meta.dirname, '../node_modules/.cache/loyalty-test/pglite.tar.gz');
+
+export default async function setup() {
+  const url = process.env.TEST_DATABASE_URL;
+  if (url) {
+    await applyMigrations(url);
+    return;
+  }
+  const database = await startEmbedded('memory');
+  try {
+    await applyMigrations(database.url);
+    const dump = await database.pglite!.dumpDataDir('gzip');
+    mkdirSync(path.dirname(SNAPSHOT), { recursive: true });
+    writeFileSync(SNAPSHOT, Buffer.from(await dump.arrayBuffer()));
+  } finally {
+    await database.close();
+  }
+}
