@@ -8,7 +8,7 @@ import { createPrisma, type Db } from '../src/db/client.js';
 import { startEmbedded } from '../src/db/embedded.js';
 import { createApiKey, type CreateKeyInput } from '../src/domain/api-keys.js';
 import { createMerchant } from '../src/domain/merchants.js';
-import { createServer } from '../src/http/server.js';
+import { createApp } from '../src/http/app.js';
 import { SNAPSHOT } from './global-setup.js';
 
 export interface TestApp {
@@ -27,11 +27,11 @@ export function testApp(): Promise<TestApp> {
       ? { url: process.env.TEST_DATABASE_URL, close: async () => {} }
       : await startEmbedded('memory', new Blob([readFileSync(SNAPSHOT)]));
     const db = createPrisma(database.url, 10);
-    const yoga = createServer({ db });
+    const app = createApp({ db });
     return {
       db,
       url: database.url,
-      fetch: async (path, init) => yoga.fetch(`http://loyalty.test${path}`, init),
+      fetch: (path, init) => app.fetch(`http://loyalty.test${path}`, init),
       async close() {
         await db.$disconnect();
         await database.close();
