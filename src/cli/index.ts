@@ -1,0 +1,72 @@
+// `loyalty <command>` (also `npm run cli -- <command>`). With --json every command prints
+// exactly one JSON document on stdout: its result, or { error: { code, message, details? } }.
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.js';
+import { connect } from '../db/database.js';
+import { AppError } from '../domain/errors.js';
+import { commands, type Options, UsageError } from './commands.js';
+
+function help() {
+  const lines = Object.values(commands).map((c) => `  loyalty ${c.usage.padEnd(58)} ${c.summary}`);
+  return ['Usage:', ...lines, '', 'Every command accepts --json to print one JSON document.'].join('\n');
+}
+
+function findCommand(positionals: string[]) {
+  const two = positionals.slice(0, 2).join(' ');
+  if (commands[two]) return { name: two, rest: positionals.slice(2) };
+  const one = positionals[0] ?? '';
+  if (commands[one]) return { name: one, rest: positionals.slice(1) };
+  return undefined;
+}
+
+async function main(argv: string[]) {
+  let json = argv.includes('--json');
+  const fail = (code: string, message: string, details?: unknown, exitCode = 1) => {
+    if (json) console.log(JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } }));
+    console.error(`error: ${message}`);
+    if (details) console.error(JSON.stringify(details, null, 2));
+    process.exitCode = exitCode;
+  };
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        merchant: { type: 'string' },
+        slug: { type: 'string' },
+        name: { type: 'string' },
+        type: { type: 'string' },
+        scope: { type: 'string', multiple: true },
+        file: { type: 'string' },
+      },
+    });
+    json = values.json ?? false;
+    const found = findCommand(positionals);
+    if (values.help || positionals.length === 0) {
+      console.log(help());
+      return;
+    }
+    if (!found) throw new UsageError(`unknown command "${positionals.join(' ')}"\n\n${help()}`);
+    const command = commands[found.name]!;
+    const config = loadConfig();
+    const { db, applied, close } = await connect(config);
+    try {
+      const result = await command.run(db, { values, positionals: found.rest } as Options, applied);
+      console.log(json ? JSON.stringify(result) : command.text(result));
+    } finally {
+      await close();
+    }
+  } catch (err) {
+    if (err instanceof AppError) return fail(err.code, err.message, err.details);
+    if (err instanceof UsageError || err instanceof ConfigError) return fail('usage_error', err.message, undefined, 2);
+    if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
+      return fail('usage_error', err.message, undefined, 2);
+    }
+    fail('internal_error', err instanceof Error ? err.message : String(err));
+  }
+}
+
+await main(process.argv.slice(2));

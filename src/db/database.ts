@@ -1,0 +1,34 @@
+// Opening the configured database, migrated and with a Prisma client: what the server and
+// the CLI share. DATABASE_URL → that PostgreSQL; otherwise the embedded PGlite in DATA_DIR
+// (or the running server's, when it already owns that directory).
+import type { Config } from '../config.js';
+import { createPrisma, type Db } from './client.js';
+import { type Database, openDatabase } from './embedded.js';
+import { applyMigrations } from './schema-engine.js';
+
+export interface OpenDb {
+  db: Db;
+  database: Database;
+  applied: string[];
+  close(): Promise<void>;
+}
+
+export async function connect(config: Config, opts: { migrate?: boolean } = {}): Promise<OpenDb> {
+  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  try {
+    const applied = opts.migrate === false ? [] : await applyMigrations(database.url);
+    const db = createPrisma(database.url, config.DB_POOL_MAX);
+    return {
+      db,
+      database,
+      applied,
+      async close() {
+        await db.$disconnect();
+        await database.close();
+      },
+    };
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+}
