@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 const portNumber = z.coerce.number().int().min(0).max(65535);
+const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const schema = z.object({
   PORT: portNumber.default(4000),
@@ -17,9 +18,26 @@ const schema = z.object({
   DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  /** Requests per window per API key, and per merchant across its keys; 0 turns a limit off. */
+  RATE_LIMIT_PER_KEY: z.coerce.number().int().min(0).default(1200),
+  RATE_LIMIT_PER_MERCHANT: z.coerce.number().int().min(0).default(6000),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
+  /** Default: on, except in production. */
+  GRAPHQL_INTROSPECTION: booleanFlag.optional(),
+  GRAPHIQL: booleanFlag.optional(),
 });
 
-export type Config = Omit<z.infer<typeof schema>, 'DATA_DIR'> & { DATA_DIR: string };
+export type Config = Omit<z.infer<typeof schema>, 'GRAPHQL_INTROSPECTION' | 'GRAPHIQL'> & {
+  GRAPHQL_INTROSPECTION: boolean;
+  GRAPHIQL: boolean;
+};
 
 export class ConfigError extends Error {}
 
@@ -29,5 +47,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  return { ...parsed.data, DATA_DIR: path.resolve(parsed.data.DATA_DIR) };
+  const production = parsed.data.NODE_ENV === 'production';
+  return {
+    ...parsed.data,
+    DATA_DIR: path.resolve(parsed.data.DATA_DIR),
+    GRAPHQL_INTROSPECTION: parsed.data.GRAPHQL_INTROSPECTION ?? !production,
+    GRAPHIQL: parsed.data.GRAPHIQL ?? !production,
+  };
 }

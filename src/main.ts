@@ -7,6 +7,7 @@ import { connect } from './db/database.js';
 import { findRunningEmbedded } from './db/embedded.js';
 import { bootstrapDemo } from './domain/bootstrap.js';
 import { createApp } from './http/app.js';
+import { createLogger } from './http/logging.js';
 
 async function main() {
   const config = loadConfig();
@@ -33,9 +34,12 @@ async function main() {
     }
   }
 
-  const app = createApp({ db });
+  const logger = createLogger(config.LOG_LEVEL);
+  const app = createApp({ db, config, logger });
   const server = createHttpServer(app.listener);
   server.keepAliveTimeout = 65_000;
+  server.requestTimeout = config.REQUEST_TIMEOUT_MS;
+  server.headersTimeout = Math.min(config.REQUEST_TIMEOUT_MS, 60_000);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, resolve);
@@ -52,6 +56,7 @@ async function main() {
     server.close();
     server.closeIdleConnections();
     await new Promise<void>((resolve) => server.once('close', resolve));
+    await app.close();
     await close();
     process.exit(0);
   };

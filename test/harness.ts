@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll } from 'vitest';
+import { loadConfig } from '../src/config.js';
 import { createPrisma, type Db } from '../src/db/client.js';
 import { startEmbedded } from '../src/db/embedded.js';
 import { createApiKey, type CreateKeyInput } from '../src/domain/api-keys.js';
@@ -20,6 +21,17 @@ export interface TestApp {
 
 let shared: Promise<TestApp> | undefined;
 
+/** Service configuration for tests: quiet logs and no rate limits unless a test asks. */
+export function testConfig(overrides: Record<string, string> = {}) {
+  return loadConfig({
+    ...process.env,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_KEY: '0',
+    RATE_LIMIT_PER_MERCHANT: '0',
+    ...overrides,
+  });
+}
+
 /** One app per test file; closed after the file's tests. */
 export function testApp(): Promise<TestApp> {
   shared ??= (async () => {
@@ -27,12 +39,13 @@ export function testApp(): Promise<TestApp> {
       ? { url: process.env.TEST_DATABASE_URL, close: async () => {} }
       : await startEmbedded('memory', new Blob([readFileSync(SNAPSHOT)]));
     const db = createPrisma(database.url, 10);
-    const app = createApp({ db });
+    const app = createApp({ db, config: testConfig() });
     return {
       db,
       url: database.url,
       fetch: (path, init) => app.fetch(`http://loyalty.test${path}`, init),
       async close() {
+        await app.close();
         await db.$disconnect();
         await database.close();
       },
@@ -103,4 +116,16 @@ export async function newCustomer(app: TestApp, merchantId: string, opts: { cust
     });
   }
   return customer;
+}
+
+/** A client of the admin API (/admin/graphql) bound to a merchant's admin token. */
+export function adminClient(app: TestApp, token: string) {
+  return async (query: string, variables?: Record<string, unknown>) => {
+    const res = await app.fetch('/admin/graphql', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: res.status, body: (await res.json()) as { data?: any; errors?: any[] } };
+  };
 }

@@ -7,9 +7,16 @@ export const errorStatus = {
   adjustment_failed: 422,
   insufficient_points: 422,
   reward_unavailable: 422,
+  referral_rejected: 422,
   conflict: 409,
   method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_key_reused: 422,
+  idempotency_in_progress: 409,
+  rate_limited: 429,
   internal_error: 500,
+  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

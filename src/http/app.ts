@@ -1,23 +1,57 @@
-// The whole HTTP surface: the public API (GraphQL + REST v1) and the merchant admin
-// GraphQL API, as one fetch function (tests) and one Node request listener (the server).
+// The whole HTTP surface: health checks, the public API (GraphQL + REST v1) and the
+// merchant admin GraphQL API, as one fetch function (tests) and one Node request listener.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type Config, loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import { ADMIN_PATH, createAdminServer } from './admin.js';
+import { HEALTH_PATH, READY_PATH, healthz, readyz } from './health.js';
+import { type Logger, createLogger } from './logging.js';
+import { type RateLimiter, createRateLimiter } from './rate-limit.js';
 import { createServer } from './server.js';
 
-const isAdminPath = (path: string) => path === ADMIN_PATH || path.startsWith(`${ADMIN_PATH}?`) || path.startsWith(`${ADMIN_PATH}/`);
+const isAdminPath = (path: string) =>
+  path === ADMIN_PATH || path.startsWith(`${ADMIN_PATH}?`) || path.startsWith(`${ADMIN_PATH}/`);
 
-export function createApp({ db }: { db: Db }) {
-  const publicApi = createServer({ db });
+export interface AppOptions {
+  db: Db;
+  config?: Config;
+  logger?: Logger;
+  rateLimiter?: RateLimiter;
+}
+
+export function createApp({ db, config = loadConfig(), logger = createLogger(config.LOG_LEVEL), rateLimiter }: AppOptions) {
+  const limiter =
+    rateLimiter ??
+    createRateLimiter({
+      perKey: config.RATE_LIMIT_PER_KEY,
+      perMerchant: config.RATE_LIMIT_PER_MERCHANT,
+      windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+      redisUrl: config.REDIS_URL,
+    });
+  const publicApi = createServer({ db, config, logger, rateLimiter: limiter });
   const adminApi = createAdminServer({ db });
+
+  const health = (path: string) =>
+    path === HEALTH_PATH ? healthz() : path === READY_PATH ? readyz(db) : undefined;
+
   return {
-    fetch(url: string, init?: RequestInit): Promise<Response> {
+    async fetch(url: string, init?: RequestInit): Promise<Response> {
       const request = new Request(url, init);
       const path = new URL(url).pathname;
-      return Promise.resolve(isAdminPath(path) ? adminApi.fetch(request) : publicApi.fetch(request));
+      return (await health(path)) ?? (isAdminPath(path) ? adminApi.fetch(request) : publicApi.fetch(request));
     },
     listener(req: IncomingMessage, res: ServerResponse) {
-      return isAdminPath(req.url ?? '/') ? adminApi(req, res) : publicApi(req, res);
+      const path = (req.url ?? '/').split('?')[0]!;
+      const checked = health(path);
+      if (checked) {
+        void Promise.resolve(checked).then(async (response) => {
+          res.writeHead(response.status, { 'content-type': 'application/json' });
+          res.end(await response.text());
+        });
+        return;
+      }
+      return isAdminPath(path) ? adminApi(req, res) : publicApi(req, res);
     },
+    close: () => limiter.close(),
   };
 }

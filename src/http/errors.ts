@@ -1,6 +1,7 @@
 // The REST error envelope { error: { code, message, details? } } and the mapping of every
 // failure (ours, GraphQL's, SOFA's) onto the codes of domain/errors.ts.
 import { GraphQLError } from 'graphql';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import { AppError, type ErrorCode, type ErrorDetails, errorStatus } from '../domain/errors.js';
 
 export interface ErrorBody {
@@ -39,7 +40,9 @@ export function maskError(error: unknown, message: string): Error {
   const original = gqlError?.originalError ?? error;
   if (original instanceof AppError) return toGraphQLError(original, gqlError?.path);
   if (gqlError && !gqlError.originalError) return gqlError; // validation and coercion errors
-  console.error('unexpected error', original);
+  if (isDatabaseUnavailable(original)) {
+    return toGraphQLError(new AppError('service_unavailable', 'The database is unavailable; retry shortly'), gqlError?.path);
+  }
   return new GraphQLError(message, {
     path: gqlError?.path,
     extensions: { code: 'internal_error', http: { status: 500 } },

@@ -6,26 +6,24 @@ import { type GraphQLField, getNamedType, isNonNullType, isScalarType, GraphQLBo
 import { parse as parseQueryString } from 'qs';
 import type { ErrorDetails } from '../domain/errors.js';
 
-export async function checkRestArguments(
+/** `text` is the request body (empty for GET); returns the failing fields, or null. */
+export function checkRestArguments(
   field: GraphQLField<unknown, unknown>,
-  request: Request,
+  text: string,
   url: URL,
   pathParams: Record<string, string>,
-): Promise<ErrorDetails | null> {
+): ErrorDetails | null {
   const details: ErrorDetails = {};
   let body: Record<string, unknown> = {};
-  if (request.method === 'POST') {
-    const text = await request.clone().text();
-    if (text) {
-      try {
-        const parsed: unknown = JSON.parse(text);
-        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-          return { body: ['must be a JSON object'] };
-        }
-        body = parsed as Record<string, unknown>;
-      } catch {
-        return { body: ['must be a valid JSON document'] };
+  if (text.trim()) {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        return { body: ['must be a JSON object'] };
       }
+      body = parsed as Record<string, unknown>;
+    } catch {
+      return { body: ['must be a valid JSON document'] };
     }
   }
   const query = parseQueryString(url.search.slice(1));

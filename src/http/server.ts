@@ -1,16 +1,25 @@
-// The HTTP face: one Yoga serving the public GraphQL schema at /graphql and, through
-// SOFA, the REST v1 routes at /v1. Authentication and the route's scope are checked in
-// onRequest, before SOFA parses arguments: an unauthenticated or unscoped request gets
-// 401/403 whatever its body, and validation-phase plugins never see REST anyway.
+// The public HTTP face: one Yoga serving the GraphQL schema at /graphql and, through SOFA,
+// the REST v1 routes at /v1. Everything a request must pass before it runs lives in the
+// gate below (onRequest, ahead of SOFA, because SOFA executes a prebuilt document and
+// validation-phase plugins never see REST): body limits, the API key, the rate limit, the
+// route and its scope, REST argument checks, and the Idempotency-Key claim. So a request
+// without a key is 401 and one without the scope 403, whatever its body.
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { useSofa } from '@graphql-yoga/plugin-sofa';
 import { createYoga, type Plugin } from 'graphql-yoga';
+import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import { type Principal, authenticate } from '../domain/api-keys.js';
 import { AppError, validationError } from '../domain/errors.js';
 import { type ScopeGrant, allows } from '../domain/scopes.js';
-import { schema } from '../schema/index.js';
 import type { Context } from '../schema/builder.js';
-import { appErrorResponse, errorResponse, maskError, restErrorHandler, toGraphQLError } from './errors.js';
+import { schema } from '../schema/index.js';
+import { appErrorResponse, maskError, restErrorHandler, toGraphQLError } from './errors.js';
+import { IDEMPOTENCY_HEADER, claim, fingerprint, settle, validateKey } from './idempotency.js';
+import { type Logger, useRequestLogging, yogaLogger } from './logging.js';
+import type { RateLimiter } from './rate-limit.js';
 import { checkRestArguments } from './rest-args.js';
 import { routeMatcher, sofaRoutes } from './routes.js';
 
@@ -22,66 +31,151 @@ export const OPENAPI_PATH = `${REST_BASE}/openapi.json`;
 
 export interface ServerOptions {
   db: Db;
+  config: Config;
+  logger: Logger;
+  rateLimiter: RateLimiter;
 }
 
-function graphqlErrorResponse(err: AppError) {
-  return Response.json({ errors: [toGraphQLError(err).toJSON()] }, { status: err.status });
+/** What the gate learnt about a request, for the context and for onResponse. */
+interface Admitted {
+  principal: Principal;
+  rateHeaders?: Record<string, string>;
+  idempotencyKey?: string;
 }
 
-/** Authenticates /v1 and /graphql requests; for REST also resolves the route and its scope. */
-function useApiKeyAuth(db: Db, principals: WeakMap<Request, Principal>): Plugin {
+const JSON_TYPE = /^application\/(.+\+)?json\b/i;
+
+async function readBody(request: Request, limit: number): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > limit) throw tooLarge(limit);
+  if (!request.body) return '';
+  const reader = request.clone().body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const tooLarge = (limit: number) => new AppError('payload_too_large', `The request body exceeds ${limit} bytes`);
+
+function useGate(db: Db, config: Config, rateLimiter: RateLimiter, admitted: WeakMap<Request, Admitted>): Plugin {
   const matchRoute = routeMatcher(schema, REST_BASE);
   return {
     async onRequest({ request, url, endResponse }) {
       const isRest = url.pathname === REST_BASE || url.pathname.startsWith(`${REST_BASE}/`);
       if (!isRest && url.pathname !== GRAPHQL_PATH) return;
       if (url.pathname === OPENAPI_PATH && request.method === 'GET') return; // public documentation
-      const match = isRest ? matchRoute(request.method, url.pathname) : undefined;
-      if (match?.kind === 'not_found') {
-        return endResponse(errorResponse(404, { code: 'not_found', message: `No route ${request.method} ${url.pathname}` }));
-      }
-      if (match?.kind === 'method_not_allowed') {
-        return endResponse(
-          errorResponse(
-            405,
-            { code: 'method_not_allowed', message: `${request.method} is not allowed on ${url.pathname}` },
-            { Allow: match.allow.join(', ') },
-          ),
-        );
-      }
       try {
+        const match = isRest ? matchRoute(request.method, url.pathname) : undefined;
+        if (match?.kind === 'not_found') throw new AppError('not_found', `No route ${request.method} ${url.pathname}`);
+        if (match?.kind === 'method_not_allowed') {
+          const err = new AppError('method_not_allowed', `${request.method} is not allowed on ${url.pathname}`);
+          return endResponse(withHeaders(appErrorResponse(err), { Allow: match.allow.join(', ') }));
+        }
+
         const principal = await authenticate(db, request.headers.get('authorization'));
+        const entry: Admitted = { principal };
+        admitted.set(request, entry);
+
+        if (rateLimiter.enabled) {
+          const decision = await rateLimiter.consume(principal.keyId, principal.merchantId);
+          entry.rateHeaders = decision.headers;
+          if (!decision.allowed) {
+            const err = new AppError('rate_limited', `Rate limit exceeded; retry in ${decision.retryAfter} s`);
+            return endResponse(isRest ? appErrorResponse(err) : graphqlErrorResponse(err));
+          }
+        }
+
         const scope = match?.route.scope as ScopeGrant | undefined;
         if (scope && !allows(principal.scopes, scope)) {
           throw new AppError('insufficient_scope', `This API key lacks the scope ${scope}`);
         }
-        principals.set(request, principal);
+
+        const hasBody = request.method === 'POST';
+        const contentType = request.headers.get('content-type');
+        if (isRest && hasBody && contentType && !JSON_TYPE.test(contentType)) {
+          throw new AppError('unsupported_media_type', `Send the body as application/json, not ${contentType}`);
+        }
+        const body = hasBody ? await readBody(request, config.BODY_LIMIT_BYTES) : '';
         if (match?.kind === 'ok') {
-          const details = await checkRestArguments(match.route.graphqlField, request, url, match.params);
+          const details = checkRestArguments(match.route.graphqlField, body, url, match.params);
           if (details) throw validationError(details);
         }
+
+        const idempotencyKey = request.headers.get(IDEMPOTENCY_HEADER);
+        const isWrite = match?.kind === 'ok' ? match.route.field.startsWith('Mutation.') : hasBody;
+        if (idempotencyKey !== null && isWrite) {
+          validateKey(idempotencyKey);
+          const print = await fingerprint(principal.merchantId, request, url, body);
+          const claimed = await claim(db, principal.merchantId, idempotencyKey, print);
+          if (claimed.kind === 'replay') return endResponse(claimed.response);
+          entry.idempotencyKey = claimed.key;
+        }
       } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        endResponse(isRest ? appErrorResponse(err) : graphqlErrorResponse(err));
+        const appError = asAppError(err);
+        endResponse(isRest ? appErrorResponse(appError) : graphqlErrorResponse(appError));
       }
+    },
+    async onResponse({ request, response }) {
+      const entry = admitted.get(request);
+      if (!entry) return;
+      for (const [name, value] of Object.entries(entry.rateHeaders ?? {})) response.headers.set(name, value);
+      if (entry.idempotencyKey) await settle(db, entry.idempotencyKey, response).catch(() => {});
     },
   };
 }
 
-export function createServer({ db }: ServerOptions) {
-  const principals = new WeakMap<Request, Principal>();
+function asAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (isDatabaseUnavailable(err)) return new AppError('service_unavailable', 'The database is unavailable; retry shortly');
+  throw err;
+}
+
+function withHeaders(response: Response, headers: Record<string, string>) {
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
+}
+
+function graphqlErrorResponse(err: AppError) {
+  return Response.json({ errors: [toGraphQLError(err).toJSON()] }, { status: err.status });
+}
+
+export function createServer({ db, config, logger, rateLimiter: limiter }: ServerOptions) {
+  const admitted = new WeakMap<Request, Admitted>();
   return createYoga<object, Context>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
+    graphiql: config.GRAPHIQL,
+    logging: yogaLogger(logger),
     maskedErrors: { maskError },
     context: ({ request }) => {
-      const principal = principals.get(request);
-      if (!principal) throw new AppError('invalid_token', 'The API key is invalid or revoked');
-      return { db, principal };
+      const entry = admitted.get(request);
+      if (!entry) throw new AppError('invalid_token', 'The API key is invalid or revoked');
+      return { db, principal: entry.principal };
     },
     plugins: [
-      useApiKeyAuth(db, principals),
+      useRequestLogging(logger),
+      useGate(db, config, limiter, admitted),
+      // GraphQL-only limits (REST runs fixed documents): depth, cost, aliases, tokens, no suggestions
+      EnvelopArmorPlugin({
+        maxDepth: { n: 8 },
+        costLimit: { maxCost: 5000 },
+        maxAliases: { n: 15 },
+        maxTokens: { n: 2000 },
+        maxDirectives: { n: 20 },
+        blockFieldSuggestion: { enabled: true },
+      }),
+      ...(config.GRAPHQL_INTROSPECTION ? [] : [useDisableIntrospection()]),
       useSofa({
         basePath: REST_BASE,
         routes: sofaRoutes,

@@ -1,0 +1,33 @@
+// Recognising "the database is unreachable" among driver and Prisma errors, so the API
+// answers 503 service_unavailable (and recovers by itself) instead of 500.
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+  'P1001', // Prisma: can't reach database server
+  'P1002',
+  'P1017', // Prisma: server closed the connection
+  'P2024', // Prisma: timed out fetching a connection from the pool
+]);
+
+const CONNECTION_MESSAGES =
+  /ECONNREFUSED|ECONNRESET|Connection terminated|connection timeout|timeout exceeded when trying to connect|Can't reach database|Client has encountered a connection error|server closed the connection|DatabaseNotReachable/i;
+
+export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 5) return false;
+  const e = err as { code?: unknown; message?: unknown; cause?: unknown; originalError?: unknown; kind?: unknown };
+  if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return true;
+  if (e.kind === 'DatabaseNotReachable' || e.kind === 'ConnectionClosed') return true;
+  if (typeof e.message === 'string' && CONNECTION_MESSAGES.test(e.message)) return true;
+  return isDatabaseUnavailable(e.cause, depth + 1) || isDatabaseUnavailable(e.originalError, depth + 1);
+}

@@ -1,0 +1,76 @@
+// Rate limits per API key and per merchant (fixed windows), in memory by default and in
+// Redis when REDIS_URL is set, so several instances share one budget. Every limited
+// answer carries the IETF httpapi draft headers: RateLimit-Policy and RateLimit, and a
+// refused one 429 rate_limited with Retry-After.
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+
+export interface RateLimitOptions {
+  perKey: number;
+  perMerchant: number;
+  windowSeconds: number;
+  redisUrl?: string;
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  headers: Record<string, string>;
+  retryAfter?: number;
+}
+
+interface Limit {
+  name: 'key' | 'merchant';
+  quota: number;
+  limiter: RateLimiterAbstract;
+}
+
+export function createRateLimiter(opts: RateLimitOptions) {
+  const redis = opts.redisUrl
+    ? new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
+    : undefined;
+  redis?.on('error', () => {}); // reported through the limiter's insurance fallback below
+
+  const make = (name: Limit['name'], quota: number): Limit | null => {
+    if (quota <= 0) return null;
+    const base = { points: quota, duration: opts.windowSeconds, keyPrefix: `loyalty:rl:${name}` };
+    // when Redis is unreachable, fall back to this process's memory rather than failing requests
+    const limiter = redis
+      ? new RateLimiterRedis({ ...base, storeClient: redis, insuranceLimiter: new RateLimiterMemory(base) })
+      : new RateLimiterMemory(base);
+    return { name, quota, limiter };
+  };
+  const limits = [make('key', opts.perKey), make('merchant', opts.perMerchant)].filter((l): l is Limit => l !== null);
+  const policy = limits.map((l) => `"${l.name}";q=${l.quota};w=${opts.windowSeconds}`).join(', ');
+
+  return {
+    enabled: limits.length > 0,
+    async consume(keyId: string, merchantId: string): Promise<RateDecision> {
+      const results = await Promise.all(
+        limits.map(async (l) => {
+          try {
+            return { limit: l, res: await l.limiter.consume(l.name === 'key' ? keyId : merchantId), ok: true };
+          } catch (res) {
+            if (res instanceof RateLimiterRes) return { limit: l, res, ok: false };
+            throw res;
+          }
+        }),
+      );
+      // report the tightest remaining budget
+      const tightest = results.reduce((a, b) => (b.res.remainingPoints < a.res.remainingPoints ? b : a));
+      const reset = Math.ceil(tightest.res.msBeforeNext / 1000);
+      const headers = {
+        'RateLimit-Policy': policy,
+        RateLimit: `"${tightest.limit.name}";r=${Math.max(0, tightest.res.remainingPoints)};t=${reset}`,
+      };
+      const refused = results.filter((r) => !r.ok);
+      if (refused.length === 0) return { allowed: true, headers };
+      const retryAfter = Math.max(...refused.map((r) => Math.ceil(r.res.msBeforeNext / 1000)), 1);
+      return { allowed: false, retryAfter, headers: { ...headers, 'Retry-After': String(retryAfter) } };
+    },
+    async close() {
+      redis?.disconnect();
+    },
+  };
+}
+
+export type RateLimiter = ReturnType<typeof createRateLimiter>;
