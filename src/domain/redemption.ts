@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
-import type { Customer } from '../generated/prisma/client.js';
+import { type Customer, Prisma } from '../generated/prisma/client.js';
 import type { CustomerRewardStatus, RewardType } from '../generated/prisma/enums.js';
 import { AppError, notFound } from './errors.js';
 import { isUuid } from './customers.js';
@@ -161,22 +161,10 @@ async function redeemStatement(db: Db, customer: Customer, rewardId: string, cod
   return rows[0] ?? null;
 }
 
-/** A unique violation of customer_rewards (merchant_id, code), however the driver reports it. */
+/** A unique violation of customer_rewards (merchant_id, code) in a raw query (P2010, 23505). */
 function isCodeCollision(err: unknown): boolean {
-  const seen = new Set<unknown>();
-  const text: string[] = [];
-  const walk = (e: unknown) => {
-    if (!e || typeof e !== 'object' || seen.has(e)) return;
-    seen.add(e);
-    for (const value of Object.values(e)) {
-      if (typeof value === 'string') text.push(value);
-      else walk(value);
-    }
-    if (e instanceof Error) text.push(e.message), walk(e.cause);
-  };
-  walk(err);
-  const all = text.join('\n');
-  return /23505|unique/i.test(all) && /customer_rewards_merchant_id_code_key|\(merchant_id, ?code\)|`code`/.test(all);
+  if (!(err instanceof Prisma.PrismaClientKnownRequestError) || err.code !== 'P2010') return false;
+  return `${err.message} ${JSON.stringify(err.meta ?? {})}`.includes('customer_rewards_merchant_id_code_key');
 }
 
 /** Redeems `reward_id` for the customer: 404 unknown reward, 422 reward_unavailable / insufficient_points. */

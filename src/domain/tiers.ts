@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import type { Tier } from '../generated/prisma/client.js';
 import type { TierQualification, TierWindow } from '../generated/prisma/enums.js';
+import { type PageArgs, paginate } from './pagination.js';
 
 /** Where a tier's window starts (null = the beginning of time). */
 export function windowStart(window: TierWindow, now: Date): Date | null {
@@ -23,18 +24,46 @@ export function windowStart(window: TierWindow, now: Date): Date | null {
 }
 
 /**
- * When status in `tier` lapses: a calendar-year tier at the end of the year (the next
- * Jan 1, 00:00 UTC); a rolling window re-judges continuously and lifetime never lapses,
- * so null. A tier anyone qualifies for (threshold 0) cannot lapse either.
+ * When status earned in `tier` lapses: a calendar-year tier at the end of the year (the
+ * next Jan 1, 00:00 UTC); a rolling window re-judges continuously and lifetime never
+ * lapses, so null. A tier held without qualifying (the default) or that anyone reaches
+ * (threshold 0) cannot lapse either.
  */
-export function tierExpiresAt(tier: Pick<Tier, 'window' | 'threshold'>, now: Date): Date | null {
-  if (tier.window !== 'calendar_year' || tier.threshold <= 0) return null;
+function tierExpiresAt(tier: Tier, qualified: boolean, now: Date): Date | null {
+  if (!qualified || tier.window !== 'calendar_year' || tier.threshold <= 0) return null;
   return new Date(Date.UTC(now.getUTCFullYear() + 1, 0, 1));
 }
 
+const tierOrder = [{ position: 'asc' as const }, { id: 'asc' as const }];
+
 /** The merchant's tiers, lowest position first. */
-export function listAllTiers(db: Db, merchantId: string) {
-  return db.tier.findMany({ where: { merchantId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] });
+function allTiers(db: Db, merchantId: string) {
+  return db.tier.findMany({ where: { merchantId }, orderBy: tierOrder });
+}
+
+/** `GET /tiers`: the tier ladder, lowest position first. */
+export function listTiers(db: Db, merchantId: string, args: PageArgs) {
+  return paginate(
+    args,
+    (p) => db.tier.findMany({ where: { merchantId }, orderBy: tierOrder, ...p }),
+    () => db.tier.count({ where: { merchantId } }),
+  );
+}
+
+/** `GET /customers/memberships`: the customer's tier history, newest first. */
+export function listMemberships(db: Db, merchantId: string, customerId: string, args: PageArgs) {
+  const where = { merchantId, customerId };
+  return paginate(
+    args,
+    (p) =>
+      db.tierMembership.findMany({
+        where,
+        include: { tier: { select: { name: true } } },
+        orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
+        ...p,
+      }),
+    () => db.tierMembership.count({ where }),
+  );
 }
 
 type MetricKey = `${TierQualification}:${TierWindow}`;
@@ -42,8 +71,8 @@ type Metrics = Record<MetricKey, number>;
 
 /**
  * The customer's qualifying figures for every window at once. Points earned = every credit
- * in the window, whatever its source: imported balances stand for history earned elsewhere,
- * and refunds claw back through debits, which spending-style never lower status. Amount
+ * in the window, whatever its source (imported balances stand for history earned elsewhere);
+ * debits (spending, refund claw-backs) never lower status. Amount
  * spent = subtotals of unrefunded orders placed in the window.
  */
 async function customerMetrics(
@@ -88,6 +117,8 @@ export interface TierStanding {
   current: Tier | null;
   /** The tier after `current` by position (null at the top). */
   next: Tier | null;
+  /** When `current` lapses unless re-earned (null: it does not). */
+  expiresAt: Date | null;
   /** The figure of `tier` in its own qualification and window. */
   metricOf: (tier: Pick<Tier, 'qualification' | 'window'>) => number;
   /** Lifetime points earned, the figure shown when there are no tiers. */
@@ -99,7 +130,7 @@ export interface TierStanding {
  * metric reaches; else the default tier (is_default, or the lowest position).
  */
 export async function tierStanding(db: Db, merchantId: string, customerId: string, now = new Date()): Promise<TierStanding> {
-  const tiers = await listAllTiers(db, merchantId);
+  const tiers = await allTiers(db, merchantId);
   const metrics = await customerMetrics(
     db,
     merchantId,
@@ -108,11 +139,16 @@ export async function tierStanding(db: Db, merchantId: string, customerId: strin
     tiers.some((t) => t.qualification === 'amount_spent'),
   );
   const metricOf = (tier: Pick<Tier, 'qualification' | 'window'>) => metrics[`${tier.qualification}:${tier.window}`];
-  let current: Tier | null = null;
-  for (const tier of tiers) if (metricOf(tier) >= tier.threshold) current = tier;
-  current ??= tiers.find((t) => t.isDefault) ?? tiers[0] ?? null;
+  const qualified = tiers.findLast((t) => metricOf(t) >= t.threshold) ?? null;
+  const current = qualified ?? tiers.find((t) => t.isDefault) ?? tiers[0] ?? null;
   const next = current ? (tiers.find((t) => t.position > current.position) ?? null) : null;
-  return { current, next, metricOf, lifetimePoints: metrics['points_earned:lifetime'] };
+  return {
+    current,
+    next,
+    expiresAt: current && tierExpiresAt(current, current === qualified, now),
+    metricOf,
+    lifetimePoints: metrics['points_earned:lifetime'],
+  };
 }
 
 /**
@@ -139,7 +175,7 @@ export async function reevaluateTier(
   if (!customer || !target || target.id === from) return { changed: false, from, to: from };
 
   const description = customer.tier ? `Moved from ${customer.tier.name} to ${target.name}` : `Joined ${target.name}`;
-  const expiresAt = tierExpiresAt(target, now);
+  const expiresAt = standing.expiresAt;
   // ISO strings with an offset: a bare timestamp parameter would be read in the session's zone
   const at = now.toISOString();
   // One statement rather than a batch: the membership and activity rows must exist only
@@ -176,4 +212,46 @@ export async function reevaluateTier(
     SELECT started.id FROM started, act`;
   if (rows.length === 0) return { changed: false, from, to: from };
   return { changed: true, from, to: target.id };
+}
+
+export interface CustomerTierStatus {
+  current_tier: Tier | null;
+  next_tier: Tier | null;
+  progress: {
+    metric: TierQualification;
+    value: number;
+    next_threshold: number | null;
+    remaining: number | null;
+  };
+  window: TierWindow;
+  tier_expires_at: Date | null;
+}
+
+/**
+ * `GET /customers/tiers`, judged live. Progress is measured in the next tier's own
+ * qualification and window (at the top, the current tier's; with no tiers, lifetime points).
+ */
+export async function customerTierStatus(
+  db: Db,
+  merchantId: string,
+  customerId: string,
+  now = new Date(),
+): Promise<CustomerTierStatus> {
+  const standing = await tierStanding(db, merchantId, customerId, now);
+  const { current, next } = standing;
+  const measured = next ?? current;
+  const value = measured ? standing.metricOf(measured) : standing.lifetimePoints;
+  return {
+    current_tier: current,
+    next_tier: next,
+    progress: {
+      metric: measured?.qualification ?? 'points_earned',
+      value,
+      next_threshold: next?.threshold ?? null,
+      // money sums are rounded to cents so the difference carries no float noise
+      remaining: next ? Math.max(0, Math.round((next.threshold - value) * 100) / 100) : null,
+    },
+    window: measured?.window ?? 'lifetime',
+    tier_expires_at: standing.expiresAt,
+  };
 }

@@ -1,2 +1,101 @@
-// Placeholder: filled by its resource owner.
-export {};
+// Customer rewards: GET /customers/rewards, GET /customers/rewards/redeemable,
+// POST /customers/rewards/redeem (DESIGN.md "Customer reward", "Redeem").
+import type { ObjectFieldBuilder } from '@pothos/core';
+import { findCustomer } from '../domain/customers.js';
+import {
+  type CustomerRewardRecord,
+  type Redemption,
+  listCustomerRewards,
+  listRedeemableRewards,
+  redeemReward,
+} from '../domain/redemption.js';
+import { type Context, builder } from './builder.js';
+import { customerRefArgs } from './customers.js';
+import { CustomerRewardStatusEnum, RewardTypeEnum } from './enums.js';
+import { listOf, pageArgs, resultOf } from './pagination.js';
+import { RewardRef } from './rewards.js';
+
+const RewardSummaryRef = builder.objectRef<CustomerRewardRecord['reward']>('RewardSummary').implement({
+  description: 'The catalogue reward a customer reward was issued for',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    reward_type: t.expose('reward_type', { type: RewardTypeEnum }),
+  }),
+});
+
+type FieldBuilder<T> = ObjectFieldBuilder<typeof builder.$inferSchemaTypes, T>;
+
+/** The fields of an issued reward, shared by the list and the redemption result (resolvers, since
+ * expose* cannot type a generic parent). */
+function customerRewardFields<T extends CustomerRewardRecord>(t: FieldBuilder<T>) {
+  return {
+    id: t.id({ resolve: (r) => r.id }),
+    reward: t.field({ type: RewardSummaryRef, resolve: (r) => r.reward }),
+    code: t.string({ description: 'The code the customer uses at checkout', resolve: (r) => r.code }),
+    status: t.field({
+      type: CustomerRewardStatusEnum,
+      description: 'issued, used, expired (an issued code past expires_at) or cancelled',
+      resolve: (r) => r.status,
+    }),
+    points_spent: t.int({ resolve: (r) => r.points_spent }),
+    issued_at: t.field({ type: 'DateTime', resolve: (r) => r.issued_at }),
+    expires_at: t.field({ type: 'DateTime', nullable: true, resolve: (r) => r.expires_at }),
+    used_at: t.field({ type: 'DateTime', nullable: true, resolve: (r) => r.used_at }),
+  };
+}
+
+const CustomerRewardRef = builder.objectRef<CustomerRewardRecord>('CustomerReward').implement({
+  description: 'A reward a customer redeemed: its code and status',
+  fields: (t) => customerRewardFields(t),
+});
+
+const RedemptionRef = builder.objectRef<Redemption>('Redemption').implement({
+  description: 'The customer reward issued by a redemption, with the balance it left',
+  fields: (t) => ({
+    ...customerRewardFields(t),
+    balance_after: t.exposeInt('balance_after', { description: 'Points balance after the redemption' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  customer_rewards: t.field({
+    type: listOf('CustomerReward', CustomerRewardRef),
+    description: 'The rewards a customer has redeemed, newest first. REST: GET /v1/customers/rewards',
+    authScopes: { scope: 'read:rewards' },
+    args: { ...customerRefArgs, ...pageArgs },
+    resolve: async (_root, args, ctx: Context) => {
+      const customer = await findCustomer(ctx.db, ctx.principal.merchantId, args);
+      return listCustomerRewards(ctx.db, customer, args);
+    },
+  }),
+  redeemable_rewards: t.field({
+    type: listOf('RedeemableReward', RewardRef),
+    description:
+      'Active rewards the customer can afford now (points_cost <= balance), cheapest first, then newest. ' +
+      'A customer with status excluded can redeem nothing and gets an empty list. ' +
+      'REST: GET /v1/customers/rewards/redeemable',
+    authScopes: { scope: 'read:rewards' },
+    args: { ...customerRefArgs, ...pageArgs },
+    resolve: async (_root, args, ctx) => {
+      const customer = await findCustomer(ctx.db, ctx.principal.merchantId, args);
+      return listRedeemableRewards(ctx.db, customer, args);
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  redeem_reward: t.field({
+    type: resultOf('Redemption', RedemptionRef),
+    description:
+      "Spends the customer's points on a reward and issues its code. Not enough points: insufficient_points; " +
+      'an excluded customer: reward_unavailable; an unknown or inactive reward: not_found. ' +
+      'REST: POST /v1/customers/rewards/redeem?customer_id=',
+    authScopes: { scope: 'write:rewards' },
+    args: { ...customerRefArgs, reward_id: t.arg.id({ required: true, description: 'The reward to redeem' }) },
+    resolve: async (_root, args, ctx) => {
+      const customer = await findCustomer(ctx.db, ctx.principal.merchantId, args);
+      return { data: await redeemReward(ctx.db, customer, { reward_id: String(args.reward_id) }) };
+    },
+  }),
+}));

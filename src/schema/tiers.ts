@@ -1,2 +1,94 @@
-// Placeholder: filled by its resource owner.
-export {};
+// VIP tiers: GET /tiers, GET /customers/tiers, GET /customers/memberships.
+import { findCustomer } from '../domain/customers.js';
+import { type CustomerTierStatus, customerTierStatus, listMemberships, listTiers } from '../domain/tiers.js';
+import { builder } from './builder.js';
+import { customerRefArgs } from './customers.js';
+import { MembershipSourceEnum, MembershipStatusEnum, TierQualificationEnum, TierWindowEnum } from './enums.js';
+import { listOf, pageArgs, resultOf } from './pagination.js';
+
+export const TierRef = builder.prismaObject('Tier', {
+  description: 'A VIP tier, judged on points earned or amount spent in its window, never on the spendable balance',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    description: t.exposeString('description', { nullable: true }),
+    position: t.exposeInt('position', { description: 'Rank on the ladder; higher is better' }),
+    threshold: t.exposeInt('threshold', { description: 'Points earned, or amount spent, needed in the window' }),
+    qualification: t.expose('qualification', { type: TierQualificationEnum }),
+    window: t.expose('window', { type: TierWindowEnum }),
+    earn_multiplier: t.float({ resolve: (tier) => Number(tier.earnMultiplier) }),
+    benefits: t.exposeStringList('benefits'),
+    is_default: t.exposeBoolean('isDefault'),
+    created_at: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+const TierProgressRef = builder.objectRef<CustomerTierStatus['progress']>('TierProgress').implement({
+  description: 'How far the customer is from the next tier, in that tier’s metric and window',
+  fields: (t) => ({
+    metric: t.expose('metric', { type: TierQualificationEnum }),
+    value: t.exposeFloat('value', { description: 'Points earned or amount spent in the window' }),
+    next_threshold: t.exposeInt('next_threshold', { nullable: true, description: 'Null at the top tier' }),
+    remaining: t.exposeFloat('remaining', { nullable: true, description: 'Null at the top tier' }),
+  }),
+});
+
+const CustomerTierStatusRef = builder.objectRef<CustomerTierStatus>('CustomerTierStatus').implement({
+  fields: (t) => ({
+    current_tier: t.expose('current_tier', { type: TierRef, nullable: true }),
+    next_tier: t.expose('next_tier', { type: TierRef, nullable: true }),
+    progress: t.expose('progress', { type: TierProgressRef }),
+    window: t.expose('window', { type: TierWindowEnum, description: 'The window progress is measured in' }),
+    tier_expires_at: t.expose('tier_expires_at', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the current tier lapses unless re-earned; null if it does not',
+    }),
+  }),
+});
+
+const MembershipRef = builder.prismaObject('TierMembership', {
+  name: 'Membership',
+  description: 'A period the customer held a tier',
+  select: { tier: { select: { name: true } } },
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    tier_id: t.exposeID('tierId'),
+    tier_name: t.string({ resolve: (m) => m.tier.name }),
+    status: t.expose('status', { type: MembershipStatusEnum }),
+    source: t.expose('source', { type: MembershipSourceEnum }),
+    started_at: t.expose('startedAt', { type: 'DateTime' }),
+    ended_at: t.expose('endedAt', { type: 'DateTime', nullable: true }),
+    expires_at: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  tiers: t.field({
+    type: listOf('Tier', TierRef),
+    description: 'The VIP tiers, lowest position first. REST: GET /v1/tiers',
+    authScopes: { scope: 'read:tiers' },
+    args: pageArgs,
+    resolve: (_root, args, ctx) => listTiers(ctx.db, ctx.principal.merchantId, args),
+  }),
+  customer_tier: t.field({
+    type: resultOf('CustomerTierStatus', CustomerTierStatusRef),
+    description: "A customer's VIP tier status and progress to the next tier. REST: GET /v1/customers/tiers",
+    authScopes: { scope: 'read:tiers' },
+    args: customerRefArgs,
+    resolve: async (_root, args, ctx) => {
+      const customer = await findCustomer(ctx.db, ctx.principal.merchantId, args);
+      return { data: await customerTierStatus(ctx.db, ctx.principal.merchantId, customer.id) };
+    },
+  }),
+  customer_memberships: t.field({
+    type: listOf('Membership', MembershipRef),
+    description: "A customer's tier memberships, newest first. REST: GET /v1/customers/memberships",
+    authScopes: { scope: 'read:customers' },
+    args: { ...customerRefArgs, ...pageArgs },
+    resolve: async (_root, args, ctx) => {
+      const customer = await findCustomer(ctx.db, ctx.principal.merchantId, args);
+      return listMemberships(ctx.db, ctx.principal.merchantId, customer.id, args);
+    },
+  }),
+}));
