@@ -57,7 +57,8 @@ async function readBody(request: Request, limit: number): Promise<string> {
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel();
+      // not awaited: cancelling one branch of a cloned (tee'd) body waits for the other
+      void reader.cancel().catch(() => {});
       throw tooLarge(limit);
     }
     chunks.push(value);

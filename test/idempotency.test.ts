@@ -1,0 +1,111 @@
+// Issue 5, safe retries: Idempotency-Key on public POSTs (REST and GraphQL).
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from './harness.js';
+
+let app: TestApp;
+let merchantId: string;
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  app = await testApp();
+  merchantId = (await newMerchant(app)).id;
+  api = client(app, await newKey(app, merchantId));
+});
+
+const credit = (customerId: string, key: string, body: unknown = { points: 10, description: 'retry me' }) =>
+  api.rest('POST', `/v1/customers/transactions?customer_id=${customerId}`, body, { 'Idempotency-Key': key });
+
+const balanceOf = async (id: string) => (await app.db.customer.findUniqueOrThrow({ where: { id } })).pointsBalance;
+
+describe('Idempotency-Key', () => {
+  it('replays the first response (status and body) without a second effect', async () => {
+    const customer = await newCustomer(app, merchantId);
+    const key = randomUUID();
+    const first = await credit(customer.platformId, key);
+    const again = await credit(customer.platformId, key);
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await balanceOf(customer.id)).toBe(10);
+  });
+
+  it('replays a refusal too (422 adjustment_failed), without retrying the debit', async () => {
+    const customer = await newCustomer(app, merchantId, { points: 5 });
+    const key = randomUUID();
+    const first = await credit(customer.platformId, key, { points: -6, description: 'too much' });
+    await app.db.customer.update({ where: { id: customer.id }, data: { pointsBalance: 6, pointsEarned: 6 } });
+    const again = await credit(customer.platformId, key, { points: -6, description: 'too much' });
+    expect(first.status).toBe(422);
+    expect(again).toMatchObject({ status: 422, body: first.body });
+    expect(await balanceOf(customer.id)).toBe(6); // the debit would fit now: it was not retried
+  });
+
+  it('refuses the same key with another body, path or merchant: 422 idempotency_key_reused', async () => {
+    const customer = await newCustomer(app, merchantId);
+    const key = randomUUID();
+    await credit(customer.platformId, key);
+    const otherBody = await credit(customer.platformId, key, { points: 11, description: 'retry me' });
+    expect(otherBody.status).toBe(422);
+    expect(otherBody.body.error.code).toBe('idempotency_key_reused');
+    const otherCustomer = await newCustomer(app, merchantId);
+    expect((await credit(otherCustomer.platformId, key)).body.error.code).toBe('idempotency_key_reused');
+    const other = await newMerchant(app, 'other');
+    const theirs = await newCustomer(app, other.id, { customerId: customer.platformId });
+    const theirApi = client(app, await newKey(app, other.id));
+    const crossTenant = await theirApi.rest('POST', `/v1/customers/transactions?customer_id=${theirs.platformId}`,
+      { points: 10, description: 'retry me' }, { 'Idempotency-Key': key });
+    expect(crossTenant.status).toBe(422);
+    expect(crossTenant.body.error.code).toBe('idempotency_key_reused');
+    expect(await balanceOf(theirs.id)).toBe(0);
+    expect(await balanceOf(customer.id)).toBe(10);
+  });
+
+  it('answers 409 idempotency_in_progress while the first request runs', async () => {
+    const customer = await newCustomer(app, merchantId);
+    const key = randomUUID();
+    const results = await Promise.all(Array.from({ length: 8 }, () => credit(customer.platformId, key)));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
+    for (const r of results.filter((x) => x.status === 409)) expect(r.body.error.code).toBe('idempotency_in_progress');
+    expect(await balanceOf(customer.id)).toBe(10);
+  });
+
+  it('stores nothing for a request that failed validation: the key can be reused', async () => {
+    const customer = await newCustomer(app, merchantId);
+    const key = randomUUID();
+    expect((await credit(customer.platformId, key, { points: 0, description: 'zero' })).status).toBe(422);
+    expect((await credit(customer.platformId, key, { points: 1.5, description: 'x' })).status).toBe(422);
+    expect((await credit(customer.platformId, key)).status).toBe(201);
+    expect(await balanceOf(customer.id)).toBe(10);
+  });
+
+  it('validates the header: at most 255 visible characters', async () => {
+    const customer = await newCustomer(app, merchantId);
+    const res = await credit(customer.platformId, 'k'.repeat(256));
+    expect(res.status).toBe(422);
+    expect(res.body.error.details['Idempotency-Key']).toBeDefined();
+    expect((await credit(customer.platformId, 'k'.repeat(255))).status).toBe(201);
+  });
+
+  it('works for GraphQL mutations, sharing the store', async () => {
+    const customer = await newCustomer(app, merchantId);
+    const key = randomUUID();
+    const bearer = `Bearer ${await newKey(app, merchantId)}`;
+    const run = () =>
+      app.fetch('/graphql', {
+        method: 'POST',
+        headers: { authorization: bearer, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify({
+          query: `mutation { create_customer_transaction(customer_id: "${customer.platformId}", points: 7, description: "gql retry") { data { transaction_id } } }`,
+        }),
+      });
+    const first = await (await run()).json();
+    const second = await run();
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(await second.json()).toEqual(first);
+    expect(await balanceOf(customer.id)).toBe(7);
+  });
+});

@@ -1,0 +1,100 @@
+// Issue 5: rate limits, body limits, content types, request ids, health and readiness.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/http/app.js';
+import { createRateLimiter } from '../src/http/rate-limit.js';
+import { client, newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from './harness.js';
+
+let app: TestApp;
+let merchantId: string;
+let key: string;
+
+beforeAll(async () => {
+  app = await testApp();
+  merchantId = (await newMerchant(app)).id;
+  key = await newKey(app, merchantId);
+});
+
+describe('rate limits', () => {
+
+  it('answers 429 rate_limited with Retry-After and the IETF headers, per key and per merchant', async () => {
+    const db = app.db;
+    const limitedApp = createApp({
+      db,
+      config: testConfig({ RATE_LIMIT_PER_KEY: '3', RATE_LIMIT_PER_MERCHANT: '5', RATE_LIMIT_WINDOW_SECONDS: '60' }),
+    });
+    const fetchAs = (k: string) => limitedApp.fetch('http://t/v1/rewards', { headers: { authorization: `Bearer ${k}` } });
+    const merchant = await newMerchant(app, 'limited');
+    const first = await newKey(app, merchant.id);
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push(await fetchAs(first));
+    expect(statuses.map((r) => r.status)).toEqual([200, 200, 200, 429]);
+    expect(statuses[0]!.headers.get('ratelimit-policy')).toBe('"key";q=3;w=60, "merchant";q=5;w=60');
+    expect(statuses[0]!.headers.get('ratelimit')).toMatch(/^"key";r=2;t=\d+$/);
+    const refused = statuses[3]!;
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await refused.json()).error.code).toBe('rate_limited');
+    // a second key of the same merchant has its own budget until the merchant's runs out
+    const second = await newKey(app, merchant.id);
+    expect((await fetchAs(second)).status).toBe(200);
+    expect((await fetchAs(second)).status).toBe(429); // merchant: 5 consumed (3 + 1 refused + 1)
+    const gql = await limitedApp.fetch('http://t/graphql', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${second}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ rewards { data { id } } }' }),
+    });
+    expect(gql.status).toBe(429);
+    expect((await gql.json()).errors[0].extensions.code).toBe('rate_limited');
+    await limitedApp.close();
+  });
+
+  it.skipIf(!process.env.REDIS_URL)('shares one budget between instances through Redis', async () => {
+    const opts = { perKey: 2, perMerchant: 0, windowSeconds: 60, redisUrl: process.env.REDIS_URL };
+    const a = createRateLimiter(opts);
+    const b = createRateLimiter(opts);
+    const id = randomUUID();
+    expect((await a.consume(id, 'm')).allowed).toBe(true);
+    expect((await b.consume(id, 'm')).allowed).toBe(true);
+    expect((await a.consume(id, 'm')).allowed).toBe(false);
+    await a.close();
+    await b.close();
+  });
+});
+
+describe('request hygiene', () => {
+  it('refuses a body over the limit with 413 payload_too_large', async () => {
+    const customer = await newCustomer(app, merchantId);
+    const res = await client(app, key).rest('POST', `/v1/customers/transactions?customer_id=${customer.platformId}`, {
+      points: 1,
+      description: 'x'.repeat(1_100_000),
+    });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('payload_too_large');
+  });
+
+  it('refuses a non-JSON content type with 415', async () => {
+    const customer = await newCustomer(app, merchantId);
+    const res = await client(app, key).rest('POST', `/v1/customers/transactions?customer_id=${customer.platformId}`,
+      'points=1&description=x', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(res.status).toBe(415);
+    expect(res.body.error.code).toBe('unsupported_media_type');
+  });
+
+  it('gives every response a request id, keeping a sane one the caller sent', async () => {
+    const mine = await app.fetch('/v1/rewards', { headers: { authorization: `Bearer ${key}`, 'x-request-id': 'abc-123' } });
+    expect(mine.headers.get('x-request-id')).toBe('abc-123');
+    const generated = await app.fetch('/v1/rewards', { headers: { authorization: `Bearer ${key}`, 'x-request-id': 'bad id!' } });
+    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const refused = await app.fetch('/v1/rewards');
+    expect(refused.headers.get('x-request-id')).toBeTruthy();
+  });
+});
+
+describe('health', () => {
+  it('answers /healthz and /readyz (database reachable, migrations applied)', async () => {
+    expect(await (await app.fetch('/healthz')).json()).toEqual({ status: 'ok' });
+    const ready = await app.fetch('/readyz');
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready' });
+  });
+});
