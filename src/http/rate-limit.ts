@@ -25,8 +25,9 @@ interface Limit {
 }
 
 export function createRateLimiter(opts: RateLimitOptions) {
-  const redis = opts.redisUrl
-    ? new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
+  const anyLimit = opts.perKey > 0 || opts.perMerchant > 0;
+  const redis = opts.redisUrl && anyLimit
+    ? new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000 })
     : undefined;
   redis?.on('error', () => {}); // reported through the limiter's insurance fallback below
 
