@@ -107,6 +107,10 @@ function useGate(db: Db, config: Config, rateLimiter: RateLimiter, admitted: Wea
           throw new AppError('unsupported_media_type', `Send the body as application/json, not ${contentType}`);
         }
         const body = hasBody ? await readBody(request, config.BODY_LIMIT_BYTES) : '';
+        // PostgreSQL text cannot hold NUL; refuse it once here rather than in every field
+        if (/%00/.test(url.pathname + url.search) || body.includes('\u0000') || /\\u0000/i.test(body)) {
+          throw validationError({ request: ['must not contain NUL (U+0000) characters'] });
+        }
         if (match?.kind === 'ok') {
           const details = checkRestArguments(match.route.graphqlField, body, url, match.params);
           if (details) throw validationError(details);
