@@ -39,7 +39,8 @@ export function maskError(error: unknown, message: string): Error {
   if (gqlError && isCode(gqlError.extensions?.code)) return gqlError;
   const original = gqlError?.originalError ?? error;
   if (original instanceof AppError) return toGraphQLError(original, gqlError?.path);
-  if (gqlError && !gqlError.originalError) return gqlError; // validation and coercion errors
+  // validation and coercion errors (a scalar's parseValue throws a GraphQLError of its own)
+  if (gqlError && (!gqlError.originalError || gqlError.originalError instanceof GraphQLError)) return gqlError;
   if (isDatabaseUnavailable(original)) {
     return toGraphQLError(new AppError('service_unavailable', 'The database is unavailable; retry shortly'), gqlError?.path);
   }

@@ -1,2 +1,48 @@
-// Placeholder: filled by its resource owner.
-export {};
+// The activity log: GET /customers/activities.
+import { listActivities } from '../domain/activity-log.js';
+import { findCustomer } from '../domain/customers.js';
+import { builder } from './builder.js';
+import { customerRefArgs } from './customers.js';
+import { ActivityStatusEnum } from './enums.js';
+import { listOf, pageArgs } from './pagination.js';
+
+const ActivityReferenceRef = builder.objectRef<{ kind: string; id: string }>('ActivityReference').implement({
+  description: 'The record behind an activity, e.g. {kind: "transaction", id}',
+  fields: (t) => ({
+    kind: t.exposeString('kind'),
+    id: t.exposeID('id'),
+  }),
+});
+
+const ActivityRef = builder.prismaObject('Activity', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    type: t.exposeString('type', {
+      description: 'A campaign_type, or adjustment, redemption, referral, expiry, tier_change, import',
+    }),
+    description: t.exposeString('description'),
+    points_change: t.exposeInt('pointsChange'),
+    balance_after: t.exposeInt('balanceAfter', { nullable: true }),
+    status: t.expose('status', { type: ActivityStatusEnum }),
+    reference: t.field({
+      type: ActivityReferenceRef,
+      nullable: true,
+      resolve: (a) => (a.referenceKind && a.referenceId ? { kind: a.referenceKind, id: a.referenceId } : null),
+    }),
+    occurred_at: t.expose('occurredAt', { type: 'DateTime' }),
+    created_at: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  customer_activities: t.field({
+    type: listOf('Activity', ActivityRef),
+    description: "A customer's activity log, newest first. REST: GET /v1/customers/activities",
+    authScopes: { scope: 'read:activities' },
+    args: { ...customerRefArgs, ...pageArgs },
+    resolve: async (_root, args, ctx) => {
+      const customer = await findCustomer(ctx.db, ctx.principal.merchantId, args);
+      return listActivities(ctx.db, ctx.principal.merchantId, customer.id, args);
+    },
+  }),
+}));

@@ -1,11 +1,13 @@
-// Points transactions: POST /customers/transactions (spec 2.3, 4.2).
+// Points transactions: GET and POST /customers/transactions (spec 2.3, 4.2).
 import { z } from 'zod';
 import { findCustomer } from '../domain/customers.js';
 import { applyPoints } from '../domain/ledger.js';
+import { listTransactions } from '../domain/points-history.js';
 import { parseInput } from '../domain/validation.js';
 import { builder } from './builder.js';
-import { TransactionTypeEnum } from './enums.js';
-import { resultOf } from './pagination.js';
+import { customerRefArgs } from './customers.js';
+import { TransactionSourceEnum, TransactionTypeEnum } from './enums.js';
+import { listOf, pageArgs, resultOf } from './pagination.js';
 
 interface Adjustment {
   transaction_id: string;
@@ -60,6 +62,33 @@ builder.mutationFields((t) => ({
           type: result.type,
         },
       };
+    },
+  }),
+}));
+
+const PointsTransactionRef = builder.prismaObject('PointsTransaction', {
+  description: 'A row of the points ledger: the 2.3 fields and where the points came from',
+  fields: (t) => ({
+    transaction_id: t.exposeID('id'),
+    customer_id: t.exposeID('customerId', { description: 'Internal id (uuid) of the customer' }),
+    points: t.exposeInt('points', { description: 'Positive for a credit, negative for a debit' }),
+    type: t.expose('type', { type: TransactionTypeEnum }),
+    description: t.exposeString('description'),
+    source: t.expose('source', { type: TransactionSourceEnum }),
+    balance_after: t.exposeInt('balanceAfter'),
+    created_at: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  customer_transactions: t.field({
+    type: listOf('PointsTransaction', PointsTransactionRef),
+    description: "A customer's points transaction history, newest first. REST: GET /v1/customers/transactions",
+    authScopes: { scope: 'read:transactions' },
+    args: { ...customerRefArgs, ...pageArgs },
+    resolve: async (_root, args, ctx) => {
+      const customer = await findCustomer(ctx.db, ctx.principal.merchantId, args);
+      return listTransactions(ctx.db, ctx.principal.merchantId, customer.id, args);
     },
   }),
 }));

@@ -1,0 +1,42 @@
+// Customer profiles (DESIGN.md "Customer"): the list with its filters and one customer,
+// each with its tier's id and name (the list loads them in the same query).
+// Also used by the admin API (src/schema/admin/customers.ts, src/domain/customer-writes.ts).
+import type { Db } from '../db/client.js';
+import { emailIs, findCustomerById } from './customers.js';
+import { type PageArgs, paginate } from './pagination.js';
+
+const withTier = { tier: { select: { id: true, name: true } } } as const;
+
+export interface CustomerFilter extends PageArgs {
+  customer_id?: string | null;
+  email?: string | null;
+}
+
+/** Customers, newest first, optionally filtered by platform id and/or email (case-insensitive). */
+export function listCustomers(db: Db, merchantId: string, args: CustomerFilter) {
+  const platformId = args.customer_id?.trim();
+  const email = args.email?.trim();
+  const where = {
+    merchantId,
+    ...(platformId ? { platformId } : {}),
+    ...(email ? { email: emailIs(email) } : {}),
+  };
+  // PostgreSQL text cannot hold NUL, so no customer matches (and SQL would refuse the value)
+  if (`${platformId}${email}`.includes('\u0000')) return paginate(args, async () => [], async () => 0);
+  return paginate(
+    args,
+    (p) => db.customer.findMany({ where, include: withTier, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...p }),
+    () => db.customer.count({ where }),
+  );
+}
+
+/** One customer by internal uuid or platform id, with its tier; another merchant's is not found. */
+export async function customerProfile(db: Db, merchantId: string, id: string) {
+  const customer = await findCustomerById(db, merchantId, id);
+  const tier = customer.tierId
+    ? await db.tier.findFirst({ where: { id: customer.tierId, merchantId }, select: withTier.tier.select })
+    : null;
+  return { ...customer, tier };
+}
+
+export type CustomerProfile = Awaited<ReturnType<typeof customerProfile>>;
