@@ -6,6 +6,8 @@ export interface RestRoute {
   field: `${'Query' | 'Mutation'}.${string}`;
   method: 'GET' | 'POST';
   path: string;
+  /** POST only: the arguments documented as query parameters (the rest are body fields). */
+  query?: string[];
 }
 
 // Order matters: fixed paths before parameter paths (/customers/balance before /customers/:id).
@@ -18,9 +20,9 @@ export const restRoutes: RestRoute[] = [
   { field: 'Query.customer_referrals', method: 'GET', path: '/customers/referrals' },
   { field: 'Query.customer_rewards', method: 'GET', path: '/customers/rewards' },
   { field: 'Query.redeemable_rewards', method: 'GET', path: '/customers/rewards/redeemable' },
-  { field: 'Mutation.redeem_reward', method: 'POST', path: '/customers/rewards/redeem' },
+  { field: 'Mutation.redeem_reward', method: 'POST', path: '/customers/rewards/redeem', query: ['customer_id', 'email'] },
   { field: 'Query.customer_transactions', method: 'GET', path: '/customers/transactions' },
-  { field: 'Mutation.create_customer_transaction', method: 'POST', path: '/customers/transactions' },
+  { field: 'Mutation.create_customer_transaction', method: 'POST', path: '/customers/transactions', query: ['customer_id'] },
   { field: 'Query.customer', method: 'GET', path: '/customers/:id' },
   { field: 'Query.rewards', method: 'GET', path: '/rewards' },
   { field: 'Query.reward', method: 'GET', path: '/rewards/:id' },
@@ -28,7 +30,7 @@ export const restRoutes: RestRoute[] = [
   { field: 'Query.earning_rules', method: 'GET', path: '/earning-rules' },
   { field: 'Query.referral_program', method: 'GET', path: '/referrals/program' },
   // a calculation, not a creation: a query answered with 200, sent as POST for its cart body
-  { field: 'Query.points_estimate', method: 'POST', path: '/points/estimate' },
+  { field: 'Query.points_estimate', method: 'POST', path: '/points/estimate', query: [] },
   { field: 'Query.booster_campaigns', method: 'GET', path: '/booster-campaigns' },
 ];
 

@@ -17,6 +17,7 @@ import { type ScopeGrant, allows } from '../domain/scopes.js';
 import type { Context } from '../schema/builder.js';
 import { schema } from '../schema/index.js';
 import { appErrorResponse, maskError, restErrorHandler, toGraphQLError } from './errors.js';
+import { completeOpenApi } from './openapi.js';
 import { IDEMPOTENCY_HEADER, claim, fingerprint, settle, validateKey } from './idempotency.js';
 import { type Logger, useRequestLogging, yogaLogger } from './logging.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -70,6 +71,7 @@ const tooLarge = (limit: number) => new AppError('payload_too_large', `The reque
 
 function useGate(db: Db, config: Config, rateLimiter: RateLimiter, admitted: WeakMap<Request, Admitted>): Plugin {
   const matchRoute = routeMatcher(schema, REST_BASE);
+  let openApi: Record<string, unknown> | undefined;
   return {
     async onRequest({ request, url, endResponse }) {
       const isRest = url.pathname === REST_BASE || url.pathname.startsWith(`${REST_BASE}/`);
@@ -130,7 +132,12 @@ function useGate(db: Db, config: Config, rateLimiter: RateLimiter, admitted: Wea
         endResponse(isRest ? appErrorResponse(appError) : graphqlErrorResponse(appError));
       }
     },
-    async onResponse({ request, response }) {
+    async onResponse({ request, response, setResponse }) {
+      if (new URL(request.url).pathname === OPENAPI_PATH && response.status === 200) {
+        openApi ??= completeOpenApi(await response.json(), schema, REST_BASE);
+        setResponse(Response.json(openApi));
+        return;
+      }
       const entry = admitted.get(request);
       if (!entry) return;
       for (const [name, value] of Object.entries(entry.rateHeaders ?? {})) response.headers.set(name, value);
