@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import net from 'node:net';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { PGliteServer } from './pglite-server.js';
 
 export interface Database {
   url: string;
@@ -69,11 +69,8 @@ export async function startEmbedded(dataDir: string | 'memory', loadDataDir?: Bl
   const inMemory = dataDir === 'memory';
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
   const db = await PGlite.create(inMemory ? undefined : path.join(dataDir, 'pglite'), { loadDataDir });
-  // PGlite runs one query at a time; the socket server multiplexes connections onto it
-  // and keeps a transaction's queries on its own connection.
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 200 });
-  await server.start();
-  const port = Number(server.getServerConn().split(':').pop());
+  const server = new PGliteServer(db);
+  const port = await server.start('127.0.0.1', 0);
   if (!inMemory) writeFileSync(ownerFile(dataDir), JSON.stringify({ pid: process.pid, port }));
   return {
     url: urlFor(port),
