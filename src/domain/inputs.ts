@@ -9,7 +9,8 @@ const name = z.string().trim().min(1, 'is required').max(200);
 const description = z.string().trim().max(2000).nullish();
 const timestamp = z.iso.datetime({ offset: true });
 const points = z.number().int().min(0).max(1_000_000_000);
-const money = z.number().nonnegative().max(1e12);
+// stored as DECIMAL(14,2): twelve integer digits
+const money = z.number().nonnegative().max(999_999_999_999);
 const uuid = z.uuid();
 
 export const customerInput = z

@@ -4,7 +4,7 @@
 import { GraphQLError, visit } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Db } from '../db/client.js';
-import { AppError, type ErrorDetails, validationError } from '../domain/errors.js';
+import { AppError, type ErrorDetails, errorStatus, validationError } from '../domain/errors.js';
 import { hashToken, isWellFormed } from '../domain/tokens.js';
 import { adminSchema } from '../schema/admin/index.js';
 import type { AdminContext } from '../schema/admin/builder.js';
@@ -69,13 +69,17 @@ const VARIABLE_ERROR = /^Variable "\$(\w+)"/;
 /** As the public API, plus: a variable GraphQL cannot coerce is a validation_error naming it. */
 function adminMaskError(error: unknown, message: string): Error {
   const masked = maskError(error, message);
-  const variable = masked instanceof GraphQLError && !masked.extensions?.code ? VARIABLE_ERROR.exec(masked.message)?.[1] : undefined;
-  if (!variable) return masked;
-  const gql = masked as GraphQLError;
-  return new GraphQLError(gql.message, {
-    nodes: gql.nodes,
-    extensions: { code: 'validation_error', details: { [variable]: [gql.message] } },
-  });
+  if (!(masked instanceof GraphQLError) || masked.extensions?.code) return masked;
+  const variable = VARIABLE_ERROR.exec(masked.message)?.[1];
+  // amended in place: Yoga logs every error its mask replaces, and this one is the client's
+  if (variable) {
+    Object.assign(masked.extensions, {
+      code: 'validation_error',
+      details: { [variable]: [masked.message] },
+      http: { status: errorStatus.validation_error },
+    });
+  }
+  return masked;
 }
 
 export function createAdminServer({ db }: { db: Db }) {

@@ -1,0 +1,84 @@
+// Booster campaigns: all of them (past, current, future; active or not), create, update,
+// activate, deactivate.
+import type { BoosterCampaign } from '../../generated/prisma/client.js';
+import {
+  createBoosterCampaign,
+  listAllBoosterCampaigns,
+  setBoosterCampaignActive,
+  updateBoosterCampaign,
+} from '../../domain/program.js';
+import { builder, listOf, pageArgs, provided } from './builder.js';
+import { CampaignTypeEnum } from './enums.js';
+
+export const BoosterCampaignRef = builder.objectRef<BoosterCampaign>('BoosterCampaign').implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    description: t.exposeString('description', { nullable: true }),
+    multiplier: t.float({ resolve: (r) => Number(r.multiplier) }),
+    campaign_types: t.expose('campaignTypes', { type: [CampaignTypeEnum] }),
+    starts_at: t.expose('startsAt', { type: 'DateTime' }),
+    ends_at: t.expose('endsAt', { type: 'DateTime', nullable: true }),
+    is_active: t.exposeBoolean('isActive'),
+    created_at: t.expose('createdAt', { type: 'DateTime' }),
+    updated_at: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+// Times are strings here, checked by the shared zod shape (ISO 8601 with an offset).
+const BoosterCampaignInput = builder.inputType('BoosterCampaignInput', {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    description: t.string(),
+    multiplier: t.float({ required: true, description: 'Points of the boosted campaign types are multiplied by this' }),
+    campaign_types: t.field({ type: [CampaignTypeEnum], required: true }),
+    starts_at: t.string({ required: true, description: 'ISO 8601 timestamp' }),
+    ends_at: t.string({ description: 'ISO 8601 timestamp; null: no end' }),
+    is_active: t.boolean({ description: 'Default true' }),
+  }),
+});
+
+const BoosterCampaignPatch = builder.inputType('BoosterCampaignPatch', {
+  description: 'Fields to change; the result is validated as a whole',
+  fields: (t) => ({
+    name: t.string(),
+    description: t.string(),
+    multiplier: t.float(),
+    campaign_types: t.field({ type: [CampaignTypeEnum] }),
+    starts_at: t.string(),
+    ends_at: t.string(),
+    is_active: t.boolean(),
+  }),
+});
+
+builder.queryFields((t) => ({
+  booster_campaigns: t.field({
+    type: listOf('BoosterCampaign', BoosterCampaignRef),
+    description: 'Every booster campaign, whatever its dates or state, latest start first',
+    args: { ...pageArgs, is_active: t.arg.boolean() },
+    resolve: (_root, args, ctx) => listAllBoosterCampaigns(ctx.db, ctx.merchantId, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  create_booster_campaign: t.field({
+    type: BoosterCampaignRef,
+    args: { input: t.arg({ type: BoosterCampaignInput, required: true }) },
+    resolve: (_root, args, ctx) => createBoosterCampaign(ctx.db, ctx.merchantId, provided(args.input)),
+  }),
+  update_booster_campaign: t.field({
+    type: BoosterCampaignRef,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: BoosterCampaignPatch, required: true }) },
+    resolve: (_root, args, ctx) => updateBoosterCampaign(ctx.db, ctx.merchantId, String(args.id), provided(args.input)),
+  }),
+  activate_booster_campaign: t.field({
+    type: BoosterCampaignRef,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => setBoosterCampaignActive(ctx.db, ctx.merchantId, String(args.id), true),
+  }),
+  deactivate_booster_campaign: t.field({
+    type: BoosterCampaignRef,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => setBoosterCampaignActive(ctx.db, ctx.merchantId, String(args.id), false),
+  }),
+}));

@@ -1,0 +1,136 @@
+// Engine events: what happens on the e-commerce platform (orders, refunds, other actions,
+// referrals), recorded by the merchant's integration. Each is idempotent on its event id
+// (orders also on their order id): a replay answers the first result with replayed: true.
+import { type ActivityResult, recordActivity } from '../../domain/engine/activities.js';
+import { type OrderResult, type RefundResult, recordOrder, refundOrder } from '../../domain/engine/orders.js';
+import { type ReferralResult, recordReferral } from '../../domain/engine/referrals.js';
+import { builder, provided } from './builder.js';
+import { CampaignTypeEnum, ReferralStatusEnum } from './enums.js';
+
+const OrderResultRef = builder.objectRef<OrderResult>('OrderResult').implement({
+  fields: (t) => ({
+    order_id: t.exposeString('order_id'),
+    customer_id: t.exposeString('customer_id', { description: "The customer's platform id" }),
+    points_awarded: t.exposeInt('points_awarded'),
+    transaction_id: t.exposeID('transaction_id', { nullable: true, description: 'The ledger credit; null when nothing was earned' }),
+    replayed: t.exposeBoolean('replayed', { description: 'True when this order was already recorded: nothing changed' }),
+  }),
+});
+
+const RefundResultRef = builder.objectRef<RefundResult>('RefundResult').implement({
+  fields: (t) => ({
+    order_id: t.exposeString('order_id'),
+    customer_id: t.exposeString('customer_id'),
+    refunded_amount: t.exposeFloat('refunded_amount'),
+    points_to_claw_back: t.exposeInt('points_to_claw_back', { description: 'Points this refund owes back' }),
+    points_clawed_back: t.exposeInt('points_clawed_back', { description: 'Points debited (never more than the balance)' }),
+    shortfall: t.exposeInt('shortfall', { description: 'Owed but not debited: the balance was too low' }),
+    transaction_id: t.exposeID('transaction_id', { nullable: true }),
+    fully_refunded: t.exposeBoolean('fully_refunded'),
+    replayed: t.exposeBoolean('replayed'),
+  }),
+});
+
+const ActivityResultRef = builder.objectRef<ActivityResult>('ActivityResult').implement({
+  fields: (t) => ({
+    event_id: t.exposeString('event_id'),
+    customer_id: t.exposeString('customer_id'),
+    campaign_type: t.expose('campaign_type', { type: CampaignTypeEnum }),
+    points_awarded: t.exposeInt('points_awarded', { description: '0 when no active rule pays or a limit is reached' }),
+    transaction_id: t.exposeID('transaction_id', { nullable: true }),
+    replayed: t.exposeBoolean('replayed'),
+  }),
+});
+
+const ReferralResultRef = builder.objectRef<ReferralResult>('ReferralResult').implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    referrer_customer_id: t.exposeString('referrer_customer_id'),
+    referee_email: t.exposeString('referee_email'),
+    referee_customer_id: t.exposeString('referee_customer_id', { nullable: true }),
+    status: t.expose('status', { type: ReferralStatusEnum }),
+    referrer_points: t.exposeInt('referrer_points', { nullable: true }),
+    order_id: t.exposeString('order_id', { nullable: true }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    completed_at: t.expose('completed_at', { type: 'DateTime', nullable: true }),
+    replayed: t.exposeBoolean('replayed'),
+  }),
+});
+
+const LineItemInput = builder.inputType('LineItemInput', {
+  fields: (t) => ({
+    product_id: t.string({ required: true }),
+    quantity: t.int({ required: true }),
+    price: t.float({ required: true, description: 'Unit price in the shop currency' }),
+  }),
+});
+
+const OrderEventInput = builder.inputType('OrderEventInput', {
+  fields: (t) => ({
+    event_id: t.string({ description: "The platform's event id (idempotency key)" }),
+    order_id: t.string({ required: true, description: "The platform's order id; an order is recorded once" }),
+    customer_id: t.string({ required: true, description: "The customer's platform id" }),
+    subtotal: t.float({ required: true }),
+    currency: t.string({ description: 'Must be the shop currency when given' }),
+    line_items: t.field({ type: [LineItemInput] }),
+    created_at: t.field({ type: 'DateTime', description: 'When the order was placed (default now)' }),
+  }),
+});
+
+const RefundEventInput = builder.inputType('RefundEventInput', {
+  fields: (t) => ({
+    event_id: t.string(),
+    order_id: t.string({ required: true }),
+    amount: t.float({ description: 'The refunded amount; omitted: the whole order' }),
+  }),
+});
+
+const ActivityEventInput = builder.inputType('ActivityEventInput', {
+  fields: (t) => ({
+    event_id: t.string({ required: true }),
+    customer_id: t.string({ required: true }),
+    campaign_type: t.field({ type: CampaignTypeEnum, required: true, description: 'Any type but purchase (orders)' }),
+    occurred_at: t.field({ type: 'DateTime' }),
+  }),
+});
+
+const ReferralEventInput = builder.inputType('ReferralEventInput', {
+  fields: (t) => ({
+    referrer_code: t.string({ required: true, description: "The referrer's referral_code" }),
+    referee_email: t.string({ required: true }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  record_order: t.field({
+    type: OrderResultRef,
+    description: 'Awards the points of an order (purchase rules, tier multiplier, boosters) and may complete a referral',
+    args: { input: t.arg({ type: OrderEventInput, required: true }) },
+    resolve: (_root, args, ctx) => {
+      const input = provided(args.input);
+      return recordOrder(ctx.db, ctx.merchantId, {
+        ...input,
+        ...(input.line_items && { line_items: input.line_items.map(provided) }),
+      });
+    },
+  }),
+  refund_order: t.field({
+    type: RefundResultRef,
+    description: "Claws back a refunded order's points, proportionally to the amount, never below zero",
+    args: { input: t.arg({ type: RefundEventInput, required: true }) },
+    resolve: (_root, args, ctx) => refundOrder(ctx.db, ctx.merchantId, provided(args.input)),
+  }),
+  record_activity: t.field({
+    type: ActivityResultRef,
+    description: 'Awards the points of a non-purchase action (signup, review, daily visit...) within its limits',
+    args: { input: t.arg({ type: ActivityEventInput, required: true }) },
+    resolve: (_root, args, ctx) =>
+      recordActivity(ctx.db, ctx.merchantId, provided(args.input)),
+  }),
+  record_referral: t.field({
+    type: ReferralResultRef,
+    description: 'Registers a pending referral of referee_email by the customer with referrer_code',
+    args: { input: t.arg({ type: ReferralEventInput, required: true }) },
+    resolve: (_root, args, ctx) => recordReferral(ctx.db, ctx.merchantId, args.input),
+  }),
+}));

@@ -1,0 +1,46 @@
+// The merchant (shop) itself: its identity and program-wide settings.
+import type { Merchant } from '../../generated/prisma/client.js';
+import { notFound } from '../../domain/errors.js';
+import { updateMerchantSettings } from '../../domain/program.js';
+import { builder } from './builder.js';
+
+const MerchantRef = builder.objectRef<Merchant>('Merchant').implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    slug: t.exposeString('slug'),
+    name: t.exposeString('name'),
+    currency: t.exposeString('currency', { description: 'ISO 4217 code of the shop currency' }),
+    points_expiry_days: t.exposeInt('pointsExpiryDays', {
+      nullable: true,
+      description: 'Points expire after this many days without activity; null: never',
+    }),
+    created_at: t.expose('createdAt', { type: 'DateTime' }),
+    updated_at: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  merchant: t.field({
+    type: MerchantRef,
+    description: 'The merchant the admin token belongs to',
+    resolve: async (_root, _args, ctx) => {
+      const merchant = await ctx.db.merchant.findUnique({ where: { id: ctx.merchantId } });
+      if (!merchant) throw notFound('Merchant');
+      return merchant;
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  update_merchant_settings: t.field({
+    type: MerchantRef,
+    description: 'Changes the given settings; points_expiry_days: null turns expiry off',
+    args: {
+      name: t.arg.string(),
+      currency: t.arg.string({ description: 'ISO 4217, e.g. USD' }),
+      points_expiry_days: t.arg.int({ description: '1 to 36500, or null for never' }),
+    },
+    // an argument the client left out is absent from args; an explicit null is kept
+    resolve: (_root, args, ctx) => updateMerchantSettings(ctx.db, ctx.merchantId, { ...args }),
+  }),
+}));
