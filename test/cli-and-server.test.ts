@@ -83,7 +83,7 @@ describe('npm start and the CLI', () => {
     const revoked = await get(key.json.key, '/v1/rewards');
     expect(revoked.status).toBe(401);
     expect((await revoked.json()).error.code).toBe('invalid_token');
-  });
+  }, 180_000);
 
   it('rejects an invalid import whole, listing every bad field, and bad arguments', async () => {
     const file = path.join(dataDir, 'bad.json');
@@ -102,7 +102,7 @@ describe('npm start and the CLI', () => {
     expect((await cli('keys', 'create', '--merchant', 'acme', '--type', 'custom', '--scope', 'activities=write')).code).not.toBe(0);
     expect((await cli('keys', 'create', '--merchant', 'nobody', '--type', 'full')).json.error.code).toBe('not_found');
     expect((await cli('bogus')).code).toBe(2);
-  });
+  }, 180_000);
 
   it('stops on SIGTERM', async () => {
     const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));

@@ -120,15 +120,20 @@ describe('GET /v1/customers', () => {
     expect(none.body.meta.pagination).toEqual({ current_page: 1, per_page: 20, total: 0, last_page: 1, has_more: false });
   });
 
-  it('matches email literally: % and _ are not wildcards; a NUL byte matches nothing', async () => {
+  it('matches email literally: % and _ are not wildcards; a NUL byte is refused', async () => {
     const underscored = await newCustomer(app, merchantId, { customerId: 'plat-us', email: 'first_last@example.com' });
     await newCustomer(app, merchantId, { customerId: 'plat-us2', email: 'firstxlast@example.com' });
     const exact = await api.rest('GET', `/v1/customers?email=${encodeURIComponent('FIRST_last@example.com')}`);
     expect(exact.body.data.map((c: any) => c.id)).toEqual([underscored.id]);
-    for (const q of ['email=%25', 'email=first%25', 'email=%25%40example.com', 'customer_id=plat-%25', 'customer_id=%00', 'email=%00']) {
+    for (const q of ['email=%25', 'email=first%25', 'email=%25%40example.com', 'customer_id=plat-%25']) {
       const res = await api.rest('GET', `/v1/customers?${q}`);
       expect(res.status, q).toBe(200);
       expect(res.body.data, q).toEqual([]);
+    }
+    for (const q of ['customer_id=%00', 'email=%00']) {
+      const res = await api.rest('GET', `/v1/customers?${q}`);
+      expect(res.status, q).toBe(422);
+      expect(res.body.error.code, q).toBe('validation_error');
     }
     await app.db.customer.deleteMany({ where: { platformId: { in: ['plat-us', 'plat-us2'] }, merchantId } });
   });
@@ -176,7 +181,7 @@ describe('GET /v1/customers/{id}', () => {
       expect(res.body.error).toEqual({ code: 'not_found', message: 'Customer not found' });
     }
     const nul = await api.rest('GET', '/v1/customers/plat%00');
-    expect(nul.status).toBe(404);
+    expect(nul.status).toBe(422);
     // the platform id both merchants use resolves to this merchant's customer only
     const shared = await api.rest('GET', '/v1/customers/plat-1');
     expect(shared.body.data.id).toBe(c1.id);

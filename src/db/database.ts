@@ -4,7 +4,12 @@
 import type { Config } from '../config.js';
 import { createPrisma, type Db } from './client.js';
 import { type Database, openDatabase } from './embedded.js';
-import { applyMigrations } from './schema-engine.js';
+import { applyMigrations, pendingMigrations } from './schema-engine.js';
+
+/** Loading the wasm engine costs seconds; a quick look at _prisma_migrations usually spares it. */
+async function migrateIfNeeded(url: string) {
+  return (await pendingMigrations(url)).length ? applyMigrations(url) : [];
+}
 
 export interface OpenDb {
   db: Db;
@@ -16,7 +21,8 @@ export interface OpenDb {
 export async function connect(config: Config, opts: { migrate?: boolean } = {}): Promise<OpenDb> {
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   try {
-    const applied = opts.migrate === false ? [] : await applyMigrations(database.url);
+    const applied = opts.migrate === false ? [] : await migrateIfNeeded(database.url);
+    database.markReady();
     const db = createPrisma(database.url, config.DB_POOL_MAX);
     return {
       db,

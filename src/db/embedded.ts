@@ -11,6 +11,8 @@ import { PGliteServer } from './pglite-server.js';
 export interface Database {
   url: string;
   embedded: boolean;
+  /** The owner announces the database ready (migrated) to other processes. */
+  markReady(): void;
   /** The PGlite instance when this process owns the embedded database. */
   pglite?: PGlite;
   close(): Promise<void>;
@@ -19,6 +21,8 @@ export interface Database {
 interface OwnerRecord {
   pid: number;
   port: number;
+  /** false while the owner is still migrating: other processes wait. */
+  ready: boolean;
 }
 
 const ownerFile = (dataDir: string) => path.join(dataDir, 'embedded.json');
@@ -46,19 +50,29 @@ function processAlive(pid: number) {
   }
 }
 
-/** The running owner's URL, if another live process serves this data directory. */
-export async function findRunningEmbedded(dataDir: string): Promise<string | undefined> {
+/** The live owner of this data directory, if another process serves it. */
+export async function findRunningEmbedded(dataDir: string): Promise<OwnerRecord | undefined> {
   const file = ownerFile(dataDir);
   if (!existsSync(file)) return undefined;
   try {
     const owner = JSON.parse(readFileSync(file, 'utf8')) as OwnerRecord;
-    if (owner.pid !== process.pid && processAlive(owner.pid) && (await canConnect(owner.port))) {
-      return urlFor(owner.port);
-    }
+    if (owner.pid !== process.pid && processAlive(owner.pid) && (await canConnect(owner.port))) return owner;
   } catch {
     // unreadable record: treat as stale
   }
   return undefined;
+}
+
+/** Waits (up to `timeoutMs`) for the owner to finish migrating; its URL then. */
+async function whenReady(dataDir: string, timeoutMs = 120_000): Promise<string | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const owner = await findRunningEmbedded(dataDir);
+    if (!owner) return undefined;
+    if (owner.ready) return urlFor(owner.port);
+    if (Date.now() > deadline) throw new Error(`The server owning ${dataDir} did not become ready`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /**
@@ -71,10 +85,14 @@ export async function startEmbedded(dataDir: string | 'memory', loadDataDir?: Bl
   const db = await PGlite.create(inMemory ? undefined : path.join(dataDir, 'pglite'), { loadDataDir });
   const server = new PGliteServer(db);
   const port = await server.start('127.0.0.1', 0);
-  if (!inMemory) writeFileSync(ownerFile(dataDir), JSON.stringify({ pid: process.pid, port }));
+  const announce = (ready: boolean) => {
+    if (!inMemory) writeFileSync(ownerFile(dataDir), JSON.stringify({ pid: process.pid, port, ready } satisfies OwnerRecord));
+  };
+  announce(false);
   return {
     url: urlFor(port),
     embedded: true,
+    markReady: () => announce(true),
     pglite: db,
     async close() {
       if (!inMemory) rmSync(ownerFile(dataDir), { force: true });
@@ -86,8 +104,8 @@ export async function startEmbedded(dataDir: string | 'memory', loadDataDir?: Bl
 
 /** DATABASE_URL when given; else the running embedded server; else open the embedded files. */
 export async function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Promise<Database> {
-  if (opts.databaseUrl) return { url: opts.databaseUrl, embedded: false, close: async () => {} };
-  const running = await findRunningEmbedded(opts.dataDir);
-  if (running) return { url: running, embedded: true, close: async () => {} };
+  if (opts.databaseUrl) return { url: opts.databaseUrl, embedded: false, markReady() {}, close: async () => {} };
+  const running = await whenReady(opts.dataDir);
+  if (running) return { url: running, embedded: true, markReady() {}, close: async () => {} };
   return startEmbedded(opts.dataDir);
 }

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
 
@@ -88,22 +89,24 @@ export async function applyMigrations(connectionString: string): Promise<string[
   });
 }
 
-/** The SQL that takes a database at `connectionString` to prisma/schema.prisma. */
-export async function diffDatabaseToSchema(connectionString: string): Promise<string> {
-  const schema = await readSchema();
-  return withSchemaEngine(connectionString, async (engine) => {
-    let script = '';
-    const log = console.log;
-    // diff prints its script through the engine's stdout hook rather than returning it
-    const res = await engine.diff({
-      from: { tag: 'url', url: connectionString },
-      to: { tag: 'schemaDatamodel', ...schema },
-      script: true,
-      exitCode: null,
-      filters: noFilter,
-    });
-    script = res.stdout ?? '';
-    void log;
-    return script;
-  });
+export const APPLIED_MIGRATIONS_SQL =
+  'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL';
+
+/** Migration folders not among `applied`. */
+export async function unappliedOf(applied: { migration_name: string }[]): Promise<string[]> {
+  const done = new Set(applied.map((r) => r.migration_name));
+  return (await readMigrations()).migrationDirectories.map((d) => d.path).filter((name) => !done.has(name));
+}
+
+/** Migration folders not recorded as applied (all of them when the table is missing). */
+export async function pendingMigrations(connectionString: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5000 });
+  await client.connect();
+  try {
+    return await unappliedOf((await client.query<{ migration_name: string }>(APPLIED_MIGRATIONS_SQL)).rows);
+  } catch {
+    return unappliedOf([]); // no migrations table yet
+  } finally {
+    await client.end();
+  }
 }
