@@ -1,0 +1,134 @@
+// Issue 5: the ledger under concurrency. Exact outcomes for racing debits, credits and
+// redemptions; a randomised mix over two merchants after which every balance equals the
+// sum of its transactions, none is negative, and no row crosses merchants. No 5xx.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from './harness.js';
+
+let app: TestApp;
+
+beforeAll(async () => {
+  app = await testApp();
+});
+
+async function setup(label: string) {
+  const merchant = await newMerchant(app, label);
+  return { merchant, api: client(app, await newKey(app, merchant.id)) };
+}
+
+const adjust = (api: ReturnType<typeof client>, customerId: string, points: number) =>
+  api.rest('POST', `/v1/customers/transactions?customer_id=${customerId}`, { points, description: `race ${points}` });
+
+async function invariants(merchantIds: string[]) {
+  const broken = await app.db.$queryRaw<{ id: string; points_balance: number; total: bigint | null }[]>`
+    SELECT c.id, c.points_balance, (SELECT sum(t.points) FROM points_transactions t WHERE t.customer_id = c.id) AS total
+      FROM customers c
+     WHERE c.merchant_id = ANY(${merchantIds}::uuid[])
+       AND (c.points_balance < 0
+            OR c.points_balance <> COALESCE((SELECT sum(t.points) FROM points_transactions t WHERE t.customer_id = c.id), 0)
+            OR c.points_earned - c.points_spent <> c.points_balance)`;
+  const crossed = await app.db.$queryRaw<{ n: bigint }[]>`
+    SELECT count(*) AS n FROM (
+      SELECT t.id FROM points_transactions t JOIN customers c ON c.id = t.customer_id WHERE t.merchant_id <> c.merchant_id
+      UNION ALL
+      SELECT a.id FROM activities a JOIN customers c ON c.id = a.customer_id WHERE a.merchant_id <> c.merchant_id
+      UNION ALL
+      SELECT r.id FROM customer_rewards r JOIN rewards w ON w.id = r.reward_id WHERE r.merchant_id <> w.merchant_id
+    ) x`;
+  return { broken, crossed: Number(crossed[0]!.n) };
+}
+
+describe('ledger under concurrency', () => {
+  it('200 concurrent debits of 10 against 1,000 points: exactly 100 succeed', async () => {
+    const { merchant, api } = await setup('debits');
+    const customer = await newCustomer(app, merchant.id, { points: 1000 });
+    const results = await Promise.all(Array.from({ length: 200 }, () => adjust(api, customer.platformId, -10)));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(100);
+    expect(results.filter((r) => r.status === 422).every((r) => r.body.error.code === 'adjustment_failed')).toBe(true);
+    expect(results.filter((r) => r.status === 422)).toHaveLength(100);
+    expect((await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(0);
+    expect(await invariants([merchant.id])).toEqual({ broken: [], crossed: 0 });
+  });
+
+  it('500 concurrent +1 credits from zero: exactly 500', async () => {
+    const { merchant, api } = await setup('credits');
+    const customer = await newCustomer(app, merchant.id);
+    const results = await Promise.all(Array.from({ length: 500 }, () => adjust(api, customer.platformId, 1)));
+    expect(results.every((r) => r.status === 201)).toBe(true);
+    expect((await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(500);
+    expect(await app.db.pointsTransaction.count({ where: { customerId: customer.id } })).toBe(500);
+  });
+
+  it('concurrent redemptions never overdraw', async () => {
+    const { merchant, api } = await setup('redeem');
+    const customer = await newCustomer(app, merchant.id, { points: 1000 });
+    const reward = await app.db.reward.create({
+      data: { merchantId: merchant.id, name: 'R', rewardType: 'fixed_discount', pointsCost: 150, rewardRule: { discount_value: 5 } },
+    });
+    const results = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        api.rest('POST', `/v1/customers/rewards/redeem?customer_id=${customer.platformId}`, { reward_id: reward.id }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(6);
+    expect(results.filter((r) => r.status === 422 && r.body.error.code === 'insufficient_points')).toHaveLength(34);
+    expect((await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(100);
+    expect(await invariants([merchant.id])).toEqual({ broken: [], crossed: 0 });
+  });
+
+  it('a refused debit leaves no trace on the requests that follow it (prisma/prisma#30374)', async () => {
+    const { merchant, api } = await setup('after-failure');
+    const customer = await newCustomer(app, merchant.id, { points: 5 });
+    for (let i = 0; i < 5; i++) {
+      expect((await adjust(api, customer.platformId, -100)).status).toBe(422);
+      expect((await adjust(api, customer.platformId, 1)).status).toBe(201);
+      const balance = await api.rest('GET', `/v1/customers/balance?customer_id=${customer.platformId}`);
+      expect(balance.body.data.points_balance).toBe(6 + i);
+    }
+  });
+
+  it('the database refuses a negative balance even if the code did not (CHECK constraint)', async () => {
+    const { merchant } = await setup('check');
+    const customer = await newCustomer(app, merchant.id, { points: 1 });
+    await expect(
+      app.db.$executeRaw`UPDATE customers SET points_balance = -1 WHERE id = ${customer.id}::uuid`,
+    ).rejects.toThrow(/customers_points_balance_non_negative|check constraint/i);
+  });
+
+  it('a randomised mix over two merchants keeps every invariant, with no 5xx', async () => {
+    const shops = await Promise.all([setup('mix-a'), setup('mix-b')]);
+    const world = await Promise.all(
+      shops.map(async ({ merchant, api }) => {
+        const customers = await Promise.all(
+          Array.from({ length: 5 }, (_, i) => newCustomer(app, merchant.id, { customerId: `mix-${i}`, points: 200 })),
+        );
+        const reward = await app.db.reward.create({
+          data: { merchantId: merchant.id, name: 'Mix', rewardType: 'free_shipping', pointsCost: 60, rewardRule: {} },
+        });
+        return { api, customers, reward };
+      }),
+    );
+    let seed = 42;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const requests = Array.from({ length: 300 }, () => {
+      const shop = world[random(2)]!;
+      const customer = shop.customers[random(5)]!;
+      switch (random(4)) {
+        case 0:
+          return adjust(shop.api, customer.platformId, 1 + random(50));
+        case 1:
+          return adjust(shop.api, customer.platformId, -(1 + random(120)));
+        case 2:
+          return shop.api.rest('POST', `/v1/customers/rewards/redeem?customer_id=${customer.platformId}`, { reward_id: shop.reward.id });
+        default:
+          // another merchant's reward: must be 404 and change nothing
+          return shop.api.rest('POST', `/v1/customers/rewards/redeem?customer_id=${customer.platformId}`, {
+            reward_id: world.find((w) => w !== shop)!.reward.id,
+          });
+      }
+    });
+    const results = await Promise.all(requests);
+    expect(results.filter((r) => r.status >= 500)).toEqual([]);
+    expect(results.every((r) => [201, 404, 422].includes(r.status))).toBe(true);
+    expect(await invariants(shops.map((s) => s.merchant.id))).toEqual({ broken: [], crossed: 0 });
+  });
+});
