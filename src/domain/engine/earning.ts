@@ -1,0 +1,56 @@
+// The step every earning event shares: calculate with the customer's program, then take a
+// limit slot for each limited rule that pays. A slot lost to a concurrent award means the
+// rule is used up, so the calculation is redone without it.
+// Rules, tier and boosters are judged when the event is recorded (what the estimate and
+// GET /booster-campaigns show then); limits count in the period the action happened in.
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import type { Customer } from '../../generated/prisma/client.js';
+import type { CampaignType } from '../../generated/prisma/enums.js';
+import { type Cart, type PointsCalculation, calculatePoints } from '../calculator.js';
+import { claimSlot } from './limits.js';
+import { limitedRules, loadProgram } from './program.js';
+
+export async function earn(
+  db: Db,
+  merchantId: string,
+  customer: Pick<Customer, 'id' | 'tierId' | 'status'>,
+  campaignType: CampaignType,
+  cart: Cart,
+  happenedAt: Date,
+): Promise<PointsCalculation> {
+  const now = new Date();
+  const program = await loadProgram(db, merchantId, customer, campaignType, now, happenedAt);
+  const limits = new Map(limitedRules(program.earningRules).map((r) => [r.id, r]));
+  const claimed = new Set<string>();
+  for (;;) {
+    const calculation = calculatePoints(program, cart, now);
+    const pending = calculation.breakdown.filter(
+      (e) => e.source === 'earning_rule' && limits.has(e.id) && !claimed.has(e.id),
+    );
+    if (pending.length === 0) return calculation;
+    for (const entry of pending) {
+      const rule = limits.get(entry.id)!;
+      if (await claimSlot(db, merchantId, customer.id, rule, program.usage[rule.id] ?? 0, happenedAt)) claimed.add(rule.id);
+      else program.usage[rule.id] = rule.limit.count;
+    }
+  }
+}
+
+/** The names of what paid, for the customer's activity log. */
+export function describeEarning(calculation: PointsCalculation): string {
+  return calculation.breakdown
+    .filter((e) => e.source === 'earning_rule')
+    .map((e) => e.name)
+    .join(', ');
+}
+
+// ---- input pieces shared by the event functions ----
+
+export const eventIdSchema = z.string().trim().min(1, 'is required').max(255);
+export const platformIdSchema = z.string().trim().min(1, 'is required').max(255);
+/** A Date (from the admin schema's DateTime scalar) or an ISO 8601 string. */
+export const timestampSchema = z
+  .union([z.date(), z.iso.datetime({ offset: true })])
+  .transform((v) => new Date(v))
+  .refine((d) => !Number.isNaN(d.getTime()), 'must be a valid time');
