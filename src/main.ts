@@ -9,6 +9,8 @@ import { bootstrapDemo } from './domain/bootstrap.js';
 import { createApp } from './http/app.js';
 import { createLogger } from './http/logging.js';
 
+const SHUTDOWN_GRACE_MS = 10_000;
+
 async function main() {
   const config = loadConfig();
   if (!config.DATABASE_URL && (await findRunningEmbedded(config.DATA_DIR))) {
@@ -53,9 +55,15 @@ async function main() {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: finishing in-flight requests`);
+    const closed = new Promise<void>((resolve) => server.once('close', resolve));
     server.close();
-    server.closeIdleConnections();
-    await new Promise<void>((resolve) => server.once('close', resolve));
+    // keep-alive connections become idle as their requests finish: close them as they do,
+    // and give stragglers a deadline
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const deadline = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    await closed;
+    clearInterval(sweep);
+    clearTimeout(deadline);
     await app.close();
     await close();
     process.exit(0);

@@ -46,11 +46,12 @@ interface Admitted {
 
 const JSON_TYPE = /^application\/(.+\+)?json\b/i;
 
+/** Reads the whole body, refusing more than `limit` bytes without buffering them. */
 async function readBody(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? 0);
   if (declared > limit) throw tooLarge(limit);
   if (!request.body) return '';
-  const reader = request.clone().body!.getReader();
+  const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -58,7 +59,6 @@ async function readBody(request: Request, limit: number): Promise<string> {
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      // not awaited: cancelling one branch of a cloned (tee'd) body waits for the other
       void reader.cancel().catch(() => {});
       throw tooLarge(limit);
     }
@@ -73,7 +73,8 @@ function useGate(db: Db, config: Config, rateLimiter: RateLimiter, admitted: Wea
   const matchRoute = routeMatcher(schema, REST_BASE);
   let openApi: Record<string, unknown> | undefined;
   return {
-    async onRequest({ request, url, endResponse }) {
+    async onRequest({ request: received, url, endResponse, setRequest }) {
+      let request = received;
       const isRest = url.pathname === REST_BASE || url.pathname.startsWith(`${REST_BASE}/`);
       if (!isRest && url.pathname !== GRAPHQL_PATH) return;
       if (url.pathname === OPENAPI_PATH && request.method === 'GET') return; // public documentation
@@ -109,6 +110,13 @@ function useGate(db: Db, config: Config, rateLimiter: RateLimiter, admitted: Wea
           throw new AppError('unsupported_media_type', `Send the body as application/json, not ${contentType}`);
         }
         const body = hasBody ? await readBody(request, config.BODY_LIMIT_BYTES) : '';
+        if (hasBody) {
+          // the body stream is consumed: hand the rest of the pipeline a request that holds it
+          request = new Request(request.url, { method: request.method, headers: request.headers, body });
+          setRequest(request);
+          admitted.delete(received);
+          admitted.set(request, entry);
+        }
         // PostgreSQL text cannot hold NUL; refuse it once here rather than in every field
         if (/%00/.test(url.pathname + url.search) || body.includes('\u0000') || /\\u0000/i.test(body)) {
           throw validationError({ request: ['must not contain NUL (U+0000) characters'] });

@@ -1,0 +1,168 @@
+// Issue 5, faults: the database going away mid-run answers 503 service_unavailable and the
+// service recovers by itself when it returns; SIGTERM during a burst of writes finishes
+// in-flight requests, and exactly the requests that got 201 are in the ledger.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrisma } from '../src/db/client.js';
+import { openDatabase } from '../src/db/embedded.js';
+import { applyMigrations } from '../src/db/schema-engine.js';
+import { createApp } from '../src/http/app.js';
+import { newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from './harness.js';
+
+/** A TCP proxy to the database that the test can cut and restore. */
+function cuttableProxy(target: URL) {
+  let server: net.Server | undefined;
+  const sockets = new Set<net.Socket>();
+  let port = 0;
+  const open = () =>
+    new Promise<void>((resolve) => {
+      server = net.createServer((client) => {
+        const upstream = net.connect(Number(target.port || 5432), target.hostname);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => s.destroy());
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(port, '127.0.0.1', () => {
+        port = (server!.address() as net.AddressInfo).port;
+        resolve();
+      });
+    });
+  return {
+    open,
+    get port() {
+      return port;
+    },
+    async cut() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server!.close(() => resolve()));
+    },
+  };
+}
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await testApp();
+});
+
+describe('database outage', () => {
+  it('answers 503 service_unavailable while the database is away, and recovers by itself', async () => {
+    const merchant = await newMerchant(app, 'outage');
+    const key = await newKey(app, merchant.id);
+    const customer = await newCustomer(app, merchant.id, { points: 10 });
+    const target = new URL(app.url);
+    const proxy = cuttableProxy(target);
+    await proxy.open();
+    const url = new URL(app.url);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const db = createPrisma(url.toString(), 2);
+    const service = createApp({ db, config: testConfig() });
+    const balance = () =>
+      service.fetch(`http://t/v1/customers/balance?customer_id=${customer.platformId}`, { headers: { authorization: `Bearer ${key}` } });
+    try {
+      expect((await balance()).status).toBe(200);
+      await proxy.cut();
+      const down = await balance();
+      expect(down.status).toBe(503);
+      expect((await down.json()).error.code).toBe('service_unavailable');
+      const gql = await service.fetch('http://t/graphql', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ rewards { data { id } } }' }),
+      });
+      expect(gql.status).toBe(503);
+      expect((await service.fetch('http://t/readyz')).status).toBe(503);
+      await proxy.open();
+      let recovered = 0;
+      for (let i = 0; i < 50 && recovered !== 200; i++) {
+        recovered = (await balance()).status;
+        if (recovered !== 200) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(recovered).toBe(200);
+    } finally {
+      await service.close();
+      await db.$disconnect();
+      await proxy.cut().catch(() => {});
+    }
+  }, 120_000);
+});
+
+describe('SIGTERM', () => {
+  const root = path.resolve(import.meta.dirname, '..');
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'loyalty-sigterm-'));
+  let server: ChildProcess;
+  afterAll(() => {
+    server?.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('finishes in-flight writes: every 201 is in the ledger, and nothing else', async () => {
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const env = {
+      ...process.env,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      DATA_DIR: dataDir,
+      DATABASE_URL: process.env.TEST_DATABASE_URL ?? '',
+      RATE_LIMIT_PER_KEY: '0',
+      RATE_LIMIT_PER_MERCHANT: '0',
+    };
+    // provision through the database the server will use
+    const database = await openDatabase({ databaseUrl: env.DATABASE_URL || undefined, dataDir });
+    await applyMigrations(database.url);
+    const db = createPrisma(database.url, 2);
+    const merchant = await newMerchant({ db } as TestApp, 'sigterm');
+    const key = await newKey({ db } as TestApp, merchant.id);
+    const customer = await newCustomer({ db } as TestApp, merchant.id);
+    await db.$disconnect();
+    await database.close();
+
+    let output = '';
+    server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env });
+    server.stdout!.on('data', (d) => (output += d));
+    server.stderr!.on('data', (d) => (output += d));
+    while (!/listening on/.test(output)) {
+      if (server.exitCode !== null) throw new Error(output);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
+    const send = () =>
+      fetch(`http://127.0.0.1:${port}/v1/customers/transactions?customer_id=${customer.platformId}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ points: 1, description: 'burst' }),
+      }).then(
+        (r) => r.status,
+        () => 0, // refused: the server had stopped accepting
+      );
+    const burst: Promise<number>[] = [];
+    for (let i = 0; i < 150; i++) {
+      burst.push(send());
+      if (i === 60) server.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    const statuses = await Promise.all(burst);
+    expect(await exited).toBe(0);
+    const created = statuses.filter((s) => s === 201).length;
+    expect(created, JSON.stringify(statuses)).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
+
+    const after = await openDatabase({ databaseUrl: env.DATABASE_URL || undefined, dataDir });
+    const check = createPrisma(after.url, 1);
+    try {
+      const rows = await check.pointsTransaction.count({ where: { customerId: customer.id, description: 'burst' } });
+      const balance = (await check.customer.findUniqueOrThrow({ where: { id: customer.id } })).pointsBalance;
+      expect(rows).toBe(created);
+      expect(balance).toBe(created);
+    } finally {
+      await check.$disconnect();
+      await after.close();
+    }
+  }, 180_000);
+});
