@@ -4,6 +4,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { lexicographicSortSchema, printSchema } from 'graphql';
+import { loadConfig } from '../src/config.js';
 import { createPrisma } from '../src/db/client.js';
 import { createApp } from '../src/http/app.js';
 import { adminSchema } from '../src/schema/admin/index.js';
@@ -16,7 +17,10 @@ export const snapshotFiles = {
   'admin.graphql': async () => `${printSchema(lexicographicSortSchema(adminSchema))}\n`,
   'openapi.json': async () => {
     // no query runs: the client is never connected
-    const app = createApp({ db: createPrisma('postgresql://unused@127.0.0.1:1/unused') });
+    const app = createApp({
+      db: createPrisma('postgresql://unused@127.0.0.1:1/unused'),
+      config: loadConfig({ ...process.env, LOG_LEVEL: 'silent', RATE_LIMIT_PER_KEY: '0', RATE_LIMIT_PER_MERCHANT: '0' }),
+    });
     const res = await app.fetch('http://localhost/v1/openapi.json');
     return `${JSON.stringify(await res.json(), null, 2)}\n`;
   },
