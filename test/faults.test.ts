@@ -2,14 +2,14 @@
 // service recovers by itself when it returns; SIGTERM during a burst of writes finishes
 // in-flight requests, and exactly the requests that got 201 are in the ledger.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma } from '../src/db/client.js';
-import { openDatabase } from '../src/db/embedded.js';
-import { applyMigrations } from '../src/db/schema-engine.js';
+import { openDatabase, startEmbedded } from '../src/db/embedded.js';
+import { SNAPSHOT } from './global-setup.js';
 import { createApp } from '../src/http/app.js';
 import { newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from './harness.js';
 
@@ -113,9 +113,10 @@ describe('SIGTERM', () => {
       RATE_LIMIT_PER_KEY: '0',
       RATE_LIMIT_PER_MERCHANT: '0',
     };
-    // provision through the database the server will use
-    const database = await openDatabase({ databaseUrl: env.DATABASE_URL || undefined, dataDir });
-    await applyMigrations(database.url);
+    // provision through the database the server will use (embedded: from the migrated snapshot)
+    const database = env.DATABASE_URL
+      ? await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir })
+      : await startEmbedded(dataDir, new Blob([readFileSync(SNAPSHOT)]));
     const db = createPrisma(database.url, 2);
     const merchant = await newMerchant({ db } as TestApp, 'sigterm');
     const key = await newKey({ db } as TestApp, merchant.id);
