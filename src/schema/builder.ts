@@ -9,6 +9,7 @@ import { errorStatus } from '../domain/errors.js';
 import { type ScopeGrant, allows } from '../domain/scopes.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
+import { dateScalar, dateTimeScalar } from './common.js';
 
 export interface Context {
   db: Db;
@@ -66,25 +67,5 @@ export const builder = new SchemaBuilder<{
 builder.queryType({});
 builder.mutationType({});
 
-builder.scalarType('DateTime', {
-  description: 'An ISO 8601 UTC timestamp, e.g. 2026-11-21T08:30:00.000Z',
-  serialize: (value) => value.toISOString(),
-  parseValue: (value) => {
-    const date = new Date(String(value));
-    if (typeof value !== 'string' || Number.isNaN(date.getTime())) {
-      throw new GraphQLError('DateTime must be an ISO 8601 string');
-    }
-    return date;
-  },
-});
-
-builder.scalarType('Date', {
-  description: 'A calendar date, YYYY-MM-DD',
-  serialize: (value) => value.toISOString().slice(0, 10),
-  parseValue: (value) => {
-    if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) {
-      throw new GraphQLError('Date must be YYYY-MM-DD');
-    }
-    return new Date(`${value}T00:00:00.000Z`);
-  },
-});
+builder.scalarType('DateTime', dateTimeScalar);
+builder.scalarType('Date', dateScalar);
