@@ -1,7 +1,7 @@
 // Importing a whole program (customers with opening balances, rewards, earning rules,
 // tiers, boosters, referral program) from one JSON file: validated in full first, then
 // written in ONE batch transaction, so a file is imported entirely or not at all.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
@@ -14,7 +14,9 @@ import {
   rewardInput,
   tierInput,
 } from './inputs.js';
+import { generateReferralCode } from './customer-writes.js';
 import { MAX_BALANCE } from './ledger.js';
+import { boosterRow, earningRuleRow, referralProgramRow, rewardRow, tierRow } from './program-rows.js';
 import { detailsFromZod } from './validation.js';
 
 export const importCustomerInput = customerInput.extend({
@@ -274,15 +276,6 @@ function checkCrossRecord(parsed: Parsed, existing: Existing, problems: Problems
   }
 }
 
-const CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-
-function randomCode() {
-  const bytes = randomBytes(8);
-  let code = '';
-  for (const b of bytes) code += CODE_ALPHABET[b % CODE_ALPHABET.length];
-  return code;
-}
-
 /** Given codes are kept; the others get 8 random upper-case alphanumerics, unique for the merchant. */
 async function assignReferralCodes(db: Db, merchantId: string, customers: Parsed['customers'], taken: Set<string>) {
   const used = new Set(taken);
@@ -291,8 +284,8 @@ async function assignReferralCodes(db: Db, merchantId: string, customers: Parsed
   let missing = codes.flatMap((c, i) => (c === null ? [i] : []));
   while (missing.length) {
     for (const i of missing) {
-      let code = randomCode();
-      while (used.has(code)) code = randomCode();
+      let code = generateReferralCode();
+      while (used.has(code)) code = generateReferralCode();
       used.add(code);
       codes[i] = code;
     }
@@ -366,7 +359,6 @@ function insertOpeningBalances(db: Db, merchantId: string, rows: CustomerRow[], 
 }
 
 const date = (iso: string | null | undefined) => (iso ? new Date(iso) : undefined);
-const json = (value: object | null | undefined) => (value == null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
 
 function buildBatch(
   db: Db,
@@ -380,19 +372,7 @@ function buildBatch(
   const ops: Prisma.PrismaPromise<unknown>[] = [];
 
   // tiers first: customers reference the default tier
-  const tiers = parsed.tiers.map(({ value: t }) => ({
-    id: t.id ?? randomUUID(),
-    merchantId,
-    name: t.name,
-    description: t.description ?? null,
-    position: t.position,
-    threshold: t.threshold,
-    qualification: t.qualification,
-    window: t.window,
-    earnMultiplier: t.earn_multiplier,
-    benefits: t.benefits,
-    isDefault: t.is_default,
-  }));
+  const tiers = parsed.tiers.map(({ value: t }) => ({ id: t.id ?? randomUUID(), merchantId, ...tierRow(t) }));
   if (tiers.length) ops.push(db.tier.createMany({ data: tiers }));
 
   // Members join the default tier: those already here without a tier now, imported ones as inserted.
@@ -428,31 +408,18 @@ function buildBatch(
   }
   const pointsImported = customers.reduce((sum, c) => sum + c.balance, 0);
 
-  const rewards = parsed.rewards.map(({ value: r }) => {
-    const { points_required: _derived, ...rule } = r.reward_rule;
-    return {
-      ...(r.id && { id: r.id }),
-      merchantId,
-      name: r.name,
-      description: r.description ?? null,
-      rewardType: r.reward_type,
-      pointsCost: r.points_cost,
-      rewardRule: rule as Prisma.InputJsonValue,
-      isActive: r.is_active,
-      createdAt: date(r.created_at) ?? now,
-    };
-  });
+  const rewards = parsed.rewards.map(({ value: r }) => ({
+    ...(r.id && { id: r.id }),
+    merchantId,
+    ...rewardRow(r),
+    createdAt: date(r.created_at) ?? now,
+  }));
   for (const chunk of chunks(rewards)) ops.push(db.reward.createMany({ data: chunk }));
 
   const earningRules = parsed.earning_rules.map(({ value: e }) => ({
     ...(e.id && { id: e.id }),
     merchantId,
-    name: e.name,
-    description: e.description ?? null,
-    campaignType: e.campaign_type,
-    earningRule: json(e.earning_rule),
-    conditions: json(e.conditions),
-    isActive: e.is_active,
+    ...earningRuleRow(e),
     createdAt: date(e.created_at) ?? now,
   }));
   for (const chunk of chunks(earningRules)) ops.push(db.earningRule.createMany({ data: chunk }));
@@ -460,25 +427,12 @@ function buildBatch(
   const boosters = parsed.booster_campaigns.map(({ value: b }) => ({
     ...(b.id && { id: b.id }),
     merchantId,
-    name: b.name,
-    description: b.description ?? null,
-    multiplier: b.multiplier,
-    campaignTypes: b.campaign_types,
-    startsAt: new Date(b.starts_at),
-    endsAt: date(b.ends_at) ?? null,
-    isActive: b.is_active,
+    ...boosterRow(b),
   }));
   for (const chunk of chunks(boosters)) ops.push(db.boosterCampaign.createMany({ data: chunk }));
 
   if (referralProgram) {
-    const data = {
-      isActive: referralProgram.is_active,
-      referrerPoints: referralProgram.referrer_reward.points,
-      refereeRewardType: referralProgram.referee_reward.reward_type,
-      refereeRewardRule: referralProgram.referee_reward.reward_rule as Prisma.InputJsonValue,
-      minOrderSubtotal: referralProgram.min_order_subtotal ?? null,
-      shareUrlTemplate: referralProgram.share_url_template ?? null,
-    };
+    const data = referralProgramRow(referralProgram);
     ops.push(db.referralProgram.upsert({ where: { merchantId }, create: { merchantId, ...data }, update: data }));
   }
 

@@ -23,6 +23,7 @@ import {
   tierInput,
 } from './inputs.js';
 import { type PageArgs, paginate } from './pagination.js';
+import { boosterRow, earningRuleRow, referralProgramRow, rewardRow, tierRow } from './program-rows.js';
 import { parseInput } from './validation.js';
 
 type Patch = Record<string, unknown>;
@@ -46,8 +47,6 @@ export async function orConflict<T>(write: () => Promise<T>, message: (index: st
   }
 }
 
-const jsonOrNull = (value: unknown) => (value == null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
-const toDate = (iso: string | null | undefined) => (iso ? new Date(iso) : null);
 
 async function findOwn<T>(what: string, id: string, find: (id: string) => Promise<T | null>): Promise<T> {
   const row = isUuid(id) ? await find(id) : null;
@@ -57,18 +56,6 @@ async function findOwn<T>(what: string, id: string, find: (id: string) => Promis
 
 // ---- rewards ----
 
-function rewardData(input: RewardInput) {
-  // points_required is derived from points_cost, never stored
-  const { points_required: _derived, ...rule } = input.reward_rule;
-  return {
-    name: input.name,
-    description: input.description ?? null,
-    rewardType: input.reward_type,
-    pointsCost: input.points_cost,
-    rewardRule: rule as Prisma.InputJsonValue,
-    isActive: input.is_active,
-  };
-}
 
 function rewardAsInput(r: Reward): Patch {
   return {
@@ -83,7 +70,7 @@ function rewardAsInput(r: Reward): Patch {
 
 export async function createReward(db: Db, merchantId: string, raw: unknown) {
   const input = parseInput(rewardInput, raw);
-  return db.reward.create({ data: { merchantId, ...rewardData(input) } });
+  return db.reward.create({ data: { merchantId, ...rewardRow(input) } });
 }
 
 const findReward = (db: Db, merchantId: string, id: string) =>
@@ -92,7 +79,7 @@ const findReward = (db: Db, merchantId: string, id: string) =>
 export async function updateReward(db: Db, merchantId: string, id: string, patch: Patch) {
   const current = await findReward(db, merchantId, id);
   const input = parseInput(rewardInput, { ...rewardAsInput(current), ...patch });
-  return db.reward.update({ where: { id: current.id }, data: rewardData(input) });
+  return db.reward.update({ where: { id: current.id }, data: rewardRow(input) });
 }
 
 export async function setRewardActive(db: Db, merchantId: string, id: string, isActive: boolean) {
@@ -120,16 +107,6 @@ export function listAllRewards(
 
 // ---- earning rules ----
 
-function earningRuleData(input: EarningRuleInput) {
-  return {
-    name: input.name,
-    description: input.description ?? null,
-    campaignType: input.campaign_type,
-    earningRule: jsonOrNull(input.earning_rule),
-    conditions: jsonOrNull(input.conditions),
-    isActive: input.is_active,
-  };
-}
 
 function earningRuleAsInput(r: EarningRule): Patch {
   return {
@@ -144,7 +121,7 @@ function earningRuleAsInput(r: EarningRule): Patch {
 
 export async function createEarningRule(db: Db, merchantId: string, raw: unknown) {
   const input = parseInput(earningRuleInput, raw);
-  return db.earningRule.create({ data: { merchantId, ...earningRuleData(input) } });
+  return db.earningRule.create({ data: { merchantId, ...earningRuleRow(input) } });
 }
 
 const findEarningRule = (db: Db, merchantId: string, id: string) =>
@@ -153,7 +130,7 @@ const findEarningRule = (db: Db, merchantId: string, id: string) =>
 export async function updateEarningRule(db: Db, merchantId: string, id: string, patch: Patch) {
   const current = await findEarningRule(db, merchantId, id);
   const input = parseInput(earningRuleInput, { ...earningRuleAsInput(current), ...patch });
-  return db.earningRule.update({ where: { id: current.id }, data: earningRuleData(input) });
+  return db.earningRule.update({ where: { id: current.id }, data: earningRuleRow(input) });
 }
 
 export async function setEarningRuleActive(db: Db, merchantId: string, id: string, isActive: boolean) {
@@ -181,19 +158,6 @@ export function listAllEarningRules(
 
 // ---- tiers ----
 
-function tierData(input: TierInput) {
-  return {
-    name: input.name,
-    description: input.description ?? null,
-    position: input.position,
-    threshold: input.threshold,
-    qualification: input.qualification,
-    window: input.window,
-    earnMultiplier: input.earn_multiplier,
-    benefits: input.benefits,
-    isDefault: input.is_default,
-  };
-}
 
 function tierAsInput(t: Tier): Patch {
   return {
@@ -213,7 +177,7 @@ const tierConflict = () => 'Another tier already has this position';
 
 export async function createTier(db: Db, merchantId: string, raw: unknown) {
   const input = parseInput(tierInput, raw);
-  const create = db.tier.create({ data: { merchantId, ...tierData(input) } });
+  const create = db.tier.create({ data: { merchantId, ...tierRow(input) } });
   // one default tier per merchant: the new default replaces the old in the same batch
   return orConflict(async () => {
     if (!input.is_default) return create;
@@ -231,7 +195,7 @@ const findTier = (db: Db, merchantId: string, id: string) =>
 export async function updateTier(db: Db, merchantId: string, id: string, patch: Patch) {
   const current = await findTier(db, merchantId, id);
   const input = parseInput(tierInput, { ...tierAsInput(current), ...patch });
-  const update = db.tier.update({ where: { id: current.id }, data: tierData(input) });
+  const update = db.tier.update({ where: { id: current.id }, data: tierRow(input) });
   return orConflict(async () => {
     if (!input.is_default || current.isDefault) return update;
     const [, tier] = await db.$transaction([
@@ -254,17 +218,6 @@ export function listAllTiers(db: Db, merchantId: string, args: PageArgs) {
 
 // ---- booster campaigns ----
 
-function boosterData(input: BoosterCampaignInput) {
-  return {
-    name: input.name,
-    description: input.description ?? null,
-    multiplier: input.multiplier,
-    campaignTypes: [...new Set(input.campaign_types)],
-    startsAt: new Date(input.starts_at),
-    endsAt: toDate(input.ends_at),
-    isActive: input.is_active,
-  };
-}
 
 function boosterAsInput(b: BoosterCampaign): Patch {
   return {
@@ -280,7 +233,7 @@ function boosterAsInput(b: BoosterCampaign): Patch {
 
 export async function createBoosterCampaign(db: Db, merchantId: string, raw: unknown) {
   const input = parseInput(boosterCampaignInput, raw);
-  return db.boosterCampaign.create({ data: { merchantId, ...boosterData(input) } });
+  return db.boosterCampaign.create({ data: { merchantId, ...boosterRow(input) } });
 }
 
 const findBooster = (db: Db, merchantId: string, id: string) =>
@@ -289,7 +242,7 @@ const findBooster = (db: Db, merchantId: string, id: string) =>
 export async function updateBoosterCampaign(db: Db, merchantId: string, id: string, patch: Patch) {
   const current = await findBooster(db, merchantId, id);
   const input = parseInput(boosterCampaignInput, { ...boosterAsInput(current), ...patch });
-  return db.boosterCampaign.update({ where: { id: current.id }, data: boosterData(input) });
+  return db.boosterCampaign.update({ where: { id: current.id }, data: boosterRow(input) });
 }
 
 export async function setBoosterCampaignActive(db: Db, merchantId: string, id: string, isActive: boolean) {
@@ -309,20 +262,10 @@ export function listAllBoosterCampaigns(db: Db, merchantId: string, args: PageAr
 
 // ---- referral program ----
 
-function referralProgramData(input: ReferralProgramInput) {
-  return {
-    isActive: input.is_active,
-    referrerPoints: input.referrer_reward.points,
-    refereeRewardType: input.referee_reward.reward_type,
-    refereeRewardRule: input.referee_reward.reward_rule as Prisma.InputJsonValue,
-    minOrderSubtotal: input.min_order_subtotal ?? null,
-    shareUrlTemplate: input.share_url_template ?? null,
-  };
-}
 
 /** Creates or replaces the merchant's one referral program. */
 export async function setReferralProgram(db: Db, merchantId: string, raw: unknown) {
-  const data = referralProgramData(parseInput(referralProgramInput, raw));
+  const data = referralProgramRow(parseInput(referralProgramInput, raw));
   return db.referralProgram.upsert({ where: { merchantId }, create: { merchantId, ...data }, update: data });
 }
 
