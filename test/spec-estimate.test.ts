@@ -182,3 +182,23 @@ describe('POST /v1/points/estimate', () => {
     expect(res.body.error.code).toBe('invalid_token');
   });
 });
+
+describe('points that would overflow the ledger', () => {
+  it('refuses a cart that earns more than the maximum balance with 422, for the estimate and for the order', async () => {
+    const shop = await newMerchant(app, 'overflow');
+    const shopApi = client(app, await newKey(app, shop.id));
+    await app.db.earningRule.create({
+      data: { merchantId: shop.id, name: 'Absurd', campaignType: 'purchase', earningRule: { type: 'variable', value: 1_000_000, per_amount: 0.01 } },
+    });
+    const customer = await newCustomer(app, shop.id);
+    const estimate = await shopApi.rest('POST', '/v1/points/estimate', { subtotal: 999_999_999, customer_id: customer.platformId });
+    expect(estimate.status).toBe(422);
+    expect(estimate.body.error.details.subtotal).toEqual([expect.stringContaining('maximum')]);
+    const tooBig = await shopApi.rest('POST', '/v1/points/estimate', { subtotal: 1e12 });
+    expect(tooBig.status).toBe(422);
+    const { recordOrder } = await import('../src/domain/engine/orders.js');
+    await expect(recordOrder(app.db, shop.id, { order_id: 'huge', customer_id: customer.platformId, subtotal: 999_999_999 }))
+      .rejects.toMatchObject({ code: 'validation_error' });
+    expect((await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(0);
+  });
+});

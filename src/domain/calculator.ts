@@ -9,6 +9,7 @@ import { type EarningConditions, type EarningRuleConfig, conditionsSchema, earni
 import { loadProgram } from './engine/program.js';
 import { effectiveLimit } from './engine/limits.js';
 import { validationError } from './errors.js';
+import { MAX_BALANCE } from './ledger.js';
 import { parseInput } from './validation.js';
 
 export interface ProgramRule {
@@ -153,13 +154,18 @@ export function calculatePoints(program: PointsProgram, cart: Cart, now: Date): 
     floored = next;
     return { ...entry, points };
   });
+  if (floored > MAX_BALANCE) {
+    // a misconfigured rule or an absurd cart: refuse rather than overflow the ledger
+    throw validationError({ subtotal: [`earns more than the maximum of ${MAX_BALANCE} points`] });
+  }
   const basePoints = breakdown.slice(0, ruleCount).reduce((sum, e) => sum + e.points, 0);
   return { points: floored, base_points: basePoints, bonus_points: floored - basePoints, breakdown };
 }
 
 // ---- the estimate (POST /points/estimate) ----
 
-const money = z.number().finite().nonnegative('must be at least 0').max(1e12);
+// an order's amounts: at most a billion in the shop currency (orders.subtotal is DECIMAL(14,2))
+const money = z.number().finite().nonnegative('must be at least 0').max(1e9);
 export const lineItemSchema = z.object({
   product_id: z.string().trim().min(1, 'is required').max(255),
   quantity: z.number().int().min(1, 'must be at least 1').max(1_000_000),

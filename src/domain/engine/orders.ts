@@ -156,7 +156,7 @@ const refundInput = z.object({
   event_id: eventIdSchema.nullish(),
   order_id: platformIdSchema,
   /** The refunded amount; omitted: the whole order. */
-  amount: z.number().finite().positive('must be greater than 0').max(1e12).nullish(),
+  amount: z.number().finite().positive('must be greater than 0').max(1e9).nullish(),
 });
 export type RefundInput = z.input<typeof refundInput>;
 
