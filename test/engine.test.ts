@@ -217,6 +217,19 @@ describe('orders: estimate == awarded', () => {
     expect((await balanceOf(api, other.platformId)).points_balance).toBe(outcomes[0]!.points_awarded);
   });
 
+  it('takes over a claim left without a result by a process that died, awarding once', async () => {
+    const other = await newCustomer(app, merchantId);
+    // a claim as a crashed process leaves it: old, no result, nothing awarded
+    await app.db.engineEvent.create({
+      data: { merchantId, eventId: 'order:orphan-1', kind: 'order', createdAt: new Date(Date.now() - 10 * 60_000) },
+    });
+    const first = await recordOrder(app.db, merchantId, { order_id: 'orphan-1', customer_id: other.platformId, subtotal: 10 });
+    expect(first.replayed).toBe(false);
+    const again = await recordOrder(app.db, merchantId, { order_id: 'orphan-1', customer_id: other.platformId, subtotal: 10 });
+    expect(again).toEqual({ ...first, replayed: true });
+    expect((await balanceOf(api, other.platformId)).points_balance).toBe(first.points_awarded);
+  });
+
   it('judges a backdated order by the program in force when it is recorded', async () => {
     const c = await newCustomer(app, merchantId);
     const estimate = await api.rest('POST', '/v1/points/estimate', { customer_id: c.platformId, subtotal: 40 });

@@ -12,6 +12,11 @@ export type Claim = { claimed: true; id: string } | { claimed: false; result: Re
 
 const WAIT_STEP_MS = 50;
 const WAIT_STEPS = 100;
+/**
+ * A claim this old without a result was left by a process that died mid-award. Taking it
+ * over is safe: what an award writes is itself unique (the order row, a limit's slot).
+ */
+const ABANDONED_MS = 120_000;
 
 /**
  * Claims `eventId` for this process. When another call holds it, waits briefly for its
@@ -29,6 +34,10 @@ export async function claimEvent(db: Db, merchantId: string, eventId: string, ki
     if (!existing) return claimEvent(db, merchantId, eventId, kind); // released meanwhile
     if (existing.kind !== kind) {
       throw new AppError('conflict', `event_id "${eventId}" was already used by a ${existing.kind} event`);
+    }
+    if (existing.result === null && Date.now() - existing.createdAt.getTime() > ABANDONED_MS) {
+      await db.engineEvent.deleteMany({ where: { id: existing.id, result: { equals: Prisma.DbNull } } });
+      return claimEvent(db, merchantId, eventId, kind);
     }
     if (existing.result !== null || step >= WAIT_STEPS) {
       return { claimed: false, result: existing.result as Record<string, unknown> | null };
