@@ -17,7 +17,11 @@ async function main() {
     throw new ConfigError(`The embedded database in ${config.DATA_DIR} is already in use by another process (is the server running?)`);
   }
   const started = Date.now();
-  const { db, database, applied, close } = await connect(config);
+  const logger = createLogger(config.LOG_LEVEL);
+  const { db, database, applied, close } = await connect(config, {
+    // an idle connection's error: the pool replaces the connection
+    onPoolError: (err) => logger.warn({ err: err.message }, 'database pool error'),
+  });
   if (applied.length) console.log(`Applied migrations: ${applied.join(', ')}`);
 
   if (database.embedded) {
@@ -36,7 +40,6 @@ async function main() {
     }
   }
 
-  const logger = createLogger(config.LOG_LEVEL);
   const app = createApp({ db, config, logger });
   const server = createHttpServer(app.listener);
   server.keepAliveTimeout = 65_000;

@@ -4,7 +4,11 @@ import { PrismaClient } from '../generated/prisma/client.js';
 
 export type Db = PrismaClient;
 
-export function createPrisma(connectionString: string, poolMax = 10): Db {
+export function createPrisma(
+  connectionString: string,
+  poolMax = 10,
+  onPoolError: (err: Error) => void = (err) => console.error(`database pool error: ${err.message}`),
+): Db {
   const adapter = new PrismaPg(
     {
       connectionString,
@@ -14,7 +18,7 @@ export function createPrisma(connectionString: string, poolMax = 10): Db {
       idleTimeoutMillis: 30_000,
     },
     // an idle client's error must not crash the process; the pool replaces it
-    { onPoolError: (err) => console.error(`database pool error: ${err.message}`) },
+    { onPoolError },
   );
   return new PrismaClient({ adapter });
 }

@@ -18,12 +18,15 @@ export interface OpenDb {
   close(): Promise<void>;
 }
 
-export async function connect(config: Config, opts: { migrate?: boolean } = {}): Promise<OpenDb> {
+export async function connect(
+  config: Config,
+  opts: { migrate?: boolean; onPoolError?: (err: Error) => void } = {},
+): Promise<OpenDb> {
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   try {
     const applied = opts.migrate === false ? [] : await migrateIfNeeded(database.url);
     database.markReady();
-    const db = createPrisma(database.url, config.DB_POOL_MAX);
+    const db = createPrisma(database.url, config.DB_POOL_MAX, opts.onPoolError);
     return {
       db,
       database,
