@@ -1,0 +1,340 @@
+// BENCHMARK BASELINE, NOT PART OF THE SERVICE: the practical ceiling for Node on this machine.
+// A minimal node:http server running the same SQL as the service with `pg` directly, for
+// the endpoints the benchmark calls, with the same key check (sha256 lookup of the API key,
+// scope check) and the same response shapes. No framework, no logging.
+// Env: DATABASE_URL, PORT, HOST, DB_POOL_MAX (default 10, as the service).
+import { createHash, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import pg from 'pg';
+import { type RuleRow, estimate } from './estimate-math.js';
+
+pg.types.setTypeParser(1082, (v) => v); // DATE stays 'YYYY-MM-DD'
+
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DB_POOL_MAX ?? 10),
+  connectionTimeoutMillis: 5_000,
+  idleTimeoutMillis: 30_000,
+});
+pool.on('error', (err) => console.error(`pool error: ${err.message}`));
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, string[]>,
+  ) {
+    super(message);
+  }
+}
+const invalid = (details: Record<string, string[]>) => new HttpError(422, 'validation_error', 'The request is invalid', details);
+const notFound = (what: string) => new HttpError(404, 'not_found', `${what} not found`);
+
+interface Principal {
+  merchantId: string;
+  scopes: string[];
+}
+
+async function authenticate(header: string | undefined): Promise<Principal> {
+  const token = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+  if (!token) throw new HttpError(401, 'invalid_token', 'The API key is invalid or revoked');
+  const hash = createHash('sha256').update(token).digest('hex');
+  const { rows } = await pool.query('SELECT merchant_id, scopes, revoked_at FROM api_keys WHERE hash = $1', [hash]);
+  const key = rows[0];
+  if (!key || key.revoked_at) throw new HttpError(401, 'invalid_token', 'The API key is invalid or revoked');
+  return { merchantId: key.merchant_id, scopes: key.scopes };
+}
+
+function requireScope(p: Principal, scope: string) {
+  const [access, name] = scope.split(':');
+  if (p.scopes.includes(scope) || (access === 'read' && p.scopes.includes(`write:${name}`))) return;
+  throw new HttpError(403, 'insufficient_scope', `This API key lacks the scope ${scope}`);
+}
+
+function pageOf(q: URLSearchParams) {
+  const details: Record<string, string[]> = {};
+  const int = (name: string, def: number, max: number) => {
+    const raw = q.get(name);
+    if (raw === null || raw === '') return def;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1 || n > max) (details[name] = [`must be an integer from 1 to ${max}`]);
+    return n;
+  };
+  const page = int('page', 1, 1_000_000);
+  const perPage = int('per_page', 20, 100);
+  if (Object.keys(details).length) throw invalid(details);
+  return { page, perPage, offset: (page - 1) * perPage };
+}
+
+function paginated<T>(p: { page: number; perPage: number }, data: T[], total: number) {
+  const last = Math.max(1, Math.ceil(total / p.perPage));
+  return { data, meta: { pagination: { current_page: p.page, per_page: p.perPage, total, last_page: last, has_more: p.page < last } } };
+}
+
+async function findCustomer(merchantId: string, q: { customer_id?: unknown; email?: unknown }) {
+  const id = typeof q.customer_id === 'string' ? q.customer_id.trim() : '';
+  const email = typeof q.email === 'string' ? q.email.trim() : '';
+  if (!id && !email) throw invalid({ customer_id: ['customer_id or email is required'] });
+  const { rows } = id
+    ? await pool.query('SELECT * FROM customers WHERE merchant_id = $1 AND platform_id = $2 LIMIT 1', [merchantId, id])
+    : await pool.query('SELECT * FROM customers WHERE merchant_id = $1 AND email ILIKE $2 LIMIT 1', [merchantId, email]);
+  if (!rows[0]) throw notFound('Customer');
+  return rows[0];
+}
+
+const RULE_KEYS = ['discount_value', 'max_discount_amount', 'credit_value', 'product_id', 'variant_id', 'max_shipping_amount', 'min_order_subtotal', 'expires_after_days'];
+
+function rewardOut(r: any) {
+  const rule: Record<string, unknown> = { points_required: r.points_cost };
+  for (const k of RULE_KEYS) rule[k] = r.reward_rule?.[k] ?? null;
+  return {
+    id: r.id, name: r.name, description: r.description, reward_type: r.reward_type, points_cost: r.points_cost,
+    reward_rule: rule, is_active: r.is_active, created_at: r.created_at, updated_at: r.updated_at,
+  };
+}
+
+async function rewards(p: Principal, q: URLSearchParams) {
+  requireScope(p, 'read:rewards');
+  const page = pageOf(q);
+  const [rows, count] = await Promise.all([
+    pool.query(
+      'SELECT * FROM rewards WHERE merchant_id = $1 AND is_active ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3',
+      [p.merchantId, page.perPage, page.offset],
+    ),
+    pool.query('SELECT count(*)::int AS n FROM rewards WHERE merchant_id = $1 AND is_active', [p.merchantId]),
+  ]);
+  return paginated(page, rows.rows.map(rewardOut), count.rows[0].n);
+}
+
+async function balance(p: Principal, q: URLSearchParams) {
+  requireScope(p, 'read:customers');
+  const c = await findCustomer(p.merchantId, { customer_id: q.get('customer_id'), email: q.get('email') });
+  const [merchant, pending] = await Promise.all([
+    pool.query('SELECT points_expiry_days FROM merchants WHERE id = $1', [p.merchantId]),
+    pool.query(
+      "SELECT coalesce(sum(points_change), 0)::int AS n FROM activities WHERE merchant_id = $1 AND customer_id = $2 AND status = 'pending'",
+      [p.merchantId, c.id],
+    ),
+  ]);
+  const days = merchant.rows[0]?.points_expiry_days;
+  const since: Date = c.last_activity_at ?? c.created_at;
+  return {
+    data: {
+      customer_id: c.id, points_balance: c.points_balance, points_earned: c.points_earned, points_spent: c.points_spent,
+      points_pending: pending.rows[0].n,
+      next_expiry: days && c.points_balance > 0 ? { points: c.points_balance, expires_at: new Date(since.getTime() + days * 86_400_000) } : null,
+    },
+  };
+}
+
+async function transactions(p: Principal, q: URLSearchParams) {
+  requireScope(p, 'read:transactions');
+  const page = pageOf(q);
+  const c = await findCustomer(p.merchantId, { customer_id: q.get('customer_id'), email: q.get('email') });
+  const [rows, count] = await Promise.all([
+    pool.query(
+      `SELECT id, customer_id, points, type, description, source, balance_after, created_at FROM points_transactions
+        WHERE merchant_id = $1 AND customer_id = $2 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
+      [p.merchantId, c.id, page.perPage, page.offset],
+    ),
+    pool.query('SELECT count(*)::int AS n FROM points_transactions WHERE merchant_id = $1 AND customer_id = $2', [p.merchantId, c.id]),
+  ]);
+  const data = rows.rows.map((t) => ({
+    transaction_id: t.id, customer_id: t.customer_id, points: t.points, type: t.type, description: t.description,
+    source: t.source, balance_after: t.balance_after, created_at: t.created_at,
+  }));
+  return paginated(page, data, count.rows[0].n);
+}
+
+async function customers(p: Principal, q: URLSearchParams) {
+  requireScope(p, 'read:customers');
+  const page = pageOf(q);
+  const where = ['c.merchant_id = $1'];
+  const args: unknown[] = [p.merchantId];
+  const id = q.get('customer_id')?.trim();
+  const email = q.get('email')?.trim();
+  if (id) where.push(`c.platform_id = $${args.push(id)}`);
+  if (email) where.push(`c.email ILIKE $${args.push(email)}`);
+  const [rows, count] = await Promise.all([
+    pool.query(
+      `SELECT c.*, t.name AS tier_name FROM customers c LEFT JOIN tiers t ON t.id = c.tier_id
+        WHERE ${where.join(' AND ')} ORDER BY c.created_at DESC, c.id DESC LIMIT ${page.perPage} OFFSET ${page.offset}`,
+      args,
+    ),
+    pool.query(`SELECT count(*)::int AS n FROM customers c WHERE ${where.join(' AND ')}`, args),
+  ]);
+  const data = rows.rows.map((c) => ({
+    id: c.id, customer_id: c.platform_id, email: c.email, first_name: c.first_name, last_name: c.last_name,
+    status: c.status, points_balance: c.points_balance, points_earned: c.points_earned, points_spent: c.points_spent,
+    tier: c.tier_id ? { id: c.tier_id, name: c.tier_name } : null, referral_code: c.referral_code,
+    birthday: c.birthday, created_at: c.created_at, updated_at: c.updated_at,
+  }));
+  return paginated(page, data, count.rows[0].n);
+}
+
+async function pointsEstimate(p: Principal, body: any) {
+  requireScope(p, 'read:points');
+  const details: Record<string, string[]> = {};
+  if (typeof body.subtotal !== 'number' || !(body.subtotal >= 0)) details.subtotal = ['must be a number, at least 0'];
+  if (body.customer_id != null && typeof body.customer_id !== 'string') details.customer_id = ['must be a string'];
+  const items = body.line_items ?? null;
+  if (
+    items !== null &&
+    (!Array.isArray(items) ||
+      !items.every((i: any) => i && typeof i.product_id === 'string' && Number.isInteger(i.quantity) && i.quantity >= 1 && typeof i.price === 'number' && i.price >= 0))
+  ) {
+    details.line_items = ['must be a list of {product_id, quantity, price}'];
+  }
+  if (Object.keys(details).length) throw invalid(details);
+  const [merchant, customer] = await Promise.all([
+    pool.query('SELECT currency FROM merchants WHERE id = $1', [p.merchantId]),
+    body.customer_id
+      ? pool
+          .query(
+            `SELECT c.id, c.status, t.id AS tier_id, t.name AS tier_name, t.earn_multiplier FROM customers c
+               LEFT JOIN tiers t ON t.id = c.tier_id WHERE c.merchant_id = $1 AND c.platform_id = $2 LIMIT 1`,
+            [p.merchantId, body.customer_id.trim()],
+          )
+          .then((r) => {
+            if (!r.rows[0]) throw notFound('Customer');
+            return r.rows[0];
+          })
+      : null,
+  ]);
+  const currency: string = merchant.rows[0].currency;
+  if (body.currency && String(body.currency).toUpperCase() !== currency) throw invalid({ currency: [`must be the shop currency ${currency}`] });
+  if (customer?.status === 'excluded') return { data: { points: 0, base_points: 0, bonus_points: 0, breakdown: [], currency } };
+  const [rules, boosters, defaultTier] = await Promise.all([
+    pool.query<RuleRow>(
+      `SELECT id, name, earning_rule, conditions FROM earning_rules
+        WHERE merchant_id = $1 AND is_active AND campaign_type = 'purchase' ORDER BY created_at, id`,
+      [p.merchantId],
+    ),
+    pool.query(
+      `SELECT id, name, multiplier FROM booster_campaigns
+        WHERE merchant_id = $1 AND is_active AND starts_at <= now() AND (ends_at IS NULL OR ends_at > now())
+          AND 'purchase' = ANY(campaign_types) ORDER BY created_at, id`,
+      [p.merchantId],
+    ),
+    customer && !customer.tier_id
+      ? pool.query(
+          'SELECT id AS tier_id, name AS tier_name, earn_multiplier FROM tiers WHERE merchant_id = $1 ORDER BY is_default DESC, position, id LIMIT 1',
+          [p.merchantId],
+        )
+      : null,
+  ]);
+  const t = customer?.tier_id ? customer : defaultTier?.rows[0];
+  const tier = t ? { id: t.tier_id, name: t.tier_name, multiplier: Number(t.earn_multiplier) } : null;
+  const result = estimate(rules.rows, tier, boosters.rows.map((b) => ({ ...b, multiplier: Number(b.multiplier) })), body);
+  return { data: { ...result, currency } };
+}
+
+const MAX_BALANCE = 2_147_483_647;
+
+async function createTransaction(p: Principal, q: URLSearchParams, body: any) {
+  requireScope(p, 'write:transactions');
+  const details: Record<string, string[]> = {};
+  if (!q.get('customer_id')) details.customer_id = ['is required'];
+  if (!Number.isInteger(body.points) || body.points === 0) details.points = ['must be a non-zero integer'];
+  const description = typeof body.description === 'string' ? body.description.trim() : '';
+  if (!description || description.length > 500) details.description = ['is required, at most 500 characters'];
+  if (Object.keys(details).length) throw invalid(details);
+  const c = await findCustomer(p.merchantId, { customer_id: q.get('customer_id') });
+  const points: number = body.points;
+  const credit = Math.max(points, 0);
+  const debit = Math.max(-points, 0);
+  const type = points > 0 ? 'credit' : 'debit';
+  const txId = randomUUID();
+  // the same single statement as the service's ledger
+  const { rows } = await pool.query(
+    `WITH updated AS (
+       UPDATE customers SET points_balance = points_balance + $3::int, points_earned = points_earned + $4::int,
+              points_spent = points_spent + $5::int, last_activity_at = now(), updated_at = now()
+        WHERE id = $2::uuid AND merchant_id = $1::uuid
+          AND points_balance + $3::bigint BETWEEN 0 AND ${MAX_BALANCE}
+          AND points_earned + $4::bigint <= ${MAX_BALANCE} AND points_spent + $5::bigint <= ${MAX_BALANCE}
+       RETURNING points_balance
+     ), tx AS (
+       INSERT INTO points_transactions (id, merchant_id, customer_id, points, type, description, source, balance_after)
+       SELECT $6::uuid, $1::uuid, $2::uuid, $3::int, $7::"TransactionType", $8, 'manual', points_balance FROM updated
+       RETURNING balance_after
+     ), act AS (
+       INSERT INTO activities (id, merchant_id, customer_id, type, description, points_change, balance_after, status, reference_kind, reference_id)
+       SELECT $9::uuid, $1::uuid, $2::uuid, 'adjustment', $8, $3::int, points_balance, 'approved', 'transaction', $6::text FROM updated
+       RETURNING id
+     )
+     SELECT tx.balance_after FROM tx, act`,
+    [p.merchantId, c.id, points, credit, debit, txId, type, description, randomUUID()],
+  );
+  if (!rows[0]) {
+    throw new HttpError(422, 'adjustment_failed', points < 0 ? 'Insufficient point balance' : 'The credit would overflow the balance');
+  }
+  return { data: { transaction_id: txId, customer_id: c.id, points, type } };
+}
+
+function readBody(req: http.IncomingMessage): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('error', reject);
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (!text) return resolve({});
+      try {
+        const parsed = JSON.parse(text);
+        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) reject(invalid({ body: ['must be a JSON object'] }));
+        else resolve(parsed);
+      } catch {
+        reject(invalid({ body: ['must be a valid JSON document'] }));
+      }
+    });
+  });
+}
+
+function send(res: http.ServerResponse, status: number, body: unknown) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+const server = http.createServer(async (req, res) => {
+  try {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const route = `${req.method} ${url.pathname}`;
+    const body = req.method === 'POST' ? await readBody(req) : undefined;
+    const p = await authenticate(req.headers.authorization);
+    const q = url.searchParams;
+    switch (route) {
+      case 'GET /v1/rewards':
+        return send(res, 200, await rewards(p, q));
+      case 'GET /v1/customers/balance':
+        return send(res, 200, await balance(p, q));
+      case 'GET /v1/customers/transactions':
+        return send(res, 200, await transactions(p, q));
+      case 'GET /v1/customers':
+        return send(res, 200, await customers(p, q));
+      case 'POST /v1/points/estimate':
+        return send(res, 200, await pointsEstimate(p, body));
+      case 'POST /v1/customers/transactions':
+        return send(res, 201, await createTransaction(p, q, body));
+      default:
+        throw new HttpError(404, 'not_found', `No route ${route}`);
+    }
+  } catch (err) {
+    if (err instanceof HttpError) {
+      return send(res, err.status, { error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
+    }
+    console.error(err);
+    send(res, 500, { error: { code: 'internal_error', message: 'Internal error' } });
+  }
+});
+server.keepAliveTimeout = 65_000;
+server.listen(Number(process.env.PORT ?? 4100), process.env.HOST ?? '127.0.0.1', () => {
+  console.log(`raw-pg baseline listening on ${process.env.PORT}`);
+});
+process.on('SIGTERM', () => {
+  server.close();
+  server.closeIdleConnections();
+  void pool.end().then(() => process.exit(0));
+});

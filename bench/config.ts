@@ -1,0 +1,94 @@
+// Benchmark settings: data sizes, run lengths and command-line flags. Not part of the service.
+import path from 'node:path';
+
+export const repoRoot = path.resolve(import.meta.dirname, '..');
+export const benchDir = import.meta.dirname;
+export const resultsDir = path.join(benchDir, 'results');
+
+export interface Size {
+  customers: number;
+  transactions: number;
+  /** Rows of the one customer (platform id `c1`) whose history is paged deep. */
+  heavyRows: number;
+  rewards: number;
+  earningRules: number;
+  tiers: number;
+}
+
+export interface Settings {
+  quick: boolean;
+  full: Size;
+  /** 1/10 of `full`: the first PostgreSQL phase (growth) and the embedded database. */
+  small: Size;
+  /** Seconds of warm-up (discarded) and of measurement per run. */
+  warmup: number;
+  duration: number;
+  /** Shorter runs for the growth and embedded phases (latency at concurrency 1 is stable fast). */
+  shortDuration: number;
+  concurrency: number[];
+  ops: string[] | null;
+  skipEmbedded: boolean;
+  skipGrowth: boolean;
+  profile: boolean;
+  profileOp: string | null;
+  serviceEnv: Record<string, string>;
+  databaseUrl: string | null;
+  adminUrl: string;
+}
+
+const sizeOf = (customers: number, transactions: number): Size => ({
+  customers,
+  transactions,
+  heavyRows: 5_000,
+  rewards: 200,
+  earningRules: 50,
+  tiers: 5,
+});
+
+function flagValue(argv: string[], name: string): string | undefined {
+  const i = argv.indexOf(name);
+  if (i >= 0) return argv[i + 1];
+  const eq = argv.find((a) => a.startsWith(`${name}=`));
+  return eq?.slice(name.length + 1);
+}
+
+export function parseSettings(argv = process.argv.slice(2)): Settings {
+  const quick = argv.includes('--quick');
+  const full = quick ? sizeOf(10_000, 100_000) : sizeOf(100_000, 1_000_000);
+  const small = sizeOf(full.customers / 10, full.transactions / 10);
+  const num = (name: string, fallback: number) => {
+    const v = flagValue(argv, name);
+    return v === undefined ? fallback : Number(v);
+  };
+  const list = (name: string) => flagValue(argv, name)?.split(',').map((s) => s.trim()).filter(Boolean) ?? null;
+  return {
+    quick,
+    full,
+    small,
+    warmup: num('--warmup', quick ? 1 : 2),
+    duration: num('--duration', quick ? 5 : 7),
+    shortDuration: num('--short-duration', quick ? 3 : 4),
+    concurrency: list('--concurrency')?.map(Number) ?? [1, 64],
+    ops: list('--ops'),
+    skipEmbedded: argv.includes('--skip-embedded'),
+    skipGrowth: argv.includes('--skip-growth'),
+    profile: !argv.includes('--no-profile'),
+    profileOp: flagValue(argv, '--profile-op') ?? null,
+    serviceEnv: Object.fromEntries((list('--service-env') ?? []).map((kv) => [kv.split('=')[0]!, kv.split('=').slice(1).join('=')])),
+    databaseUrl: process.env.BENCH_DATABASE_URL || null,
+    adminUrl: process.env.BENCH_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres',
+  };
+}
+
+export const usage = `npm run bench [-- options]
+  --quick               10k customers / 100k transactions, 5 s runs
+  --ops a,b             only these operations (rewards, balance, transactions_p1, transactions_deep,
+                        customers, estimate, create_transaction)
+  --concurrency 1,64    connection counts
+  --duration N          measured seconds per run (default 7; quick 5); --warmup N (default 2; quick 1)
+  --skip-growth         no small-size PostgreSQL phase
+  --skip-embedded       no embedded-database (PGlite) phase
+  --no-profile          no CPU profile of the slowest operation
+  --profile-op NAME     profile this operation (REST, concurrency 64) instead of the slowest
+  --service-env K=V,..  extra environment for the service (e.g. LOG_LEVEL=warn), for experiments
+env: BENCH_DATABASE_URL (default: database loyalty_bench on the local server, recreated each run)`;

@@ -1,0 +1,201 @@
+// Bulk data for the benchmark, written with SQL straight into the tables (never through the
+// API). Only the merchant and its API key go through the service's own functions, so the key
+// hash has the service's format. Not part of the service.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { createPrisma } from '../src/db/client.js';
+import { startEmbedded } from '../src/db/embedded.js';
+import { applyMigrations } from '../src/db/schema-engine.js';
+import { createApiKey } from '../src/domain/api-keys.js';
+import { createMerchant } from '../src/domain/merchants.js';
+import type { Size } from './config.js';
+
+export const BENCH_DB = 'loyalty_bench';
+
+export interface Tenant {
+  merchantId: string;
+  key: string;
+}
+
+/** Platform id of customer number `idx` (1 is the customer with thousands of rows). */
+export const platformId = (idx: number) => `c${idx}`;
+
+function databaseName(url: string) {
+  return decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
+}
+
+/** The database to load: BENCH_DATABASE_URL as given, or `loyalty_bench` recreated empty. */
+export async function preparePostgres(adminUrl: string, given: string | null): Promise<string> {
+  if (given) {
+    if (databaseName(given) === 'test') throw new Error('BENCH_DATABASE_URL must not be the test database');
+    return given;
+  }
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${BENCH_DB} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${BENCH_DB}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${BENCH_DB}`;
+  return url.toString();
+}
+
+/** Migrations (as the service applies them), then a merchant and a Full Access key. */
+export async function createTenant(url: string): Promise<Tenant> {
+  await applyMigrations(url);
+  const db = createPrisma(url, 2);
+  try {
+    const merchant = await createMerchant(db, { slug: `bench-${Date.now().toString(36)}`, name: 'Bench Shop' });
+    const { key } = await createApiKey(db, { merchantId: merchant.id, type: 'full', name: 'bench' });
+    return { merchantId: merchant.id, key };
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+/** Tiers, rewards, earning rules and one running booster. */
+export async function loadCatalogue(client: pg.ClientBase, merchantId: string, size: Size) {
+  await client.query(
+    `INSERT INTO tiers (id, merchant_id, name, description, position, threshold, earn_multiplier, benefits, is_default, created_at, updated_at)
+     SELECT gen_random_uuid(), $1::uuid, 'Tier ' || p, 'Level ' || p, p,
+            (ARRAY[0, 500, 2000, 5000, 20000])[1 + (p - 1) % 5] * (1 + (p - 1) / 5),
+            (ARRAY[1, 1.1, 1.25, 1.5, 2])[1 + (p - 1) % 5], ARRAY['benefit ' || p], p = 1, now(), now()
+       FROM generate_series(1, $2::int) p`,
+    [merchantId, size.tiers],
+  );
+  await client.query(
+    `INSERT INTO rewards (id, merchant_id, name, description, reward_type, points_cost, reward_rule, is_active, created_at, updated_at)
+     SELECT gen_random_uuid(), $1::uuid, 'Reward ' || i, 'Catalogue reward ' || i,
+            (ARRAY['fixed_discount','percentage_discount','free_shipping','free_product','store_credit'])[1 + i % 5]::"RewardType",
+            100 * (1 + i % 20),
+            CASE i % 5
+              WHEN 0 THEN jsonb_build_object('discount_value', 5 + i % 20)
+              WHEN 1 THEN jsonb_build_object('discount_value', 5 + i % 50, 'max_discount_amount', 50)
+              WHEN 2 THEN jsonb_build_object('max_shipping_amount', 15)
+              WHEN 3 THEN jsonb_build_object('product_id', 'prod-' || i)
+              ELSE jsonb_build_object('credit_value', 10, 'min_order_subtotal', 20)
+            END,
+            i % 10 <> 0, timestamptz '2024-01-01' + i * interval '1 day', now()
+       FROM generate_series(1, $2::int) i`,
+    [merchantId, size.rewards],
+  );
+  // every fifth rule is a purchase rule (10 of 50): the estimate evaluates all of them
+  await client.query(
+    `INSERT INTO earning_rules (id, merchant_id, name, description, campaign_type, earning_rule, conditions, is_active, created_at, updated_at)
+     SELECT gen_random_uuid(), $1::uuid, 'Rule ' || i, 'Way to earn ' || i,
+            CASE WHEN i % 5 = 0 THEN 'purchase'::"CampaignType" ELSE (enum_range(NULL::"CampaignType"))[2 + i % 12] END,
+            CASE WHEN i % 5 = 0 THEN jsonb_build_object('type', 'variable', 'value', 1 + i % 3, 'per_amount', 1 + i % 4)
+                 ELSE jsonb_build_object('type', 'fixed', 'value', 10 * (1 + i % 10)) END,
+            CASE WHEN i % 10 = 0 THEN jsonb_build_object('min_order_subtotal', 25) END,
+            true, timestamptz '2024-01-01' + i * interval '1 day', now()
+       FROM generate_series(1, $2::int) i`,
+    [merchantId, size.earningRules],
+  );
+  await client.query(
+    `INSERT INTO booster_campaigns (id, merchant_id, name, multiplier, campaign_types, starts_at, ends_at, is_active, created_at, updated_at)
+     VALUES (gen_random_uuid(), $1::uuid, 'Double weekend', 1.5, ARRAY['purchase']::"CampaignType"[],
+             now() - interval '1 day', now() + interval '30 days', true, now(), now())`,
+    [merchantId],
+  );
+}
+
+/**
+ * Customers `from..to` and their transactions. Customer `c1` has `heavyRows` rows; the others
+ * share the rest of `size.transactions` evenly, so loading 1..N/10 and then N/10+1..N grows the
+ * tables 10× with the same per-customer shape. Every 4th row is a debit of 50 after three
+ * credits of at least 20, so no running balance goes below zero; balance_after is the running
+ * sum and the customer's totals are the sums of its rows.
+ */
+export async function loadCustomers(client: pg.ClientBase, merchantId: string, size: Size, from: number, to: number) {
+  const others = size.transactions - size.heavyRows;
+  const base = Math.floor(others / (size.customers - 1));
+  const rem = others % (size.customers - 1);
+  const params = [merchantId, from, to];
+  await client.query(
+    `INSERT INTO customers (id, merchant_id, platform_id, email, first_name, last_name, referral_code, created_at, updated_at)
+     SELECT md5($1 || ':' || i)::uuid, $1::uuid, 'c' || i, 'c' || i || '@bench.test', 'First' || i, 'Last' || i,
+            'R' || i, timestamptz '2024-01-01' + i * interval '5 minutes', timestamptz '2024-01-01' + i * interval '5 minutes'
+       FROM generate_series($2::int, $3::int) i`,
+    params,
+  );
+  await client.query(
+    `INSERT INTO points_transactions (id, merchant_id, customer_id, points, type, description, source, balance_after, created_at)
+     SELECT gen_random_uuid(), $1::uuid, md5($1 || ':' || i)::uuid, p,
+            CASE WHEN p > 0 THEN 'credit' ELSE 'debit' END::"TransactionType",
+            CASE WHEN p > 0 THEN 'Order #' || i || '-' || k ELSE 'Reward redeemed' END,
+            CASE WHEN p > 0 THEN 'earning_rule' ELSE 'redemption' END::"TransactionSource",
+            sum(p) OVER (PARTITION BY i ORDER BY k),
+            timestamptz '2024-01-01' + i * interval '5 minutes' + k * interval '1 hour'
+       FROM (SELECT i, k, CASE WHEN k % 4 = 0 THEN -50 ELSE 20 + (k * 37 + i * 11) % 180 END AS p
+               FROM generate_series($2::int, $3::int) i,
+                    LATERAL generate_series(1, CASE WHEN i = 1 THEN $4::int ELSE $5::int + (CASE WHEN i - 2 < $6::int THEN 1 ELSE 0 END) END) k) s`,
+    [...params, size.heavyRows, base, rem],
+  );
+  await client.query(
+    `UPDATE customers c
+        SET points_balance = a.balance, points_earned = a.earned, points_spent = a.spent, last_activity_at = a.last,
+            tier_id = (SELECT t.id FROM tiers t WHERE t.merchant_id = $1::uuid AND t.threshold <= a.earned
+                        ORDER BY t.threshold DESC LIMIT 1)
+       FROM (SELECT customer_id, sum(points) AS balance, sum(greatest(points, 0)) AS earned,
+                    sum(greatest(-points, 0)) AS spent, max(created_at) AS last
+               FROM points_transactions WHERE merchant_id = $1::uuid GROUP BY customer_id) a
+      WHERE c.id = a.customer_id AND c.merchant_id = $1::uuid
+        AND c.platform_id IN (SELECT 'c' || i FROM generate_series($2::int, $3::int) i)`,
+    params,
+  );
+}
+
+export async function analyze(client: pg.ClientBase) {
+  await client.query('VACUUM ANALYZE');
+}
+
+/** Row counts of the merchant (printed, and a check that the load did what it says). */
+export async function counts(client: pg.ClientBase, merchantId: string) {
+  const { rows } = await client.query(
+    `SELECT (SELECT count(*) FROM customers WHERE merchant_id = $1)::int AS customers,
+            (SELECT count(*) FROM points_transactions WHERE merchant_id = $1)::int AS transactions,
+            (SELECT count(*) FROM points_transactions t JOIN customers c ON c.id = t.customer_id
+              WHERE t.merchant_id = $1 AND c.merchant_id = $1 AND c.platform_id = 'c1')::int AS heavy_rows,
+            (SELECT count(*) FROM customers c
+               LEFT JOIN (SELECT customer_id, sum(points) AS total FROM points_transactions
+                           WHERE merchant_id = $1 GROUP BY customer_id) a ON a.customer_id = c.id
+              WHERE c.merchant_id = $1 AND c.points_balance <> coalesce(a.total, 0))::int AS unbalanced`,
+    [merchantId],
+  );
+  return rows[0] as { customers: number; transactions: number; heavy_rows: number; unbalanced: number };
+}
+
+export async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A fresh embedded (PGlite) data directory with the small data set, loaded through the socket
+ * server the service itself uses; closed again so the service can open it.
+ */
+export async function prepareEmbedded(size: Size): Promise<{ dataDir: string; tenant: Tenant; remove(): void }> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'loyalty-bench-embedded-'));
+  const database = await startEmbedded(dataDir);
+  try {
+    const tenant = await createTenant(database.url);
+    await withClient(database.url, async (client) => {
+      await loadCatalogue(client, tenant.merchantId, size);
+      await loadCustomers(client, tenant.merchantId, size, 1, size.customers);
+      await analyze(client);
+    });
+    return { dataDir, tenant, remove: () => rmSync(dataDir, { recursive: true, force: true }) };
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,134 @@
+// The operations the benchmark measures, each as a REST request and as the GraphQL document
+// that selects the same fields (every field, as SOFA does), built from the live public schema.
+// Request templates: `__CUST__` becomes a random customer number (2..N) per request and
+// `"__POINTS__"` a random credit (70%, 1..100) or debit (30%, -1..-50).
+import { type GraphQLObjectType, type GraphQLSchema, getNamedType, isObjectType, isNonNullType } from 'graphql';
+
+export interface RequestSpec {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+  headers: Record<string, string>;
+}
+
+export interface Operation {
+  name: string;
+  title: string;
+  kind: 'read' | 'write';
+  rest: { method: 'GET' | 'POST'; path: string; body?: unknown };
+  graphql: { field: string; args: Record<string, unknown> };
+}
+
+export function operations(deepPage: number): Operation[] {
+  const cart = {
+    customer_id: 'c__CUST__',
+    subtotal: 120.5,
+    line_items: [
+      { product_id: 'prod-1', quantity: 2, price: 40.25 },
+      { product_id: 'prod-2', quantity: 1, price: 40 },
+    ],
+  };
+  return [
+    {
+      name: 'rewards',
+      title: 'GET /v1/rewards (page of 20)',
+      kind: 'read',
+      rest: { method: 'GET', path: '/v1/rewards' },
+      graphql: { field: 'rewards', args: {} },
+    },
+    {
+      name: 'balance',
+      title: 'GET /v1/customers/balance (random customer)',
+      kind: 'read',
+      rest: { method: 'GET', path: '/v1/customers/balance?customer_id=c__CUST__' },
+      graphql: { field: 'customer_balance', args: { customer_id: 'c__CUST__' } },
+    },
+    {
+      name: 'transactions_p1',
+      title: 'GET /v1/customers/transactions (5,000-row customer, page 1)',
+      kind: 'read',
+      rest: { method: 'GET', path: '/v1/customers/transactions?customer_id=c1' },
+      graphql: { field: 'customer_transactions', args: { customer_id: 'c1' } },
+    },
+    {
+      name: 'transactions_deep',
+      title: `GET /v1/customers/transactions (5,000-row customer, page ${deepPage})`,
+      kind: 'read',
+      rest: { method: 'GET', path: `/v1/customers/transactions?customer_id=c1&page=${deepPage}` },
+      graphql: { field: 'customer_transactions', args: { customer_id: 'c1', page: deepPage } },
+    },
+    {
+      name: 'customers',
+      title: 'GET /v1/customers (page 1, total over all customers)',
+      kind: 'read',
+      rest: { method: 'GET', path: '/v1/customers' },
+      graphql: { field: 'customers', args: {} },
+    },
+    {
+      name: 'estimate',
+      title: 'POST /v1/points/estimate (customer, 2 line items)',
+      kind: 'read',
+      rest: { method: 'POST', path: '/v1/points/estimate', body: cart },
+      graphql: { field: 'points_estimate', args: cart },
+    },
+    {
+      name: 'create_transaction',
+      title: 'POST /v1/customers/transactions (mixed credits/debits, random customers)',
+      kind: 'write',
+      rest: {
+        method: 'POST',
+        path: '/v1/customers/transactions?customer_id=c__CUST__',
+        body: { points: '__POINTS__', description: 'bench adjustment' },
+      },
+      graphql: {
+        field: 'create_customer_transaction',
+        args: { customer_id: 'c__CUST__', points: '__POINTS__', description: 'bench adjustment' },
+      },
+    },
+  ];
+}
+
+function selectAll(type: GraphQLObjectType, depth: number): string {
+  if (depth > 6) return '';
+  const fields = Object.values(type.getFields())
+    .filter((f) => !f.args.some((a) => isNonNullType(a.type)))
+    .map((f) => {
+      const named = getNamedType(f.type);
+      return isObjectType(named) ? `${f.name} ${selectAll(named, depth + 1)}` : f.name;
+    });
+  return `{ ${fields.join(' ')} }`;
+}
+
+/** The GraphQL document for `op` (null when the schema lacks its root field). */
+export function graphqlDocument(schema: GraphQLSchema, op: Operation): string | null {
+  const query = schema.getQueryType()?.getFields()[op.graphql.field];
+  const mutation = schema.getMutationType()?.getFields()[op.graphql.field];
+  const field = query ?? mutation;
+  if (!field) return null;
+  const named = getNamedType(field.type);
+  if (!isObjectType(named)) return null;
+  const used = field.args.filter((a) => a.name in op.graphql.args);
+  const vars = used.map((a) => `$${a.name}: ${String(a.type)}`).join(', ');
+  const call = used.map((a) => `${a.name}: $${a.name}`).join(', ');
+  return `${query ? 'query' : 'mutation'} Bench${vars ? `(${vars})` : ''} { ${field.name}${call ? `(${call})` : ''} ${selectAll(named, 0)} }`;
+}
+
+const json = { 'content-type': 'application/json' };
+
+export function restRequest(op: Operation, key: string): RequestSpec {
+  return {
+    method: op.rest.method,
+    path: op.rest.path,
+    ...(op.rest.body ? { body: JSON.stringify(op.rest.body) } : {}),
+    headers: { authorization: `Bearer ${key}`, ...(op.rest.body ? json : {}) },
+  };
+}
+
+export function graphqlRequest(document: string, op: Operation, key: string): RequestSpec {
+  return {
+    method: 'POST',
+    path: '/graphql',
+    body: JSON.stringify({ query: document, variables: op.graphql.args }),
+    headers: { authorization: `Bearer ${key}`, ...json },
+  };
+}

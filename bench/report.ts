@@ -1,0 +1,183 @@
+// Tables of the benchmark: per operation the service (REST and GraphQL) against the two
+// baselines, with the ratios the issue's targets are stated in.
+import type { Operation } from './operations.js';
+
+export type Protocol = 'rest' | 'graphql';
+export type Phase = 'full' | 'small' | 'embedded' | 'profile';
+
+export interface Measurement {
+  phase: Phase;
+  server: string;
+  protocol: Protocol;
+  op: string;
+  connections: number;
+  rps: number;
+  mean_ms: number;
+  p50_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  non2xx: number;
+  errors: number;
+  status_codes: Record<string, number>;
+  peak_rss_mb: number;
+}
+
+export interface Unavailable {
+  phase: Phase;
+  server: string;
+  protocol: Protocol;
+  op: string;
+  reason: string;
+}
+
+const f0 = (n: number) => (Number.isFinite(n) ? Math.round(n).toString() : '-');
+const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 10 ? 2 : 1) : '-');
+const ratio = (a: number | undefined, b: number | undefined) => (a && b ? a / b : NaN);
+const x = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}×` : 'n/a');
+const pad = (s: string, n: number) => s.padEnd(n);
+const lpad = (s: string, n: number) => s.padStart(n);
+
+const label = (m: { server: string; protocol: Protocol }) =>
+  m.server === 'service' ? `service ${m.protocol === 'rest' ? 'REST' : 'GraphQL'}` : m.server;
+
+export function find(ms: Measurement[], q: Partial<Measurement>) {
+  return ms.find((m) => Object.entries(q).every(([k, v]) => (m as any)[k] === v));
+}
+
+export interface TargetCheck {
+  op: string;
+  protocol: Protocol;
+  vs_fastify_rps: number;
+  vs_raw_rps: number;
+  p99_vs_raw: number;
+  pass: boolean;
+}
+
+/** The issue's targets, for the reads at the highest concurrency. */
+export function targetChecks(ms: Measurement[], ops: Operation[], conc: number): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  for (const op of ops.filter((o) => o.kind === 'read')) {
+    const fastify = find(ms, { phase: 'full', server: 'fastify-prisma', op: op.name, connections: conc });
+    const raw = find(ms, { phase: 'full', server: 'raw-pg', op: op.name, connections: conc });
+    for (const protocol of ['rest', 'graphql'] as const) {
+      const s = find(ms, { phase: 'full', server: 'service', protocol, op: op.name, connections: conc });
+      if (!s) continue;
+      const c = {
+        op: op.name,
+        protocol,
+        vs_fastify_rps: ratio(s.rps, fastify?.rps),
+        vs_raw_rps: ratio(s.rps, raw?.rps),
+        p99_vs_raw: ratio(s.p99_ms, raw?.p99_ms),
+        pass: false,
+      };
+      c.pass = c.vs_fastify_rps >= 0.9 && c.vs_raw_rps >= 0.5 && c.p99_vs_raw <= 2;
+      out.push(c);
+    }
+  }
+  return out;
+}
+
+export function operationTables(ms: Measurement[], ops: Operation[], concurrency: number[], unavailable: Unavailable[]) {
+  const lines: string[] = [];
+  const order = [
+    { server: 'service', protocol: 'rest' as const },
+    { server: 'service', protocol: 'graphql' as const },
+    { server: 'fastify-prisma', protocol: 'rest' as const },
+    { server: 'raw-pg', protocol: 'rest' as const },
+  ];
+  for (const op of ops) {
+    lines.push('', `== ${op.title} ==`);
+    lines.push(`  ${pad('server', 16)} ${lpad('conc', 4)} ${lpad('req/s', 8)} ${lpad('p50 ms', 8)} ${lpad('p99 ms', 8)} ${lpad('RSS MB', 7)} ${lpad('non-2xx', 8)}`);
+    for (const who of order) {
+      for (const c of concurrency) {
+        const m = find(ms, { phase: 'full', ...who, op: op.name, connections: c });
+        if (!m) continue;
+        lines.push(
+          `  ${pad(label(m), 16)} ${lpad(String(c), 4)} ${lpad(f0(m.rps), 8)} ${lpad(f1(m.p50_ms), 8)} ${lpad(f1(m.p99_ms), 8)} ${lpad(f0(m.peak_rss_mb), 7)} ${lpad(String(m.non2xx), 8)}`,
+        );
+      }
+    }
+    for (const u of unavailable.filter((u) => u.op === op.name && u.phase === 'full')) {
+      lines.push(`  ${pad(label(u), 16)} unavailable: ${u.reason}`);
+    }
+    for (const protocol of ['rest', 'graphql'] as const) {
+      for (const c of concurrency) {
+        const s = find(ms, { phase: 'full', server: 'service', protocol, op: op.name, connections: c });
+        if (!s) continue;
+        const fz = find(ms, { phase: 'full', server: 'fastify-prisma', op: op.name, connections: c });
+        const raw = find(ms, { phase: 'full', server: 'raw-pg', op: op.name, connections: c });
+        lines.push(
+          `  ${pad(label(s), 16)} c=${String(c).padEnd(3)} req/s vs fastify+prisma ${lpad(x(ratio(s.rps, fz?.rps)), 6)}, vs raw pg ${lpad(x(ratio(s.rps, raw?.rps)), 6)};` +
+            ` p99 vs fastify+prisma ${lpad(x(ratio(s.p99_ms, fz?.p99_ms)), 6)}, vs raw pg ${lpad(x(ratio(s.p99_ms, raw?.p99_ms)), 6)}`,
+        );
+      }
+    }
+  }
+  return lines.join('\n');
+}
+
+export function targetTable(checks: TargetCheck[], conc: number) {
+  const lines = [
+    '',
+    `== Targets (reads at concurrency ${conc}): req/s ≥ 0.9× fastify+prisma, ≥ 0.5× raw pg, p99 ≤ 2× raw pg ==`,
+    `  ${pad('operation', 20)} ${pad('protocol', 8)} ${lpad('vs fastify', 10)} ${lpad('vs raw', 8)} ${lpad('p99/raw', 8)}  result`,
+  ];
+  for (const c of checks) {
+    lines.push(
+      `  ${pad(c.op, 20)} ${pad(c.protocol, 8)} ${lpad(x(c.vs_fastify_rps), 10)} ${lpad(x(c.vs_raw_rps), 8)} ${lpad(x(c.p99_vs_raw), 8)}  ${c.pass ? 'met' : 'MISSED'}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export interface GrowthRow {
+  op: string;
+  server: string;
+  small_ms: number;
+  full_ms: number;
+  growth: number;
+}
+
+export function growthRows(ms: Measurement[], ops: Operation[]): GrowthRow[] {
+  const rows: GrowthRow[] = [];
+  for (const op of ops) {
+    for (const server of ['service', 'raw-pg']) {
+      const small = find(ms, { phase: 'small', server, protocol: 'rest', op: op.name, connections: 1 });
+      const full = find(ms, { phase: 'full', server, protocol: 'rest', op: op.name, connections: 1 });
+      if (small && full) rows.push({ op: op.name, server, small_ms: small.mean_ms, full_ms: full.mean_ms, growth: full.mean_ms / small.mean_ms });
+    }
+  }
+  return rows;
+}
+
+export function growthTable(rows: GrowthRow[], small: string, full: string) {
+  const lines = ['', `== Time per request (mean, concurrency 1, REST) as the data grows 10× (${small} → ${full}) ==`];
+  lines.push(`  ${pad('operation', 20)} ${pad('server', 16)} ${lpad('small ms', 9)} ${lpad('full ms', 9)} ${lpad('growth', 8)}`);
+  for (const r of rows) {
+    lines.push(`  ${pad(r.op, 20)} ${pad(r.server, 16)} ${lpad(f1(r.small_ms), 9)} ${lpad(f1(r.full_ms), 9)} ${lpad(x(r.growth), 8)}`);
+  }
+  return lines.join('\n');
+}
+
+export function embeddedTable(ms: Measurement[], ops: Operation[], concurrency: number[], unavailable: Unavailable[]) {
+  const lines = ['', '== Embedded database (PGlite, small data set), service REST =='];
+  lines.push(`  ${pad('operation', 20)} ${lpad('conc', 4)} ${lpad('req/s', 8)} ${lpad('p50 ms', 8)} ${lpad('p99 ms', 8)} ${lpad('RSS MB', 7)} ${lpad('vs PostgreSQL same size (mean)', 31)}`);
+  for (const op of ops) {
+    for (const c of concurrency) {
+      const m = find(ms, { phase: 'embedded', op: op.name, connections: c });
+      if (!m) continue;
+      const pgSmall = find(ms, { phase: 'small', server: 'service', protocol: 'rest', op: op.name, connections: c });
+      lines.push(
+        `  ${pad(op.name, 20)} ${lpad(String(c), 4)} ${lpad(f0(m.rps), 8)} ${lpad(f1(m.p50_ms), 8)} ${lpad(f1(m.p99_ms), 8)} ${lpad(f0(m.peak_rss_mb), 7)} ${lpad(pgSmall ? `${x(m.mean_ms / pgSmall.mean_ms)} the time` : '-', 31)}`,
+      );
+    }
+    for (const u of unavailable.filter((u) => u.op === op.name && u.phase === 'embedded')) lines.push(`  ${pad(op.name, 20)} unavailable: ${u.reason}`);
+  }
+  return lines.join('\n');
+}
+
+export function startupTable(startup: Record<string, number>) {
+  const lines = ['', '== Start-up: process spawn to first 200 on GET /v1/rewards =='];
+  for (const [k, v] of Object.entries(startup)) lines.push(`  ${pad(k, 34)} ${lpad(f0(v), 7)} ms`);
+  return lines.join('\n');
+}

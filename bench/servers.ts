@@ -1,0 +1,146 @@
+// Starting the servers under test as separate processes (the service exactly as users run
+// it: `node --import tsx src/main.ts`), timing start-up to the first answer, sampling their
+// resident memory from /proc, and stopping them.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { repoRoot } from './config.js';
+
+export type ServerKind = 'service' | 'fastify-prisma' | 'raw-pg';
+
+const entries: Record<ServerKind, string> = {
+  service: 'src/main.ts',
+  'fastify-prisma': 'bench/baselines/fastify-prisma.ts',
+  'raw-pg': 'bench/baselines/raw-pg.ts',
+};
+
+export interface RunningServer {
+  kind: ServerKind;
+  pid: number;
+  url: string;
+  startupMs: number;
+  logFile: string;
+  /** False once the process has exited (e.g. killed by something else on the machine). */
+  alive(): boolean;
+  exitCode(): number | string | null;
+  /** Current resident set size in MB (VmRSS). */
+  rssMb(): number;
+  /** Peak resident set size of the process so far in MB (VmHWM). */
+  hwmMb(): number;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface StartOptions {
+  kind: ServerKind;
+  key: string;
+  /** DATABASE_URL, or DATA_DIR for the embedded database. */
+  database: { url: string } | { dataDir: string };
+  label: string;
+  cpuProfDir?: string;
+  /** Extra environment for the service (experiments: LOG_LEVEL=warn, RATE_LIMIT_PER_KEY=0, ...). */
+  serviceEnv?: Record<string, string>;
+}
+
+/** Starts a server and waits for its first 200 on GET /v1/rewards (the start-up time). */
+export async function startServer(opts: StartOptions): Promise<RunningServer> {
+  const port = await freePort();
+  const logFile = path.join(os.tmpdir(), `loyalty-bench-${opts.label}.log`);
+  const fd = openSync(logFile, 'w');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    NODE_ENV: 'production',
+    // the limiter stays in the request path, with a budget the benchmark never exhausts
+    RATE_LIMIT_PER_KEY: '1000000000',
+    RATE_LIMIT_PER_MERCHANT: '1000000000',
+    REDIS_URL: '',
+    DATABASE_URL: 'url' in opts.database ? opts.database.url : '',
+    ...('dataDir' in opts.database ? { DATA_DIR: opts.database.dataDir } : {}),
+    ...(opts.kind === 'service' ? opts.serviceEnv : {}),
+  };
+  const args = [...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : []), '--import', 'tsx', entries[opts.kind]];
+  const started = performance.now();
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  let exited: number | string | null = null;
+  const exit = new Promise<void>((resolve) => child.once('exit', (code, signal) => ((exited = code ?? signal ?? -1), resolve())));
+  const url = `http://127.0.0.1:${port}`;
+
+  for (;;) {
+    if (exited !== null) {
+      throw new Error(`${opts.label} exited with ${exited} before answering; log:\n${readFileSync(logFile, 'utf8').slice(-3000)}`);
+    }
+    if (performance.now() - started > 180_000) {
+      child.kill('SIGKILL');
+      throw new Error(`${opts.label} did not answer within 180 s; log: ${logFile}`);
+    }
+    try {
+      const res = await fetch(`${url}/v1/rewards?per_page=1`, { headers: { authorization: `Bearer ${opts.key}` } });
+      await res.arrayBuffer();
+      if (res.status === 200) break;
+      if (res.status !== 503) throw new Error(`${opts.label}: GET /v1/rewards answered ${res.status}`);
+    } catch (err) {
+      if (err instanceof Error && err.message.includes('answered')) throw err;
+    }
+    await sleep(25);
+  }
+  const startupMs = performance.now() - started;
+  const pid = child.pid!;
+  return {
+    kind: opts.kind,
+    pid,
+    url,
+    startupMs,
+    logFile,
+    alive: () => exited === null,
+    exitCode: () => exited,
+    rssMb: () => statusKb(pid, 'VmRSS') / 1024,
+    hwmMb: () => statusKb(pid, 'VmHWM') / 1024,
+    async stop() {
+      if (exited !== null) return;
+      child.kill('SIGTERM');
+      const done = await Promise.race([exit.then(() => true), sleep(20_000).then(() => false)]);
+      if (!done) {
+        child.kill('SIGKILL');
+        await exit;
+      }
+    },
+  };
+}
+
+/** Samples VmRSS every 50 ms until stopped; returns the peak in MB. */
+export function sampleRss(server: RunningServer) {
+  let peak = server.rssMb();
+  const timer = setInterval(() => {
+    peak = Math.max(peak, server.rssMb());
+  }, 50);
+  return () => {
+    clearInterval(timer);
+    return Math.max(peak, server.rssMb());
+  };
+}
