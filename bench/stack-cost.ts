@@ -4,12 +4,15 @@
 // with process.cpuUsage). Each variant adds one layer to the previous one:
 //   floor        the domain call + the JSON a hand-written handler would send
 //   execute      + GraphQL execution of the document SOFA runs (Pothos resolvers, scope checks)
-//   graphql      POST /graphql through Yoga (parse, validate, Armor limits, execute, envelope)
+//   bare-graphql POST /graphql through a bare Yoga on the same schema (its default parse and
+//                validation caches, none of the service's plugins): what the plugins add
+//   graphql      POST /graphql through the service (gate, Armor limits, Yoga, execute)
 //   rest         GET /v1/... through the gate, SOFA, Yoga (what REST clients get)
 //   rest-log     + one pino log line per request (the service's default, LOG_LEVEL=info)
 // Not part of the service.
 import { createRequire } from 'node:module';
 import { type DocumentNode, execute as graphqlJsExecute, parse } from 'graphql';
+import { createYoga } from 'graphql-yoga';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import type { Db } from '../src/db/client.js';
@@ -112,6 +115,7 @@ const silent = pino({ level: 'silent' });
 const toDevNull = pino({ level: 'info', base: undefined }, pino.destination({ dest: '/dev/null', sync: true }));
 const quietApp = createApp({ db, config, logger: silent } as Parameters<typeof createApp>[0]);
 const loggingApp = createApp({ db, config, logger: toDevNull } as Parameters<typeof createApp>[0]);
+const bareYoga = createYoga({ schema, context: () => ({ db, principal: { keyId: key.id, merchantId, scopes: key.scopes } }), logging: false });
 const headers = { authorization: `Bearer ${token.token}`, 'content-type': 'application/json' };
 const base = 'http://bench.local';
 
@@ -127,7 +131,7 @@ async function cpuPerCall(fn: () => Promise<unknown>, n: number) {
 const n = Number(process.argv[2] ?? 3000);
 const picked = operations(240).filter((o) => ['rewards', 'balance', 'transactions_p1'].includes(o.name));
 console.log(`CPU µs per request, ${n} sequential requests after a warm-up; executor: ${executor}\n`);
-console.log(`${'operation'.padEnd(18)} ${['floor', 'execute', 'graphql', 'rest', 'rest-log'].map((s) => s.padStart(9)).join(' ')}`);
+console.log(`${'operation'.padEnd(18)} ${['floor', 'execute', 'bare-graphql', 'graphql', 'rest', 'rest-log'].map((s) => s.padStart(12)).join(' ')}`);
 const results: Record<string, Record<string, number>> = {};
 for (const op of picked) {
   const docText = graphqlDocument(schema, op)!;
@@ -153,6 +157,11 @@ for (const op of picked) {
     if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
     return res.text();
   };
+  const bare = async () => {
+    const res = await bareYoga.fetch(`${base}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: docText, variables }) });
+    if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
+    return res.text();
+  };
   const rest = (app: typeof quietApp) => async () => {
     const res = await app.fetch(`${base}${path}`, { headers });
     if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
@@ -161,12 +170,13 @@ for (const op of picked) {
   const row = {
     floor: (await cpuPerCall(floor, n)).cpuUs,
     execute: (await cpuPerCall(exec, n)).cpuUs,
+    'bare-graphql': (await cpuPerCall(bare, n)).cpuUs,
     graphql: (await cpuPerCall(gql, n)).cpuUs,
     rest: (await cpuPerCall(rest(quietApp), n)).cpuUs,
     'rest-log': (await cpuPerCall(rest(loggingApp), n)).cpuUs,
   };
   results[op.name] = row;
-  console.log(`${op.name.padEnd(18)} ${Object.values(row).map((v) => v.toFixed(0).padStart(9)).join(' ')}`);
+  console.log(`${op.name.padEnd(18)} ${Object.values(row).map((v) => v.toFixed(0).padStart(12)).join(' ')}`);
 }
 await quietApp.close?.();
 await loggingApp.close?.();
