@@ -158,8 +158,25 @@ describe('GET /v1/customers', () => {
     const res = await counted.fetch('http://loyalty.test/v1/customers', { headers: { authorization: `Bearer ${key}` } });
     const body = await res.json();
     expect(body.data.filter((c: any) => c.tier).map((c: any) => c.tier.name).sort()).toEqual(['T0', 'T1', 'T2', 'T3']);
-    expect(calls.filter((c) => c.startsWith('Customer.'))).toEqual(['Customer.findMany', 'Customer.count']);
+    // the unfiltered total is the merchant's counter, not a count over every customer
+    expect(calls.filter((c) => c.startsWith('Customer.'))).toEqual(['Customer.findMany']);
     expect(calls.filter((c) => c.startsWith('Tier.'))).toEqual([]);
+  });
+
+  it('keeps the unfiltered total exact through inserts, bulk inserts and deletes', async () => {
+    const shop = await newMerchant(app, 'counted');
+    const key = await newKey(app, shop.id);
+    const total = async () =>
+      (await client(app, key).rest('GET', '/v1/customers?per_page=1')).body.meta.pagination.total as number;
+    expect(await total()).toBe(0);
+    const one = await newCustomer(app, shop.id);
+    await app.db.customer.createMany({
+      data: ['b1', 'b2', 'b3'].map((p) => ({ merchantId: shop.id, platformId: p, email: `${p}@x.com`, referralCode: `C${p}`.toUpperCase() })),
+    });
+    expect(await total()).toBe(4);
+    await app.db.customer.delete({ where: { id: one.id } });
+    expect(await total()).toBe(3);
+    expect(await total()).toBe(await app.db.customer.count({ where: { merchantId: shop.id } }));
   });
 });
 

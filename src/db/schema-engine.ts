@@ -58,6 +58,26 @@ export async function readSchema() {
   return { files: [{ path: schemaPath, content: await readFile(schemaPath, 'utf8') }] };
 }
 
+/**
+ * The pg adapter runs a migration script by splitting it on every `;`, which cuts a
+ * function body (`$$ … ; … $$`) apart. PostgreSQL runs a whole multi-statement script in one
+ * simple query (as one implicit transaction), so send it whole, as the native engine does.
+ */
+class WholeScriptPg extends PrismaPg {
+  override async connect() {
+    const adapter = await super.connect();
+    const internals = adapter as unknown as { client: pg.Pool; onError(err: unknown): never };
+    adapter.executeScript = async (script: string) => {
+      try {
+        await internals.client.query(script);
+      } catch (err) {
+        internals.onError(err);
+      }
+    };
+    return adapter;
+  }
+}
+
 /** Runs `fn` with a schema engine connected to `connectionString`, then frees it. */
 export async function withSchemaEngine<T>(
   connectionString: string,
@@ -65,7 +85,7 @@ export async function withSchemaEngine<T>(
 ): Promise<T> {
   const bg = await loadWasm();
   const schema = await readSchema();
-  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPg({ connectionString, max: 2 }));
+  const adapter = bindMigrationAwareSqlAdapterFactory(new WholeScriptPg({ connectionString, max: 2 }));
   const engine: SchemaEngine = await bg.SchemaEngine.new(
     { datamodels: schema.files.map((f) => [f.path, f.content]) },
     () => {},

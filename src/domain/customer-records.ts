@@ -2,7 +2,7 @@
 // each with its tier's id and name (the list loads them in the same query).
 // Also used by the admin API (src/schema/admin/customers.ts, src/domain/customer-writes.ts).
 import type { Db } from '../db/client.js';
-import { emailIs, findCustomerById } from './customers.js';
+import { customerIdsByEmail, findCustomerById } from './customers.js';
 import { type PageArgs, paginate } from './pagination.js';
 
 const withTier = { tier: { select: { id: true, name: true } } } as const;
@@ -16,17 +16,22 @@ export interface CustomerFilter extends PageArgs {
 export function listCustomers(db: Db, merchantId: string, args: CustomerFilter) {
   const platformId = args.customer_id?.trim();
   const email = args.email?.trim();
-  const where = {
-    merchantId,
-    ...(platformId ? { platformId } : {}),
-    ...(email ? { email: emailIs(email) } : {}),
-  };
   // PostgreSQL text cannot hold NUL, so no customer matches (and SQL would refuse the value)
   if (`${platformId}${email}`.includes('\u0000')) return paginate(args, async () => [], async () => 0);
+  const where = async () => ({
+    merchantId,
+    ...(platformId ? { platformId } : {}),
+    ...(email ? { id: { in: await customerIdsByEmail(db, merchantId, email) } } : {}),
+  });
   return paginate(
     args,
-    (p) => db.customer.findMany({ where, include: withTier, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...p }),
-    () => db.customer.count({ where }),
+    async (p) =>
+      db.customer.findMany({ where: await where(), include: withTier, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...p }),
+    // unfiltered, the total is the merchant's counter (kept by a trigger): no count over every customer
+    async () =>
+      platformId || email
+        ? db.customer.count({ where: await where() })
+        : (await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { customerCount: true } })).customerCount,
   );
 }
 

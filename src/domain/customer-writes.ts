@@ -4,6 +4,7 @@ import { randomInt } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import type { Customer } from '../generated/prisma/client.js';
 import { customerProfile } from './customer-records.js';
+import { customerIdsByEmail } from './customers.js';
 import { AppError } from './errors.js';
 import { type CustomerInput, customerInput } from './inputs.js';
 import { violatedUniqueIndex } from './program.js';
@@ -53,11 +54,8 @@ function conflictFor(index: string) {
 
 /** Emails are matched case-insensitively by lookups, so they must be unique that way too. */
 async function assertEmailFree(db: Db, merchantId: string, email: string, exceptId?: string) {
-  const other = await db.customer.findFirst({
-    where: { merchantId, email: { equals: email, mode: 'insensitive' }, ...(exceptId ? { NOT: { id: exceptId } } : {}) },
-    select: { id: true },
-  });
-  if (other) throw conflictFor('email');
+  const others = (await customerIdsByEmail(db, merchantId, email)).filter((id) => id !== exceptId);
+  if (others.length) throw conflictFor('email');
 }
 
 /** Creates a customer (without a referral_code one is generated) and places it in its tier. */

@@ -12,11 +12,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (s: string) => UUID.test(s);
 
 /**
- * Case-insensitive email equality. Prisma turns `equals` + `mode: 'insensitive'` into ILIKE
- * without escaping (prisma/prisma#20318), so `_` and `%` would match other customers.
+ * The merchant's customers with this email in any case, oldest first. Uses the index on
+ * (merchant_id, lower(email)); Prisma's case-insensitive mode would be an unindexed ILIKE
+ * that also treats `_` and `%` as wildcards (prisma/prisma#20318).
  */
-export function emailIs(email: string) {
-  return { equals: email.replace(/[\\%_]/g, (c) => `\\${c}`), mode: 'insensitive' as const };
+export async function customerIdsByEmail(db: Db, merchantId: string, email: string): Promise<string[]> {
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    SELECT id FROM customers
+     WHERE merchant_id = ${merchantId}::uuid AND lower(email) = lower(${email})
+     ORDER BY created_at, id LIMIT 100`;
+  return rows.map((r) => r.id);
 }
 
 /** PostgreSQL text cannot hold NUL: such an id names no customer (and must not reach SQL). */
@@ -33,11 +38,15 @@ export async function findCustomer(db: Db, merchantId: string, ref: CustomerRef)
     );
   }
   if (!storable(customerId) || !storable(email)) throw notFound('Customer');
-  const customer = await db.customer.findFirst({
-    where: customerId
-      ? { merchantId, platformId: customerId, ...(email ? { email: emailIs(email) } : {}) }
-      : { merchantId, email: emailIs(email!) },
-  });
+  let customer;
+  if (customerId) {
+    customer = await db.customer.findUnique({ where: { merchantId_platformId: { merchantId, platformId: customerId } } });
+    // both given: they must name the same customer
+    if (customer && email && customer.email.toLowerCase() !== email.toLowerCase()) customer = null;
+  } else {
+    const [id] = await customerIdsByEmail(db, merchantId, email!);
+    customer = id ? await db.customer.findUnique({ where: { id } }) : null;
+  }
   if (!customer) throw notFound('Customer');
   return customer;
 }

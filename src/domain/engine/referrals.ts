@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Customer, Referral } from '../../generated/prisma/client.js';
+import { customerIdsByEmail } from '../customers.js';
 import { AppError, notFound } from '../errors.js';
 import { tryApplyPoints } from '../ledger.js';
 import { reevaluateTier } from '../tiers.js';
@@ -46,12 +47,14 @@ export async function recordReferral(db: Db, merchantId: string, raw: ReferralIn
   const input = parseInput(referralInput, raw);
   const [referrer, program] = await Promise.all([
     db.customer.findFirst({
-      where: { merchantId, referralCode: { equals: input.referrer_code, mode: 'insensitive' } },
+      // codes are upper-case letters and digits: an exact match uses the unique index
+      where: { merchantId, referralCode: input.referrer_code.toUpperCase() },
     }),
     db.referralProgram.findUnique({ where: { merchantId }, select: { isActive: true } }),
   ]);
   if (!referrer) throw notFound('Referrer (referral code)');
-  const email = { equals: input.referee_email, mode: 'insensitive' } as const;
+  // referee emails are stored lower-cased (referralInput)
+  const email = input.referee_email;
   for (;;) {
     const existing = await db.referral.findFirst({
       where: { merchantId, refereeEmail: email },
@@ -61,7 +64,7 @@ export async function recordReferral(db: Db, merchantId: string, raw: ReferralIn
     if (!program?.isActive) throw rejected('The referral program is not active');
     if (referrer.email.toLowerCase() === input.referee_email) throw rejected('A customer cannot refer themselves');
     if (referrer.status === 'excluded') throw rejected('This customer cannot refer friends');
-    if (await db.customer.findFirst({ where: { merchantId, email }, select: { id: true } })) {
+    if ((await customerIdsByEmail(db, merchantId, email)).length) {
       throw rejected(`${input.referee_email} is already a customer`);
     }
     if (existing) throw rejected(`${input.referee_email} was already referred`);
@@ -88,7 +91,7 @@ export async function completeReferral(
     where: {
       merchantId,
       status: 'pending',
-      OR: [{ refereeId: referee.id }, { refereeEmail: { equals: referee.email, mode: 'insensitive' } }],
+      OR: [{ refereeId: referee.id }, { refereeEmail: referee.email.toLowerCase() }],
     },
   });
   if (!referral || referral.referrerId === referee.id) return null;
