@@ -155,14 +155,17 @@ async function customers(p: Principal, q: URLSearchParams) {
   const id = q.get('customer_id')?.trim();
   const email = q.get('email')?.trim();
   if (id) where.push(`c.platform_id = $${args.push(id)}`);
-  if (email) where.push(`c.email ILIKE $${args.push(email)}`);
+  if (email) where.push(`lower(c.email) = lower($${args.push(email)})`);
   const [rows, count] = await Promise.all([
     pool.query(
       `SELECT c.*, t.name AS tier_name FROM customers c LEFT JOIN tiers t ON t.id = c.tier_id
         WHERE ${where.join(' AND ')} ORDER BY c.created_at DESC, c.id DESC LIMIT ${page.perPage} OFFSET ${page.offset}`,
       args,
     ),
-    pool.query(`SELECT count(*)::int AS n FROM customers c WHERE ${where.join(' AND ')}`, args),
+    // the service's SQL: unfiltered, the merchant's trigger-kept counter
+    id || email
+      ? pool.query(`SELECT count(*)::int AS n FROM customers c WHERE ${where.join(' AND ')}`, args)
+      : pool.query('SELECT customer_count AS n FROM merchants WHERE id = $1', [p.merchantId]),
   ]);
   const data = rows.rows.map((c) => ({
     id: c.id, customer_id: c.platform_id, email: c.email, first_name: c.first_name, last_name: c.last_name,
