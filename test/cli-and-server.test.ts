@@ -75,7 +75,9 @@ describe('npm start and the CLI', () => {
     expect((await balance.json()).data.points_balance).toBe(300);
     expect((await get(key.json.key, '/v1/earning-rules')).status).toBe(403);
 
-    const listed = await cli('keys', 'list', '--merchant', 'acme');
+    // the README's form: npm run cli -- … --json prints exactly one JSON document on stdout
+    const viaNpm = await run('npm', ['run', 'cli', '--', 'keys', 'list', '--merchant', 'acme', '--json'], { cwd: root, env });
+    const listed = { json: JSON.parse(viaNpm.stdout) };
     expect(listed.json).toHaveLength(1);
     expect(JSON.stringify(listed.json)).not.toContain(key.json.key);
 
