@@ -77,7 +77,7 @@ const transactions = Array.from({ length: 20 }, (_, i) => ({
 const models: Record<string, Record<string, (args?: unknown) => unknown>> = {
   apiKey: { findUnique: () => key, update: () => key },
   reward: { findMany: () => rewards, count: () => 180 },
-  customer: { findFirst: () => customer },
+  customer: { findFirst: () => customer, findUnique: () => customer },
   merchant: { findUniqueOrThrow: () => ({ pointsExpiryDays: null, currency: 'USD' }), findUnique: () => ({ pointsExpiryDays: null, currency: 'USD' }) },
   activity: { aggregate: () => ({ _sum: { pointsChange: null } }) },
   pointsTransaction: { findMany: () => transactions, count: () => 5000 },
