@@ -313,6 +313,23 @@ describe('refunds', () => {
     expect(await ledgerSum(c.id)).toBe(0);
   });
 
+  it('claws back at most the order’s points when different refunds of it arrive at once', async () => {
+    const c = await newCustomer(app, merchantId, { points: 1000 });
+    await recordOrder(app.db, merchantId, { order_id: 'r-race', customer_id: c.platformId, subtotal: 100 });
+    const refunds = await Promise.all([
+      refundOrder(app.db, merchantId, { event_id: 'race-full', order_id: 'r-race' }),
+      refundOrder(app.db, merchantId, { event_id: 'race-80a', order_id: 'r-race', amount: 80 }),
+      refundOrder(app.db, merchantId, { event_id: 'race-80b', order_id: 'r-race', amount: 80 }),
+      refundOrder(app.db, merchantId, { event_id: 'race-50', order_id: 'r-race', amount: 50 }),
+    ]);
+    expect(refunds.reduce((sum, r) => sum + r.points_clawed_back, 0)).toBe(100);
+    expect(refunds.reduce((sum, r) => sum + r.refunded_amount, 0)).toBe(100);
+    expect((await balanceOf(api, c.platformId)).points_balance).toBe(1000);
+    const order = await app.db.order.findFirstOrThrow({ where: { merchantId, platformOrderId: 'r-race' } });
+    expect(order.pointsClawedBack).toBe(100);
+    expect(order.refundedAt).not.toBeNull();
+  });
+
   it('never debits below zero: the shortfall is recorded on the order and in the activity', async () => {
     const c = await newCustomer(app, merchantId);
     await recordOrder(app.db, merchantId, { order_id: 'r-3', customer_id: c.platformId, subtotal: 100 });

@@ -205,69 +205,28 @@ export async function refundOrder(db: Db, merchantId: string, raw: RefundInput):
   }
 
   const result = await processClaimed(db, [claim.id], async (): Promise<RefundResult> => {
-    const previous = await db.engineEvent.findMany({
-      where: { merchantId, kind: 'refund', id: { not: claim.id }, result: { path: ['order_id'], equals: input.order_id } },
-      select: { result: true },
-    });
-    const before = previous.reduce((sum, e) => sum + cents(Number((e.result as { refunded_amount?: number }).refunded_amount ?? 0)), 0);
+    // Reserve the amount on the order first: the row lock makes concurrent refunds of one
+    // order take turns, so each sees what the others refunded and none claws back twice.
     const subtotalCents = cents(Number(order.subtotal));
-    const requested = input.amount == null ? subtotalCents : cents(input.amount);
-    const refunded = Math.max(0, Math.min(requested, subtotalCents - before));
-    const full = order.refundedAt !== null || before + refunded >= subtotalCents;
-    const owed = Math.max(0, owedFor(order, before + refunded, full) - owedFor(order, before, order.refundedAt !== null));
-
-    let debited = 0;
-    let transactionId: string | null = null;
-    for (let attempt = 0; owed > 0 && attempt < 5; attempt++) {
-      const { pointsBalance } = await db.customer.findUniqueOrThrow({
-        where: { id: order.customerId },
-        select: { pointsBalance: true },
-      });
-      const take = Math.min(owed, pointsBalance);
-      const description = refundDescription(input.order_id, owed - take);
-      if (take === 0) {
-        // nothing to debit: the activity log still says what could not be reversed
-        await db.activity.create({
-          data: {
-            merchantId,
-            customerId: order.customerId,
-            type: 'purchase',
-            description,
-            pointsChange: 0,
-            balanceAfter: 0,
-            referenceKind: 'order',
-            referenceId: input.order_id,
-          },
-        });
-        break;
-      }
-      const tx = await tryApplyPoints(db, {
-        merchantId,
-        customerId: order.customerId,
-        points: -take,
-        description,
-        source: 'earning_rule',
-        activityType: 'purchase',
-        reference: { kind: 'order', id: input.order_id },
-      });
-      if (tx) {
-        debited = take;
-        transactionId = tx.transactionId;
-        break;
-      }
-      // the balance moved under us: read it again
+    const requested = input.amount == null ? Number(order.subtotal) : input.amount;
+    const [reserved] = await db.$queryRaw<{ before: string; after: string }[]>`
+      WITH previous AS (SELECT id, refunded_amount FROM orders WHERE id = ${order.id}::uuid FOR UPDATE)
+      UPDATE orders o SET refunded_amount = LEAST(o.subtotal, previous.refunded_amount + ${requested}::numeric)
+        FROM previous WHERE o.id = previous.id
+      RETURNING previous.refunded_amount::text AS before, o.refunded_amount::text AS after`;
+    const before = cents(Number(reserved!.before));
+    const after = cents(Number(reserved!.after));
+    const refunded = after - before;
+    const full = after >= subtotalCents;
+    const owed = Math.max(0, owedFor(order, after, full) - owedFor(order, before, before >= subtotalCents));
+    try {
+      return await clawBack(db, merchantId, order, input.order_id, { owed, refunded, full });
+    } catch (err) {
+      // nothing was debited: give the reservation back so the refund can be sent again
+      await db.$executeRaw`
+        UPDATE orders SET refunded_amount = GREATEST(refunded_amount - ${refunded / 100}::numeric, 0) WHERE id = ${order.id}::uuid`;
+      throw err;
     }
-    return {
-      order_id: input.order_id,
-      customer_id: order.customer.platformId,
-      refunded_amount: refunded / 100,
-      points_to_claw_back: owed,
-      points_clawed_back: debited,
-      shortfall: owed - debited,
-      transaction_id: transactionId,
-      fully_refunded: full,
-      replayed: false,
-    };
   });
   await db.$executeRaw`
     WITH refunded AS (
@@ -282,6 +241,68 @@ export async function refundOrder(db: Db, merchantId: string, raw: RefundInput):
      WHERE id IN (SELECT customer_id FROM refunded)`;
   await reevaluateTier(db, merchantId, order.customerId);
   return result;
+}
+
+/** Debits what a refund owes, never below zero: min(owed, balance), the shortfall noted. */
+async function clawBack(
+  db: Db,
+  merchantId: string,
+  order: Order & { customer: { platformId: string } },
+  orderId: string,
+  { owed, refunded, full }: { owed: number; refunded: number; full: boolean },
+): Promise<RefundResult> {
+  let debited = 0;
+  let transactionId: string | null = null;
+  for (let attempt = 0; owed > 0 && attempt < 5; attempt++) {
+    const { pointsBalance } = await db.customer.findUniqueOrThrow({
+      where: { id: order.customerId },
+      select: { pointsBalance: true },
+    });
+    const take = Math.min(owed, pointsBalance);
+    const description = refundDescription(orderId, owed - take);
+    if (take === 0) {
+      // nothing to debit: the activity log still says what could not be reversed
+      await db.activity.create({
+        data: {
+          merchantId,
+          customerId: order.customerId,
+          type: 'purchase',
+          description,
+          pointsChange: 0,
+          balanceAfter: 0,
+          referenceKind: 'order',
+          referenceId: orderId,
+        },
+      });
+      break;
+    }
+    const tx = await tryApplyPoints(db, {
+      merchantId,
+      customerId: order.customerId,
+      points: -take,
+      description,
+      source: 'earning_rule',
+      activityType: 'purchase',
+      reference: { kind: 'order', id: orderId },
+    });
+    if (tx) {
+      debited = take;
+      transactionId = tx.transactionId;
+      break;
+    }
+    // the balance moved under us: read it again
+  }
+  return {
+    order_id: orderId,
+    customer_id: order.customer.platformId,
+    refunded_amount: refunded / 100,
+    points_to_claw_back: owed,
+    points_clawed_back: debited,
+    shortfall: owed - debited,
+    transaction_id: transactionId,
+    fully_refunded: full,
+    replayed: false,
+  };
 }
 
 function refundDescription(orderId: string, shortfall: number) {
