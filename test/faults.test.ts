@@ -93,6 +93,22 @@ describe('database outage', () => {
   }, 120_000);
 });
 
+describe('recognising an unreachable database', () => {
+  it('sees PostgreSQL restarting through Prisma’s wrapping (no 500 during a restart)', async () => {
+    const { isDatabaseUnavailable } = await import('../src/db/errors.js');
+    // the shapes seen while PostgreSQL restarted under load
+    const prismaWrapped = Object.assign(new Error('Invalid `db.reward.count()` invocation: Database error. Code: `57P01`. Message: `terminating connection due to administrator command`'), { code: 'P2010' });
+    const adapterMeta = Object.assign(new Error('Database error'), {
+      code: 'P2010',
+      meta: { driverAdapterError: { cause: { originalCode: '57P03', kind: 'postgres', code: '57P03' } } },
+    });
+    expect(isDatabaseUnavailable(prismaWrapped)).toBe(true);
+    expect(isDatabaseUnavailable(adapterMeta)).toBe(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error('duplicate key'), { code: 'P2002' }))).toBe(false);
+    expect(isDatabaseUnavailable(Object.assign(new Error('Database error. Code: `23505`'), { code: 'P2010' }))).toBe(false);
+  });
+});
+
 describe('SIGTERM', () => {
   const root = path.resolve(import.meta.dirname, '..');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'loyalty-sigterm-'));

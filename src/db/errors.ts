@@ -21,13 +21,19 @@ const CONNECTION_CODES = new Set([
 ]);
 
 const CONNECTION_MESSAGES =
-  /ECONNREFUSED|ECONNRESET|Connection terminated|connection timeout|timeout exceeded when trying to connect|Can't reach database|Client has encountered a connection error|server closed the connection|DatabaseNotReachable/i;
+  /ECONNREFUSED|ECONNRESET|Connection terminated|terminating connection|the database system is (starting up|shutting down)|connection timeout|timeout exceeded when trying to connect|Can't reach database|Client has encountered a connection error|server closed the connection|DatabaseNotReachable|Code: `(57P0[123]|08\d{3})`/i;
 
 export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   if (!err || typeof err !== 'object' || depth > 5) return false;
-  const e = err as { code?: unknown; message?: unknown; cause?: unknown; originalError?: unknown; kind?: unknown };
+  const e = err as { code?: unknown; message?: unknown; cause?: unknown; originalError?: unknown; kind?: unknown; meta?: unknown };
   if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return true;
   if (e.kind === 'DatabaseNotReachable' || e.kind === 'ConnectionClosed') return true;
   if (typeof e.message === 'string' && CONNECTION_MESSAGES.test(e.message)) return true;
-  return isDatabaseUnavailable(e.cause, depth + 1) || isDatabaseUnavailable(e.originalError, depth + 1);
+  // Prisma keeps the driver's error under meta.driverAdapterError
+  const adapterError = (e.meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError;
+  return (
+    isDatabaseUnavailable(e.cause, depth + 1) ||
+    isDatabaseUnavailable(e.originalError, depth + 1) ||
+    isDatabaseUnavailable(adapterError, depth + 1)
+  );
 }
