@@ -27,6 +27,14 @@ export const customerInput = z
   .strict();
 export type CustomerInput = z.infer<typeof customerInput>;
 
+/** Reports each problem of `rule` under `reward_rule.<field>`, by the shape of its reward type. */
+function checkRewardRule(type: RewardType, rule: Record<string, unknown>, ctx: z.RefinementCtx) {
+  const parsed = rewardRuleSchemas[type].safeParse(rule);
+  for (const issue of parsed.error?.issues ?? []) {
+    ctx.addIssue({ code: 'custom', path: ['reward_rule', ...issue.path.map(String)], message: issue.message });
+  }
+}
+
 /** A reward: `reward_rule` is checked against its `reward_type`. */
 export const rewardInput = z
   .object({
@@ -46,12 +54,7 @@ export const rewardInput = z
     if (points_required !== undefined && points_required !== reward.points_cost) {
       ctx.addIssue({ code: 'custom', path: ['reward_rule', 'points_required'], message: 'must equal points_cost' });
     }
-    const parsed = rewardRuleSchemas[reward.reward_type].safeParse(rule);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        ctx.addIssue({ code: 'custom', path: ['reward_rule', ...issue.path.map(String)], message: issue.message });
-      }
-    }
+    checkRewardRule(reward.reward_type, rule, ctx);
   });
 export type RewardInput = z.infer<typeof rewardInput>;
 
@@ -110,14 +113,7 @@ export const referralProgramInput = z
     referee_reward: z
       .object({ reward_type: z.enum(RewardType), reward_rule: z.record(z.string(), z.unknown()).default({}) })
       .strict()
-      .superRefine((r, ctx) => {
-        const parsed = rewardRuleSchemas[r.reward_type].safeParse(r.reward_rule);
-        if (!parsed.success) {
-          for (const issue of parsed.error.issues) {
-            ctx.addIssue({ code: 'custom', path: ['reward_rule', ...issue.path.map(String)], message: issue.message });
-          }
-        }
-      }),
+      .superRefine((r, ctx) => checkRewardRule(r.reward_type, r.reward_rule, ctx)),
     min_order_subtotal: money.nullish(),
     share_url_template: z.string().max(2000).nullish(),
   })

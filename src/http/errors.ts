@@ -22,14 +22,7 @@ const isCode = (code: unknown): code is ErrorCode => typeof code === 'string' &&
 
 /** Our errors as GraphQL errors: the code (and details) in extensions, the REST status in http. */
 export function toGraphQLError(err: AppError, path?: GraphQLError['path']) {
-  return new GraphQLError(err.message, {
-    path,
-    extensions: {
-      code: err.code,
-      ...(err.details && { details: err.details }),
-      http: { status: err.status },
-    },
-  });
+  return new GraphQLError(err.message, { path, extensions: err.extensions });
 }
 
 /** Yoga's maskError: known failures keep their code; anything else is an opaque 500. */

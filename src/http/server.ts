@@ -141,13 +141,15 @@ function useGate(db: Db, config: Config, rateLimiter: RateLimiter, admitted: Wea
       }
     },
     async onResponse({ request, response, setResponse }) {
-      if (new URL(request.url).pathname === OPENAPI_PATH && response.status === 200) {
-        openApi ??= completeOpenApi(await response.json(), schema, REST_BASE);
-        setResponse(Response.json(openApi));
+      const entry = admitted.get(request);
+      if (!entry) {
+        // the OpenAPI document is the one public route: it is never admitted
+        if (response.status === 200 && new URL(request.url).pathname === OPENAPI_PATH) {
+          openApi ??= completeOpenApi(await response.json(), schema, REST_BASE);
+          setResponse(Response.json(openApi));
+        }
         return;
       }
-      const entry = admitted.get(request);
-      if (!entry) return;
       for (const [name, value] of Object.entries(entry.rateHeaders ?? {})) response.headers.set(name, value);
       if (entry.idempotencyKey) await settle(db, entry.idempotencyKey, response).catch(() => {});
     },
