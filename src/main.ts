@@ -7,7 +7,7 @@ import { connect } from './db/database.js';
 import { findRunningEmbedded } from './db/embedded.js';
 import { bootstrapDemo } from './domain/bootstrap.js';
 import { createApp } from './http/app.js';
-import { createLogger } from './http/logging.js';
+import { createLogger } from './http/logger.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 

@@ -1,17 +1,19 @@
 // Issue 5: rate limits, body limits, content types, request ids, health and readiness.
 import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/http/app.js';
-import { createRateLimiter } from '../src/http/rate-limit.js';
+import { createRateLimiter } from '../src/http/rate-limiter.js';
 import { client, newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from './harness.js';
 
 let app: TestApp;
 let merchantId: string;
+let adminToken: string;
 let key: string;
 
 beforeAll(async () => {
   app = await testApp();
-  merchantId = (await newMerchant(app)).id;
+  ({ id: merchantId, admin_token: adminToken } = await newMerchant(app));
   key = await newKey(app, merchantId);
 });
 
@@ -86,7 +88,74 @@ describe('request hygiene', () => {
     const generated = await app.fetch('/v1/rewards', { headers: { authorization: `Bearer ${key}`, 'x-request-id': 'bad id!' } });
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const refused = await app.fetch('/v1/rewards');
-    expect(refused.headers.get('x-request-id')).toBeTruthy();
+    expect(refused.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers and logs the request id and the real duration of POSTs too (REST, GraphQL and admin)', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const logged = createApp({ db: app.db, config: testConfig({ LOG_LEVEL: 'info' }), logger });
+    const customer = await newCustomer(app, merchantId);
+    const post = (path: string, token: string, body: unknown, id: string) =>
+      logged.fetch(`http://t${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-request-id': id },
+        body: JSON.stringify(body),
+      });
+    const answers = [
+      await post(`/v1/customers/transactions?customer_id=${customer.platformId}`, key, { points: 5, description: 'x' }, 'rest-post-1'),
+      await post('/graphql', key, { query: '{ tiers { data { id } } }' }, 'gql-post-1'),
+      await post('/admin/graphql', adminToken, { query: '{ merchant { name } }' }, 'admin-post-1'),
+    ];
+    expect(answers.map((r) => [r.status, r.headers.get('x-request-id')])).toEqual([
+      [201, 'rest-post-1'],
+      [200, 'gql-post-1'],
+      [200, 'admin-post-1'],
+    ]);
+    const requests = lines.filter((l) => l.msg === 'request');
+    for (const id of ['rest-post-1', 'gql-post-1', 'admin-post-1']) {
+      const line = requests.find((l) => l.request_id === id);
+      expect(line, id).toMatchObject({ method: 'POST', status: expect.any(Number) });
+      expect(line!.ms as number, id).toBeGreaterThan(0);
+    }
+    await logged.close();
+  });
+
+  it('purges expired Idempotency-Keys when the service starts (and hourly), keeping live ones', async () => {
+    const expired = `expired-${randomUUID()}`;
+    const live = `live-${randomUUID()}`;
+    const row = (k: string, expiresAt: Date) => ({ key: k, merchantId, fingerprint: 'f', expiresAt });
+    await app.db.idempotencyKey.createMany({
+      data: [row(expired, new Date(Date.now() - 1000)), row(live, new Date(Date.now() + 3600_000))],
+    });
+    const started = createApp({ db: app.db, config: testConfig() });
+    await expect
+      .poll(async () => (await app.db.idempotencyKey.findMany({ where: { key: { in: [expired, live] } } })).map((r) => r.key))
+      .toEqual([live]);
+    await started.close();
+  });
+});
+
+describe('the admin endpoint shares the request limits', () => {
+  const admin = (body: string) =>
+    app.fetch('/admin/graphql', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body,
+    });
+
+  it('refuses a body over the limit with 413 payload_too_large', async () => {
+    const res = await admin(JSON.stringify({ query: '{ merchant { name } }', variables: { pad: 'x'.repeat(1_100_000) } }));
+    expect(res.status).toBe(413);
+    expect((await res.json()).errors[0].extensions.code).toBe('payload_too_large');
+  });
+
+  it('refuses an alias bomb', async () => {
+    const aliases = Array.from({ length: 200 }, (_, i) => `a${i}: merchant { name }`).join(' ');
+    const res = await admin(JSON.stringify({ query: `{ ${aliases} }` }));
+    const body = await res.json();
+    expect(body.data).toBeUndefined();
+    expect(body.errors[0].message).toMatch(/aliases/i);
   });
 });
 

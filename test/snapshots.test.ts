@@ -1,7 +1,7 @@
 // The committed schema.graphql, admin.graphql and openapi.json match the code
 // (`npm run schema:write` rewrites them), and every REST route has its root field.
 import { describe, expect, it } from 'vitest';
-import { unresolvedRoutes } from '../src/http/routes.js';
+import { unresolvedRoutes } from '../src/http/rest/routes.js';
 import { schema } from '../src/schema/index.js';
 import { readSnapshot, snapshotFiles } from '../scripts/snapshots.js';
 

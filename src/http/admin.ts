@@ -1,76 +1,29 @@
-// The merchant admin GraphQL API (/admin/graphql): its own schema, never exposed as REST,
-// authenticated by the merchant's admin token. A public API key is not an admin token
-// (different prefix and checksum), so it is refused here before the database is asked.
-import { GraphQLError, visit } from 'graphql';
-import { createYoga, type Plugin } from 'graphql-yoga';
+// The admin face (/admin/graphql): the merchant admin schema, never exposed as REST,
+// authenticated by the merchant's admin token. It shares the public face's request plugins
+// (request log, body limit, NUL check, GraphQL limits).
+import { GraphQLError } from 'graphql';
+import { createYoga } from 'graphql-yoga';
+import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
-import { AppError, type ErrorDetails, errorStatus, validationError } from '../domain/errors.js';
-import { hashToken, isWellFormed } from '../domain/tokens.js';
-import { adminSchema } from '../schema/admin/index.js';
+import { errorStatus } from '../domain/errors.js';
 import type { AdminContext } from '../schema/admin/builder.js';
-import { maskError, toGraphQLError } from './errors.js';
+import { adminSchema } from '../schema/admin/index.js';
+import { maskError, variableOf } from './errors.js';
+import { type Logger, yogaLogger } from './logger.js';
+import { invalidAdminToken, useAdminAuth } from './plugins/admin-auth.js';
+import { useBody } from './plugins/body.js';
+import { graphqlLimits } from './plugins/graphql-limits.js';
+import { useRequestLog } from './plugins/request-log.js';
+import { useRouting } from './plugins/routing.js';
+import { requestState } from './request-state.js';
 
 export const ADMIN_PATH = '/admin/graphql';
-
-const invalidToken = () => new AppError('invalid_token', 'The admin token is invalid');
-
-/** Resolves `Authorization: Bearer <admin token>` to its merchant's id, or 401. */
-export async function authenticateAdmin(db: Db, header: string | null): Promise<string> {
-  const token = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-  if (!token || !isWellFormed('admin', token)) throw invalidToken();
-  const merchant = await db.merchant.findUnique({ where: { adminTokenHash: hashToken(token) }, select: { id: true } });
-  if (!merchant) throw invalidToken();
-  return merchant.id;
-}
-
-function useAdminAuth(db: Db, merchants: WeakMap<Request, string>): Plugin {
-  return {
-    async onRequest({ request, endResponse }) {
-      if (request.method === 'OPTIONS') return; // CORS preflight carries no credentials
-      try {
-        merchants.set(request, await authenticateAdmin(db, request.headers.get('authorization')));
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        endResponse(Response.json({ errors: [toGraphQLError(err).toJSON()] }, { status: err.status }));
-      }
-    },
-  };
-}
-
-/** Paths of string inputs holding NUL, which PostgreSQL refuses in text and JSON. */
-function nulPaths(value: unknown, path: string, out: ErrorDetails) {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) out[path || '_'] = ['must not contain NUL characters'];
-  } else if (Array.isArray(value)) {
-    value.forEach((v, i) => nulPaths(v, `${path}.${i}`, out));
-  } else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) nulPaths(v, path ? `${path}.${k}` : k, out);
-  }
-}
-
-/** Refuses NUL characters in variables and string literals with 422, not a database 500. */
-const useNoNulInputs: Plugin = {
-  onExecute({ args, setResultAndStopExecution }) {
-    const details: ErrorDetails = {};
-    nulPaths(args.variableValues ?? {}, '', details);
-    visit(args.document, {
-      StringValue(node) {
-        if (node.value.includes('\u0000')) details.query = ['must not contain NUL characters'];
-      },
-    });
-    if (Object.keys(details).length) {
-      setResultAndStopExecution({ errors: [toGraphQLError(validationError(details))] });
-    }
-  },
-};
-
-const VARIABLE_ERROR = /^Variable "\$(\w+)"/;
 
 /** As the public API, plus: a variable GraphQL cannot coerce is a validation_error naming it. */
 function adminMaskError(error: unknown, message: string): Error {
   const masked = maskError(error, message);
   if (!(masked instanceof GraphQLError) || masked.extensions?.code) return masked;
-  const variable = VARIABLE_ERROR.exec(masked.message)?.[1];
+  const variable = variableOf(masked.message);
   // amended in place: Yoga logs every error its mask replaces, and this one is the client's
   if (variable) {
     Object.assign(masked.extensions, {
@@ -82,19 +35,25 @@ function adminMaskError(error: unknown, message: string): Error {
   return masked;
 }
 
-export function createAdminServer({ db }: { db: Db }) {
-  const merchants = new WeakMap<Request, string>();
+export function createAdminApi({ db, config, logger }: { db: Db; config: Config; logger: Logger }) {
   return createYoga<object, AdminContext>({
     schema: adminSchema,
     graphqlEndpoint: ADMIN_PATH,
     landingPage: false,
     graphiql: false,
+    logging: yogaLogger(logger),
     maskedErrors: { maskError: adminMaskError },
-    context: ({ request }): AdminContext => {
-      const merchantId = merchants.get(request);
-      if (!merchantId) throw invalidToken();
+    context: (initial): AdminContext => {
+      const { merchantId } = requestState(initial);
+      if (!merchantId) throw invalidAdminToken();
       return { db, merchantId };
     },
-    plugins: [useAdminAuth(db, merchants), useNoNulInputs],
+    plugins: [
+      useRequestLog(logger),
+      useRouting({ graphqlPath: ADMIN_PATH }),
+      useAdminAuth(db),
+      useBody(config.BODY_LIMIT_BYTES),
+      ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
+    ],
   });
 }

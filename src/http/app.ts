@@ -3,11 +3,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Config, loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
-import { ADMIN_PATH, createAdminServer } from './admin.js';
+import { ADMIN_PATH, createAdminApi } from './admin.js';
 import { HEALTH_PATH, READY_PATH, healthz, readyz } from './health.js';
-import { type Logger, createLogger } from './logging.js';
-import { type RateLimiter, createRateLimiter } from './rate-limit.js';
-import { createServer } from './server.js';
+import { type Logger, createLogger } from './logger.js';
+import { createPublicApi } from './public.js';
+import { type RateLimiter, createRateLimiter } from './rate-limiter.js';
 
 const isAdminPath = (path: string) =>
   path === ADMIN_PATH || path.startsWith(`${ADMIN_PATH}?`) || path.startsWith(`${ADMIN_PATH}/`);
@@ -28,8 +28,8 @@ export function createApp({ db, config = loadConfig(), logger = createLogger(con
       windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
       redisUrl: config.REDIS_URL,
     });
-  const publicApi = createServer({ db, config, logger, rateLimiter: limiter });
-  const adminApi = createAdminServer({ db });
+  const { yoga: publicApi, close: closePublicApi } = createPublicApi({ db, config, logger, rateLimiter: limiter });
+  const adminApi = createAdminApi({ db, config, logger });
 
   const health = (path: string) =>
     path === HEALTH_PATH ? healthz() : path === READY_PATH ? readyz(db) : undefined;
@@ -52,6 +52,9 @@ export function createApp({ db, config = loadConfig(), logger = createLogger(con
       }
       return isAdminPath(path) ? adminApi(req, res) : publicApi(req, res);
     },
-    close: () => limiter.close(),
+    async close() {
+      closePublicApi();
+      await limiter.close();
+    },
   };
 }

@@ -1,8 +1,11 @@
-// The REST error envelope { error: { code, message, details? } } and the mapping of every
-// failure (ours, GraphQL's, SOFA's) onto the codes of domain/errors.ts.
+// Failures as answers: the REST envelope { error: { code, message, details? } }, GraphQL
+// errors with the same code in extensions, and the mapping of every failure (ours,
+// GraphQL's, the database's) onto the codes of domain/errors.ts. SOFA's own errors are
+// mapped in rest/error-handler.ts.
 import { GraphQLError } from 'graphql';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import { AppError, type ErrorCode, type ErrorDetails, errorStatus } from '../domain/errors.js';
+import type { Face } from './request-state.js';
 
 export interface ErrorBody {
   code: ErrorCode;
@@ -18,7 +21,9 @@ export function appErrorResponse(err: AppError) {
   return errorResponse(err.status, { code: err.code, message: err.message, ...(err.details && { details: err.details }) });
 }
 
-const isCode = (code: unknown): code is ErrorCode => typeof code === 'string' && Object.hasOwn(errorStatus, code);
+export const isCode = (code: unknown): code is ErrorCode => typeof code === 'string' && Object.hasOwn(errorStatus, code);
+
+const databaseUnavailable = () => new AppError('service_unavailable', 'The database is unavailable; retry shortly');
 
 /** Our errors as GraphQL errors: the code (and details) in extensions, the REST status in http. */
 export function toGraphQLError(err: AppError, path?: GraphQLError['path']) {
@@ -34,9 +39,7 @@ export function maskError(error: unknown, message: string): Error {
   if (original instanceof AppError) return toGraphQLError(original, gqlError?.path);
   // validation and coercion errors (a scalar's parseValue throws a GraphQLError of its own)
   if (gqlError && (!gqlError.originalError || gqlError.originalError instanceof GraphQLError)) return gqlError;
-  if (isDatabaseUnavailable(original)) {
-    return toGraphQLError(new AppError('service_unavailable', 'The database is unavailable; retry shortly'), gqlError?.path);
-  }
+  if (isDatabaseUnavailable(original)) return toGraphQLError(databaseUnavailable(), gqlError?.path);
   return new GraphQLError(message, {
     path: gqlError?.path,
     extensions: { code: 'internal_error', http: { status: 500 } },
@@ -45,39 +48,19 @@ export function maskError(error: unknown, message: string): Error {
 
 const VARIABLE_ERROR = /^Variable "\$(\w+)"/;
 
-/** SOFA's error handler: the first error decides the status; argument errors become 422. */
-export function restErrorHandler(errors: ReadonlyArray<unknown>): Response {
-  const invalid: ErrorDetails = {};
-  for (const error of errors) {
-    const gql = error instanceof GraphQLError ? error : undefined;
-    const original = gql?.originalError ?? error;
-    if (original instanceof AppError) return appErrorResponse(original);
-    const ext = (gql ?? (error as GraphQLError))?.extensions ?? {};
-    if (isCode(ext.code)) {
-      return errorResponse(errorStatus[ext.code], {
-        code: ext.code,
-        message: gql?.message ?? String(error),
-        ...(ext.details ? { details: ext.details as ErrorDetails } : {}),
-      });
-    }
-    const message = (error as Error)?.message ?? String(error);
-    const variable = VARIABLE_ERROR.exec(message)?.[1];
-    if (variable) {
-      (invalid[variable] ??= []).push(describeVariableError(message));
-    } else if (message === 'POST body sent invalid JSON.') {
-      invalid.body = ['must be a valid JSON document'];
-    }
-  }
-  if (Object.keys(invalid).length) {
-    return errorResponse(422, { code: 'validation_error', message: 'The request is invalid', details: invalid });
-  }
-  console.error('unexpected REST error', errors);
-  return errorResponse(500, { code: 'internal_error', message: 'Unexpected error' });
+/** The variable a GraphQL coercion error names (`Variable "$points" got invalid value…`), if any. */
+export const variableOf = (message: string) => VARIABLE_ERROR.exec(message)?.[1];
+
+/** An unreachable database is 503 service_unavailable; anything else not ours is rethrown. */
+export function asAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (isDatabaseUnavailable(err)) return databaseUnavailable();
+  throw err;
 }
 
-/** `Variable "$points" got invalid value 1.5; Int cannot represent ...` → a readable reason. */
-function describeVariableError(message: string) {
-  if (/was not provided|must not be null/.test(message)) return 'is required';
-  const reason = message.split('; ').slice(1).join('; ');
-  return reason || message;
+/** A refusal in the shape of the face that was asked: the REST envelope or GraphQL errors. */
+export function refusal(err: AppError, face: Face): Response {
+  return face === 'rest'
+    ? appErrorResponse(err)
+    : Response.json({ errors: [toGraphQLError(err).toJSON()] }, { status: err.status });
 }

@@ -1,6 +1,7 @@
 // The REST v1 surface (spec 4.1): each spec path is one root field of the public schema,
 // served by SOFA. This table is the only place that names REST paths.
 import type { GraphQLField, GraphQLSchema } from 'graphql';
+import type { ScopeGrant } from '../../domain/scopes.js';
 
 export interface RestRoute {
   field: `${'Query' | 'Mutation'}.${string}`;
@@ -45,7 +46,7 @@ export const sofaRoutes = Object.fromEntries(
 interface CompiledRoute extends RestRoute {
   pattern: RegExp;
   graphqlField: GraphQLField<unknown, unknown>;
-  scope: string | undefined;
+  scope: ScopeGrant | undefined;
 }
 
 function rootField(schema: GraphQLSchema, route: RestRoute) {
@@ -64,7 +65,7 @@ export function routeMatcher(schema: GraphQLSchema, basePath: string) {
   const compiled: CompiledRoute[] = restRoutes.flatMap((route) => {
     const field = rootField(schema, route);
     if (!field) return [];
-    const authScopes = (field.extensions?.pothosOptions as { authScopes?: { scope?: string } } | undefined)?.authScopes;
+    const authScopes = (field.extensions?.pothosOptions as { authScopes?: { scope?: ScopeGrant } } | undefined)?.authScopes;
     const source = route.path.replace(/:(\w+)/g, '(?<$1>[^/]+)');
     return [{ ...route, pattern: new RegExp(`^${basePath}${source}$`), graphqlField: field, scope: authScopes?.scope }];
   });
@@ -79,6 +80,9 @@ export function routeMatcher(schema: GraphQLSchema, basePath: string) {
     return { kind: 'ok' as const, route, params };
   };
 }
+
+export type RouteMatcher = ReturnType<typeof routeMatcher>;
+export type MatchedRoute = Extract<ReturnType<RouteMatcher>, { kind: 'ok' }>;
 
 function safeDecode(value: string) {
   try {

@@ -2,7 +2,9 @@
 // schema cannot say: the bearer scheme, each route's scope, the error envelope and its
 // statuses, the Idempotency-Key header, and which POST arguments go in the query string.
 import type { GraphQLSchema } from 'graphql';
-import { errorStatus } from '../domain/errors.js';
+import type { Plugin } from 'graphql-yoga';
+import { errorStatus } from '../../domain/errors.js';
+import { requestState } from '../request-state.js';
 import { routeMatcher } from './routes.js';
 
 type Json = Record<string, any>;
@@ -94,4 +96,16 @@ function moveBodyArguments(op: Json, queryArgs: string[]) {
   for (const name of queryArgs) delete body.properties[name];
   body.required = (body.required ?? []).filter((n: string) => !queryArgs.includes(n));
   if (body.required.length === 0) delete body.required;
+}
+
+/** Serves SOFA's OpenAPI document completed (computed once, on the first request for it). */
+export function useOpenApiDocument(schema: GraphQLSchema, basePath: string): Plugin {
+  let completed: Json | undefined;
+  return {
+    async onResponse({ serverContext, response, setResponse }) {
+      if (requestState(serverContext).face !== 'document' || response.status !== 200) return;
+      completed ??= completeOpenApi(await response.json(), schema, basePath);
+      setResponse(Response.json(completed));
+    },
+  };
 }

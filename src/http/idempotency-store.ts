@@ -1,4 +1,4 @@
-// Idempotency-Key on public POSTs (REST mutations and GraphQL): the first response (status
+// The Idempotency-Key store (used by plugins/idempotency.ts). Idempotency-Key on public POSTs (REST mutations and GraphQL): the first response (status
 // and body) is stored and replayed for a retry with the same key and request; the same key
 // with another request (body, path or merchant) is 422 idempotency_key_reused; a retry
 // while the first is still running is 409 idempotency_in_progress. Keys live 24 hours.
@@ -15,7 +15,7 @@ const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
 export type Claim = { kind: 'owner'; key: string } | { kind: 'replay'; response: Response };
 
-export async function fingerprint(merchantId: string, request: Request, url: URL, body: string) {
+export function fingerprint(merchantId: string, request: Request, url: URL, body: string) {
   const query = [...url.searchParams.entries()].sort(([a], [b]) => a.localeCompare(b));
   return createHash('sha256')
     .update(JSON.stringify([merchantId, request.method, url.pathname, query, body]))
@@ -106,7 +106,7 @@ function isValidationFailure(body: string) {
   }
 }
 
-/** Deletes expired keys; run now and then. */
+/** Deletes expired keys (the idempotency plugin runs it hourly). */
 export async function purgeExpired(db: Db) {
   return db.idempotencyKey.deleteMany({ where: { expiresAt: { lt: new Date() } } });
 }

@@ -1,0 +1,16 @@
+// The public face's key: `Authorization: Bearer <API key>` to its principal (merchant and
+// scopes), or 401 invalid_token. The OpenAPI document and paths that are neither REST nor
+// GraphQL need no key.
+import type { Plugin } from 'graphql-yoga';
+import type { Db } from '../../db/client.js';
+import { authenticate } from '../../domain/api-keys.js';
+import { checkRequest } from './checks.js';
+
+export function useApiKeyAuth(db: Db): Plugin {
+  return {
+    onRequest: checkRequest(async ({ request, state }) => {
+      if (state.face !== 'rest' && state.face !== 'graphql') return;
+      state.principal = await authenticate(db, request.headers.get('authorization'));
+    }),
+  };
+}

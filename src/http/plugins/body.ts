@@ -1,0 +1,89 @@
+// The request body, read once: REST bodies must be JSON (415), no body may exceed the limit
+// (413, refused without buffering it), and no input may hold NUL, which PostgreSQL text
+// cannot store (422, naming the fields that hold it). The rest of the pipeline gets a
+// request that holds the body, since the original stream is consumed.
+import type { Plugin } from 'graphql-yoga';
+import { AppError, type ErrorDetails, validationError } from '../../domain/errors.js';
+import { checkRequest } from './checks.js';
+
+const JSON_TYPE = /^application\/(.+\+)?json\b/i;
+const NUL = '\u0000';
+/** NUL written as a GraphQL string escape, inside a query document. */
+const NUL_ESCAPE = /\\u0000/i;
+
+export function useBody(limit: number): Plugin {
+  return {
+    onRequest: checkRequest(async ({ request, url, state, setRequest }) => {
+      if (state.face === 'other' || state.face === 'document') return;
+      const hasBody = request.method === 'POST';
+      const contentType = request.headers.get('content-type');
+      if (state.face === 'rest' && hasBody && contentType && !JSON_TYPE.test(contentType)) {
+        throw new AppError('unsupported_media_type', `Send the body as application/json, not ${contentType}`);
+      }
+      if (hasBody) {
+        state.body = await readBody(request, limit);
+        setRequest(new Request(request.url, { method: request.method, headers: request.headers, body: state.body }));
+      }
+      const nul = nulDetails(url, state.body, state.face === 'graphql');
+      if (nul) throw validationError(nul);
+    }),
+  };
+}
+
+/** Reads the whole body, refusing more than `limit` bytes without buffering them. */
+async function readBody(request: Request, limit: number): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > limit) throw tooLarge(limit);
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      void reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const tooLarge = (limit: number) => new AppError('payload_too_large', `The request body exceeds ${limit} bytes`);
+
+/** Where the request holds NUL: the fields of its JSON input (a GraphQL request's variables and query), or the request itself. */
+function nulDetails(url: URL, body: string, graphql: boolean): ErrorDetails | null {
+  const params = url.searchParams;
+  const inUrl = /%00/.test(url.pathname + url.search);
+  const escaped = NUL_ESCAPE.test(body) || (graphql && NUL_ESCAPE.test(params.get('query') ?? ''));
+  if (!inUrl && !escaped && !body.includes(NUL)) return null;
+  const message = ['must not contain NUL (U+0000) characters'];
+  const details: ErrorDetails = {};
+  if (inUrl) details.request = message;
+  let input: unknown;
+  try {
+    input = body ? JSON.parse(body) : graphql ? { query: params.get('query'), variables: JSON.parse(params.get('variables') ?? 'null') } : undefined;
+  } catch {
+    if (body.includes(NUL)) details.request = message;
+  }
+  if (graphql && input && typeof input === 'object') {
+    const { query, variables } = input as { query?: unknown; variables?: unknown };
+    if (typeof query === 'string' && (query.includes(NUL) || NUL_ESCAPE.test(query))) details.query = message;
+    for (const path of nulPaths(variables)) details[path] = message;
+  } else {
+    for (const path of nulPaths(input)) details[path] = message;
+  }
+  return Object.keys(details).length ? details : null;
+}
+
+/** Paths (a.b.0) of the strings and keys in `value` that hold NUL. */
+function nulPaths(value: unknown, path = ''): string[] {
+  if (typeof value === 'string') return value.includes(NUL) ? [path || 'body'] : [];
+  if (!value || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, v]) => {
+    const at = path ? `${path}.${key}` : key;
+    return key.includes(NUL) ? [at] : nulPaths(v, at);
+  });
+}

@@ -1,0 +1,29 @@
+// What every checking plugin shares: its check runs in onRequest, before SOFA and Yoga see
+// the request; a check that throws our error (or meets an unreachable database) ends the
+// request with that error in the shape of the face asked (REST envelope or GraphQL errors),
+// and a check that returns a Response ends it with that answer.
+import type { Plugin } from 'graphql-yoga';
+import { asAppError, refusal } from '../errors.js';
+import { type RequestState, requestState } from '../request-state.js';
+
+type OnRequest = NonNullable<Plugin['onRequest']>;
+type OnRequestPayload = Parameters<OnRequest>[0];
+
+export interface CheckPayload {
+  request: Request;
+  url: URL;
+  state: RequestState;
+  setRequest: OnRequestPayload['setRequest'];
+}
+
+export function checkRequest(check: (payload: CheckPayload) => Promise<Response | void> | Response | void): OnRequest {
+  return async ({ request, url, serverContext, setRequest, endResponse }) => {
+    const state = requestState(serverContext);
+    try {
+      const answer = await check({ request, url, state, setRequest });
+      if (answer) endResponse(answer);
+    } catch (err) {
+      endResponse(refusal(asAppError(err), state.face));
+    }
+  };
+}

@@ -1,0 +1,35 @@
+// Idempotency-Key on writes (REST mutations, GraphQL POSTs): the first answer is stored and
+// replayed for a retry with the same key and request (idempotency-store.ts has the rules).
+// Expired keys are purged when the plugin starts and then every hour.
+import type { Plugin } from 'graphql-yoga';
+import type { Db } from '../../db/client.js';
+import { IDEMPOTENCY_HEADER, claim, fingerprint, purgeExpired, settle, validateKey } from '../idempotency-store.js';
+import { requestState } from '../request-state.js';
+import { checkRequest } from './checks.js';
+
+const PURGE_EVERY_MS = 3600_000;
+
+export function useIdempotency(db: Db, onPurgeError: (err: unknown) => void): Plugin & { stop(): void } {
+  const owned = new WeakMap<object, string>();
+  const purge = () => void purgeExpired(db).catch(onPurgeError);
+  purge();
+  const timer = setInterval(purge, PURGE_EVERY_MS).unref();
+  return {
+    onRequest: checkRequest(async ({ request, url, state }) => {
+      const key = request.headers.get(IDEMPOTENCY_HEADER);
+      const principal = state.principal;
+      if (key === null || !principal) return;
+      const isWrite = state.route ? state.route.route.field.startsWith('Mutation.') : request.method === 'POST';
+      if (!isWrite) return;
+      validateKey(key);
+      const claimed = await claim(db, principal.merchantId, key, fingerprint(principal.merchantId, request, url, state.body));
+      if (claimed.kind === 'replay') return claimed.response;
+      owned.set(state, claimed.key);
+    }),
+    async onResponse({ serverContext, response }) {
+      const key = owned.get(requestState(serverContext));
+      if (key) await settle(db, key, response).catch(() => {});
+    },
+    stop: () => clearInterval(timer),
+  };
+}

@@ -1,0 +1,87 @@
+// The public face: one Yoga serving the GraphQL schema at /graphql and, through SOFA, the
+// REST v1 routes at /v1. The request passes the plugins in this order, each one concern;
+// they run in onRequest, ahead of SOFA, because SOFA executes a prebuilt document that
+// validation-phase plugins never see. So a request without a key is 401 and one without the
+// scope 403, whatever its body.
+import { useSofa } from '@graphql-yoga/plugin-sofa';
+import { createYoga } from 'graphql-yoga';
+import type { Config } from '../config.js';
+import type { Db } from '../db/client.js';
+import { AppError } from '../domain/errors.js';
+import type { Context } from '../schema/builder.js';
+import { schema } from '../schema/index.js';
+import { maskError } from './errors.js';
+import { type Logger, yogaLogger } from './logger.js';
+import { useApiKeyAuth } from './plugins/api-key-auth.js';
+import { useBody } from './plugins/body.js';
+import { graphqlLimits } from './plugins/graphql-limits.js';
+import { useIdempotency } from './plugins/idempotency.js';
+import { useRateLimit } from './plugins/rate-limit.js';
+import { useRequestLog } from './plugins/request-log.js';
+import { useRestArguments } from './plugins/rest-arguments.js';
+import { useRestScope } from './plugins/rest-scope.js';
+import { useRouting } from './plugins/routing.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { requestState } from './request-state.js';
+import { restErrorHandler } from './rest/error-handler.js';
+import { useOpenApiDocument } from './rest/openapi.js';
+import { routeMatcher, sofaRoutes } from './rest/routes.js';
+
+type SofaErrorHandler = NonNullable<Parameters<typeof useSofa>[0]['errorHandler']>;
+
+export const REST_BASE = '/v1';
+export const GRAPHQL_PATH = '/graphql';
+export const OPENAPI_PATH = `${REST_BASE}/openapi.json`;
+
+export interface PublicApiOptions {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  rateLimiter: RateLimiter;
+}
+
+export function createPublicApi({ db, config, logger, rateLimiter }: PublicApiOptions) {
+  const idempotency = useIdempotency(db, (err) => logger.warn({ err }, 'idempotency purge failed'));
+  const yoga = createYoga<object, Context>({
+    schema,
+    graphqlEndpoint: GRAPHQL_PATH,
+    landingPage: false,
+    graphiql: config.GRAPHIQL,
+    logging: yogaLogger(logger),
+    maskedErrors: { maskError },
+    context: (initial) => {
+      const { principal } = requestState(initial);
+      if (!principal) throw new AppError('invalid_token', 'The API key is invalid or revoked');
+      return { db, principal };
+    },
+    plugins: [
+      useRequestLog(logger),
+      useRouting({
+        graphqlPath: GRAPHQL_PATH,
+        rest: { basePath: REST_BASE, match: routeMatcher(schema, REST_BASE), documentPath: OPENAPI_PATH },
+      }),
+      useApiKeyAuth(db),
+      useRateLimit(rateLimiter),
+      useRestScope(),
+      useBody(config.BODY_LIMIT_BYTES),
+      useRestArguments(),
+      idempotency,
+      ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
+      useOpenApiDocument(schema, REST_BASE),
+      useSofa({
+        basePath: REST_BASE,
+        routes: sofaRoutes,
+        // fets types its own Response class; ours is the platform's, which it accepts at run time
+        errorHandler: restErrorHandler as unknown as SofaErrorHandler,
+        openAPI: {
+          info: {
+            title: 'Loyalty Points Service REST API',
+            version: '1.0.0',
+            description: 'REST v1, derived from the public GraphQL schema',
+          },
+        },
+      }),
+    ],
+  });
+  return { yoga, close: () => idempotency.stop() };
+}

@@ -1,0 +1,28 @@
+// What the request plugins learn about one request, shared between them. It lives on
+// Yoga's server context: one object per request, which Yoga's GraphQL context and SOFA's
+// context are (or inherit from). It is never keyed by the Request, which the body plugin
+// replaces once it has read the body.
+import type { Principal } from '../domain/api-keys.js';
+import type { MatchedRoute } from './rest/routes.js';
+
+/** Which face a request is for: it decides the shape of a refusal and which checks apply. */
+export type Face = 'rest' | 'graphql' | 'document' | 'other';
+
+export interface RequestState {
+  face: Face;
+  /** REST only: the route and its path parameters. */
+  route?: MatchedRoute;
+  /** Public face: the API key's principal. */
+  principal?: Principal;
+  /** Admin face: the merchant the admin token belongs to. */
+  merchantId?: string;
+  /** The request body, read once by the body plugin ('' for a request without one). */
+  body: string;
+}
+
+const STATE = Symbol('loyalty.request');
+
+export function requestState(serverContext: object): RequestState {
+  const holder = serverContext as { [STATE]?: RequestState };
+  return (holder[STATE] ??= { face: 'other', body: '' });
+}
