@@ -14,6 +14,7 @@ import { maskError } from './errors.js';
 import { type Logger, yogaLogger } from './logger.js';
 import { useApiKeyAuth } from './plugins/api-key-auth.js';
 import { useBody } from './plugins/body.js';
+import { useCompiledExecution } from './plugins/compiled-execution.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useIdempotency } from './plugins/idempotency.js';
 import { useRateLimit } from './plugins/rate-limit.js';
@@ -67,6 +68,7 @@ export function createPublicApi({ db, config, logger, rateLimiter }: PublicApiOp
       useRestArguments(),
       idempotency,
       ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
+      useCompiledExecution(),
       useOpenApiDocument(schema, REST_BASE),
       useSofa({
         basePath: REST_BASE,
