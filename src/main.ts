@@ -7,7 +7,7 @@ import { connect } from './db/database.js';
 import { findRunningEmbedded } from './db/embedded.js';
 import { bootstrapDemo } from './domain/bootstrap.js';
 import { createApp } from './http/app.js';
-import { createLogger } from './http/logger.js';
+import { createLogger, flushLogger } from './http/logger.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -69,6 +69,7 @@ async function main() {
     clearTimeout(deadline);
     await app.close();
     await close();
+    await flushLogger(logger);
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

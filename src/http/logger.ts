@@ -1,5 +1,6 @@
-// Structured JSON logs (pino). Authorization headers and tokens are never logged; each
-// request's line comes from plugins/request-log.ts.
+// Structured JSON logs (pino) on stdout, written asynchronously so a request never waits for
+// the terminal or the pipe (main.ts flushes on shutdown). Authorization headers and tokens
+// are never logged; each request's line comes from plugins/request-log.ts.
 import { type Logger, pino } from 'pino';
 
 export type { Logger };
@@ -9,7 +10,12 @@ export function createLogger(level: string): Logger {
     level,
     base: undefined,
     redact: { paths: ['req.headers.authorization', '*.authorization', '*.key', '*.token', '*.admin_token'], censor: '[redacted]' },
-  });
+  }, pino.destination({ dest: 1, sync: false }));
+}
+
+/** Writes out what the asynchronous destination still holds. */
+export function flushLogger(logger: Logger): Promise<void> {
+  return new Promise((resolve) => logger.flush(() => resolve()));
 }
 
 /** Yoga's own log calls, routed to pino. */
