@@ -1,17 +1,19 @@
-// Starting the servers under test as separate processes (the service exactly as users run
-// it: `node --import tsx src/main.ts`), timing start-up to the first answer, sampling their
+// Starting the servers under test as separate processes (the service exactly as `npm start`
+// runs it: the compiled dist/main.js with plain node, built first if stale), timing start-up to the first answer, sampling their
 // resident memory from /proc, and stopping them.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+// @ts-expect-error: a plain ES module of the project's scripts, without type declarations
+import { buildIfStale } from '../scripts/build.mjs';
 import { repoRoot } from './config.js';
 
 export type ServerKind = 'service' | 'fastify-prisma' | 'raw-pg';
 
 const entries: Record<ServerKind, string> = {
-  service: 'src/main.ts',
+  service: 'dist/main.js',
   'fastify-prisma': 'bench/baselines/fastify-prisma.ts',
   'raw-pg': 'bench/baselines/raw-pg.ts',
 };
@@ -83,7 +85,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     ...('dataDir' in opts.database ? { DATA_DIR: opts.database.dataDir } : {}),
     ...(opts.kind === 'service' ? opts.serviceEnv : {}),
   };
-  const args = [...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : []), '--import', 'tsx', entries[opts.kind]];
+  if (opts.kind === 'service') buildIfStale();
+  // the baselines are TypeScript files of the benchmark, run through tsx
+  const loader = opts.kind === 'service' ? [] : ['--import', 'tsx'];
+  const args = [...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : []), ...loader, entries[opts.kind]];
   const started = performance.now();
   const child: ChildProcess = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', fd, fd] });
   closeSync(fd);

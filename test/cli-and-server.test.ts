@@ -30,7 +30,8 @@ async function cli(...args: string[]) {
 const get = (key: string, p: string) => fetch(`${base}${p}`, { headers: { authorization: `Bearer ${key}` } });
 
 beforeAll(async () => {
-  server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env });
+  // npm start's own script: builds dist/ when the sources are newer, then serves with plain node
+  server = spawn(process.execPath, ['scripts/start.mjs'], { cwd: root, env });
   server.stdout!.on('data', (d) => (output += d));
   server.stderr!.on('data', (d) => (output += d));
   const deadline = Date.now() + 90_000;
