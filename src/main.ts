@@ -40,7 +40,7 @@ async function main() {
     }
   }
 
-  const app = createApp({ db, config, logger });
+  const app = createApp({ db, databaseUrl: database.url, config, logger });
   const server = createHttpServer(app.listener);
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = config.REQUEST_TIMEOUT_MS;

@@ -39,7 +39,7 @@ export function testApp(): Promise<TestApp> {
       ? { url: process.env.TEST_DATABASE_URL, close: async () => {} }
       : await startEmbedded('memory', new Blob([readFileSync(SNAPSHOT)]));
     const db = createPrisma(database.url, 10);
-    const app = createApp({ db, config: testConfig() });
+    const app = createApp({ db, databaseUrl: database.url, config: testConfig() });
     return {
       db,
       url: database.url,

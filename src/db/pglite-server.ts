@@ -5,6 +5,9 @@
 // under concurrency). Here a turn is a whole unit: every message up to and including
 // Sync (or a simple Query), and while a unit leaves a transaction open, only that
 // connection's units run until it closes.
+// PGlite is one session, so a NOTIFY comes back in the output of whichever connection ran
+// the committing statement; the server routes each notification to the connections that
+// LISTEN on its channel instead (LISTEN/UNLISTEN sent as simple queries, as pg sends them).
 import net from 'node:net';
 import type { PGlite } from '@electric-sql/pglite';
 
@@ -12,6 +15,10 @@ const SSL_REQUEST = 80877103;
 const CANCEL_REQUEST = 80877102;
 /** Message types that end a unit: Sync, simple Query, Terminate. */
 const UNIT_END = new Set(['S', 'Q', 'X']);
+
+/** Backend message type of a notification (NotificationResponse). */
+const NOTIFICATION = 0x41; // 'A'
+const LISTEN = /^\s*(UN)?LISTEN\s+("?)([\w$]+|\*)\2\s*;?\s*$/i;
 
 interface Unit {
   conn: number;
@@ -28,6 +35,8 @@ export class PGliteServer {
   private owner: number | null = null;
   private nextConn = 1;
   private sockets = new Set<net.Socket>();
+  /** Per connection: the channels it listens on, and how to write to it. */
+  private listeners = new Map<number, { channels: Set<string>; write: (data: Uint8Array) => void }>();
 
   constructor(private readonly db: PGlite) {}
 
@@ -83,6 +92,7 @@ export class PGliteServer {
         const length = buffer.readInt32BE(1) + 1;
         if (buffer.length < length) return;
         const type = String.fromCharCode(buffer[0]!);
+        if (type === 'Q') this.trackListen(conn, buffer.subarray(5, length - 1).toString('utf8'), write);
         pending.push(buffer.subarray(0, length));
         buffer = buffer.subarray(length);
         if (type === 'X') {
@@ -98,6 +108,7 @@ export class PGliteServer {
     });
     const closed = () => {
       this.sockets.delete(socket);
+      this.listeners.delete(conn);
       this.queue = this.queue.filter((u) => (u.conn === conn ? (u.done(), false) : true));
       // a connection that dies inside a transaction must not hold the database
       chain = chain.then(async () => {
@@ -127,16 +138,77 @@ export class PGliteServer {
         const index = this.owner === null ? 0 : this.queue.findIndex((u) => u.conn === this.owner);
         if (index === -1 || this.queue.length === 0) break;
         const [unit] = this.queue.splice(index, 1);
+        const output = new OutputRouter(unit!.write, (message) => this.notify(message));
         await this.db.runExclusive(async () => {
           for (const message of unit!.messages) {
-            await this.db.execProtocolRawStream(message, { onRawData: unit!.write });
+            await this.db.execProtocolRawStream(message, { onRawData: (data) => output.write(data) });
           }
         });
+        output.end();
         this.owner = this.db.isInTransaction() ? unit!.conn : null;
         unit!.done();
       }
     } finally {
       this.running = false;
     }
+  }
+
+  /** Remembers what a simple query LISTENs to (or stops listening to). */
+  private trackListen(conn: number, sql: string, write: (data: Uint8Array) => void) {
+    const match = LISTEN.exec(sql.replace(/\0$/, ''));
+    if (!match) return;
+    const [, un, quoted, name] = match;
+    const channel = quoted ? name! : name!.toLowerCase();
+    const entry = this.listeners.get(conn) ?? { channels: new Set<string>(), write };
+    if (!un) entry.channels.add(channel);
+    else if (channel === '*') entry.channels.clear();
+    else entry.channels.delete(channel);
+    this.listeners.set(conn, entry);
+  }
+
+  /** Sends a NotificationResponse to every connection listening on its channel. */
+  private notify(message: Uint8Array) {
+    const end = message.indexOf(0, 9);
+    const channel = Buffer.from(message.subarray(9, end)).toString('utf8');
+    for (const { channels, write } of this.listeners.values()) if (channels.has(channel)) write(message);
+  }
+}
+
+/**
+ * The output of one unit, passed through as it comes, except notifications, which are
+ * taken out and handed to `notify` (messages may span chunks: the part of a message not
+ * yet complete is held back until it is).
+ */
+class OutputRouter {
+  private held: Buffer | null = null;
+
+  constructor(
+    private readonly pass: (data: Uint8Array) => void,
+    private readonly notify: (message: Uint8Array) => void,
+  ) {}
+
+  write(chunk: Uint8Array) {
+    const data = this.held ? Buffer.concat([this.held, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    this.held = null;
+    let start = 0; // first byte not yet written
+    let at = 0;
+    while (at + 5 <= data.length) {
+      const end = at + 1 + data.readInt32BE(at + 1);
+      if (end > data.length) break;
+      if (data[at] === NOTIFICATION) {
+        if (at > start) this.pass(data.subarray(start, at));
+        this.notify(data.subarray(at, end));
+        start = end;
+      }
+      at = end;
+    }
+    if (at > start) this.pass(data.subarray(start, at));
+    if (at < data.length) this.held = Buffer.from(data.subarray(at));
+  }
+
+  /** A unit's output ends with whole messages; anything held is passed on as it is. */
+  end() {
+    if (this.held) this.pass(this.held);
+    this.held = null;
   }
 }

@@ -1,6 +1,6 @@
 // API keys (spec section 5): created with fixed scopes, shown once, stored as a hash,
-// revoked immediately. Authentication is one indexed lookup per request, so a
-// revocation made by another process (the CLI) holds on the very next request.
+// revoked immediately. Requests authenticate through key-cache.ts, which keeps revocation
+// immediate across processes.
 import type { Db } from '../db/client.js';
 import { AppError, notFound, validationError } from './errors.js';
 import { type KeyType, customScopes, fullAccessScopes, readOnlyScopes } from './scopes.js';
@@ -59,7 +59,17 @@ export async function revokeApiKey(db: Db, merchantId: string, id: string) {
   const key = await db.apiKey.findFirst({ where: { id, merchantId } });
   if (!key) throw notFound('API key');
   const revoked = key.revokedAt ?? (await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } })).revokedAt;
+  // this process's caches forget the key now; other processes hear of it from the database
+  for (const forget of keyRevokedHere) forget(key.hash);
   return { id, revoked_at: revoked };
+}
+
+const keyRevokedHere = new Set<(hash: string) => void>();
+
+/** Calls `forget` with the hash of every key this process revokes; returns the unsubscribe. */
+export function onKeyRevokedHere(forget: (hash: string) => void): () => void {
+  keyRevokedHere.add(forget);
+  return () => keyRevokedHere.delete(forget);
 }
 
 const invalidToken = () => new AppError('invalid_token', 'The API key is invalid or revoked');
@@ -68,20 +78,27 @@ const invalidToken = () => new AppError('invalid_token', 'The API key is invalid
 const LAST_USED_RESOLUTION_MS = 60_000;
 const lastUsedWritten = new Map<string, number>();
 
-/** Resolves `Authorization: Bearer <key>` to the key's merchant and scopes, or 401. */
-export async function authenticate(db: Db, header: string | null): Promise<Principal> {
-  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
-  const token = match?.[1];
+/** The hash of the API key in `Authorization: Bearer <key>`; a malformed key is 401 before the database is asked. */
+export function bearerKeyHash(header: string | null): string {
+  const token = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
   if (!token || !isWellFormed('api_key', token)) throw invalidToken();
+  return hashToken(token);
+}
+
+/** The merchant and scopes of the key with this hash, or 401 for an unknown or revoked key. */
+export async function principalByHash(db: Db, hash: string): Promise<Principal> {
   const key = await db.apiKey.findUnique({
-    where: { hash: hashToken(token) },
+    where: { hash },
     select: { id: true, merchantId: true, scopes: true, revokedAt: true },
   });
   if (!key || key.revokedAt) throw invalidToken();
-  const now = Date.now();
-  if ((lastUsedWritten.get(key.id) ?? 0) < now - LAST_USED_RESOLUTION_MS) {
-    lastUsedWritten.set(key.id, now);
-    db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date(now) } }).catch(() => {});
-  }
   return { keyId: key.id, merchantId: key.merchantId, scopes: key.scopes };
+}
+
+/** Records that a key was used (at most once a minute per key and process). */
+export function noteKeyUse(db: Db, keyId: string) {
+  const now = Date.now();
+  if ((lastUsedWritten.get(keyId) ?? 0) >= now - LAST_USED_RESOLUTION_MS) return;
+  lastUsedWritten.set(keyId, now);
+  db.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: new Date(now) } }).catch(() => {});
 }

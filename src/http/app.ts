@@ -14,12 +14,14 @@ const isAdminPath = (path: string) =>
 
 export interface AppOptions {
   db: Db;
+  /** The database's URL: lets API keys be cached, kept fresh by its notifications. */
+  databaseUrl?: string;
   config?: Config;
   logger?: Logger;
   rateLimiter?: RateLimiter;
 }
 
-export function createApp({ db, config = loadConfig(), logger = createLogger(config.LOG_LEVEL), rateLimiter }: AppOptions) {
+export function createApp({ db, databaseUrl, config = loadConfig(), logger = createLogger(config.LOG_LEVEL), rateLimiter }: AppOptions) {
   const limiter =
     rateLimiter ??
     createRateLimiter({
@@ -28,7 +30,7 @@ export function createApp({ db, config = loadConfig(), logger = createLogger(con
       windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
       redisUrl: config.REDIS_URL,
     });
-  const { yoga: publicApi, close: closePublicApi } = createPublicApi({ db, config, logger, rateLimiter: limiter });
+  const { yoga: publicApi, close: closePublicApi } = createPublicApi({ db, databaseUrl, config, logger, rateLimiter: limiter });
   const adminApi = createAdminApi({ db, config, logger });
 
   const health = (path: string) =>
@@ -53,7 +55,7 @@ export function createApp({ db, config = loadConfig(), logger = createLogger(con
       return isAdminPath(path) ? adminApi(req, res) : publicApi(req, res);
     },
     async close() {
-      closePublicApi();
+      await closePublicApi();
       await limiter.close();
     },
   };

@@ -8,6 +8,7 @@ import { createYoga } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../domain/errors.js';
+import { keyAuthenticator } from '../domain/key-cache.js';
 import type { Context } from '../schema/builder.js';
 import { schema } from '../schema/index.js';
 import { maskError } from './errors.js';
@@ -36,12 +37,15 @@ export const OPENAPI_PATH = `${REST_BASE}/openapi.json`;
 
 export interface PublicApiOptions {
   db: Db;
+  /** The database's URL, for the notifications that keep cached API keys fresh (none: no cache). */
+  databaseUrl?: string;
   config: Config;
   logger: Logger;
   rateLimiter: RateLimiter;
 }
 
-export function createPublicApi({ db, config, logger, rateLimiter }: PublicApiOptions) {
+export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }: PublicApiOptions) {
+  const keys = keyAuthenticator(db, databaseUrl);
   const idempotency = useIdempotency(db, (err) => logger.warn({ err }, 'idempotency purge failed'));
   const yoga = createYoga<object, Context>({
     schema,
@@ -61,7 +65,7 @@ export function createPublicApi({ db, config, logger, rateLimiter }: PublicApiOp
         graphqlPath: GRAPHQL_PATH,
         rest: { basePath: REST_BASE, match: routeMatcher(schema, REST_BASE), documentPath: OPENAPI_PATH },
       }),
-      useApiKeyAuth(db),
+      useApiKeyAuth(keys),
       useRateLimit(rateLimiter),
       useRestScope(),
       useBody(config.BODY_LIMIT_BYTES),
@@ -85,5 +89,11 @@ export function createPublicApi({ db, config, logger, rateLimiter }: PublicApiOp
       }),
     ],
   });
-  return { yoga, close: () => idempotency.stop() };
+  return {
+    yoga,
+    async close() {
+      idempotency.stop();
+      await keys.close();
+    },
+  };
 }

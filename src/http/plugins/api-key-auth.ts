@@ -2,15 +2,14 @@
 // scopes), or 401 invalid_token. The OpenAPI document and paths that are neither REST nor
 // GraphQL need no key.
 import type { Plugin } from 'graphql-yoga';
-import type { Db } from '../../db/client.js';
-import { authenticate } from '../../domain/api-keys.js';
+import type { KeyAuthenticator } from '../../domain/key-cache.js';
 import { checkRequest } from './checks.js';
 
-export function useApiKeyAuth(db: Db): Plugin {
+export function useApiKeyAuth(keys: KeyAuthenticator): Plugin {
   return {
     onRequest: checkRequest(async ({ request, state }) => {
       if (state.face !== 'rest' && state.face !== 'graphql') return;
-      state.principal = await authenticate(db, request.headers.get('authorization'));
+      state.principal = await keys.authenticate(request.headers.get('authorization'));
     }),
   };
 }

@@ -1,0 +1,75 @@
+// A connection of its own that LISTENs on one channel, for caches other processes must be
+// able to invalidate (PostgreSQL NOTIFY reaches every instance on the database; the embedded
+// server routes it too). `live` is true only while the LISTEN holds: a cache must not serve
+// while it is false, since a notification sent meanwhile would be lost. A lost connection is
+// retried with backoff.
+import pg from 'pg';
+
+export interface NotificationFeed {
+  /** True while notifications on the channel are being received. */
+  readonly live: boolean;
+  close(): Promise<void>;
+}
+
+export interface FeedHandlers {
+  /** A notification's payload. */
+  onMessage(payload: string): void;
+  /** The feed went down (or came up): anything learnt before may be stale. */
+  onReset(): void;
+}
+
+const RETRY_MS = [100, 500, 1000, 2000, 5000];
+
+export function listenTo(url: string, channel: string, handlers: FeedHandlers): NotificationFeed {
+  let live = false;
+  let closed = false;
+  let client: pg.Client | undefined;
+  let attempt = 0;
+  let timer: NodeJS.Timeout | undefined;
+
+  const down = () => {
+    if (live) handlers.onReset();
+    live = false;
+    client?.removeAllListeners();
+    client?.on('error', () => {});
+    void client?.end().catch(() => {});
+    client = undefined;
+    if (!closed) timer = setTimeout(connect, RETRY_MS[Math.min(attempt++, RETRY_MS.length - 1)]).unref();
+  };
+
+  const connect = async () => {
+    const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true });
+    client = next;
+    const lost = () => client === next && down();
+    next.on('error', lost);
+    next.on('end', lost);
+    next.on('notification', (message) => {
+      if (message.channel === channel) handlers.onMessage(message.payload ?? '');
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN "${channel}"`);
+      if (closed || client !== next) return void next.end().catch(() => {});
+      attempt = 0;
+      live = true;
+      handlers.onReset();
+    } catch {
+      lost();
+    }
+  };
+
+  void connect();
+  return {
+    get live() {
+      return live;
+    },
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      live = false;
+      const last = client;
+      client = undefined;
+      await last?.end().catch(() => {});
+    },
+  };
+}

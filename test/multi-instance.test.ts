@@ -1,0 +1,135 @@
+// Several instances on one database (issue 10): API keys are cached per process, and a
+// revocation reaches every instance through the database's notifications; on PostgreSQL
+// and Redis, two server processes share key revocation, idempotency keys and rate limits.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrisma } from '../src/db/client.js';
+import { createApp } from '../src/http/app.js';
+import { newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from './harness.js';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+describe('two instances in one process, one database', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await testApp();
+  });
+
+  it('drops a cached key when the database announces a change made by anyone else', async () => {
+    const otherDb = createPrisma(app.url, 2);
+    const other = createApp({ db: otherDb, databaseUrl: app.url, config: testConfig() });
+    const merchant = await newMerchant(app, 'twins');
+    const key = await newKey(app, merchant.id);
+    const request = { headers: { authorization: `Bearer ${key}` } };
+    const onOther = () => other.fetch('http://loyalty.test/v1/tiers', request).then((r) => r.status);
+    const onFirst = () => app.fetch('/v1/tiers', request).then((r) => r.status);
+    // both instances have answered with the key (and cache it, once their feed is up)
+    await expect.poll(onOther).toBe(200);
+    expect(await onFirst()).toBe(200);
+    const revoke = app.db.$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE merchant_id = ${merchant.id}::uuid`;
+    // revoked with the announcing trigger switched off: the instances still serve the key
+    // from their caches, which shows they do cache it
+    await app.db.$transaction([app.db.$executeRaw`SET LOCAL session_replication_role = replica`, revoke]);
+    expect(await onOther()).toBe(200);
+    expect(await onFirst()).toBe(200);
+    // revoked again as anyone would (plain SQL on another connection): announced, dropped
+    await app.db.$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE merchant_id = ${merchant.id}::uuid`;
+    await expect.poll(onOther, { timeout: 2000 }).toBe(401);
+    expect(await onFirst()).toBe(401);
+    await other.close();
+    await otherDb.$disconnect();
+  });
+});
+
+// Two server processes, as an operator runs them behind a load balancer.
+describe.skipIf(!process.env.TEST_DATABASE_URL)('two server processes on one PostgreSQL', () => {
+  const servers: ChildProcess[] = [];
+  const ports: number[] = [];
+  let app: TestApp;
+
+  const start = async (port: number) => {
+    const env = {
+      ...process.env,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: process.env.TEST_DATABASE_URL,
+      REDIS_URL: process.env.REDIS_URL ?? '',
+      RATE_LIMIT_PER_KEY: '6',
+      RATE_LIMIT_PER_MERCHANT: '0',
+    };
+    const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env });
+    servers.push(server);
+    let output = '';
+    server.stdout!.on('data', (d) => (output += d));
+    server.stderr!.on('data', (d) => (output += d));
+    while (!/listening on/.test(output)) {
+      if (server.exitCode !== null) throw new Error(output);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  beforeAll(async () => {
+    app = await testApp();
+    const base = 20000 + Math.floor(Math.random() * 20000);
+    ports.push(base, base + 1);
+    await Promise.all(ports.map(start));
+  }, 120_000);
+
+  afterAll(() => {
+    for (const server of servers) server.kill('SIGKILL');
+  });
+
+  const call = (instance: number, key: string, pathname: string, init: RequestInit = {}) =>
+    fetch(`http://127.0.0.1:${ports[instance]}${pathname}`, {
+      ...init,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(init.headers as object) },
+    });
+
+  it('a key revoked through one instance is refused on the next request to the other', async () => {
+    const merchant = await newMerchant(app, 'procs');
+    const key = await newKey(app, merchant.id);
+    const { id } = await app.db.apiKey.findFirstOrThrow({ where: { merchantId: merchant.id } });
+    expect((await call(0, key, '/v1/tiers')).status).toBe(200);
+    expect((await call(1, key, '/v1/tiers')).status).toBe(200);
+    const revoked = await call(0, merchant.admin_token, '/admin/graphql', {
+      method: 'POST',
+      body: JSON.stringify({ query: `mutation { revoke_api_key(id: "${id}") { id } }` }),
+    });
+    expect(revoked.status).toBe(200);
+    const next = await call(1, key, '/v1/tiers');
+    expect(next.status).toBe(401);
+    expect((await next.json()).error.code).toBe('invalid_token');
+  });
+
+  it('replays an Idempotency-Key first used on the other instance, moving points once', async () => {
+    const merchant = await newMerchant(app, 'procs-idem');
+    const key = await newKey(app, merchant.id);
+    const customer = await newCustomer(app, merchant.id);
+    const idempotencyKey = randomUUID();
+    const post = (instance: number) =>
+      call(instance, key, `/v1/customers/transactions?customer_id=${customer.platformId}`, {
+        method: 'POST',
+        headers: { 'idempotency-key': idempotencyKey },
+        body: JSON.stringify({ points: 25, description: 'once' }),
+      });
+    const first = await post(0);
+    const second = await post(1);
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(await second.json()).toEqual(await first.json());
+    const after = await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } });
+    expect(after.pointsBalance).toBe(25);
+  });
+
+  it.skipIf(!process.env.REDIS_URL)('shares one rate-limit budget through Redis', async () => {
+    const merchant = await newMerchant(app, 'procs-rate');
+    const key = await newKey(app, merchant.id);
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await call(i % 2, key, '/v1/tiers')).status);
+    // 6 per key across both instances, whichever answers
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+  });
+});
