@@ -29,6 +29,12 @@ const schema = z.object({
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
+  /** Origins (scheme://host[:port], comma-separated) whose pages may call /graphql and /v1 from a browser; none by default. */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be origins like https://shop.example.com, comma-separated'))),
   /** Default: on, except in production. */
   GRAPHQL_INTROSPECTION: booleanFlag.optional(),
   GRAPHIQL: booleanFlag.optional(),

@@ -41,6 +41,8 @@ export function createAdminApi({ db, config, logger }: { db: Db; config: Config;
     graphqlEndpoint: ADMIN_PATH,
     landingPage: false,
     graphiql: false,
+    // server to server (and the same-origin admin app): no page of another origin may call it
+    cors: false,
     logging: yogaLogger(logger),
     maskedErrors: { maskError: adminMaskError },
     context: (initial): AdminContext => {

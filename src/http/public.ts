@@ -44,6 +44,19 @@ export interface PublicApiOptions {
   rateLimiter: RateLimiter;
 }
 
+/** Browsers may call from the configured origins only; keys travel in a header, never cookies. */
+function corsFor(origins: string[]) {
+  if (origins.length === 0) return false;
+  return {
+    origin: origins,
+    credentials: false,
+    methods: ['GET', 'POST'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+    exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed'],
+    maxAge: 600,
+  };
+}
+
 export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }: PublicApiOptions) {
   const keys = keyAuthenticator(db, databaseUrl);
   const idempotency = useIdempotency(db, (err) => logger.warn({ err }, 'idempotency purge failed'));
@@ -54,6 +67,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
     graphiql: config.GRAPHIQL,
     logging: yogaLogger(logger),
     maskedErrors: { maskError },
+    cors: corsFor(config.CORS_ORIGINS),
     context: (initial) => {
       const { principal } = requestState(initial);
       if (!principal) throw new AppError('invalid_token', 'The API key is invalid or revoked');
