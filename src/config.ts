@@ -27,6 +27,9 @@ const schema = z.object({
   RATE_LIMIT_PER_KEY: z.coerce.number().int().min(0).default(1200),
   RATE_LIMIT_PER_MERCHANT: z.coerce.number().int().min(0).default(6000),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /** Failed admin sign-ins from one client address that lock it out for the lockout window (0: no lockout). */
+  ADMIN_LOGIN_MAX_FAILURES: z.coerce.number().int().min(0).default(10),
+  ADMIN_LOGIN_LOCKOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
   /** Origins (scheme://host[:port], comma-separated) whose pages may call /graphql and /v1 from a browser; none by default. */

@@ -21,13 +21,14 @@ export interface TestApp {
 
 let shared: Promise<TestApp> | undefined;
 
-/** Service configuration for tests: quiet logs and no rate limits unless a test asks. */
+/** Service configuration for tests: quiet logs, no rate limits and no sign-in lockout unless a test asks. */
 export function testConfig(overrides: Record<string, string> = {}) {
   return loadConfig({
     ...process.env,
     LOG_LEVEL: 'silent',
     RATE_LIMIT_PER_KEY: '0',
     RATE_LIMIT_PER_MERCHANT: '0',
+    ADMIN_LOGIN_MAX_FAILURES: '0',
     ...overrides,
   });
 }

@@ -1,6 +1,7 @@
 // The admin face (/admin/graphql): the merchant admin schema, never exposed as REST,
 // authenticated by the merchant's admin token. It shares the public face's request plugins
-// (request log, body limit, NUL check, GraphQL limits).
+// (request log, rate limit, body limit, NUL check, GraphQL limits), and locks out a client
+// address after repeated failed sign-ins.
 import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import type { Config } from '../config.js';
@@ -13,8 +14,10 @@ import { type Logger, yogaLogger } from './logger.js';
 import { invalidAdminToken, useAdminAuth } from './plugins/admin-auth.js';
 import { useBody } from './plugins/body.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
+import { useRateLimit } from './plugins/rate-limit.js';
 import { useRequestLog } from './plugins/request-log.js';
 import { useRouting } from './plugins/routing.js';
+import { createLockout, createRateLimiter } from './rate-limiter.js';
 import { requestState } from './request-state.js';
 
 export const ADMIN_PATH = '/admin/graphql';
@@ -36,7 +39,19 @@ function adminMaskError(error: unknown, message: string): Error {
 }
 
 export function createAdminApi({ db, config, logger }: { db: Db; config: Config; logger: Logger }) {
-  return createYoga<object, AdminContext>({
+  const lockout = createLockout({
+    maxFailures: config.ADMIN_LOGIN_MAX_FAILURES,
+    windowSeconds: config.ADMIN_LOGIN_LOCKOUT_SECONDS,
+    redisUrl: config.REDIS_URL,
+  });
+  // each admin token (one per merchant) has the budget of an API key
+  const limiter = createRateLimiter({
+    perKey: config.RATE_LIMIT_PER_KEY,
+    perMerchant: 0,
+    windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+    redisUrl: config.REDIS_URL,
+  });
+  const yoga = createYoga<object, AdminContext>({
     schema: adminSchema,
     graphqlEndpoint: ADMIN_PATH,
     landingPage: false,
@@ -53,9 +68,16 @@ export function createAdminApi({ db, config, logger }: { db: Db; config: Config;
     plugins: [
       useRequestLog(logger),
       useRouting({ graphqlPath: ADMIN_PATH }),
-      useAdminAuth(db),
+      useAdminAuth(db, lockout, logger),
+      useRateLimit(limiter, ({ merchantId }) => (merchantId ? { credential: `admin:${merchantId}`, merchantId } : undefined)),
       useBody(config.BODY_LIMIT_BYTES),
       ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
     ],
   });
+  return {
+    yoga,
+    async close() {
+      await Promise.all([lockout.close(), limiter.close()]);
+    },
+  };
 }

@@ -31,7 +31,7 @@ export function createApp({ db, databaseUrl, config = loadConfig(), logger = cre
       redisUrl: config.REDIS_URL,
     });
   const { yoga: publicApi, close: closePublicApi } = createPublicApi({ db, databaseUrl, config, logger, rateLimiter: limiter });
-  const adminApi = createAdminApi({ db, config, logger });
+  const { yoga: adminApi, close: closeAdminApi } = createAdminApi({ db, config, logger });
 
   const health = (path: string) =>
     path === HEALTH_PATH ? healthz() : path === READY_PATH ? readyz(db) : undefined;
@@ -55,8 +55,7 @@ export function createApp({ db, databaseUrl, config = loadConfig(), logger = cre
       return isAdminPath(path) ? adminApi(req, res) : publicApi(req, res);
     },
     async close() {
-      await closePublicApi();
-      await limiter.close();
+      await Promise.all([closePublicApi(), closeAdminApi(), limiter.close()]);
     },
   };
 }

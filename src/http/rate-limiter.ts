@@ -24,12 +24,15 @@ interface Limit {
   limiter: RateLimiterAbstract;
 }
 
+function connectRedis(url: string | undefined) {
+  const redis = url ? new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2000 }) : undefined;
+  redis?.on('error', () => {}); // reported through the limiters' insurance fallback
+  return redis;
+}
+
 export function createRateLimiter(opts: RateLimitOptions) {
   const anyLimit = opts.perKey > 0 || opts.perMerchant > 0;
-  const redis = opts.redisUrl && anyLimit
-    ? new Redis(opts.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000 })
-    : undefined;
-  redis?.on('error', () => {}); // reported through the limiter's insurance fallback below
+  const redis = anyLimit ? connectRedis(opts.redisUrl) : undefined;
 
   const make = (name: Limit['name'], quota: number): Limit | null => {
     if (quota <= 0) return null;
@@ -75,3 +78,42 @@ export function createRateLimiter(opts: RateLimitOptions) {
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
+
+export interface LockoutOptions {
+  /** Failures per client within the window that lock it out until the window has passed; 0: no lockout. */
+  maxFailures: number;
+  windowSeconds: number;
+  redisUrl?: string;
+}
+
+/**
+ * Failed attempts counted per client (failed admin sign-ins): after `maxFailures` within the
+ * window, the client is locked out until the window has passed, whatever it sends.
+ */
+export function createLockout(opts: LockoutOptions) {
+  const redis = opts.maxFailures > 0 ? connectRedis(opts.redisUrl) : undefined;
+  const base = { points: opts.maxFailures, duration: opts.windowSeconds, blockDuration: opts.windowSeconds, keyPrefix: 'loyalty:lockout' };
+  const limiter =
+    opts.maxFailures <= 0
+      ? undefined
+      : redis
+        ? new RateLimiterRedis({ ...base, storeClient: redis, insuranceLimiter: new RateLimiterMemory(base) })
+        : new RateLimiterMemory(base);
+  return {
+    /** Seconds the client must still wait, or 0. */
+    async lockedFor(client: string): Promise<number> {
+      const state = await limiter?.get(client);
+      return state && state.consumedPoints >= opts.maxFailures ? Math.max(1, Math.ceil(state.msBeforeNext / 1000)) : 0;
+    },
+    async failed(client: string) {
+      await limiter?.consume(client).catch((res: unknown) => {
+        if (!(res instanceof RateLimiterRes)) throw res;
+      });
+    },
+    async close() {
+      redis?.disconnect();
+    },
+  };
+}
+
+export type Lockout = ReturnType<typeof createLockout>;

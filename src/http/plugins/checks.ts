@@ -14,13 +14,19 @@ export interface CheckPayload {
   url: URL;
   state: RequestState;
   setRequest: OnRequestPayload['setRequest'];
+  /** The client's address: the socket's peer, or 'local' for an in-process call. */
+  client: string;
+}
+
+function clientAddress(serverContext: object): string {
+  return (serverContext as { req?: { socket?: { remoteAddress?: string } } }).req?.socket?.remoteAddress ?? 'local';
 }
 
 export function checkRequest(check: (payload: CheckPayload) => Promise<Response | void> | Response | void): OnRequest {
   return async ({ request, url, serverContext, setRequest, endResponse }) => {
     const state = requestState(serverContext);
     try {
-      const answer = await check({ request, url, state, setRequest });
+      const answer = await check({ request, url, state, setRequest, client: clientAddress(serverContext) });
       if (answer) endResponse(answer);
     } catch (err) {
       endResponse(refusal(asAppError(err), state.face));

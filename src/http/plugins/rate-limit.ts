@@ -1,19 +1,26 @@
-// Rate limits per API key and per merchant: 429 rate_limited with Retry-After over a
-// limit, and the IETF RateLimit-Policy / RateLimit headers on every admitted answer.
+// Rate limits per credential (an API key, an admin token) and per merchant: 429
+// rate_limited with Retry-After over a limit, and the IETF RateLimit-Policy / RateLimit
+// headers on every admitted answer.
 import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../../domain/errors.js';
 import { refusal } from '../errors.js';
 import type { RateLimiter } from '../rate-limiter.js';
-import { requestState } from '../request-state.js';
+import { type RequestState, requestState } from '../request-state.js';
 import { checkRequest } from './checks.js';
 
-export function useRateLimit(limiter: RateLimiter): Plugin {
+/** Who a request is counted against: its credential and its merchant (none: not counted). */
+type Identify = (state: RequestState) => { credential: string; merchantId: string } | undefined;
+
+const byApiKey: Identify = ({ principal }) => principal && { credential: principal.keyId, merchantId: principal.merchantId };
+
+export function useRateLimit(limiter: RateLimiter, identify: Identify = byApiKey): Plugin {
   if (!limiter.enabled) return {};
   const headers = new WeakMap<object, Record<string, string>>();
   return {
     onRequest: checkRequest(async ({ state }) => {
-      if (!state.principal) return;
-      const decision = await limiter.consume(state.principal.keyId, state.principal.merchantId);
+      const who = identify(state);
+      if (!who) return;
+      const decision = await limiter.consume(who.credential, who.merchantId);
       headers.set(state, decision.headers);
       if (!decision.allowed) {
         const err = new AppError('rate_limited', `Rate limit exceeded; retry in ${decision.retryAfter} s`);
