@@ -22,7 +22,7 @@ async function main() {
     // an idle connection's error: the pool replaces the connection
     onPoolError: (err) => logger.warn({ err: err.message }, 'database pool error'),
   });
-  if (applied.length) console.log(`Applied migrations: ${applied.join(', ')}`);
+  if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
 
   if (database.embedded) {
     const demo = await bootstrapDemo(db);
@@ -50,14 +50,16 @@ async function main() {
     server.listen(config.PORT, config.HOST, resolve);
   });
   const where = database.embedded ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL';
-  console.log(`Loyalty service listening on http://${config.HOST}:${config.PORT} (${where}, ready in ${Date.now() - started} ms)`);
-  console.log(`  REST v1: /v1   GraphQL: /graphql   Admin GraphQL: /admin/graphql   OpenAPI: /v1/openapi.json`);
+  logger.info(
+    { database: where, ready_ms: Date.now() - started, paths: { rest: '/v1', graphql: '/graphql', admin: '/admin/graphql', openapi: '/v1/openapi.json' } },
+    `Loyalty service listening on http://${config.HOST}:${config.PORT}`,
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: finishing in-flight requests`);
+    logger.info({ signal }, 'finishing in-flight requests, then stopping');
     const closed = new Promise<void>((resolve) => server.once('close', resolve));
     server.close();
     // keep-alive connections become idle as their requests finish: close them as they do,

@@ -12,7 +12,7 @@ const root = path.resolve(import.meta.dirname, '..');
 const run = promisify(execFile);
 const dataDir = mkdtempSync(path.join(tmpdir(), 'loyalty-e2e-'));
 const port = 20000 + Math.floor(Math.random() * 20000);
-const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_URL: '' };
+const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', DATABASE_URL: '' };
 const base = `http://127.0.0.1:${port}`;
 let server: ChildProcess;
 let output = '';

@@ -123,7 +123,7 @@ describe('SIGTERM', () => {
     const env = {
       ...process.env,
       PORT: String(port),
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info', // the 'listening on' line is an info log
       DATA_DIR: dataDir,
       DATABASE_URL: process.env.TEST_DATABASE_URL ?? '',
       RATE_LIMIT_PER_KEY: '0',

@@ -54,7 +54,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two server processes on one Pos
     const env = {
       ...process.env,
       PORT: String(port),
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info', // the 'listening on' line is an info log
       DATABASE_URL: process.env.TEST_DATABASE_URL,
       REDIS_URL: process.env.REDIS_URL ?? '',
       RATE_LIMIT_PER_KEY: '6',

@@ -92,7 +92,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
         basePath: REST_BASE,
         routes: sofaRoutes,
         // fets types its own Response class; ours is the platform's, which it accepts at run time
-        errorHandler: restErrorHandler as unknown as SofaErrorHandler,
+        errorHandler: restErrorHandler(logger) as unknown as SofaErrorHandler,
         openAPI: {
           info: {
             title: 'Loyalty Points Service REST API',

@@ -3,8 +3,10 @@
 import { GraphQLError } from 'graphql';
 import { AppError, type ErrorDetails, errorStatus } from '../../domain/errors.js';
 import { appErrorResponse, errorResponse, isCode, variableOf } from '../errors.js';
+import type { Logger } from '../logger.js';
 
-export function restErrorHandler(errors: ReadonlyArray<unknown>): Response {
+/** SOFA's errorHandler; an error we cannot map is logged (as one JSON line) and answered 500. */
+export const restErrorHandler = (logger: Logger) => (errors: ReadonlyArray<unknown>): Response => {
   const invalid: ErrorDetails = {};
   for (const error of errors) {
     const gql = error instanceof GraphQLError ? error : undefined;
@@ -29,9 +31,9 @@ export function restErrorHandler(errors: ReadonlyArray<unknown>): Response {
   if (Object.keys(invalid).length) {
     return errorResponse(422, { code: 'validation_error', message: 'The request is invalid', details: invalid });
   }
-  console.error('unexpected REST error', errors);
+  logger.error({ errors: errors.map((e) => (e instanceof Error ? { message: e.message, stack: e.stack } : e)) }, 'unexpected REST error');
   return errorResponse(500, { code: 'internal_error', message: 'Unexpected error' });
-}
+};
 
 /** `Variable "$points" got invalid value 1.5; Int cannot represent ...` → a readable reason. */
 function describeVariableError(message: string) {
