@@ -38,6 +38,12 @@ const schema = z.object({
     .default('')
     .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be origins like https://shop.example.com, comma-separated'))),
+  /** GET /metrics (Prometheus) answers only `Authorization: Bearer <METRICS_TOKEN>`; unset: no /metrics. */
+  METRICS_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   /** Default: on, except in production. */
   GRAPHQL_INTROSPECTION: booleanFlag.optional(),
   GRAPHIQL: booleanFlag.optional(),

@@ -1,6 +1,8 @@
-// The Prisma client with its pg driver adapter, nothing else.
+// The Prisma client with its pg driver adapter over a pg pool the metrics can see.
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { watchPool } from '../observability/metrics.js';
 
 export type Db = PrismaClient;
 
@@ -9,16 +11,16 @@ export function createPrisma(
   poolMax = 10,
   onPoolError: (err: Error) => void = (err) => console.error(`database pool error: ${err.message}`),
 ): Db {
-  const adapter = new PrismaPg(
-    {
-      connectionString,
-      max: poolMax,
-      // v7 has no connect timeout by default: a dead database would hang requests
-      connectionTimeoutMillis: 5_000,
-      idleTimeoutMillis: 30_000,
-    },
-    // an idle client's error must not crash the process; the pool replaces it
-    { onPoolError },
-  );
+  // our own pool (the adapter ends it with the client), so its connections can be reported
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolMax,
+    // v7 has no connect timeout by default: a dead database would hang requests
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  watchPool(pool);
+  // an idle client's error must not crash the process; the pool replaces it
+  const adapter = new PrismaPg(pool, { onPoolError, disposeExternalPool: true });
   return new PrismaClient({ adapter });
 }

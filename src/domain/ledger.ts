@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import type { TransactionSource } from '../generated/prisma/enums.js';
+import { countLedgerEntry } from '../observability/metrics.js';
 import { AppError } from './errors.js';
 
 /** Largest balance we store (PostgreSQL integer). */
@@ -74,7 +75,9 @@ export async function tryApplyPoints(db: Db, entry: LedgerEntry): Promise<Ledger
     )
     SELECT tx.balance_after FROM tx, act`;
   const row = rows[0];
-  return row ? { transactionId, activityId, balanceAfter: Number(row.balance_after), type } : null;
+  if (!row) return null;
+  countLedgerEntry(entry.points);
+  return { transactionId, activityId, balanceAfter: Number(row.balance_after), type };
 }
 
 /** As tryApplyPoints, but a refused change is 422 `adjustment_failed`. */

@@ -10,6 +10,7 @@ import type { CustomerRewardStatus, RewardType } from '../generated/prisma/enums
 import { AppError, notFound } from './errors.js';
 import { isUuid } from './customers.js';
 import { MAX_BALANCE } from './ledger.js';
+import { countLedgerEntry } from '../observability/metrics.js';
 import { type PageArgs, paginate, paginated, toPage } from './pagination.js';
 import { parseInput } from './validation.js';
 
@@ -190,6 +191,7 @@ export async function redeemReward(db: Db, customer: Customer, args: { reward_id
     }
   }
   if (row) {
+    countLedgerEntry(-Number(row.points_spent));
     return {
       id: row.id,
       reward: { id: row.reward_id, name: row.reward_name, reward_type: row.reward_type },

@@ -16,6 +16,7 @@ import { useBody } from './plugins/body.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useRateLimit } from './plugins/rate-limit.js';
 import { useRequestLog } from './plugins/request-log.js';
+import { useRequestMetrics } from './plugins/request-metrics.js';
 import { useRouting } from './plugins/routing.js';
 import { createLockout, createRateLimiter } from './rate-limiter.js';
 import { requestState } from './request-state.js';
@@ -67,6 +68,7 @@ export function createAdminApi({ db, config, logger }: { db: Db; config: Config;
     },
     plugins: [
       useRequestLog(logger),
+      useRequestMetrics('admin'),
       useRouting({ graphqlPath: ADMIN_PATH }),
       useAdminAuth(db, lockout, logger),
       useRateLimit(limiter, ({ merchantId }) => (merchantId ? { credential: `admin:${merchantId}`, merchantId } : undefined)),

@@ -1,10 +1,10 @@
-// The whole HTTP surface: health checks, the public API (GraphQL + REST v1) and the
+// The whole HTTP surface: health checks and metrics, the public API (GraphQL + REST v1) and the
 // merchant admin GraphQL API, as one fetch function (tests) and one Node request listener.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Config, loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import { ADMIN_PATH, createAdminApi } from './admin.js';
-import { HEALTH_PATH, READY_PATH, healthz, readyz } from './health.js';
+import { HEALTH_PATH, METRICS_PATH, READY_PATH, healthz, metrics, readyz } from './health.js';
 import { type Logger, createLogger } from './logger.js';
 import { createPublicApi } from './public.js';
 import { type RateLimiter, createRateLimiter } from './rate-limiter.js';
@@ -33,21 +33,31 @@ export function createApp({ db, databaseUrl, config = loadConfig(), logger = cre
   const { yoga: publicApi, close: closePublicApi } = createPublicApi({ db, databaseUrl, config, logger, rateLimiter: limiter });
   const { yoga: adminApi, close: closeAdminApi } = createAdminApi({ db, config, logger });
 
-  const health = (path: string) =>
-    path === HEALTH_PATH ? healthz() : path === READY_PATH ? readyz(db) : undefined;
+  /** The operator's paths, answered before either API: health, readiness, metrics. */
+  const operational = (path: string, authorization: string | null | undefined) =>
+    path === HEALTH_PATH
+      ? healthz()
+      : path === READY_PATH
+        ? readyz(db)
+        : path === METRICS_PATH
+          ? metrics(config.METRICS_TOKEN, authorization)
+          : undefined;
 
   return {
     async fetch(url: string, init?: RequestInit): Promise<Response> {
       const request = new Request(url, init);
       const path = new URL(url).pathname;
-      return (await health(path)) ?? (isAdminPath(path) ? adminApi.fetch(request) : publicApi.fetch(request));
+      return (
+        (await operational(path, request.headers.get('authorization'))) ??
+        (isAdminPath(path) ? adminApi.fetch(request) : publicApi.fetch(request))
+      );
     },
     listener(req: IncomingMessage, res: ServerResponse) {
       const path = (req.url ?? '/').split('?')[0]!;
-      const checked = health(path);
-      if (checked) {
-        void Promise.resolve(checked).then(async (response) => {
-          res.writeHead(response.status, { 'content-type': 'application/json' });
+      const answer = operational(path, req.headers.authorization);
+      if (answer) {
+        void Promise.resolve(answer).then(async (response) => {
+          res.writeHead(response.status, Object.fromEntries(response.headers));
           res.end(await response.text());
         });
         return;

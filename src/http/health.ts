@@ -1,10 +1,17 @@
-// Liveness and readiness: /healthz answers while the process runs; /readyz only when the
-// database answers and every migration folder is applied.
+// The operator's endpoints. Liveness and readiness: /healthz answers while the process runs;
+// /readyz only when the database answers and every migration folder is applied. /metrics:
+// Prometheus text, only for `Authorization: Bearer <METRICS_TOKEN>` (counts are business
+// data), and absent (404) when no token is configured.
+import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import { APPLIED_MIGRATIONS_SQL, unappliedOf } from '../db/schema-engine.js';
+import { registry } from '../observability/metrics.js';
+import { appErrorResponse } from './errors.js';
+import { AppError } from '../domain/errors.js';
 
 export const HEALTH_PATH = '/healthz';
 export const READY_PATH = '/readyz';
+export const METRICS_PATH = '/metrics';
 
 export function healthz() {
   return Response.json({ status: 'ok' });
@@ -18,4 +25,14 @@ export async function readyz(db: Db) {
   } catch {
     return Response.json({ status: 'database_unavailable' }, { status: 503 });
   }
+}
+
+export async function metrics(token: string | undefined, authorization: string | null | undefined) {
+  if (!token) return appErrorResponse(new AppError('not_found', 'No route GET /metrics'));
+  const given = Buffer.from(authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? '');
+  const expected = Buffer.from(token);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    return appErrorResponse(new AppError('invalid_token', 'The metrics token is invalid'));
+  }
+  return new Response(await registry.metrics(), { headers: { 'Content-Type': registry.contentType } });
 }

@@ -20,6 +20,7 @@ import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useIdempotency } from './plugins/idempotency.js';
 import { useRateLimit } from './plugins/rate-limit.js';
 import { useRequestLog } from './plugins/request-log.js';
+import { useRequestMetrics } from './plugins/request-metrics.js';
 import { useRestArguments } from './plugins/rest-arguments.js';
 import { useRestScope } from './plugins/rest-scope.js';
 import { useRouting } from './plugins/routing.js';
@@ -75,6 +76,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
     },
     plugins: [
       useRequestLog(logger),
+      useRequestMetrics('public'),
       useRouting({
         graphqlPath: GRAPHQL_PATH,
         rest: { basePath: REST_BASE, match: routeMatcher(schema, REST_BASE), documentPath: OPENAPI_PATH },

@@ -9,6 +9,8 @@ import type { MatchedRoute } from './rest/routes.js';
 export type Face = 'rest' | 'graphql' | 'document' | 'other';
 
 export interface RequestState {
+  /** When the request arrived (performance.now()). */
+  startedAt: number;
   face: Face;
   /** REST only: the route and its path parameters. */
   route?: MatchedRoute;
@@ -18,11 +20,13 @@ export interface RequestState {
   merchantId?: string;
   /** The request body, read once by the body plugin ('' for a request without one). */
   body: string;
+  /** GraphQL: the operation's name, if it has one. */
+  operationName?: string;
 }
 
 const STATE = Symbol('loyalty.request');
 
 export function requestState(serverContext: object): RequestState {
   const holder = serverContext as { [STATE]?: RequestState };
-  return (holder[STATE] ??= { face: 'other', body: '' });
+  return (holder[STATE] ??= { startedAt: performance.now(), face: 'other', body: '' });
 }

@@ -7,6 +7,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../domain/errors.js';
 import { hashToken, isWellFormed } from '../../domain/tokens.js';
+import { rateLimited } from '../../observability/metrics.js';
 import { refusal } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Lockout } from '../rate-limiter.js';
@@ -30,6 +31,7 @@ export function useAdminAuth(db: Db, lockout: Lockout, logger: Logger): Plugin {
     if (wait) {
       const locked = refusal(new AppError('rate_limited', `Too many failed sign-ins; retry in ${wait} s`), state.face);
       locked.headers.set('Retry-After', String(wait));
+      rateLimited.inc({ face: 'admin' });
       return locked;
     }
     try {

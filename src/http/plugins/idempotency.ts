@@ -3,6 +3,7 @@
 // Expired keys are purged when the plugin starts and then every hour.
 import type { Plugin } from 'graphql-yoga';
 import type { Db } from '../../db/client.js';
+import { idempotentReplays } from '../../observability/metrics.js';
 import { IDEMPOTENCY_HEADER, claim, fingerprint, purgeExpired, settle, validateKey } from '../idempotency-store.js';
 import { requestState } from '../request-state.js';
 import { checkRequest } from './checks.js';
@@ -23,7 +24,10 @@ export function useIdempotency(db: Db, onPurgeError: (err: unknown) => void): Pl
       if (!isWrite) return;
       validateKey(key);
       const claimed = await claim(db, principal.merchantId, key, fingerprint(principal.merchantId, request, url, state.body));
-      if (claimed.kind === 'replay') return claimed.response;
+      if (claimed.kind === 'replay') {
+        idempotentReplays.inc();
+        return claimed.response;
+      }
       owned.set(state, claimed.key);
     }),
     async onResponse({ serverContext, response }) {

@@ -3,6 +3,7 @@
 // headers on every admitted answer.
 import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../../domain/errors.js';
+import { rateLimited } from '../../observability/metrics.js';
 import { refusal } from '../errors.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import { type RequestState, requestState } from '../request-state.js';
@@ -24,6 +25,7 @@ export function useRateLimit(limiter: RateLimiter, identify: Identify = byApiKey
       headers.set(state, decision.headers);
       if (!decision.allowed) {
         const err = new AppError('rate_limited', `Rate limit exceeded; retry in ${decision.retryAfter} s`);
+        rateLimited.inc({ face: state.face });
         return refusal(err, state.face);
       }
     }),

@@ -1,31 +1,31 @@
 // Every request gets an id (the caller's X-Request-Id when sane), answered in X-Request-Id
-// and logged with the method, path, status and duration when the answer leaves. Keyed by
-// the server context, which lives as long as the request (the Request object may be
-// replaced on the way).
+// and logged with the method, path, status and duration when the answer leaves.
 import { randomUUID } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../logger.js';
+import { requestState } from '../request-state.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 export function useRequestLog(logger: Logger): Plugin {
-  const started = new WeakMap<object, { id: string; at: number }>();
+  const ids = new WeakMap<object, string>();
   return {
     onRequest({ request, serverContext }) {
       const given = request.headers.get('x-request-id');
-      started.set(serverContext, { id: given && REQUEST_ID.test(given) ? given : randomUUID(), at: performance.now() });
+      ids.set(requestState(serverContext), given && REQUEST_ID.test(given) ? given : randomUUID());
     },
     onResponse({ request, response, serverContext }) {
-      const entry = started.get(serverContext);
-      if (!entry) return;
-      response.headers.set('X-Request-Id', entry.id);
+      const state = requestState(serverContext);
+      const id = ids.get(state);
+      if (!id) return;
+      response.headers.set('X-Request-Id', id);
       logger.info(
         {
-          request_id: entry.id,
+          request_id: id,
           method: request.method,
           path: new URL(request.url).pathname,
           status: response.status,
-          ms: Math.round((performance.now() - entry.at) * 10) / 10,
+          ms: Math.round((performance.now() - state.startedAt) * 10) / 10,
         },
         'request',
       );

@@ -1,0 +1,89 @@
+// Prometheus metrics of the process, in one registry (served at GET /metrics behind
+// METRICS_TOKEN): requests by face, route or operation, status and duration; database pool
+// connections; rate-limit refusals; idempotent replays; ledger credits and debits. Counts per
+// merchant are business data, so nothing here is labelled by merchant.
+import type pg from 'pg';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'loyalty_' });
+
+export const requests = new Counter({
+  name: 'loyalty_http_requests_total',
+  help: 'Requests answered, by face (rest, graphql, admin), route or operation, method and status',
+  labelNames: ['face', 'route', 'method', 'status'] as const,
+  registers: [registry],
+});
+
+export const requestDuration = new Histogram({
+  name: 'loyalty_http_request_duration_seconds',
+  help: 'Time from receiving a request to answering it',
+  labelNames: ['face', 'route', 'method'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [registry],
+});
+
+export const rateLimited = new Counter({
+  name: 'loyalty_rate_limited_total',
+  help: 'Requests refused with 429 rate_limited, by face',
+  labelNames: ['face'] as const,
+  registers: [registry],
+});
+
+export const idempotentReplays = new Counter({
+  name: 'loyalty_idempotent_replays_total',
+  help: 'Requests answered by replaying the first answer of their Idempotency-Key',
+  registers: [registry],
+});
+
+export const ledgerEntries = new Counter({
+  name: 'loyalty_ledger_entries_total',
+  help: 'Points transactions written, by type (credit, debit)',
+  labelNames: ['type'] as const,
+  registers: [registry],
+});
+
+export const ledgerPoints = new Counter({
+  name: 'loyalty_ledger_points_total',
+  help: 'Points moved by the ledger, by type (credit, debit)',
+  labelNames: ['type'] as const,
+  registers: [registry],
+});
+
+const pools = new Set<pg.Pool>();
+
+/** Reports this pool's connections until it ends. */
+export function watchPool(pool: pg.Pool) {
+  pools.add(pool);
+}
+
+new Gauge({
+  name: 'loyalty_db_pool_connections',
+  help: 'Database connections of the process, by state: in_use, idle, waiting (requests queued for one)',
+  labelNames: ['state'] as const,
+  registers: [registry],
+  collect() {
+    let total = 0;
+    let idle = 0;
+    let waiting = 0;
+    for (const pool of pools) {
+      if (pool.ended) {
+        pools.delete(pool);
+        continue;
+      }
+      total += pool.totalCount;
+      idle += pool.idleCount;
+      waiting += pool.waitingCount;
+    }
+    this.set({ state: 'in_use' }, total - idle);
+    this.set({ state: 'idle' }, idle);
+    this.set({ state: 'waiting' }, waiting);
+  },
+});
+
+/** Records one ledger row. */
+export function countLedgerEntry(points: number) {
+  const type = points < 0 ? 'debit' : 'credit';
+  ledgerEntries.inc({ type });
+  ledgerPoints.inc({ type }, Math.abs(points));
+}
