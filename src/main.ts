@@ -34,6 +34,7 @@ async function main() {
           `  Full Access API key (shown once): ${demo.key}`,
           `  Admin token (shown once):         ${demo.admin_token}`,
           `  Try: curl -H "Authorization: Bearer ${demo.key}" http://${config.HOST}:${config.PORT}/v1/rewards`,
+          `  API reference: http://${config.HOST}:${config.PORT}/docs`,
           '',
         ].join('\n'),
       );
@@ -51,7 +52,7 @@ async function main() {
   });
   const where = database.embedded ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL';
   logger.info(
-    { database: where, ready_ms: Date.now() - started, paths: { rest: '/v1', graphql: '/graphql', admin: '/admin/graphql', openapi: '/v1/openapi.json' } },
+    { database: where, ready_ms: Date.now() - started, paths: { rest: '/v1', graphql: '/graphql', admin: '/admin/graphql', openapi: '/v1/openapi.json', docs: '/docs' } },
     `Loyalty service listening on http://${config.HOST}:${config.PORT}`,
   );
 

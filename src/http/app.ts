@@ -4,9 +4,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Config, loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import { ADMIN_PATH, createAdminApi } from './admin.js';
+import { DOCS_PATH, docs } from './docs.js';
 import { HEALTH_PATH, METRICS_PATH, READY_PATH, healthz, metrics, readyz } from './health.js';
 import { type Logger, createLogger } from './logger.js';
-import { createPublicApi } from './public.js';
+import { OPENAPI_PATH, createPublicApi } from './public.js';
 import { type RateLimiter, createRateLimiter } from './rate-limiter.js';
 
 const isAdminPath = (path: string) =>
@@ -33,7 +34,7 @@ export function createApp({ db, databaseUrl, config = loadConfig(), logger = cre
   const { yoga: publicApi, close: closePublicApi } = createPublicApi({ db, databaseUrl, config, logger, rateLimiter: limiter });
   const { yoga: adminApi, close: closeAdminApi } = createAdminApi({ db, config, logger });
 
-  /** The operator's paths, answered before either API: health, readiness, metrics. */
+  /** Paths answered before either API: health, readiness, metrics, the API reference page. */
   const operational = (path: string, authorization: string | null | undefined) =>
     path === HEALTH_PATH
       ? healthz()
@@ -41,7 +42,9 @@ export function createApp({ db, databaseUrl, config = loadConfig(), logger = cre
         ? readyz(db)
         : path === METRICS_PATH
           ? metrics(config.METRICS_TOKEN, authorization)
-          : undefined;
+          : path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`)
+            ? docs(path, OPENAPI_PATH)
+            : undefined;
 
   return {
     async fetch(url: string, init?: RequestInit): Promise<Response> {

@@ -1,0 +1,35 @@
+// Real-browser tests: Debian's Chromium driven by playwright-core, against the service on a
+// loopback port. Chromium is installed by .ci/run; where it is missing the tests say so and skip.
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import type { createApp } from '../../src/http/app.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+export const screenshotsDir = path.resolve(import.meta.dirname, '../../test-results/screenshots');
+
+export function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** Serves the app's Node listener on a loopback port. */
+export async function serve(app: ReturnType<typeof createApp>): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer(app.listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+export function screenshotPath(name: string) {
+  mkdirSync(screenshotsDir, { recursive: true });
+  return path.join(screenshotsDir, `${name}.png`);
+}
