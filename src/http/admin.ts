@@ -6,8 +6,8 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Db } from '../db/client.js';
 import { AppError, type ErrorDetails, errorStatus, validationError } from '../domain/errors.js';
 import { hashToken, isWellFormed } from '../domain/tokens.js';
-import { adminSchema } from '../schema/admin/index.js';
-import type { AdminContext } from '../schema/admin/builder.js';
+import { adminSchema } from '../graphql/admin/index.js';
+import type { AdminContext } from '../graphql/admin/builder.js';
 import { maskError, toGraphQLError } from './errors.js';
 
 export const ADMIN_PATH = '/admin/graphql';
