@@ -9,7 +9,7 @@ import { errorStatus } from '../domain/errors.js';
 import { type ScopeGrant, allows } from '../domain/scopes.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
-import { dateScalar, dateTimeScalar } from './common.js';
+import { dateScalar, dateTimeScalar } from './envelopes.js';
 
 export interface Context {
   db: Db;

@@ -15,7 +15,7 @@ import { type Principal, authenticate } from '../domain/api-keys.js';
 import { AppError, validationError } from '../domain/errors.js';
 import { type ScopeGrant, allows } from '../domain/scopes.js';
 import type { Context } from '../graphql/builder.js';
-import { schema } from '../graphql/index.js';
+import { schema } from '../graphql/public.js';
 import { appErrorResponse, maskError, restErrorHandler, toGraphQLError } from './errors.js';
 import { completeOpenApi } from './openapi.js';
 import { IDEMPOTENCY_HEADER, claim, fingerprint, settle, validateKey } from './idempotency.js';

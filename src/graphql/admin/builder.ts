@@ -4,7 +4,7 @@
 import SchemaBuilder from '@pothos/core';
 import { Kind, type ValueNode, valueFromASTUntyped } from 'graphql';
 import type { Db } from '../../db/client.js';
-import { dateScalar, dateTimeScalar, envelopes } from '../common.js';
+import { dateScalar, dateTimeScalar, envelopes } from '../envelopes.js';
 
 export interface AdminContext {
   db: Db;

@@ -1,8 +1,8 @@
 // Booster campaigns: GET /booster-campaigns (active and current only).
-import { listCurrentBoosters } from '../domain/booster-campaigns.js';
-import { builder } from './builder.js';
-import { CampaignTypeEnum } from './enums.js';
-import { listOf, pageArgs } from './pagination.js';
+import { listCurrentBoosters } from '../../domain/booster-campaigns.js';
+import { builder } from '../builder.js';
+import { CampaignTypeEnum } from '../enums.js';
+import { listOf, pageArgs } from '../pagination.js';
 
 const BoosterCampaignRef = builder.prismaObject('BoosterCampaign', {
   description: 'Multiplies the points of earning rules of the given campaign types while it runs',

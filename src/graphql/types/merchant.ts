@@ -2,7 +2,7 @@
 import type { Merchant } from '../../generated/prisma/client.js';
 import { notFound } from '../../domain/errors.js';
 import { updateMerchantSettings } from '../../domain/program.js';
-import { builder } from './builder.js';
+import { builder } from '../admin/builder.js';
 
 const MerchantRef = builder.objectRef<Merchant>('Merchant').implement({
   fields: (t) => ({

@@ -4,8 +4,8 @@
 import { type ActivityResult, recordActivity } from '../../domain/engine/activities.js';
 import { type OrderResult, type RefundResult, recordOrder, refundOrder } from '../../domain/engine/orders.js';
 import { type ReferralResult, recordReferral } from '../../domain/engine/referrals.js';
-import { builder, provided } from './builder.js';
-import { CampaignTypeEnum, ReferralStatusEnum } from './enums.js';
+import { builder, provided } from '../admin/builder.js';
+import { CampaignTypeEnum, ReferralStatusEnum } from '../admin/enums.js';
 
 const OrderResultRef = builder.objectRef<OrderResult>('OrderResult').implement({
   fields: (t) => ({

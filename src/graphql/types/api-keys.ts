@@ -6,8 +6,8 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/api-keys.j
 import { notFound, validationError } from '../../domain/errors.js';
 import { type ScopeName, scopeLevels, scopeNames } from '../../domain/scopes.js';
 import { parseInput } from '../../domain/validation.js';
-import { builder } from './builder.js';
-import { ApiKeyTypeEnum } from './enums.js';
+import { builder } from '../admin/builder.js';
+import { ApiKeyTypeEnum } from '../admin/enums.js';
 
 type Access = 'none' | 'read' | 'write';
 

@@ -1,10 +1,10 @@
 // VIP tiers: GET /tiers, GET /customers/tiers, GET /customers/memberships.
-import { findCustomer } from '../domain/customers.js';
-import { type CustomerTierStatus, customerTierStatus, listMemberships, listTiers } from '../domain/tiers.js';
-import { builder } from './builder.js';
+import { findCustomer } from '../../domain/customers.js';
+import { type CustomerTierStatus, customerTierStatus, listMemberships, listTiers } from '../../domain/tiers.js';
+import { builder } from '../builder.js';
 import { customerRefArgs } from './customers.js';
-import { MembershipSourceEnum, MembershipStatusEnum, TierQualificationEnum, TierWindowEnum } from './enums.js';
-import { listOf, pageArgs, resultOf } from './pagination.js';
+import { MembershipSourceEnum, MembershipStatusEnum, TierQualificationEnum, TierWindowEnum } from '../enums.js';
+import { listOf, pageArgs, resultOf } from '../pagination.js';
 
 export const TierRef = builder.prismaObject('Tier', {
   description: 'A VIP tier, judged on points earned or amount spent in its window, never on the spendable balance',

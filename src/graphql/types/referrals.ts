@@ -1,10 +1,10 @@
 // Referrals: GET /customers/referrals and GET /referrals/program.
-import { findCustomer } from '../domain/customers.js';
-import { type ReferralProgramView, type ReferralRecord, listReferrals, referralProgramOf } from '../domain/referral-records.js';
-import { builder } from './builder.js';
+import { findCustomer } from '../../domain/customers.js';
+import { type ReferralProgramView, type ReferralRecord, listReferrals, referralProgramOf } from '../../domain/referral-records.js';
+import { builder } from '../builder.js';
 import { customerRefArgs } from './customers.js';
-import { ReferralStatusEnum, RewardTypeEnum } from './enums.js';
-import { listOf, pageArgs, resultOf } from './pagination.js';
+import { ReferralStatusEnum, RewardTypeEnum } from '../enums.js';
+import { listOf, pageArgs, resultOf } from '../pagination.js';
 import { RewardRuleRef } from './rewards.js';
 
 // A plain object type: the domain loads the referee's platform id in the same query.

@@ -1,9 +1,9 @@
 // Earning rules: GET /earning-rules (spec 2.1, 4.3).
-import type { EarningConditions, EarningRuleConfig } from '../domain/earning-rules.js';
-import { listEarningRules } from '../domain/earning-rules.js';
-import { builder } from './builder.js';
-import { CampaignTypeEnum } from './enums.js';
-import { listOf, pageArgs } from './pagination.js';
+import type { EarningConditions, EarningRuleConfig } from '../../domain/earning-rules.js';
+import { listEarningRules } from '../../domain/earning-rules.js';
+import { builder } from '../builder.js';
+import { CampaignTypeEnum } from '../enums.js';
+import { listOf, pageArgs } from '../pagination.js';
 
 const EarningRuleType = builder.enumType('EarningRuleType', { values: ['fixed', 'variable'] as const });
 const LimitPeriod = builder.enumType('LimitPeriod', {

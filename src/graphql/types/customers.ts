@@ -1,10 +1,10 @@
 // Customers: GET /customers, GET /customers/{id}, GET /customers/balance.
-import { type Balance, balanceOf } from '../domain/balances.js';
-import { type CustomerProfile, customerProfile, listCustomers } from '../domain/customer-records.js';
-import { findCustomer } from '../domain/customers.js';
-import { builder } from './builder.js';
-import { CustomerStatusEnum } from './enums.js';
-import { listOf, pageArgs, resultOf } from './pagination.js';
+import { type Balance, balanceOf } from '../../domain/balances.js';
+import { type CustomerProfile, customerProfile, listCustomers } from '../../domain/customer-records.js';
+import { findCustomer } from '../../domain/customers.js';
+import { builder } from '../builder.js';
+import { CustomerStatusEnum } from '../enums.js';
+import { listOf, pageArgs, resultOf } from '../pagination.js';
 
 /** `customer_id` (platform id) or `email`: how public endpoints name one customer. */
 export const customerRefArgs = builder.args((t) => ({

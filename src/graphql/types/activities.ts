@@ -1,10 +1,10 @@
 // The activity log: GET /customers/activities.
-import { listActivities } from '../domain/activity-log.js';
-import { findCustomer } from '../domain/customers.js';
-import { builder } from './builder.js';
+import { listActivities } from '../../domain/activity-log.js';
+import { findCustomer } from '../../domain/customers.js';
+import { builder } from '../builder.js';
 import { customerRefArgs } from './customers.js';
-import { ActivityStatusEnum } from './enums.js';
-import { listOf, pageArgs } from './pagination.js';
+import { ActivityStatusEnum } from '../enums.js';
+import { listOf, pageArgs } from '../pagination.js';
 
 const ActivityReferenceRef = builder.objectRef<{ kind: string; id: string }>('ActivityReference').implement({
   description: 'The record behind an activity, e.g. {kind: "transaction", id}',
