@@ -6,8 +6,8 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Db } from '../db/client.js';
 import { AppError, type ErrorDetails, errorStatus, validationError } from '../domain/errors.js';
 import { hashToken, isWellFormed } from '../domain/tokens.js';
-import { adminSchema } from '../graphql/admin/index.js';
-import type { AdminContext } from '../graphql/admin/builder.js';
+import { adminSchema } from '../graphql/admin.js';
+import type { Context } from '../graphql/builder.js';
 import { maskError, toGraphQLError } from './errors.js';
 
 export const ADMIN_PATH = '/admin/graphql';
@@ -84,16 +84,16 @@ function adminMaskError(error: unknown, message: string): Error {
 
 export function createAdminServer({ db }: { db: Db }) {
   const merchants = new WeakMap<Request, string>();
-  return createYoga<object, AdminContext>({
+  return createYoga<object, Context>({
     schema: adminSchema,
     graphqlEndpoint: ADMIN_PATH,
     landingPage: false,
     graphiql: false,
     maskedErrors: { maskError: adminMaskError },
-    context: ({ request }): AdminContext => {
+    context: ({ request }): Context => {
       const merchantId = merchants.get(request);
       if (!merchantId) throw invalidToken();
-      return { db, merchantId };
+      return { db, merchantId, principal: null };
     },
     plugins: [useAdminAuth(db, merchants), useNoNulInputs],
   });

@@ -183,7 +183,7 @@ export function createServer({ db, config, logger, rateLimiter: limiter }: Serve
     context: ({ request }) => {
       const entry = admitted.get(request);
       if (!entry) throw new AppError('invalid_token', 'The API key is invalid or revoked');
-      return { db, principal: entry.principal };
+      return { db, merchantId: entry.principal.merchantId, principal: entry.principal };
     },
     plugins: [
       useRequestLogging(logger),

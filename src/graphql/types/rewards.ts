@@ -1,12 +1,15 @@
-// Reward catalogue: GET /rewards, GET /rewards/{id} (spec 2.2, 4.4).
+// Reward catalogue. Public: GET /rewards, GET /rewards/{id} (spec 2.2, 4.4). Admin: the whole
+// catalogue (active or not), create, update, activate, deactivate.
+import { createReward, listAllRewards, setRewardActive, updateReward } from '../../domain/program.js';
 import { findReward, listRewards, type RewardRule } from '../../domain/rewards.js';
 import { builder } from '../builder.js';
 import { RewardTypeEnum } from '../enums.js';
-import { listOf, pageArgs, resultOf } from '../pagination.js';
+import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 
 export const RewardRuleRef = builder
   .objectRef<RewardRule & { points_required: number }>('RewardRule')
   .implement({
+    subGraphs: ['public', 'admin'],
     description: 'How a reward applies. Fields that do not apply to the reward type are null.',
     fields: (t) => ({
       points_required: t.exposeInt('points_required'),
@@ -28,6 +31,7 @@ export const RewardRuleRef = builder
   });
 
 export const RewardRef = builder.prismaObject('Reward', {
+  subGraphs: ['public', 'admin'],
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
@@ -47,19 +51,90 @@ export const RewardRef = builder.prismaObject('Reward', {
 const RewardList = listOf('Reward', RewardRef);
 const RewardResult = resultOf('Reward', RewardRef);
 
+const rewardRuleDescription =
+  'By reward_type: fixed_discount {discount_value}, percentage_discount {discount_value (1-100), max_discount_amount?}, ' +
+  'free_shipping {max_shipping_amount?}, free_product {product_id, variant_id?}, store_credit {credit_value}; ' +
+  'all accept min_order_subtotal? and expires_after_days?';
+
+const RewardInput = builder.inputType('RewardInput', {
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    description: t.string(),
+    reward_type: t.field({ type: RewardTypeEnum, required: true }),
+    points_cost: t.int({ required: true }),
+    reward_rule: t.field({ type: 'JSON', description: rewardRuleDescription }),
+    is_active: t.boolean({ description: 'Default true' }),
+  }),
+});
+
+const RewardPatch = builder.inputType('RewardPatch', {
+  subGraphs: ['admin'],
+  description: 'Fields to change; the result is validated as a whole',
+  fields: (t) => ({
+    name: t.string(),
+    description: t.string(),
+    reward_type: t.field({ type: RewardTypeEnum }),
+    points_cost: t.int(),
+    reward_rule: t.field({ type: 'JSON', description: rewardRuleDescription }),
+    is_active: t.boolean(),
+  }),
+});
+
 builder.queryFields((t) => ({
   rewards: t.field({
+    subGraphs: ['public'],
     type: RewardList,
     description: 'Active rewards of the catalogue, newest first. REST: GET /v1/rewards',
     authScopes: { scope: 'read:rewards' },
     args: { ...pageArgs, reward_type: t.arg({ type: RewardTypeEnum, required: false }) },
-    resolve: (_root, args, ctx) => listRewards(ctx.db, ctx.principal.merchantId, args),
+    resolve: (_root, args, ctx) => listRewards(ctx.db, ctx.merchantId, args),
   }),
   reward: t.field({
+    subGraphs: ['public'],
     type: RewardResult,
     description: 'One active reward. REST: GET /v1/rewards/{id}',
     authScopes: { scope: 'read:rewards' },
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => ({ data: await findReward(ctx.db, ctx.principal.merchantId, String(args.id)) }),
+    resolve: async (_root, args, ctx) => ({ data: await findReward(ctx.db, ctx.merchantId, String(args.id)) }),
+  }),
+  admin_rewards: t.field({
+    subGraphs: ['admin'],
+    type: RewardList,
+    description: 'Every reward, active or not, newest first',
+    args: {
+      ...pageArgs,
+      reward_type: t.arg({ type: RewardTypeEnum }),
+      is_active: t.arg.boolean({ description: 'Only active (true) or inactive (false) rewards' }),
+    },
+    resolve: (_root, args, ctx) => listAllRewards(ctx.db, ctx.merchantId, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  create_reward: t.field({
+    subGraphs: ['admin'],
+    type: RewardRef,
+    args: { input: t.arg({ type: RewardInput, required: true }) },
+    resolve: (_root, args, ctx) => createReward(ctx.db, ctx.merchantId, provided(args.input)),
+  }),
+  update_reward: t.field({
+    subGraphs: ['admin'],
+    type: RewardRef,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: RewardPatch, required: true }) },
+    resolve: (_root, args, ctx) => updateReward(ctx.db, ctx.merchantId, String(args.id), provided(args.input)),
+  }),
+  activate_reward: t.field({
+    subGraphs: ['admin'],
+    type: RewardRef,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => setRewardActive(ctx.db, ctx.merchantId, String(args.id), true),
+  }),
+  deactivate_reward: t.field({
+    subGraphs: ['admin'],
+    type: RewardRef,
+    description: 'Withdraws the reward from the catalogue: it can no longer be listed or redeemed',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => setRewardActive(ctx.db, ctx.merchantId, String(args.id), false),
   }),
 }));
