@@ -84,7 +84,7 @@ const profiles: (ProfileSummary & { server: ServerKind; op: string; protocol: Pr
 
 const deepPage = Math.floor(settings.full.heavyRows / 20) - 10;
 const ops: Operation[] = operations(deepPage).filter((o) => !settings.ops || settings.ops.includes(o.name));
-const { schema } = (await import('../src/schema/index.js')) as { schema: GraphQLSchema };
+const { schema } = (await import('../src/graphql/public.js')) as { schema: GraphQLSchema };
 const worker = new LoadWorker();
 
 // ---- helpers ----

@@ -19,7 +19,7 @@ import type { Db } from '../src/db/client.js';
 import { fullAccessScopes } from '../src/domain/scopes.js';
 import { generateToken } from '../src/domain/tokens.js';
 import { createApp } from '../src/http/app.js';
-import { schema } from '../src/schema/index.js';
+import { schema } from '../src/graphql/public.js';
 import { graphqlDocument, operations } from './operations.js';
 
 const merchantId = '00000000-0000-4000-8000-000000000001';

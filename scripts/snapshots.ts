@@ -7,8 +7,8 @@ import { lexicographicSortSchema, printSchema } from 'graphql';
 import { loadConfig } from '../src/config.js';
 import { createPrisma } from '../src/db/client.js';
 import { createApp } from '../src/http/app.js';
-import { adminSchema } from '../src/schema/admin/index.js';
-import { schema } from '../src/schema/index.js';
+import { adminSchema } from '../src/graphql/admin.js';
+import { schema } from '../src/graphql/public.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 

@@ -32,12 +32,15 @@ async function fails(query: string, variables?: Record<string, unknown>) {
   return { status: res.status, error: res.body.errors![0], data: res.body.data };
 }
 
+// the rules are typed as in the public schema (inputs take them as JSON)
+const REWARD_RULE = '{ points_required discount_value min_order_subtotal credit_value }';
 const CREATE_REWARD = `mutation ($input: RewardInput!) {
-  create_reward(input: $input) { id name description reward_type points_cost reward_rule is_active created_at updated_at } }`;
+  create_reward(input: $input) { id name description reward_type points_cost reward_rule ${REWARD_RULE} is_active created_at updated_at } }`;
 const UPDATE_REWARD = `mutation ($id: ID!, $input: RewardPatch!) {
-  update_reward(id: $id, input: $input) { id name points_cost reward_type reward_rule is_active } }`;
+  update_reward(id: $id, input: $input) { id name points_cost reward_type reward_rule ${REWARD_RULE} is_active } }`;
 const CREATE_RULE = `mutation ($input: EarningRuleInput!) {
-  create_earning_rule(input: $input) { id name campaign_type earning_rule conditions is_active } }`;
+  create_earning_rule(input: $input) {
+    id name campaign_type earning_rule { type value per_amount } conditions { min_order_subtotal limit { count period } } is_active } }`;
 
 const tenOff = (over: Record<string, unknown> = {}) => ({
   name: '$10 off',
@@ -137,7 +140,11 @@ describe('configuring the program', () => {
         conditions: { min_order_subtotal: 20, limit: { count: 3, period: 'day' } },
       },
     });
-    expect(rule).toMatchObject({ is_active: true, earning_rule: { type: 'variable', value: 1, per_amount: 1 } });
+    expect(rule).toMatchObject({
+      is_active: true,
+      earning_rule: { type: 'variable', value: 1, per_amount: 1 },
+      conditions: { min_order_subtotal: 20, limit: { count: 3, period: 'day' } },
+    });
     const res = await api.rest('GET', '/v1/earning-rules?campaign_type=purchase&per_page=100');
     const listed = res.body.data.find((r: { id: string }) => r.id === rule.id);
     expect(listed).toMatchObject({
@@ -278,7 +285,8 @@ describe('configuring the program', () => {
 
   it('sets and replaces the referral program, as GET /v1/referrals/program shows it', async () => {
     const SET = `mutation ($input: ReferralProgramInput!) {
-      set_referral_program(input: $input) { is_active referrer_reward { points } referee_reward { reward_type reward_rule } min_order_subtotal } }`;
+      set_referral_program(input: $input) {
+        is_active referrer_reward { points } referee_reward { reward_type reward_rule { points_required discount_value } } min_order_subtotal } }`;
     const first = await ok(SET, {
       input: {
         referrer_reward: { points: 500 },
@@ -289,7 +297,8 @@ describe('configuring the program', () => {
     expect(first.set_referral_program).toEqual({
       is_active: true,
       referrer_reward: { points: 500 },
-      referee_reward: { reward_type: 'fixed_discount', reward_rule: { discount_value: 5 } },
+      // the referee's reward is given, not bought: it costs no points
+      referee_reward: { reward_type: 'fixed_discount', reward_rule: { points_required: 0, discount_value: 5 } },
       min_order_subtotal: 25,
     });
     await ok(SET, {

@@ -2,7 +2,7 @@
 // (`npm run schema:write` rewrites them), and every REST route has its root field.
 import { describe, expect, it } from 'vitest';
 import { unresolvedRoutes } from '../src/http/rest/routes.js';
-import { schema } from '../src/schema/index.js';
+import { schema } from '../src/graphql/public.js';
 import { readSnapshot, snapshotFiles } from '../scripts/snapshots.js';
 
 describe('committed API descriptions', () => {

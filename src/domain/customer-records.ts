@@ -1,6 +1,6 @@
 // Customer profiles (DESIGN.md "Customer"): the list with its filters and one customer,
 // each with its tier's id and name (the list loads them in the same query).
-// Also used by the admin API (src/schema/admin/customers.ts, src/domain/customer-writes.ts).
+// Also used by the admin API (src/graphql/types/customers.ts, src/domain/customer-writes.ts).
 import type { Db } from '../db/client.js';
 import { customerIdsByEmail, findCustomerById } from './customers.js';
 import { type PageArgs, paginate } from './pagination.js';

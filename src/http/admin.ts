@@ -7,8 +7,8 @@ import { createYoga } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { errorStatus } from '../domain/errors.js';
-import type { AdminContext } from '../schema/admin/builder.js';
-import { adminSchema } from '../schema/admin/index.js';
+import { adminSchema } from '../graphql/admin.js';
+import type { Context } from '../graphql/builder.js';
 import { maskError, variableOf } from './errors.js';
 import { type Logger, yogaLogger } from './logger.js';
 import { invalidAdminToken, useAdminAuth } from './plugins/admin-auth.js';
@@ -52,7 +52,7 @@ export function createAdminApi({ db, config, logger }: { db: Db; config: Config;
     windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
     redisUrl: config.REDIS_URL,
   });
-  const yoga = createYoga<object, AdminContext>({
+  const yoga = createYoga<object, Context>({
     schema: adminSchema,
     graphqlEndpoint: ADMIN_PATH,
     landingPage: false,
@@ -61,10 +61,10 @@ export function createAdminApi({ db, config, logger }: { db: Db; config: Config;
     cors: false,
     logging: yogaLogger(logger),
     maskedErrors: { maskError: adminMaskError },
-    context: (initial): AdminContext => {
+    context: (initial): Context => {
       const { merchantId } = requestState(initial);
       if (!merchantId) throw invalidAdminToken();
-      return { db, merchantId };
+      return { db, merchantId, principal: null };
     },
     plugins: [
       useRequestLog(logger),

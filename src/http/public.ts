@@ -9,8 +9,8 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../domain/errors.js';
 import { keyAuthenticator } from '../domain/key-cache.js';
-import type { Context } from '../schema/builder.js';
-import { schema } from '../schema/index.js';
+import type { Context } from '../graphql/builder.js';
+import { schema } from '../graphql/public.js';
 import { maskError } from './errors.js';
 import { type Logger, yogaLogger } from './logger.js';
 import { useApiKeyAuth } from './plugins/api-key-auth.js';
@@ -72,7 +72,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
     context: (initial) => {
       const { principal } = requestState(initial);
       if (!principal) throw new AppError('invalid_token', 'The API key is invalid or revoked');
-      return { db, principal };
+      return { db, merchantId: principal.merchantId, principal };
     },
     plugins: [
       useRequestLog(logger),

@@ -2,9 +2,10 @@
 import type { Merchant } from '../../generated/prisma/client.js';
 import { notFound } from '../../domain/errors.js';
 import { updateMerchantSettings } from '../../domain/program.js';
-import { builder } from './builder.js';
+import { builder } from '../builder.js';
 
 const MerchantRef = builder.objectRef<Merchant>('Merchant').implement({
+  subGraphs: ['admin'],
   fields: (t) => ({
     id: t.exposeID('id'),
     slug: t.exposeString('slug'),
@@ -21,6 +22,7 @@ const MerchantRef = builder.objectRef<Merchant>('Merchant').implement({
 
 builder.queryFields((t) => ({
   merchant: t.field({
+    subGraphs: ['admin'],
     type: MerchantRef,
     description: 'The merchant the admin token belongs to',
     resolve: async (_root, _args, ctx) => {
@@ -33,6 +35,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   update_merchant_settings: t.field({
+    subGraphs: ['admin'],
     type: MerchantRef,
     description: 'Changes the given settings; points_expiry_days: null turns expiry off',
     args: {

@@ -1,13 +1,13 @@
 // Points transactions: GET and POST /customers/transactions (spec 2.3, 4.2).
 import { z } from 'zod';
-import { findCustomer } from '../domain/customers.js';
-import { applyPoints } from '../domain/ledger.js';
-import { listTransactions } from '../domain/points-history.js';
-import { parseInput } from '../domain/validation.js';
-import { builder } from './builder.js';
+import { findCustomer } from '../../domain/customers.js';
+import { applyPoints } from '../../domain/ledger.js';
+import { listTransactions } from '../../domain/points-history.js';
+import { parseInput } from '../../domain/validation.js';
+import { builder } from '../builder.js';
 import { customerRefArgs } from './customers.js';
-import { TransactionSourceEnum, TransactionTypeEnum } from './enums.js';
-import { listOf, pageArgs, resultOf } from './pagination.js';
+import { TransactionSourceEnum, TransactionTypeEnum } from '../enums.js';
+import { listOf, pageArgs, resultOf } from '../envelopes.js';
 
 interface Adjustment {
   transaction_id: string;
@@ -17,6 +17,7 @@ interface Adjustment {
 }
 
 const AdjustmentRef = builder.objectRef<Adjustment>('PointsAdjustment').implement({
+  subGraphs: ['public'],
   description: 'The transaction created by a manual credit or debit',
   fields: (t) => ({
     transaction_id: t.exposeID('transaction_id'),
@@ -33,6 +34,7 @@ const adjustmentInput = z.object({
 
 builder.mutationFields((t) => ({
   create_customer_transaction: t.field({
+    subGraphs: ['public'],
     type: resultOf('PointsAdjustment', AdjustmentRef),
     description:
       "Credits (points > 0) or debits (points < 0) a customer's balance. A debit that would make the balance negative fails with adjustment_failed. REST: POST /v1/customers/transactions?customer_id=",
@@ -44,7 +46,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, args, ctx) => {
       const input = parseInput(adjustmentInput, args);
-      const { merchantId } = ctx.principal;
+      const { merchantId } = ctx;
       const customer = await findCustomer(ctx.db, merchantId, { customer_id: args.customer_id });
       const result = await applyPoints(ctx.db, {
         merchantId,
@@ -67,6 +69,7 @@ builder.mutationFields((t) => ({
 }));
 
 const PointsTransactionRef = builder.prismaObject('PointsTransaction', {
+  subGraphs: ['public'],
   description: 'A row of the points ledger: the 2.3 fields and where the points came from',
   fields: (t) => ({
     transaction_id: t.exposeID('id'),
@@ -82,13 +85,14 @@ const PointsTransactionRef = builder.prismaObject('PointsTransaction', {
 
 builder.queryFields((t) => ({
   customer_transactions: t.field({
+    subGraphs: ['public'],
     type: listOf('PointsTransaction', PointsTransactionRef),
     description: "A customer's points transaction history, newest first. REST: GET /v1/customers/transactions",
     authScopes: { scope: 'read:transactions' },
     args: { ...customerRefArgs, ...pageArgs },
     resolve: async (_root, args, ctx) => {
-      const customer = await findCustomer(ctx.db, ctx.principal.merchantId, args);
-      return listTransactions(ctx.db, ctx.principal.merchantId, customer.id, args);
+      const customer = await findCustomer(ctx.db, ctx.merchantId, args);
+      return listTransactions(ctx.db, ctx.merchantId, customer.id, args);
     },
   }),
 }));

@@ -1,14 +1,16 @@
 // Points estimate: POST /points/estimate (DESIGN.md "Points estimate"). The answer comes
 // from the calculator that awards real orders, so it equals what the order will earn.
-import { type BreakdownEntry, estimatePoints } from '../domain/calculator.js';
-import { builder } from './builder.js';
-import { resultOf } from './pagination.js';
+import { type BreakdownEntry, estimatePoints } from '../../domain/calculator.js';
+import { builder } from '../builder.js';
+import { resultOf } from '../envelopes.js';
 
 const BreakdownSource = builder.enumType('PointsBreakdownSource', {
+  subGraphs: ['public'],
   values: ['earning_rule', 'booster', 'tier'] as const,
 });
 
 const BreakdownRef = builder.objectRef<BreakdownEntry>('PointsBreakdown').implement({
+  subGraphs: ['public'],
   description: 'What one earning rule, the tier multiplier or a booster adds to the total',
   fields: (t) => ({
     source: t.expose('source', { type: BreakdownSource }),
@@ -27,6 +29,7 @@ interface Estimate {
 }
 
 const EstimateRef = builder.objectRef<Estimate>('PointsEstimate').implement({
+  subGraphs: ['public'],
   description: 'The points a cart will earn: base (earning rules) plus bonus (tier and boosters), rounded down',
   fields: (t) => ({
     points: t.exposeInt('points', { description: 'base_points + bonus_points' }),
@@ -37,7 +40,9 @@ const EstimateRef = builder.objectRef<Estimate>('PointsEstimate').implement({
   }),
 });
 
-const LineItemInput = builder.inputType('LineItemInput', {
+/** A cart line: the estimate's and a recorded order's (admin record_order). */
+export const LineItemInput = builder.inputType('LineItemInput', {
+  subGraphs: ['public', 'admin'],
   fields: (t) => ({
     product_id: t.string({ required: true }),
     quantity: t.int({ required: true, description: 'At least 1' }),
@@ -47,6 +52,7 @@ const LineItemInput = builder.inputType('LineItemInput', {
 
 builder.queryFields((t) => ({
   points_estimate: t.field({
+    subGraphs: ['public'],
     type: resultOf('PointsEstimate', EstimateRef),
     description:
       "Points a cart will earn under the active purchase rules, the customer's tier multiplier and running boosters. REST: POST /v1/points/estimate",
@@ -57,6 +63,6 @@ builder.queryFields((t) => ({
       currency: t.arg.string({ description: "Defaults to the shop's currency (the only one accepted)" }),
       line_items: t.arg({ type: [LineItemInput], description: 'For rules limited to or excluding products' }),
     },
-    resolve: async (_root, args, ctx) => ({ data: await estimatePoints(ctx.db, ctx.principal.merchantId, args) }),
+    resolve: async (_root, args, ctx) => ({ data: await estimatePoints(ctx.db, ctx.merchantId, args) }),
   }),
 }));

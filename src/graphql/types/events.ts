@@ -4,10 +4,13 @@
 import { type ActivityResult, recordActivity } from '../../domain/engine/activities.js';
 import { type OrderResult, type RefundResult, recordOrder, refundOrder } from '../../domain/engine/orders.js';
 import { type ReferralResult, recordReferral } from '../../domain/engine/referrals.js';
-import { builder, provided } from './builder.js';
-import { CampaignTypeEnum, ReferralStatusEnum } from './enums.js';
+import { builder } from '../builder.js';
+import { CampaignTypeEnum, ReferralStatusEnum } from '../enums.js';
+import { provided } from '../envelopes.js';
+import { LineItemInput } from './estimate.js';
 
 const OrderResultRef = builder.objectRef<OrderResult>('OrderResult').implement({
+  subGraphs: ['admin'],
   fields: (t) => ({
     order_id: t.exposeString('order_id'),
     customer_id: t.exposeString('customer_id', { description: "The customer's platform id" }),
@@ -18,6 +21,7 @@ const OrderResultRef = builder.objectRef<OrderResult>('OrderResult').implement({
 });
 
 const RefundResultRef = builder.objectRef<RefundResult>('RefundResult').implement({
+  subGraphs: ['admin'],
   fields: (t) => ({
     order_id: t.exposeString('order_id'),
     customer_id: t.exposeString('customer_id'),
@@ -32,6 +36,7 @@ const RefundResultRef = builder.objectRef<RefundResult>('RefundResult').implemen
 });
 
 const ActivityResultRef = builder.objectRef<ActivityResult>('ActivityResult').implement({
+  subGraphs: ['admin'],
   fields: (t) => ({
     event_id: t.exposeString('event_id'),
     customer_id: t.exposeString('customer_id'),
@@ -43,6 +48,7 @@ const ActivityResultRef = builder.objectRef<ActivityResult>('ActivityResult').im
 });
 
 const ReferralResultRef = builder.objectRef<ReferralResult>('ReferralResult').implement({
+  subGraphs: ['admin'],
   fields: (t) => ({
     id: t.exposeID('id'),
     referrer_customer_id: t.exposeString('referrer_customer_id'),
@@ -57,15 +63,8 @@ const ReferralResultRef = builder.objectRef<ReferralResult>('ReferralResult').im
   }),
 });
 
-const LineItemInput = builder.inputType('LineItemInput', {
-  fields: (t) => ({
-    product_id: t.string({ required: true }),
-    quantity: t.int({ required: true }),
-    price: t.float({ required: true, description: 'Unit price in the shop currency' }),
-  }),
-});
-
 const OrderEventInput = builder.inputType('OrderEventInput', {
+  subGraphs: ['admin'],
   fields: (t) => ({
     event_id: t.string({ description: "The platform's event id (idempotency key)" }),
     order_id: t.string({ required: true, description: "The platform's order id; an order is recorded once" }),
@@ -78,6 +77,7 @@ const OrderEventInput = builder.inputType('OrderEventInput', {
 });
 
 const RefundEventInput = builder.inputType('RefundEventInput', {
+  subGraphs: ['admin'],
   fields: (t) => ({
     event_id: t.string(),
     order_id: t.string({ required: true }),
@@ -86,6 +86,7 @@ const RefundEventInput = builder.inputType('RefundEventInput', {
 });
 
 const ActivityEventInput = builder.inputType('ActivityEventInput', {
+  subGraphs: ['admin'],
   fields: (t) => ({
     event_id: t.string({ required: true }),
     customer_id: t.string({ required: true }),
@@ -95,6 +96,7 @@ const ActivityEventInput = builder.inputType('ActivityEventInput', {
 });
 
 const ReferralEventInput = builder.inputType('ReferralEventInput', {
+  subGraphs: ['admin'],
   fields: (t) => ({
     referrer_code: t.string({ required: true, description: "The referrer's referral_code" }),
     referee_email: t.string({ required: true }),
@@ -103,6 +105,7 @@ const ReferralEventInput = builder.inputType('ReferralEventInput', {
 
 builder.mutationFields((t) => ({
   record_order: t.field({
+    subGraphs: ['admin'],
     type: OrderResultRef,
     description: 'Awards the points of an order (purchase rules, tier multiplier, boosters) and may complete a referral',
     args: { input: t.arg({ type: OrderEventInput, required: true }) },
@@ -115,12 +118,14 @@ builder.mutationFields((t) => ({
     },
   }),
   refund_order: t.field({
+    subGraphs: ['admin'],
     type: RefundResultRef,
     description: "Claws back a refunded order's points, proportionally to the amount, never below zero",
     args: { input: t.arg({ type: RefundEventInput, required: true }) },
     resolve: (_root, args, ctx) => refundOrder(ctx.db, ctx.merchantId, provided(args.input)),
   }),
   record_activity: t.field({
+    subGraphs: ['admin'],
     type: ActivityResultRef,
     description: 'Awards the points of a non-purchase action (signup, review, daily visit...) within its limits',
     args: { input: t.arg({ type: ActivityEventInput, required: true }) },
@@ -128,6 +133,7 @@ builder.mutationFields((t) => ({
       recordActivity(ctx.db, ctx.merchantId, provided(args.input)),
   }),
   record_referral: t.field({
+    subGraphs: ['admin'],
     type: ReferralResultRef,
     description: 'Registers a pending referral of referee_email by the customer with referrer_code',
     args: { input: t.arg({ type: ReferralEventInput, required: true }) },

@@ -6,17 +6,19 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/api-keys.j
 import { notFound, validationError } from '../../domain/errors.js';
 import { type ScopeName, scopeLevels, scopeNames } from '../../domain/scopes.js';
 import { parseInput } from '../../domain/validation.js';
-import { builder } from './builder.js';
-import { ApiKeyTypeEnum } from './enums.js';
+import { builder } from '../builder.js';
+import { ApiKeyTypeEnum } from '../enums.js';
 
 type Access = 'none' | 'read' | 'write';
 
 const ApiScopeEnum = builder.enumType('ApiScope', {
+  subGraphs: ['admin'],
   values: Object.fromEntries(
     scopeNames.map((s) => [s, { description: `Levels: ${scopeLevels[s].join(', ')}` }]),
   ) as Record<ScopeName, { description: string }>,
 });
 const ScopeAccessEnum = builder.enumType('ScopeAccess', {
+  subGraphs: ['admin'],
   values: { none: { description: 'No Access' }, read: { description: 'Read Access' }, write: { description: 'Read/Write Access' } },
 });
 
@@ -29,6 +31,7 @@ function accessPerScope(grants: readonly string[]) {
 }
 
 const ApiKeyScopeRef = builder.objectRef<{ scope: ScopeName; access: Access }>('ApiKeyScope').implement({
+  subGraphs: ['admin'],
   fields: (t) => ({
     scope: t.expose('scope', { type: ApiScopeEnum }),
     access: t.expose('access', { type: ScopeAccessEnum }),
@@ -66,6 +69,7 @@ const keyFields = (t: PothosSchemaTypes.ObjectFieldBuilder<Types, KeyView>) => (
 });
 
 export const ApiKeyRef = builder.objectRef<KeyView>('ApiKey').implement({
+  subGraphs: ['admin'],
   description: 'An API key of the public API; the key itself is shown only once, at creation',
   fields: (t) => ({
     ...keyFields(t),
@@ -75,6 +79,7 @@ export const ApiKeyRef = builder.objectRef<KeyView>('ApiKey').implement({
 });
 
 const CreatedApiKeyRef = builder.objectRef<KeyView>('CreatedApiKey').implement({
+  subGraphs: ['admin'],
   description: 'A new key: `key` is shown this once and cannot be read again',
   fields: (t) => ({
     key: t.string({ resolve: (k) => k.key ?? '' }),
@@ -83,6 +88,7 @@ const CreatedApiKeyRef = builder.objectRef<KeyView>('CreatedApiKey').implement({
 });
 
 const ApiKeyScopeInput = builder.inputType('ApiKeyScopeInput', {
+  subGraphs: ['admin'],
   fields: (t) => ({
     scope: t.field({ type: ApiScopeEnum, required: true }),
     access: t.field({ type: ScopeAccessEnum, required: true }),
@@ -111,6 +117,7 @@ function levelsOf(input: z.infer<typeof createKeyArgs>) {
 
 builder.queryFields((t) => ({
   api_keys: t.field({
+    subGraphs: ['admin'],
     type: [ApiKeyRef],
     description: 'Every API key of the merchant, revoked ones included, newest first',
     resolve: (_root, _args, ctx) => listApiKeys(ctx.db, ctx.merchantId),
@@ -119,6 +126,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   create_api_key: t.field({
+    subGraphs: ['admin'],
     type: CreatedApiKeyRef,
     description: 'Full Access, Read-Only, or Custom (per scope none / read / write where the scope allows it)',
     args: {
@@ -137,6 +145,7 @@ builder.mutationFields((t) => ({
     },
   }),
   revoke_api_key: t.field({
+    subGraphs: ['admin'],
     type: ApiKeyRef,
     description: 'Revokes the key at once: its next request is 401 invalid_token. Revoking twice changes nothing.',
     args: { id: t.arg.id({ required: true }) },

@@ -1,21 +1,22 @@
 // Customer rewards: GET /customers/rewards, GET /customers/rewards/redeemable,
 // POST /customers/rewards/redeem (DESIGN.md "Customer reward", "Redeem").
 import type { ObjectFieldBuilder } from '@pothos/core';
-import { findCustomer } from '../domain/customers.js';
+import { findCustomer } from '../../domain/customers.js';
 import {
   type CustomerRewardRecord,
   type Redemption,
   listCustomerRewards,
   listRedeemableRewards,
   redeemReward,
-} from '../domain/redemption.js';
-import { type Context, builder } from './builder.js';
+} from '../../domain/redemption.js';
+import { builder } from '../builder.js';
 import { customerRefArgs } from './customers.js';
-import { CustomerRewardStatusEnum, RewardTypeEnum } from './enums.js';
-import { listOf, pageArgs, resultOf } from './pagination.js';
+import { CustomerRewardStatusEnum, RewardTypeEnum } from '../enums.js';
+import { listOf, pageArgs, resultOf } from '../envelopes.js';
 import { RewardRef } from './rewards.js';
 
 const RewardSummaryRef = builder.objectRef<CustomerRewardRecord['reward']>('RewardSummary').implement({
+  subGraphs: ['public'],
   description: 'The catalogue reward a customer reward was issued for',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -46,11 +47,13 @@ function customerRewardFields<T extends CustomerRewardRecord>(t: FieldBuilder<T>
 }
 
 const CustomerRewardRef = builder.objectRef<CustomerRewardRecord>('CustomerReward').implement({
+  subGraphs: ['public'],
   description: 'A reward a customer redeemed: its code and status',
   fields: (t) => customerRewardFields(t),
 });
 
 const RedemptionRef = builder.objectRef<Redemption>('Redemption').implement({
+  subGraphs: ['public'],
   description: 'The customer reward issued by a redemption, with the balance it left',
   fields: (t) => ({
     ...customerRewardFields(t),
@@ -60,16 +63,18 @@ const RedemptionRef = builder.objectRef<Redemption>('Redemption').implement({
 
 builder.queryFields((t) => ({
   customer_rewards: t.field({
+    subGraphs: ['public'],
     type: listOf('CustomerReward', CustomerRewardRef),
     description: 'The rewards a customer has redeemed, newest first. REST: GET /v1/customers/rewards',
     authScopes: { scope: 'read:rewards' },
     args: { ...customerRefArgs, ...pageArgs },
-    resolve: async (_root, args, ctx: Context) => {
-      const customer = await findCustomer(ctx.db, ctx.principal.merchantId, args);
+    resolve: async (_root, args, ctx) => {
+      const customer = await findCustomer(ctx.db, ctx.merchantId, args);
       return listCustomerRewards(ctx.db, customer, args);
     },
   }),
   redeemable_rewards: t.field({
+    subGraphs: ['public'],
     type: listOf('RedeemableReward', RewardRef),
     description:
       'Active rewards the customer can afford now (points_cost <= balance), cheapest first, then newest. ' +
@@ -78,7 +83,7 @@ builder.queryFields((t) => ({
     authScopes: { scope: 'read:rewards' },
     args: { ...customerRefArgs, ...pageArgs },
     resolve: async (_root, args, ctx) => {
-      const customer = await findCustomer(ctx.db, ctx.principal.merchantId, args);
+      const customer = await findCustomer(ctx.db, ctx.merchantId, args);
       return listRedeemableRewards(ctx.db, customer, args);
     },
   }),
@@ -86,6 +91,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   redeem_reward: t.field({
+    subGraphs: ['public'],
     type: resultOf('Redemption', RedemptionRef),
     description:
       "Spends the customer's points on a reward and issues its code. Not enough points: insufficient_points; " +
@@ -94,7 +100,7 @@ builder.mutationFields((t) => ({
     authScopes: { scope: 'write:rewards' },
     args: { ...customerRefArgs, reward_id: t.arg.id({ required: true, description: 'The reward to redeem' }) },
     resolve: async (_root, args, ctx) => {
-      const customer = await findCustomer(ctx.db, ctx.principal.merchantId, args);
+      const customer = await findCustomer(ctx.db, ctx.merchantId, args);
       return { data: await redeemReward(ctx.db, customer, { reward_id: String(args.reward_id) }) };
     },
   }),

@@ -1,7 +1,10 @@
-// The one Pothos builder of the public schema: scope-auth first, then Prisma.
+// The one Pothos builder of both faces: scope-auth first, then Prisma, then sub-graphs.
+// Every type is declared once, with the sub-graphs (faces) it belongs to: `public` (/graphql
+// and, through SOFA, REST /v1) and `admin` (/admin/graphql); public.ts and admin.ts build them.
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
+import SubGraphPlugin from '@pothos/plugin-sub-graph';
 import { GraphQLError } from 'graphql';
 import type { Db } from '../db/client.js';
 import type { Principal } from '../domain/api-keys.js';
@@ -9,11 +12,13 @@ import { errorStatus } from '../domain/errors.js';
 import { type ScopeGrant, allows } from '../domain/scopes.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
-import { dateScalar, dateTimeScalar } from './common.js';
 
+/** One context for both faces: the merchant every resolver is bound to, and the API key of a
+ * public request (null on the admin face, whose token grants everything: no scopes there). */
 export interface Context {
   db: Db;
-  principal: Principal;
+  merchantId: string;
+  principal: Principal | null;
 }
 
 /** The scope(s) a failed check required, for the 403 message. */
@@ -33,16 +38,23 @@ export const builder = new SchemaBuilder<{
   Context: Context;
   PrismaTypes: PrismaTypes;
   AuthScopes: { scope: ScopeGrant };
+  SubGraphs: 'public' | 'admin';
   Scalars: {
     DateTime: { Input: Date; Output: Date };
     Date: { Input: Date; Output: Date };
+    JSON: { Input: unknown; Output: unknown };
   };
   DefaultFieldNullability: false;
 }>({
-  plugins: [ScopeAuthPlugin, PrismaPlugin],
+  plugins: [ScopeAuthPlugin, PrismaPlugin, SubGraphPlugin],
   defaultFieldNullability: false,
+  subGraphs: {
+    // a type says which faces it belongs to; its fields follow it unless they say otherwise
+    defaultForTypes: [],
+    fieldsInheritFromTypes: true,
+  },
   scopeAuth: {
-    authScopes: (ctx) => ({ scope: (required) => allows(ctx.principal.scopes, required) }),
+    authScopes: (ctx) => ({ scope: (required) => allows(ctx.principal?.scopes ?? [], required) }),
     unauthorizedError: (_parent, _ctx, _info, result) => {
       const scopes = requiredScopes(result.failure);
       return new GraphQLError(
@@ -64,8 +76,6 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-builder.queryType({});
-builder.mutationType({});
-
-builder.scalarType('DateTime', dateTimeScalar);
-builder.scalarType('Date', dateScalar);
+// Both faces have a Query and a Mutation; each root field names its face (none by default).
+builder.queryType({ subGraphs: ['public', 'admin'], defaultSubGraphsForFields: [] });
+builder.mutationType({ subGraphs: ['public', 'admin'], defaultSubGraphsForFields: [] });

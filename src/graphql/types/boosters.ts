@@ -1,32 +1,36 @@
-// Booster campaigns: all of them (past, current, future; active or not), create, update,
-// activate, deactivate.
-import type { BoosterCampaign } from '../../generated/prisma/client.js';
+// Booster campaigns. Public: GET /booster-campaigns (active and current only). Admin: all of
+// them (past, current, future; active or not), create, update, activate, deactivate.
+import { listCurrentBoosters } from '../../domain/booster-campaigns.js';
 import {
   createBoosterCampaign,
   listAllBoosterCampaigns,
   setBoosterCampaignActive,
   updateBoosterCampaign,
 } from '../../domain/program.js';
-import { builder, listOf, pageArgs, provided } from './builder.js';
-import { CampaignTypeEnum } from './enums.js';
+import { builder } from '../builder.js';
+import { CampaignTypeEnum } from '../enums.js';
+import { listOf, pageArgs, provided } from '../envelopes.js';
 
-export const BoosterCampaignRef = builder.objectRef<BoosterCampaign>('BoosterCampaign').implement({
+const BoosterCampaignRef = builder.prismaObject('BoosterCampaign', {
+  subGraphs: ['public', 'admin'],
+  description: 'Multiplies the points of earning rules of the given campaign types while it runs',
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
     description: t.exposeString('description', { nullable: true }),
-    multiplier: t.float({ resolve: (r) => Number(r.multiplier) }),
+    multiplier: t.float({ resolve: (b) => Number(b.multiplier) }),
     campaign_types: t.expose('campaignTypes', { type: [CampaignTypeEnum] }),
     starts_at: t.expose('startsAt', { type: 'DateTime' }),
     ends_at: t.expose('endsAt', { type: 'DateTime', nullable: true }),
     is_active: t.exposeBoolean('isActive'),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
-    updated_at: t.expose('updatedAt', { type: 'DateTime' }),
+    updated_at: t.expose('updatedAt', { subGraphs: ['admin'], type: 'DateTime' }),
   }),
 });
 
 // Times are strings here, checked by the shared zod shape (ISO 8601 with an offset).
 const BoosterCampaignInput = builder.inputType('BoosterCampaignInput', {
+  subGraphs: ['admin'],
   fields: (t) => ({
     name: t.string({ required: true }),
     description: t.string(),
@@ -39,6 +43,7 @@ const BoosterCampaignInput = builder.inputType('BoosterCampaignInput', {
 });
 
 const BoosterCampaignPatch = builder.inputType('BoosterCampaignPatch', {
+  subGraphs: ['admin'],
   description: 'Fields to change; the result is validated as a whole',
   fields: (t) => ({
     name: t.string(),
@@ -51,32 +56,48 @@ const BoosterCampaignPatch = builder.inputType('BoosterCampaignPatch', {
   }),
 });
 
-builder.queryFields((t) => ({
-  booster_campaigns: t.field({
-    type: listOf('BoosterCampaign', BoosterCampaignRef),
-    description: 'Every booster campaign, whatever its dates or state, latest start first',
-    args: { ...pageArgs, is_active: t.arg.boolean() },
-    resolve: (_root, args, ctx) => listAllBoosterCampaigns(ctx.db, ctx.merchantId, args),
-  }),
-}));
+builder.queryFields((t) => {
+  const BoosterCampaignList = listOf('BoosterCampaign', BoosterCampaignRef);
+  return {
+    booster_campaigns: t.field({
+      subGraphs: ['public'],
+      type: BoosterCampaignList,
+      description: 'Booster campaigns running now, newest first. REST: GET /v1/booster-campaigns',
+      authScopes: { scope: 'read:booster_campaigns' },
+      args: pageArgs,
+      resolve: (_root, args, ctx) => listCurrentBoosters(ctx.db, ctx.merchantId, args),
+    }),
+    admin_booster_campaigns: t.field({
+      subGraphs: ['admin'],
+      type: BoosterCampaignList,
+      description: 'Every booster campaign, whatever its dates or state, latest start first',
+      args: { ...pageArgs, is_active: t.arg.boolean() },
+      resolve: (_root, args, ctx) => listAllBoosterCampaigns(ctx.db, ctx.merchantId, args),
+    }),
+  };
+});
 
 builder.mutationFields((t) => ({
   create_booster_campaign: t.field({
+    subGraphs: ['admin'],
     type: BoosterCampaignRef,
     args: { input: t.arg({ type: BoosterCampaignInput, required: true }) },
     resolve: (_root, args, ctx) => createBoosterCampaign(ctx.db, ctx.merchantId, provided(args.input)),
   }),
   update_booster_campaign: t.field({
+    subGraphs: ['admin'],
     type: BoosterCampaignRef,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: BoosterCampaignPatch, required: true }) },
     resolve: (_root, args, ctx) => updateBoosterCampaign(ctx.db, ctx.merchantId, String(args.id), provided(args.input)),
   }),
   activate_booster_campaign: t.field({
+    subGraphs: ['admin'],
     type: BoosterCampaignRef,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => setBoosterCampaignActive(ctx.db, ctx.merchantId, String(args.id), true),
   }),
   deactivate_booster_campaign: t.field({
+    subGraphs: ['admin'],
     type: BoosterCampaignRef,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => setBoosterCampaignActive(ctx.db, ctx.merchantId, String(args.id), false),

@@ -1,12 +1,13 @@
 // The activity log: GET /customers/activities.
-import { listActivities } from '../domain/activity-log.js';
-import { findCustomer } from '../domain/customers.js';
-import { builder } from './builder.js';
+import { listActivities } from '../../domain/activity-log.js';
+import { findCustomer } from '../../domain/customers.js';
+import { builder } from '../builder.js';
 import { customerRefArgs } from './customers.js';
-import { ActivityStatusEnum } from './enums.js';
-import { listOf, pageArgs } from './pagination.js';
+import { ActivityStatusEnum } from '../enums.js';
+import { listOf, pageArgs } from '../envelopes.js';
 
 const ActivityReferenceRef = builder.objectRef<{ kind: string; id: string }>('ActivityReference').implement({
+  subGraphs: ['public'],
   description: 'The record behind an activity, e.g. {kind: "transaction", id}',
   fields: (t) => ({
     kind: t.exposeString('kind'),
@@ -15,6 +16,7 @@ const ActivityReferenceRef = builder.objectRef<{ kind: string; id: string }>('Ac
 });
 
 const ActivityRef = builder.prismaObject('Activity', {
+  subGraphs: ['public'],
   fields: (t) => ({
     id: t.exposeID('id'),
     type: t.exposeString('type', {
@@ -36,13 +38,14 @@ const ActivityRef = builder.prismaObject('Activity', {
 
 builder.queryFields((t) => ({
   customer_activities: t.field({
+    subGraphs: ['public'],
     type: listOf('Activity', ActivityRef),
     description: "A customer's activity log, newest first. REST: GET /v1/customers/activities",
     authScopes: { scope: 'read:activities' },
     args: { ...customerRefArgs, ...pageArgs },
     resolve: async (_root, args, ctx) => {
-      const customer = await findCustomer(ctx.db, ctx.principal.merchantId, args);
-      return listActivities(ctx.db, ctx.principal.merchantId, customer.id, args);
+      const customer = await findCustomer(ctx.db, ctx.merchantId, args);
+      return listActivities(ctx.db, ctx.merchantId, customer.id, args);
     },
   }),
 }));

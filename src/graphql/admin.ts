@@ -1,0 +1,32 @@
+// The merchant admin schema (/admin/graphql): the graph's admin face. Never exposed as REST.
+import { GraphQLObjectType, GraphQLSchema } from 'graphql';
+import { faceSchema } from './graph.js';
+
+const ADMIN_PREFIX = /^admin_/;
+
+/**
+ * One builder cannot hold two Query fields of one name, and seven admin root fields share
+ * theirs with a public field that takes other arguments and answers otherwise (customers,
+ * customer, rewards, earning_rules, tiers, booster_campaigns, referral_program). They are
+ * declared as `admin_<name>` and served here under their own name: Pothos (and its sub-graph
+ * plugin) has no field name per sub-graph.
+ */
+function withAdminRootNames(schema: GraphQLSchema): GraphQLSchema {
+  const config = schema.toConfig();
+  const query = config.query?.toConfig();
+  if (!query) return schema;
+  const fields = Object.fromEntries(
+    Object.entries(query.fields).map(([name, field]) => [name.replace(ADMIN_PREFIX, ''), field]),
+  );
+  if (Object.keys(fields).length < Object.keys(query.fields).length) {
+    throw new Error('An admin_<name> root field clashes with an admin root field <name>');
+  }
+  const renamed = new GraphQLObjectType({ ...query, fields });
+  return new GraphQLSchema({
+    ...config,
+    query: renamed,
+    types: config.types.map((type) => (type === config.query ? renamed : type)),
+  });
+}
+
+export const adminSchema = withAdminRootNames(faceSchema('admin'));

@@ -1,0 +1,32 @@
+// The whole graph: every module that declares types and fields, imported once for both faces.
+// The order of these imports is the order of declaration, which is the order of the public
+// schema's types and root fields: SOFA lists the OpenAPI document's components and paths in
+// that order, and openapi.json (the REST contract) is snapshot-tested.
+import { GraphQLSchema } from 'graphql';
+import { builder } from './builder.js';
+import './scalars.js';
+import './enums.js';
+import './envelopes.js';
+import './types/api-keys.js';
+import './types/customers.js';
+import './types/activities.js';
+import './types/boosters.js';
+import './types/rewards.js';
+import './types/customer-rewards.js';
+import './types/earning-rules.js';
+import './types/estimate.js';
+import './types/events.js';
+import './types/merchant.js';
+import './types/referrals.js';
+import './types/tiers.js';
+import './types/transactions.js';
+
+const declarationOrder = Object.keys(builder.toSchema({ sortSchema: false }).getTypeMap());
+
+/** One face of the graph. The sub-graph plugin lists a face's types in the order its root
+ * fields reach them; this keeps the order they were declared in. */
+export function faceSchema(face: 'public' | 'admin'): GraphQLSchema {
+  const config = builder.toSchema({ subGraph: face, sortSchema: false }).toConfig();
+  const rank = (name: string) => declarationOrder.indexOf(name);
+  return new GraphQLSchema({ ...config, types: [...config.types].sort((a, b) => rank(a.name) - rank(b.name)) });
+}

@@ -1,0 +1,144 @@
+// Referrals. Public: GET /customers/referrals and GET /referrals/program. Admin: the merchant's
+// one referral program, read and set (create or replace).
+import { findCustomer } from '../../domain/customers.js';
+import { AppError } from '../../domain/errors.js';
+import { getReferralProgram, setReferralProgram } from '../../domain/program.js';
+import { type ReferralRecord, listReferrals } from '../../domain/referral-records.js';
+import type { RewardRule } from '../../domain/rewards.js';
+import type { ReferralProgram } from '../../generated/prisma/client.js';
+import { builder } from '../builder.js';
+import { ReferralStatusEnum, RewardTypeEnum } from '../enums.js';
+import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
+import { customerRefArgs } from './customers.js';
+import { RewardRuleRef } from './rewards.js';
+
+// A plain object type: the domain loads the referee's platform id in the same query.
+const ReferralRef = builder.objectRef<ReferralRecord>('Referral').implement({
+  subGraphs: ['public'],
+  description: 'A referral made by the customer',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    referee_email: t.exposeString('refereeEmail'),
+    referee_customer_id: t.string({
+      nullable: true,
+      description: "The referee's platform id, once they are a customer",
+      resolve: (r) => r.referee?.platformId ?? null,
+    }),
+    status: t.expose('status', { type: ReferralStatusEnum }),
+    referrer_points: t.exposeInt('referrerPoints', {
+      nullable: true,
+      description: 'Points the referrer earned, once completed',
+    }),
+    order_id: t.exposeString('orderId', { nullable: true, description: "The referee's qualifying order" }),
+    created_at: t.expose('createdAt', { type: 'DateTime' }),
+    completed_at: t.expose('completedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const ReferrerRewardRef = builder.objectRef<{ points: number }>('ReferrerReward').implement({
+  subGraphs: ['public', 'admin'],
+  fields: (t) => ({ points: t.exposeInt('points', { description: 'Points the referrer earns per completed referral' }) }),
+});
+
+const RefereeRewardRef = builder
+  .objectRef<Pick<ReferralProgram, 'refereeRewardType' | 'refereeRewardRule'>>('RefereeReward')
+  .implement({
+    subGraphs: ['public', 'admin'],
+    description: 'The reward the referred friend receives; its points_required is 0',
+    fields: (t) => ({
+      reward_type: t.expose('refereeRewardType', { type: RewardTypeEnum }),
+      reward_rule: t.field({
+        type: RewardRuleRef,
+        // the referee's reward is given, not bought: it costs no points
+        resolve: (r) => ({ ...(r.refereeRewardRule as RewardRule), points_required: 0 }),
+      }),
+    }),
+  });
+
+const ReferralProgramRef = builder.prismaObject('ReferralProgram', {
+  subGraphs: ['public', 'admin'],
+  fields: (t) => ({
+    is_active: t.exposeBoolean('isActive'),
+    referrer_reward: t.field({ type: ReferrerRewardRef, resolve: (r) => ({ points: r.referrerPoints }) }),
+    referee_reward: t.field({ type: RefereeRewardRef, resolve: (r) => r }),
+    min_order_subtotal: t.float({
+      nullable: true,
+      description: "Smallest subtotal of the referee's order that completes a referral",
+      resolve: (r) => (r.minOrderSubtotal === null ? null : Number(r.minOrderSubtotal)),
+    }),
+    share_url_template: t.exposeString('shareUrlTemplate', { nullable: true }),
+    created_at: t.expose('createdAt', { subGraphs: ['admin'], type: 'DateTime' }),
+    updated_at: t.expose('updatedAt', { subGraphs: ['admin'], type: 'DateTime' }),
+  }),
+});
+
+const ReferrerRewardInput = builder.inputType('ReferrerRewardInput', {
+  subGraphs: ['admin'],
+  fields: (t) => ({ points: t.int({ required: true }) }),
+});
+
+const RefereeRewardInput = builder.inputType('RefereeRewardInput', {
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    reward_type: t.field({ type: RewardTypeEnum, required: true }),
+    reward_rule: t.field({ type: 'JSON', description: 'As a reward of this type (without points_required)' }),
+  }),
+});
+
+const ReferralProgramInput = builder.inputType('ReferralProgramInput', {
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    is_active: t.boolean({ description: 'Default true' }),
+    referrer_reward: t.field({ type: ReferrerRewardInput, required: true }),
+    referee_reward: t.field({ type: RefereeRewardInput, required: true }),
+    min_order_subtotal: t.float(),
+    share_url_template: t.string(),
+  }),
+});
+
+builder.queryFields((t) => ({
+  customer_referrals: t.field({
+    subGraphs: ['public'],
+    type: listOf('Referral', ReferralRef),
+    description: 'Referrals the customer made, newest first. REST: GET /v1/customers/referrals',
+    authScopes: { scope: 'read:referrals' },
+    args: { ...customerRefArgs, ...pageArgs },
+    resolve: async (_root, args, ctx) => {
+      const customer = await findCustomer(ctx.db, ctx.merchantId, args);
+      return listReferrals(ctx.db, ctx.merchantId, customer.id, args);
+    },
+  }),
+  referral_program: t.field({
+    subGraphs: ['public'],
+    type: resultOf('ReferralProgram', ReferralProgramRef),
+    description: "The merchant's referral program. REST: GET /v1/referrals/program",
+    authScopes: { scope: 'read:referrals' },
+    resolve: async (_root, _args, ctx) => {
+      const program = await getReferralProgram(ctx.db, ctx.merchantId);
+      if (!program) throw new AppError('not_found', 'This merchant has no referral program');
+      return { data: program };
+    },
+  }),
+  admin_referral_program: t.field({
+    subGraphs: ['admin'],
+    type: ReferralProgramRef,
+    nullable: true,
+    description: 'The referral program; null until one is set',
+    resolve: (_root, _args, ctx) => getReferralProgram(ctx.db, ctx.merchantId),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  set_referral_program: t.field({
+    subGraphs: ['admin'],
+    type: ReferralProgramRef,
+    description: 'Creates or replaces the referral program (every field; absent optional ones are cleared)',
+    args: { input: t.arg({ type: ReferralProgramInput, required: true }) },
+    resolve: (_root, args, ctx) =>
+      setReferralProgram(ctx.db, ctx.merchantId, {
+        ...provided(args.input),
+        referrer_reward: provided(args.input.referrer_reward),
+        referee_reward: provided(args.input.referee_reward),
+      }),
+  }),
+}));
