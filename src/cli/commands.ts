@@ -2,13 +2,13 @@
 // JSON-able result; src/cli/index.ts prints it (as text, or as one JSON document).
 import { readFile } from 'node:fs/promises';
 import type { Db } from '../db/client.js';
-import { createApiKey, listApiKeys, revokeApiKey } from '../domain/api-keys.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../domain/access/api-keys.js';
 import { demoProgram } from '../domain/demo-program.js';
-import { expirePoints } from '../domain/engine/expiry.js';
-import { validationError } from '../domain/errors.js';
-import { createMerchant, merchantBySlug, rotateAdminToken } from '../domain/merchants.js';
-import { importProgram } from '../domain/program-import.js';
-import type { KeyType } from '../domain/scopes.js';
+import { expirePoints } from '../domain/ledger/expiry.js';
+import { validationError } from '../domain/shared/errors.js';
+import { createMerchant, merchantBySlug, rotateAdminToken } from '../domain/merchants/merchants.js';
+import { importProgram } from '../domain/program-import/program-import.js';
+import type { KeyType } from '../domain/access/scopes.js';
 
 export class UsageError extends Error {}
 

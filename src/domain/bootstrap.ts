@@ -1,10 +1,10 @@
 // First start on an empty embedded database: a demo merchant with a demo program and a
 // Full Access key, so the README's curl works at once.
 import type { Db } from '../db/client.js';
-import { createApiKey } from './api-keys.js';
+import { createApiKey } from './access/api-keys.js';
 import { demoProgram } from './demo-program.js';
-import { createMerchant } from './merchants.js';
-import { importProgram } from './program-import.js';
+import { createMerchant } from './merchants/merchants.js';
+import { importProgram } from './program-import/program-import.js';
 
 export const DEMO_SLUG = 'demo';
 

@@ -2,8 +2,8 @@
 // One definition serves the import file, the admin API and seed data.
 import { z } from 'zod';
 import { CampaignType, CustomerStatus, RewardType, TierQualification, TierWindow } from '../generated/prisma/enums.js';
-import { conditionsSchema, earningRuleSchema } from './earning-rules.js';
-import { rewardRuleSchemas } from './rewards.js';
+import { conditionsSchema, earningRuleSchema } from './earning/earning-rules.js';
+import { rewardRuleSchemas } from './rewards/rewards.js';
 
 const name = z.string().trim().min(1, 'is required').max(200);
 const description = z.string().trim().max(2000).nullish();

@@ -8,8 +8,8 @@ import type { Db } from '../db/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { BoosterCampaign, EarningRule, Merchant, Reward, Tier } from '../generated/prisma/client.js';
 import type { CampaignType, RewardType } from '../generated/prisma/enums.js';
-import { isUuid } from './customers.js';
-import { AppError, notFound } from './errors.js';
+import { isUuid } from './customers/customers.js';
+import { AppError, notFound } from './shared/errors.js';
 import {
   type BoosterCampaignInput,
   type EarningRuleInput,
@@ -22,9 +22,9 @@ import {
   rewardInput,
   tierInput,
 } from './inputs.js';
-import { type PageArgs, paginate } from './pagination.js';
+import { type PageArgs, paginate } from './shared/pagination.js';
 import { boosterRow, earningRuleRow, referralProgramRow, rewardRow, tierRow } from './program-rows.js';
-import { parseInput } from './validation.js';
+import { parseInput } from './shared/validation.js';
 
 type Patch = Record<string, unknown>;
 

@@ -4,8 +4,8 @@
 import { GraphQLError, visit } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Db } from '../db/client.js';
-import { AppError, type ErrorDetails, errorStatus, validationError } from '../domain/errors.js';
-import { hashToken, isWellFormed } from '../domain/tokens.js';
+import { AppError, type ErrorDetails, errorStatus, validationError } from '../domain/shared/errors.js';
+import { hashToken, isWellFormed } from '../domain/access/tokens.js';
 import { adminSchema } from '../schema/admin/index.js';
 import type { AdminContext } from '../schema/admin/builder.js';
 import { maskError, toGraphQLError } from './errors.js';

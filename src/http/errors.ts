@@ -2,7 +2,7 @@
 // failure (ours, GraphQL's, SOFA's) onto the codes of domain/errors.ts.
 import { GraphQLError } from 'graphql';
 import { isDatabaseUnavailable } from '../db/errors.js';
-import { AppError, type ErrorCode, type ErrorDetails, errorStatus } from '../domain/errors.js';
+import { AppError, type ErrorCode, type ErrorDetails, errorStatus } from '../domain/shared/errors.js';
 
 export interface ErrorBody {
   code: ErrorCode;

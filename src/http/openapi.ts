@@ -2,7 +2,7 @@
 // schema cannot say: the bearer scheme, each route's scope, the error envelope and its
 // statuses, the Idempotency-Key header, and which POST arguments go in the query string.
 import type { GraphQLSchema } from 'graphql';
-import { errorStatus } from '../domain/errors.js';
+import { errorStatus } from '../domain/shared/errors.js';
 import { routeMatcher } from './routes.js';
 
 type Json = Record<string, any>;

@@ -1,5 +1,5 @@
 // Booster campaigns: GET /booster-campaigns (active and current only).
-import { listCurrentBoosters } from '../domain/booster-campaigns.js';
+import { listCurrentBoosters } from '../domain/earning/booster-campaigns.js';
 import { builder } from './builder.js';
 import { CampaignTypeEnum } from './enums.js';
 import { listOf, pageArgs } from './pagination.js';

@@ -2,7 +2,7 @@
 // single-record envelopes ({ data, meta: { pagination } } and { data }, spec 2.4).
 import type { ObjectRef, SchemaTypes } from '@pothos/core';
 import { GraphQLError } from 'graphql';
-import type { Paginated, PaginationMeta } from '../domain/pagination.js';
+import type { Paginated, PaginationMeta } from '../domain/shared/pagination.js';
 
 export const dateTimeScalar = {
   description: 'An ISO 8601 UTC timestamp, e.g. 2026-11-21T08:30:00.000Z',

@@ -1,14 +1,14 @@
 // Customer rewards: GET /customers/rewards, GET /customers/rewards/redeemable,
 // POST /customers/rewards/redeem (DESIGN.md "Customer reward", "Redeem").
 import type { ObjectFieldBuilder } from '@pothos/core';
-import { findCustomer } from '../domain/customers.js';
+import { findCustomer } from '../domain/customers/customers.js';
 import {
   type CustomerRewardRecord,
   type Redemption,
   listCustomerRewards,
   listRedeemableRewards,
   redeemReward,
-} from '../domain/redemption.js';
+} from '../domain/rewards/redemption.js';
 import { type Context, builder } from './builder.js';
 import { customerRefArgs } from './customers.js';
 import { CustomerRewardStatusEnum, RewardTypeEnum } from './enums.js';

@@ -1,7 +1,7 @@
 // Customers: GET /customers, GET /customers/{id}, GET /customers/balance.
-import { type Balance, balanceOf } from '../domain/balances.js';
-import { type CustomerProfile, customerProfile, listCustomers } from '../domain/customer-records.js';
-import { findCustomer } from '../domain/customers.js';
+import { type Balance, balanceOf } from '../domain/ledger/balances.js';
+import { type CustomerProfile, customerProfile, listCustomers } from '../domain/customers/customer-records.js';
+import { findCustomer } from '../domain/customers/customers.js';
 import { builder } from './builder.js';
 import { CustomerStatusEnum } from './enums.js';
 import { listOf, pageArgs, resultOf } from './pagination.js';

@@ -1,6 +1,6 @@
 // Earning rules: GET /earning-rules (spec 2.1, 4.3).
-import type { EarningConditions, EarningRuleConfig } from '../domain/earning-rules.js';
-import { listEarningRules } from '../domain/earning-rules.js';
+import type { EarningConditions, EarningRuleConfig } from '../domain/earning/earning-rules.js';
+import { listEarningRules } from '../domain/earning/earning-rules.js';
 import { builder } from './builder.js';
 import { CampaignTypeEnum } from './enums.js';
 import { listOf, pageArgs } from './pagination.js';

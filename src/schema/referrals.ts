@@ -1,6 +1,6 @@
 // Referrals: GET /customers/referrals and GET /referrals/program.
-import { findCustomer } from '../domain/customers.js';
-import { type ReferralProgramView, type ReferralRecord, listReferrals, referralProgramOf } from '../domain/referral-records.js';
+import { findCustomer } from '../domain/customers/customers.js';
+import { type ReferralProgramView, type ReferralRecord, listReferrals, referralProgramOf } from '../domain/referrals/referral-records.js';
 import { builder } from './builder.js';
 import { customerRefArgs } from './customers.js';
 import { ReferralStatusEnum, RewardTypeEnum } from './enums.js';

@@ -2,10 +2,10 @@
 // per scope No Access / Read / Read-Write), list, revoke. Scopes are fixed at creation:
 // there is no update; a change is a new key and the old one revoked.
 import { z } from 'zod';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/api-keys.js';
-import { notFound, validationError } from '../../domain/errors.js';
-import { type ScopeName, scopeLevels, scopeNames } from '../../domain/scopes.js';
-import { parseInput } from '../../domain/validation.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/access/api-keys.js';
+import { notFound, validationError } from '../../domain/shared/errors.js';
+import { type ScopeName, scopeLevels, scopeNames } from '../../domain/access/scopes.js';
+import { parseInput } from '../../domain/shared/validation.js';
 import { builder } from './builder.js';
 import { ApiKeyTypeEnum } from './enums.js';
 

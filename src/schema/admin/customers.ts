@@ -1,7 +1,7 @@
 // Customers: look up, create (a referral_code is generated when absent), update. Points
 // never change here: balances move only through the ledger (events, adjustments).
-import { type CustomerProfile, customerProfile, listCustomers } from '../../domain/customer-records.js';
-import { createCustomer, updateCustomer } from '../../domain/customer-writes.js';
+import { type CustomerProfile, customerProfile, listCustomers } from '../../domain/customers/customer-records.js';
+import { createCustomer, updateCustomer } from '../../domain/customers/customer-writes.js';
 import { builder, listOf, pageArgs, provided } from './builder.js';
 import { CustomerStatusEnum } from './enums.js';
 

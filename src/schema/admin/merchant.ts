@@ -1,6 +1,6 @@
 // The merchant (shop) itself: its identity and program-wide settings.
 import type { Merchant } from '../../generated/prisma/client.js';
-import { notFound } from '../../domain/errors.js';
+import { notFound } from '../../domain/shared/errors.js';
 import { updateMerchantSettings } from '../../domain/program.js';
 import { builder } from './builder.js';
 

@@ -1,9 +1,9 @@
 // Merchants (shops): the tenant of every row. Each has an admin token for /admin/graphql.
 import { z } from 'zod';
-import type { Db } from '../db/client.js';
-import { AppError, notFound } from './errors.js';
-import { generateToken } from './tokens.js';
-import { parseInput } from './validation.js';
+import type { Db } from '../../db/client.js';
+import { AppError, notFound } from '../shared/errors.js';
+import { generateToken } from '../access/tokens.js';
+import { parseInput } from '../shared/validation.js';
 
 const createSchema = z.object({
   slug: z

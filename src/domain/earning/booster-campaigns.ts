@@ -1,6 +1,6 @@
 // Booster campaigns (DESIGN.md "Booster campaign"): multipliers on earning rules for a period.
-import type { Db } from '../db/client.js';
-import { type PageArgs, paginate } from './pagination.js';
+import type { Db } from '../../db/client.js';
+import { type PageArgs, paginate } from '../shared/pagination.js';
 
 /** The one definition of a booster in force at `at`: active, started, not yet ended. */
 export function currentBoostersWhere(merchantId: string, at: Date) {

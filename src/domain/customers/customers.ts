@@ -1,7 +1,7 @@
 // Finding a customer of the key's merchant. Public endpoints name a customer by its
 // platform id (`customer_id`) or email; another merchant's customer is simply not found.
-import type { Db } from '../db/client.js';
-import { notFound, validationError } from './errors.js';
+import type { Db } from '../../db/client.js';
+import { notFound, validationError } from '../shared/errors.js';
 
 export interface CustomerRef {
   customer_id?: string | null;

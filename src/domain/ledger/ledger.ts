@@ -5,9 +5,9 @@
 // row the first one committed. One statement, no interactive transaction
 // (prisma/prisma#30374). The CHECK constraint in the schema is the last line of defence.
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../db/client.js';
-import type { TransactionSource } from '../generated/prisma/enums.js';
-import { AppError } from './errors.js';
+import type { Db } from '../../db/client.js';
+import type { TransactionSource } from '../../generated/prisma/enums.js';
+import { AppError } from '../shared/errors.js';
 
 /** Largest balance we store (PostgreSQL integer). */
 export const MAX_BALANCE = 2_147_483_647;

@@ -1,6 +1,6 @@
 // A customer's points balance (DESIGN.md "Balance").
-import type { Db } from '../db/client.js';
-import type { Customer } from '../generated/prisma/client.js';
+import type { Db } from '../../db/client.js';
+import type { Customer } from '../../generated/prisma/client.js';
 
 const DAY_MS = 86_400_000;
 

@@ -7,9 +7,9 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Customer } from '../../generated/prisma/client.js';
 import type { CampaignType } from '../../generated/prisma/enums.js';
-import { type Cart, type PointsCalculation, calculatePoints } from '../calculator.js';
+import { type Cart, type PointsCalculation, calculatePoints } from './calculator.js';
 import { claimSlot } from './limits.js';
-import { limitedRules, loadProgram } from './program.js';
+import { limitedRules, loadProgram } from './earning-program.js';
 
 export async function earn(
   db: Db,

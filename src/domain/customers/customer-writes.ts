@@ -1,15 +1,15 @@
 // Creating and updating a merchant's customers (the admin API); reads are in
 // customer-records.ts. Balances are never written here: points move only through the ledger.
 import { randomInt } from 'node:crypto';
-import type { Db } from '../db/client.js';
-import type { Customer } from '../generated/prisma/client.js';
+import type { Db } from '../../db/client.js';
+import type { Customer } from '../../generated/prisma/client.js';
 import { customerProfile } from './customer-records.js';
 import { customerIdsByEmail } from './customers.js';
-import { AppError } from './errors.js';
-import { type CustomerInput, customerInput } from './inputs.js';
-import { violatedUniqueIndex } from './program.js';
-import { reevaluateTier } from './tiers.js';
-import { parseInput } from './validation.js';
+import { AppError } from '../shared/errors.js';
+import { type CustomerInput, customerInput } from '../inputs.js';
+import { violatedUniqueIndex } from '../program.js';
+import { reevaluateTier } from '../tiers/tiers.js';
+import { parseInput } from '../shared/validation.js';
 
 /** Written customers are returned with their tier's id and name, as customer-records reads them. */
 const withTier = { tier: { select: { id: true, name: true } } } as const;

@@ -4,7 +4,7 @@
 // concurrent signups can never both take the single lifetime slot.
 import type { Db } from '../../db/client.js';
 import type { CampaignType } from '../../generated/prisma/enums.js';
-import { type EarningConditions, limitPeriods } from '../earning-rules.js';
+import { type EarningConditions, limitPeriods } from './earning-rules.js';
 
 export type LimitPeriod = (typeof limitPeriods)[number];
 export interface Limit {

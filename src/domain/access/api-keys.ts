@@ -1,8 +1,8 @@
 // API keys (spec section 5): created with fixed scopes, shown once, stored as a hash,
 // revoked immediately. Authentication is one indexed lookup per request, so a
 // revocation made by another process (the CLI) holds on the very next request.
-import type { Db } from '../db/client.js';
-import { AppError, notFound, validationError } from './errors.js';
+import type { Db } from '../../db/client.js';
+import { AppError, notFound, validationError } from '../shared/errors.js';
 import { type KeyType, customScopes, fullAccessScopes, readOnlyScopes } from './scopes.js';
 import { generateToken, hashToken, isWellFormed } from './tokens.js';
 

@@ -1,6 +1,6 @@
 // A customer's points transaction history (DESIGN.md "Points transaction"), newest first.
-import type { Db } from '../db/client.js';
-import { type PageArgs, paginate } from './pagination.js';
+import type { Db } from '../../db/client.js';
+import { type PageArgs, paginate } from '../shared/pagination.js';
 
 export function listTransactions(db: Db, merchantId: string, customerId: string, args: PageArgs) {
   const where = { merchantId, customerId };

@@ -1,9 +1,9 @@
 // What the public API reads of referrals: a customer's referrals (as referrer) and the
 // merchant's referral program (DESIGN.md "Referral", "Referral program").
-import type { Db } from '../db/client.js';
-import { AppError } from './errors.js';
-import { type PageArgs, paginate } from './pagination.js';
-import type { RewardRule } from './rewards.js';
+import type { Db } from '../../db/client.js';
+import { AppError } from '../shared/errors.js';
+import { type PageArgs, paginate } from '../shared/pagination.js';
+import type { RewardRule } from '../rewards/rewards.js';
 
 export function listReferrals(db: Db, merchantId: string, referrerId: string, args: PageArgs) {
   const where = { merchantId, referrerId };

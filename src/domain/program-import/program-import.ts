@@ -3,9 +3,9 @@
 // written in ONE batch transaction, so a file is imported entirely or not at all.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Db } from '../db/client.js';
-import { Prisma } from '../generated/prisma/client.js';
-import { AppError, type ErrorDetails, validationError } from './errors.js';
+import type { Db } from '../../db/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import { AppError, type ErrorDetails, validationError } from '../shared/errors.js';
 import {
   boosterCampaignInput,
   customerInput,
@@ -13,11 +13,11 @@ import {
   referralProgramInput,
   rewardInput,
   tierInput,
-} from './inputs.js';
-import { generateReferralCode } from './customer-writes.js';
-import { MAX_BALANCE } from './ledger.js';
-import { boosterRow, earningRuleRow, referralProgramRow, rewardRow, tierRow } from './program-rows.js';
-import { detailsFromZod } from './validation.js';
+} from '../inputs.js';
+import { generateReferralCode } from '../customers/customer-writes.js';
+import { MAX_BALANCE } from '../ledger/ledger.js';
+import { boosterRow, earningRuleRow, referralProgramRow, rewardRow, tierRow } from '../program-rows.js';
+import { detailsFromZod } from '../shared/validation.js';
 
 export const importCustomerInput = customerInput.extend({
   points_balance: z.number().int().min(0).max(MAX_BALANCE).optional(),

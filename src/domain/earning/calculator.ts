@@ -2,15 +2,15 @@
 // engine awards exactly what it returns and `POST /points/estimate` answers with it, so an
 // estimate always equals the award for the same cart, customer and moment.
 import { z } from 'zod';
-import type { Db } from '../db/client.js';
-import type { CampaignType } from '../generated/prisma/enums.js';
-import { findCustomer } from './customers.js';
+import type { Db } from '../../db/client.js';
+import type { CampaignType } from '../../generated/prisma/enums.js';
+import { findCustomer } from '../customers/customers.js';
 import { type EarningConditions, type EarningRuleConfig, conditionsSchema, earningRuleSchema } from './earning-rules.js';
-import { loadProgram } from './engine/program.js';
-import { effectiveLimit } from './engine/limits.js';
-import { validationError } from './errors.js';
-import { MAX_BALANCE } from './ledger.js';
-import { parseInput } from './validation.js';
+import { loadProgram } from './earning-program.js';
+import { effectiveLimit } from './limits.js';
+import { validationError } from '../shared/errors.js';
+import { MAX_BALANCE } from '../ledger/ledger.js';
+import { parseInput } from '../shared/validation.js';
 
 export interface ProgramRule {
   id: string;
@@ -29,7 +29,7 @@ export interface ProgramBooster {
   endsAt?: Date | null;
 }
 
-/** Everything the calculation depends on besides the cart, loaded by engine/program.ts. */
+/** Everything the calculation depends on besides the cart, loaded by earning-program.ts. */
 export interface PointsProgram {
   /** Active rules of the campaign type being calculated. */
   earningRules: ProgramRule[];

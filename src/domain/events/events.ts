@@ -4,7 +4,7 @@
 // result and changes nothing.
 import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../shared/errors.js';
 
 export type EventKind = 'order' | 'refund' | 'activity';
 

@@ -6,15 +6,15 @@
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Order } from '../../generated/prisma/client.js';
-import { cartSchema, checkCurrency } from '../calculator.js';
-import { findCustomer } from '../customers.js';
-import { notFound } from '../errors.js';
-import { applyPoints, tryApplyPoints } from '../ledger.js';
-import { reevaluateTier } from '../tiers.js';
-import { parseInput } from '../validation.js';
-import { earn, eventIdSchema, platformIdSchema, timestampSchema } from './earning.js';
+import { cartSchema, checkCurrency } from '../earning/calculator.js';
+import { findCustomer } from '../customers/customers.js';
+import { notFound } from '../shared/errors.js';
+import { applyPoints, tryApplyPoints } from '../ledger/ledger.js';
+import { reevaluateTier } from '../tiers/tiers.js';
+import { parseInput } from '../shared/validation.js';
+import { earn, eventIdSchema, platformIdSchema, timestampSchema } from '../earning/earn.js';
 import { claimEvent, processClaimed, releaseEvent, stillProcessing, storeResult } from './events.js';
-import { completeReferral } from './referrals.js';
+import { completeReferral } from '../referrals/referrals.js';
 
 const orderInput = z.object({
   event_id: eventIdSchema.nullish(),

@@ -1,10 +1,10 @@
 // The reward catalogue and its `reward_rule` shapes (DESIGN.md "Reward rule").
 import { z } from 'zod';
-import type { Db } from '../db/client.js';
-import type { RewardType } from '../generated/prisma/enums.js';
-import { notFound } from './errors.js';
-import { isUuid } from './customers.js';
-import { type PageArgs, paginate } from './pagination.js';
+import type { Db } from '../../db/client.js';
+import type { RewardType } from '../../generated/prisma/enums.js';
+import { notFound } from '../shared/errors.js';
+import { isUuid } from '../customers/customers.js';
+import { type PageArgs, paginate } from '../shared/pagination.js';
 
 const money = z.number().nonnegative().max(1e9);
 const common = {

@@ -4,11 +4,11 @@
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Customer, Referral } from '../../generated/prisma/client.js';
-import { customerIdsByEmail } from '../customers.js';
-import { AppError, notFound } from '../errors.js';
-import { tryApplyPoints } from '../ledger.js';
-import { reevaluateTier } from '../tiers.js';
-import { parseInput } from '../validation.js';
+import { customerIdsByEmail } from '../customers/customers.js';
+import { AppError, notFound } from '../shared/errors.js';
+import { tryApplyPoints } from '../ledger/ledger.js';
+import { reevaluateTier } from '../tiers/tiers.js';
+import { parseInput } from '../shared/validation.js';
 
 const referralInput = z.object({
   referrer_code: z.string().trim().min(1, 'is required').max(64),

@@ -4,11 +4,11 @@
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { CampaignType } from '../../generated/prisma/enums.js';
-import { findCustomer } from '../customers.js';
-import { applyPoints } from '../ledger.js';
-import { reevaluateTier } from '../tiers.js';
-import { parseInput } from '../validation.js';
-import { describeEarning, earn, eventIdSchema, platformIdSchema, timestampSchema } from './earning.js';
+import { findCustomer } from '../customers/customers.js';
+import { applyPoints } from '../ledger/ledger.js';
+import { reevaluateTier } from '../tiers/tiers.js';
+import { parseInput } from '../shared/validation.js';
+import { describeEarning, earn, eventIdSchema, platformIdSchema, timestampSchema } from '../earning/earn.js';
 import { claimEvent, processClaimed, stillProcessing } from './events.js';
 
 const activityInput = z.object({

@@ -1,8 +1,8 @@
 // Earning rules ("ways to earn", spec 2.1): how points are calculated and when they apply.
 import { z } from 'zod';
-import type { Db } from '../db/client.js';
-import type { CampaignType } from '../generated/prisma/enums.js';
-import { type PageArgs, paginate } from './pagination.js';
+import type { Db } from '../../db/client.js';
+import type { CampaignType } from '../../generated/prisma/enums.js';
+import { type PageArgs, paginate } from '../shared/pagination.js';
 
 export const earningRuleSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('fixed'), value: z.number().int().min(0).max(1_000_000) }).strict(),

@@ -1,9 +1,9 @@
 // Customer profiles (DESIGN.md "Customer"): the list with its filters and one customer,
 // each with its tier's id and name (the list loads them in the same query).
-// Also used by the admin API (src/schema/admin/customers.ts, src/domain/customer-writes.ts).
-import type { Db } from '../db/client.js';
+// Also used by the admin API (src/schema/admin/customers.ts, customer-writes.ts).
+import type { Db } from '../../db/client.js';
 import { customerIdsByEmail, findCustomerById } from './customers.js';
-import { type PageArgs, paginate } from './pagination.js';
+import { type PageArgs, paginate } from '../shared/pagination.js';
 
 const withTier = { tier: { select: { id: true, name: true } } } as const;
 

@@ -2,7 +2,7 @@
 // inactive for that many days loses the whole balance through the ledger. The debit is
 // itself activity and leaves a zero balance, so a second run finds nothing to do.
 import type { Db } from '../../db/client.js';
-import { tryApplyPoints } from '../ledger.js';
+import { tryApplyPoints } from './ledger.js';
 
 const DAY_MS = 86_400_000;
 const BATCH = 200;

@@ -3,10 +3,10 @@
 // drops a tier. `tierStanding` is the one place for that rule: the live status endpoint
 // and `reevaluateTier` both use it.
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../db/client.js';
-import type { Tier } from '../generated/prisma/client.js';
-import type { TierQualification, TierWindow } from '../generated/prisma/enums.js';
-import { type PageArgs, paginate } from './pagination.js';
+import type { Db } from '../../db/client.js';
+import type { Tier } from '../../generated/prisma/client.js';
+import type { TierQualification, TierWindow } from '../../generated/prisma/enums.js';
+import { type PageArgs, paginate } from '../shared/pagination.js';
 
 /** Where a tier's window starts (null = the beginning of time). */
 export function windowStart(window: TierWindow, now: Date): Date | null {

@@ -4,9 +4,9 @@
 import type { Db } from '../../db/client.js';
 import type { Customer } from '../../generated/prisma/client.js';
 import type { CampaignType } from '../../generated/prisma/enums.js';
-import { currentBoostersWhere } from '../booster-campaigns.js';
-import type { PointsProgram } from '../calculator.js';
-import { conditionsSchema } from '../earning-rules.js';
+import { currentBoostersWhere } from './booster-campaigns.js';
+import type { PointsProgram } from './calculator.js';
+import { conditionsSchema } from './earning-rules.js';
 import { type LimitedRule, countUsage, effectiveLimit } from './limits.js';
 
 type ProgramCustomer = Pick<Customer, 'id' | 'tierId' | 'status'>;
