@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Db } from '../db/client.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../domain/access/api-keys.js';
-import { demoProgram } from '../domain/demo-program.js';
+import { demoProgram } from './seed/demo-program.js';
 import { expirePoints } from '../domain/ledger/expiry.js';
 import { validationError } from '../domain/shared/errors.js';
 import { createMerchant, merchantBySlug, rotateAdminToken } from '../domain/merchants/merchants.js';

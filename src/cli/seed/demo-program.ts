@@ -1,7 +1,7 @@
 // A realistic demo program for `loyalty seed` and the first embedded start. The same for a
 // given `now`: dates are relative to it so one booster is always running and one upcoming.
 // No fixed ids: ids are global keys, and the demo must load into any number of merchants.
-import type { ProgramFile } from './program-import/program-import.js';
+import type { ProgramFile } from '../../domain/program-import/program-import.js';
 
 const DAY_MS = 86_400_000;
 

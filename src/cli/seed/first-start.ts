@@ -1,10 +1,10 @@
 // First start on an empty embedded database: a demo merchant with a demo program and a
 // Full Access key, so the README's curl works at once.
-import type { Db } from '../db/client.js';
-import { createApiKey } from './access/api-keys.js';
+import type { Db } from '../../db/client.js';
+import { createApiKey } from '../../domain/access/api-keys.js';
 import { demoProgram } from './demo-program.js';
-import { createMerchant } from './merchants/merchants.js';
-import { importProgram } from './program-import/program-import.js';
+import { createMerchant } from '../../domain/merchants/merchants.js';
+import { importProgram } from '../../domain/program-import/program-import.js';
 
 export const DEMO_SLUG = 'demo';
 
