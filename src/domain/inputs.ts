@@ -2,7 +2,7 @@
 // One definition serves the import file, the admin API and seed data.
 import { z } from 'zod';
 import { CampaignType, CustomerStatus, RewardType, TierQualification, TierWindow } from '../generated/prisma/enums.js';
-import { conditionsSchema, earningRuleSchema } from './earning/earning-rules.js';
+import { conditionsSchema, earningRuleSchema } from './earning/rule-config.js';
 import { rewardRuleSchemas } from './rewards/rewards.js';
 
 const name = z.string().trim().min(1, 'is required').max(200);

@@ -1,5 +1,5 @@
 // Earning rules: GET /earning-rules (spec 2.1, 4.3).
-import type { EarningConditions, EarningRuleConfig } from '../domain/earning/earning-rules.js';
+import type { EarningConditions, EarningRuleConfig } from '../domain/earning/rule-config.js';
 import { listEarningRules } from '../domain/earning/earning-rules.js';
 import { builder } from './builder.js';
 import { CampaignTypeEnum } from './enums.js';

@@ -1,18 +1,20 @@
 // The points calculator: the one function that says what a cart (or an action) earns. The
 // engine awards exactly what it returns and `POST /points/estimate` answers with it, so an
-// estimate always equals the award for the same cart, customer and moment.
+// estimate always equals the award for the same cart, customer and moment. Pure: no database
+// and no clock (the moment is an argument); earning-program.ts loads what it judges.
 import { z } from 'zod';
-import type { Db } from '../../db/client.js';
 import type { CampaignType } from '../../generated/prisma/enums.js';
-import { findCustomer } from '../customers/customers.js';
-import { type EarningConditions, type EarningRuleConfig, conditionsSchema, earningRuleSchema } from './earning-rules.js';
-import { loadProgram } from './earning-program.js';
-import { effectiveLimit } from './limits.js';
-import { validationError } from '../shared/errors.js';
 import { MAX_BALANCE } from '../ledger/ledger.js';
-import { parseInput } from '../shared/validation.js';
+import { validationError } from '../shared/errors.js';
+import {
+  type EarningConditions,
+  type EarningRuleConfig,
+  conditionsSchema,
+  earningRuleSchema,
+  effectiveLimit,
+} from './rule-config.js';
 
-export interface ProgramRule {
+export interface EarningProgramRule {
   id: string;
   name: string;
   campaignType: CampaignType;
@@ -21,7 +23,7 @@ export interface ProgramRule {
   conditions: unknown;
 }
 
-export interface ProgramBooster {
+export interface EarningProgramBooster {
   id: string;
   name: string;
   multiplier: number;
@@ -29,15 +31,15 @@ export interface ProgramBooster {
   endsAt?: Date | null;
 }
 
-/** Everything the calculation depends on besides the cart, loaded by earning-program.ts. */
-export interface PointsProgram {
+/** Everything the calculation depends on besides the cart, loaded by earning-program.ts (loadEarningProgram). */
+export interface EarningProgram {
   /** Active rules of the campaign type being calculated. */
-  earningRules: ProgramRule[];
+  earningRules: EarningProgramRule[];
   tierMultiplier: number;
   tierId: string | null;
   tierName?: string | null;
   /** Active boosters of the campaign type (their window is re-checked against `now`). */
-  boosters: ProgramBooster[];
+  boosters: EarningProgramBooster[];
   /** Awards each limited rule already made in its current period (rule id → count). */
   usage: Record<string, number>;
 }
@@ -85,7 +87,7 @@ function eligibleCents(conditions: EarningConditions | null, cart: Cart): number
 }
 
 /** What one rule earns before multipliers (may be fractional for a fractional `value`), or 0. */
-function rulePoints(rule: ProgramRule, program: PointsProgram, cart: Cart, now: Date): number {
+function rulePoints(rule: EarningProgramRule, program: EarningProgram, cart: Cart, now: Date): number {
   const config = earningRuleSchema.safeParse(rule.earningRule);
   if (!config.success) return 0;
   const parsedConditions = rule.conditions == null ? null : conditionsSchema.safeParse(rule.conditions);
@@ -119,7 +121,7 @@ function earned(config: EarningRuleConfig, eligibleCents: number): number {
  * Nothing is rounded until the end: the total is floored once (bonus = total − base). The
  * breakdown's entries are the floored running sums' differences, so they add up exactly.
  */
-export function calculatePoints(program: PointsProgram, cart: Cart, now: Date): PointsCalculation {
+export function calculatePoints(program: EarningProgram, cart: Cart, now: Date): PointsCalculation {
   const raw: BreakdownEntry[] = [];
   for (const rule of program.earningRules) {
     const points = rulePoints(rule, program, cart, now);
@@ -162,7 +164,7 @@ export function calculatePoints(program: PointsProgram, cart: Cart, now: Date): 
   return { points: floored, base_points: basePoints, bonus_points: floored - basePoints, breakdown };
 }
 
-// ---- the estimate (POST /points/estimate) ----
+// ---- a cart's shape, as the estimate and orders accept it ----
 
 // an order's amounts: at most a billion in the shop currency (orders.subtotal is DECIMAL(14,2))
 const money = z.number().finite().nonnegative('must be at least 0').max(1e9);
@@ -182,27 +184,10 @@ export const cartSchema = {
   line_items: z.array(lineItemSchema).max(1000).nullish(),
 };
 
-const estimateInput = z.object({
-  customer_id: z.string().trim().min(1, 'must not be empty').max(255).nullish(),
-  ...cartSchema,
-});
-export type EstimateInput = z.input<typeof estimateInput>;
-
 /** Rules are written in the shop's currency; an amount in another one cannot be judged. */
 export function checkCurrency(currency: string | null | undefined, shopCurrency: string): string {
   if (currency && currency !== shopCurrency) {
     throw validationError({ currency: [`must be the shop currency ${shopCurrency}`] });
   }
   return shopCurrency;
-}
-
-export async function estimatePoints(db: Db, merchantId: string, raw: EstimateInput, now = new Date()) {
-  const input = parseInput(estimateInput, raw);
-  const [merchant, customer] = await Promise.all([
-    db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { currency: true } }),
-    input.customer_id ? findCustomer(db, merchantId, { customer_id: input.customer_id }) : null,
-  ]);
-  const currency = checkCurrency(input.currency, merchant.currency);
-  const program = await loadProgram(db, merchantId, customer, 'purchase', now);
-  return { ...calculatePoints(program, input, now), currency };
 }

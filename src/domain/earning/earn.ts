@@ -9,7 +9,7 @@ import type { Customer } from '../../generated/prisma/client.js';
 import type { CampaignType } from '../../generated/prisma/enums.js';
 import { type Cart, type PointsCalculation, calculatePoints } from './calculator.js';
 import { claimSlot } from './limits.js';
-import { limitedRules, loadProgram } from './earning-program.js';
+import { limitedRules, loadEarningProgram } from './earning-program.js';
 
 export async function earn(
   db: Db,
@@ -20,7 +20,7 @@ export async function earn(
   happenedAt: Date,
 ): Promise<PointsCalculation> {
   const now = new Date();
-  const program = await loadProgram(db, merchantId, customer, campaignType, now, happenedAt);
+  const program = await loadEarningProgram(db, merchantId, customer, campaignType, now, happenedAt);
   const limits = new Map(limitedRules(program.earningRules).map((r) => [r.id, r]));
   const claimed = new Set<string>();
   for (;;) {

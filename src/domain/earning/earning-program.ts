@@ -1,13 +1,14 @@
 // Loads what the calculator needs for one customer and campaign type at one moment: the
 // active rules, the customer's tier, the boosters in force and the limit usage. The engine
-// and the estimate both load through here, so they calculate from the same program.
+// and the estimate both load through here, so they calculate from the same earning program
+// (the admin configuration of rules, rewards and tiers is the other sense of "program").
 import type { Db } from '../../db/client.js';
 import type { Customer } from '../../generated/prisma/client.js';
 import type { CampaignType } from '../../generated/prisma/enums.js';
 import { currentBoostersWhere } from './booster-campaigns.js';
-import type { PointsProgram } from './calculator.js';
-import { conditionsSchema } from './earning-rules.js';
-import { type LimitedRule, countUsage, effectiveLimit } from './limits.js';
+import type { EarningProgram } from './calculator.js';
+import { type LimitedRule, countUsage } from './limits.js';
+import { conditionsSchema, effectiveLimit } from './rule-config.js';
 
 type ProgramCustomer = Pick<Customer, 'id' | 'tierId' | 'status'>;
 
@@ -26,7 +27,7 @@ async function tierOf(db: Db, merchantId: string, customer: ProgramCustomer) {
 }
 
 /** The rules' limits (explicit or by campaign type), for usage counting and slot claims. */
-export function limitedRules(rules: PointsProgram['earningRules']): LimitedRule[] {
+export function limitedRules(rules: EarningProgram['earningRules']): LimitedRule[] {
   return rules.flatMap((rule) => {
     const conditions = rule.conditions == null ? null : conditionsSchema.safeParse(rule.conditions);
     if (conditions && !conditions.success) return [];
@@ -40,14 +41,14 @@ export function limitedRules(rules: PointsProgram['earningRules']): LimitedRule[
  * `campaignType` at `at`, with limit usage counted in the periods containing `usageAt`
  * (when the action happened). An excluded customer earns nothing.
  */
-export async function loadProgram(
+export async function loadEarningProgram(
   db: Db,
   merchantId: string,
   customer: ProgramCustomer | null,
   campaignType: CampaignType,
   at: Date,
   usageAt: Date = at,
-): Promise<PointsProgram> {
+): Promise<EarningProgram> {
   if (customer?.status === 'excluded') {
     return { earningRules: [], tierMultiplier: 1, tierId: null, boosters: [], usage: {} };
   }

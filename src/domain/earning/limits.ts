@@ -1,29 +1,9 @@
-// How often an earning rule may pay a customer. A limit is a number of awards per calendar
-// period (UTC). Each award takes a numbered slot, an EngineEvent row keyed
+// How often an earning rule has paid a customer: a limit (rule-config.ts) is a number of
+// awards per calendar period (UTC). Each award takes a numbered slot, an EngineEvent row keyed
 // `limit:<rule>:<customer>:<period>:<n>`, so the unique index decides races: two
 // concurrent signups can never both take the single lifetime slot.
 import type { Db } from '../../db/client.js';
-import type { CampaignType } from '../../generated/prisma/enums.js';
-import { type EarningConditions, limitPeriods } from './earning-rules.js';
-
-export type LimitPeriod = (typeof limitPeriods)[number];
-export interface Limit {
-  count: number;
-  period: LimitPeriod;
-}
-
-/** Limits that hold when a rule names none: some actions can only happen so often. */
-const defaultLimits: Partial<Record<CampaignType, Limit>> = {
-  signup: { count: 1, period: 'lifetime' },
-  daily_visit: { count: 1, period: 'day' },
-  birthday: { count: 1, period: 'year' },
-  anniversary: { count: 1, period: 'year' },
-};
-
-/** The rule's own `limit` condition, else its campaign type's default, else none. */
-export function effectiveLimit(campaignType: CampaignType, conditions: EarningConditions | null): Limit | null {
-  return conditions?.limit ?? defaultLimits[campaignType] ?? null;
-}
+import type { Limit, LimitPeriod } from './rule-config.js';
 
 const isoDate = (d: Date) => d.toISOString().slice(0, 10);
 
