@@ -1,6 +1,7 @@
 // VIP tiers: GET /tiers, GET /customers/tiers, GET /customers/memberships.
 import { findCustomer } from '../domain/customers/customers.js';
-import { type CustomerTierStatus, customerTierStatus, listMemberships, listTiers } from '../domain/tiers/tiers.js';
+import { type CustomerTierStatus, customerTierStatus, listMemberships } from '../domain/tiers/standing.js';
+import { listTiers } from '../domain/tiers/tiers.js';
 import { builder } from './builder.js';
 import { customerRefArgs } from './customers.js';
 import { MembershipSourceEnum, MembershipStatusEnum, TierQualificationEnum, TierWindowEnum } from './enums.js';

@@ -8,7 +8,7 @@ import { customerIdsByEmail } from './customers.js';
 import { AppError } from '../shared/errors.js';
 import { type CustomerInput, customerInput } from '../inputs.js';
 import { violatedUniqueIndex } from '../program.js';
-import { reevaluateTier } from '../tiers/tiers.js';
+import { reevaluateTier } from '../tiers/standing.js';
 import { parseInput } from '../shared/validation.js';
 
 /** Written customers are returned with their tier's id and name, as customer-records reads them. */

@@ -6,7 +6,7 @@ import type { Db } from '../../db/client.js';
 import { CampaignType } from '../../generated/prisma/enums.js';
 import { findCustomer } from '../customers/customers.js';
 import { applyPoints } from '../ledger/ledger.js';
-import { reevaluateTier } from '../tiers/tiers.js';
+import { reevaluateTier } from '../tiers/standing.js';
 import { parseInput } from '../shared/validation.js';
 import { describeEarning, earn, eventIdSchema, platformIdSchema, timestampSchema } from '../earning/earn.js';
 import { claimEvent, processClaimed, stillProcessing } from './events.js';

@@ -10,7 +10,7 @@ import { cartSchema, checkCurrency } from '../earning/calculator.js';
 import { findCustomer } from '../customers/customers.js';
 import { notFound } from '../shared/errors.js';
 import { applyPoints, tryApplyPoints } from '../ledger/ledger.js';
-import { reevaluateTier } from '../tiers/tiers.js';
+import { reevaluateTier } from '../tiers/standing.js';
 import { parseInput } from '../shared/validation.js';
 import { earn, eventIdSchema, platformIdSchema, timestampSchema } from '../earning/earn.js';
 import { claimEvent, processClaimed, releaseEvent, stillProcessing, storeResult } from './events.js';

@@ -7,7 +7,7 @@ import type { Customer, Referral } from '../../generated/prisma/client.js';
 import { customerIdsByEmail } from '../customers/customers.js';
 import { AppError, notFound } from '../shared/errors.js';
 import { tryApplyPoints } from '../ledger/ledger.js';
-import { reevaluateTier } from '../tiers/tiers.js';
+import { reevaluateTier } from '../tiers/standing.js';
 import { parseInput } from '../shared/validation.js';
 
 const referralInput = z.object({
