@@ -1,6 +1,7 @@
 // Referrals: GET /customers/referrals and GET /referrals/program.
 import { findCustomer } from '../domain/customers/customers.js';
-import { type ReferralProgramView, type ReferralRecord, listReferrals, referralProgramOf } from '../domain/referrals/referral-records.js';
+import { type ReferralProgramView, referralProgramOf } from '../domain/referrals/referral-program.js';
+import { type ReferralRecord, listReferrals } from '../domain/referrals/referral-records.js';
 import { builder } from './builder.js';
 import { customerRefArgs } from './customers.js';
 import { ReferralStatusEnum, RewardTypeEnum } from './enums.js';

@@ -1,5 +1,6 @@
 // Reward catalogue: GET /rewards, GET /rewards/{id} (spec 2.2, 4.4).
-import { findReward, listRewards, type RewardRule } from '../domain/rewards/rewards.js';
+import type { RewardRule } from '../domain/rewards/reward-rules.js';
+import { findReward, listRewards } from '../domain/rewards/rewards.js';
 import { builder } from './builder.js';
 import { RewardTypeEnum } from './enums.js';
 import { listOf, pageArgs, resultOf } from './pagination.js';

@@ -1,15 +1,32 @@
-// Creating and updating a merchant's customers (the admin API); reads are in
-// customer-records.ts. Balances are never written here: points move only through the ledger.
+// Creating and updating a merchant's customers (the admin API, and the import's input shape);
+// reads are in customer-records.ts. Balances are never written here: points move only
+// through the ledger.
 import { randomInt } from 'node:crypto';
+import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Customer } from '../../generated/prisma/client.js';
+import { CustomerStatus } from '../../generated/prisma/enums.js';
+import { AppError } from '../shared/errors.js';
+import { field } from '../shared/fields.js';
+import { type Patch, mergePatch, violatedUniqueIndex } from '../shared/records.js';
+import { parseInput } from '../shared/validation.js';
+import { reevaluateTier } from '../tiers/standing.js';
 import { customerProfile } from './customer-records.js';
 import { customerIdsByEmail } from './customers.js';
-import { AppError } from '../shared/errors.js';
-import { type CustomerInput, customerInput } from '../inputs.js';
-import { violatedUniqueIndex } from '../program.js';
-import { reevaluateTier } from '../tiers/standing.js';
-import { parseInput } from '../shared/validation.js';
+
+export const customerInput = z
+  .object({
+    customer_id: z.string().trim().min(1, 'is required').max(255),
+    email: z.email().max(320),
+    first_name: z.string().trim().max(200).nullish(),
+    last_name: z.string().trim().max(200).nullish(),
+    status: z.enum(CustomerStatus).default('member'),
+    birthday: z.iso.date().nullish(),
+    referral_code: z.string().regex(/^[A-Z0-9]{4,32}$/, 'is 4 to 32 upper-case letters or digits').nullish(),
+    created_at: field.timestamp.nullish(),
+  })
+  .strict();
+export type CustomerInput = z.infer<typeof customerInput>;
 
 /** Written customers are returned with their tier's id and name, as customer-records reads them. */
 const withTier = { tier: { select: { id: true, name: true } } } as const;
@@ -33,7 +50,7 @@ function customerData(input: CustomerInput) {
   };
 }
 
-function customerAsInput(c: Customer): Record<string, unknown> {
+function customerAsInput(c: Customer): Patch {
   return {
     customer_id: c.platformId,
     email: c.email,
@@ -90,9 +107,9 @@ async function insertCustomer(db: Db, merchantId: string, input: CustomerInput) 
   }
 }
 
-export async function updateCustomer(db: Db, merchantId: string, id: string, patch: Record<string, unknown>) {
+export async function updateCustomer(db: Db, merchantId: string, id: string, patch: Patch) {
   const current = await customerProfile(db, merchantId, id);
-  const input = parseInput(customerInput, { ...customerAsInput(current), ...patch });
+  const input = mergePatch(customerInput, customerAsInput(current), patch);
   if (input.email.toLowerCase() !== current.email.toLowerCase()) await assertEmailFree(db, merchantId, input.email, current.id);
   try {
     return await db.customer.update({

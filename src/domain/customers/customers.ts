@@ -2,14 +2,12 @@
 // platform id (`customer_id`) or email; another merchant's customer is simply not found.
 import type { Db } from '../../db/client.js';
 import { notFound, validationError } from '../shared/errors.js';
+import { isUuid } from '../shared/records.js';
 
 export interface CustomerRef {
   customer_id?: string | null;
   email?: string | null;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (s: string) => UUID.test(s);
 
 /**
  * The merchant's customers with this email in any case, oldest first. Uses the index on

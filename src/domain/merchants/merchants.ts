@@ -1,8 +1,11 @@
-// Merchants (shops): the tenant of every row. Each has an admin token for /admin/graphql.
+// Merchants (shops): the tenant of every row. Each has an admin token for /admin/graphql and
+// settings (name, currency, points expiry) the admin API changes.
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
+import type { Merchant } from '../../generated/prisma/client.js';
 import { AppError, notFound } from '../shared/errors.js';
 import { generateToken } from '../access/tokens.js';
+import type { Patch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 
 const createSchema = z.object({
@@ -38,4 +41,26 @@ export async function rotateAdminToken(db: Db, slug: string) {
     data: { adminTokenHash: admin.hash, adminTokenPrefix: admin.prefix },
   });
   return { id: merchant.id, slug: merchant.slug, admin_token: admin.token };
+}
+
+const settingsInput = z
+  .object({
+    name: z.string().trim().min(1, 'is required').max(200),
+    currency: z.string().regex(/^[A-Z]{3}$/, 'is a 3-letter ISO 4217 code, e.g. USD'),
+    points_expiry_days: z.number().int().min(1).max(36_500).nullable(),
+  })
+  .partial()
+  .strict();
+
+/** Name, currency and points expiry (null turns expiry off); absent fields are left alone. */
+export async function updateMerchantSettings(db: Db, merchantId: string, patch: Patch): Promise<Merchant> {
+  const input = parseInput(settingsInput, patch);
+  return db.merchant.update({
+    where: { id: merchantId },
+    data: {
+      ...(input.name !== undefined && { name: input.name }),
+      ...(input.currency !== undefined && { currency: input.currency }),
+      ...(input.points_expiry_days !== undefined && { pointsExpiryDays: input.points_expiry_days }),
+    },
+  });
 }

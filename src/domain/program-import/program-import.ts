@@ -5,19 +5,15 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { AppError, type ErrorDetails, validationError } from '../shared/errors.js';
-import {
-  boosterCampaignInput,
-  customerInput,
-  earningRuleInput,
-  referralProgramInput,
-  rewardInput,
-  tierInput,
-} from '../inputs.js';
-import { generateReferralCode } from '../customers/customer-writes.js';
+import { customerInput, generateReferralCode } from '../customers/customer-writes.js';
+import { boosterCampaignInput, boosterRow } from '../earning/booster-campaigns.js';
+import { earningRuleInput, earningRuleRow } from '../earning/earning-rules.js';
 import { MAX_BALANCE } from '../ledger/ledger.js';
-import { boosterRow, earningRuleRow, referralProgramRow, rewardRow, tierRow } from '../program-rows.js';
+import { referralProgramInput, referralProgramRow } from '../referrals/referral-program.js';
+import { rewardInput, rewardRow } from '../rewards/rewards.js';
+import { AppError, type ErrorDetails, validationError } from '../shared/errors.js';
 import { detailsFromZod } from '../shared/validation.js';
+import { tierInput, tierRow } from '../tiers/tiers.js';
 
 export const importCustomerInput = customerInput.extend({
   points_balance: z.number().int().min(0).max(MAX_BALANCE).optional(),

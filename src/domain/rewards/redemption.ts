@@ -8,7 +8,7 @@ import type { Db } from '../../db/client.js';
 import { type Customer, Prisma } from '../../generated/prisma/client.js';
 import type { CustomerRewardStatus, RewardType } from '../../generated/prisma/enums.js';
 import { AppError, notFound } from '../shared/errors.js';
-import { isUuid } from '../customers/customers.js';
+import { isUuid } from '../shared/records.js';
 import { MAX_BALANCE } from '../ledger/ledger.js';
 import { type PageArgs, paginate, paginated, toPage } from '../shared/pagination.js';
 import { parseInput } from '../shared/validation.js';

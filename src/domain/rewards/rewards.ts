@@ -1,41 +1,85 @@
-// The reward catalogue and its `reward_rule` shapes (DESIGN.md "Reward rule").
+// Rewards (spec 2.2): the catalogue customers redeem from, and its configuration by the
+// admin API and the import. The input uses the public field names; `reward_rule` is checked
+// against the reward type (reward-rules.ts).
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import type { RewardType } from '../../generated/prisma/enums.js';
+import type { Prisma, Reward } from '../../generated/prisma/client.js';
+import { RewardType } from '../../generated/prisma/enums.js';
 import { notFound } from '../shared/errors.js';
-import { isUuid } from '../customers/customers.js';
+import { field } from '../shared/fields.js';
 import { type PageArgs, paginate } from '../shared/pagination.js';
+import { type Patch, findOwn, isUuid, mergePatch } from '../shared/records.js';
+import { parseInput } from '../shared/validation.js';
+import { checkRewardRule } from './reward-rules.js';
 
-const money = z.number().nonnegative().max(1e9);
-const common = {
-  min_order_subtotal: money.nullish(),
-  expires_after_days: z.number().int().min(1).max(3650).nullish(),
-};
+/** A reward: `reward_rule` is checked against its `reward_type`. */
+export const rewardInput = z
+  .object({
+    id: field.id.optional(),
+    name: field.name,
+    description: field.description,
+    reward_type: z.enum(RewardType),
+    points_cost: field.points.min(1, 'must be at least 1'),
+    reward_rule: z.record(z.string(), z.unknown()).default({}),
+    is_active: z.boolean().default(true),
+    created_at: field.timestamp.nullish(),
+  })
+  .strict()
+  .superRefine((reward, ctx) => {
+    // points_required is derived from points_cost; accept it when it agrees
+    const { points_required, ...rule } = reward.reward_rule;
+    if (points_required !== undefined && points_required !== reward.points_cost) {
+      ctx.addIssue({ code: 'custom', path: ['reward_rule', 'points_required'], message: 'must equal points_cost' });
+    }
+    checkRewardRule(reward.reward_type, rule, ctx);
+  });
+export type RewardInput = z.infer<typeof rewardInput>;
 
-/** The stored `reward_rule` per reward type; `points_required` is derived from points_cost. */
-export const rewardRuleSchemas = {
-  fixed_discount: z.object({ discount_value: money.positive(), ...common }).strict(),
-  percentage_discount: z
-    .object({ discount_value: z.number().min(1).max(100), max_discount_amount: money.nullish(), ...common })
-    .strict(),
-  free_shipping: z.object({ max_shipping_amount: money.nullish(), ...common }).strict(),
-  free_product: z.object({ product_id: z.string().min(1), variant_id: z.string().min(1).nullish(), ...common }).strict(),
-  store_credit: z.object({ credit_value: money.positive(), ...common }).strict(),
-} satisfies Record<RewardType, z.ZodType>;
+export function rewardRow(input: RewardInput) {
+  // points_required is derived from points_cost, never stored
+  const { points_required: _derived, ...rule } = input.reward_rule;
+  return {
+    name: input.name,
+    description: input.description ?? null,
+    rewardType: input.reward_type,
+    pointsCost: input.points_cost,
+    rewardRule: rule as Prisma.InputJsonValue,
+    isActive: input.is_active,
+  };
+}
 
-export type RewardRule = {
-  discount_value?: number | null;
-  max_discount_amount?: number | null;
-  max_shipping_amount?: number | null;
-  product_id?: string | null;
-  variant_id?: string | null;
-  credit_value?: number | null;
-  min_order_subtotal?: number | null;
-  expires_after_days?: number | null;
-};
+function rewardAsInput(r: Reward): Patch {
+  return {
+    name: r.name,
+    description: r.description,
+    reward_type: r.rewardType,
+    points_cost: r.pointsCost,
+    reward_rule: r.rewardRule,
+    is_active: r.isActive,
+  };
+}
 
+/** The catalogue: active rewards, newest first. */
 export function listRewards(db: Db, merchantId: string, args: PageArgs & { reward_type?: RewardType | null }) {
   const where = { merchantId, isActive: true, ...(args.reward_type ? { rewardType: args.reward_type } : {}) };
+  return paginate(
+    args,
+    (p) => db.reward.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...p }),
+    () => db.reward.count({ where }),
+  );
+}
+
+/** Every reward, active or not, newest first. */
+export function listAllRewards(
+  db: Db,
+  merchantId: string,
+  args: PageArgs & { reward_type?: RewardType | null; is_active?: boolean | null },
+) {
+  const where = {
+    merchantId,
+    ...(args.reward_type ? { rewardType: args.reward_type } : {}),
+    ...(args.is_active != null ? { isActive: args.is_active } : {}),
+  };
   return paginate(
     args,
     (p) => db.reward.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...p }),
@@ -48,4 +92,23 @@ export async function findReward(db: Db, merchantId: string, id: string) {
   const reward = isUuid(id) ? await db.reward.findFirst({ where: { id, merchantId, isActive: true } }) : null;
   if (!reward) throw notFound('Reward');
   return reward;
+}
+
+const findAnyReward = (db: Db, merchantId: string, id: string) =>
+  findOwn('Reward', id, (id) => db.reward.findFirst({ where: { id, merchantId } }));
+
+export async function createReward(db: Db, merchantId: string, raw: unknown) {
+  const input = parseInput(rewardInput, raw);
+  return db.reward.create({ data: { merchantId, ...rewardRow(input) } });
+}
+
+export async function updateReward(db: Db, merchantId: string, id: string, patch: Patch) {
+  const current = await findAnyReward(db, merchantId, id);
+  const input = mergePatch(rewardInput, rewardAsInput(current), patch);
+  return db.reward.update({ where: { id: current.id }, data: rewardRow(input) });
+}
+
+export async function setRewardActive(db: Db, merchantId: string, id: string, isActive: boolean) {
+  const current = await findAnyReward(db, merchantId, id);
+  return db.reward.update({ where: { id: current.id }, data: { isActive } });
 }

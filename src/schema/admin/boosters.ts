@@ -6,7 +6,7 @@ import {
   listAllBoosterCampaigns,
   setBoosterCampaignActive,
   updateBoosterCampaign,
-} from '../../domain/program.js';
+} from '../../domain/earning/booster-campaigns.js';
 import { builder, listOf, pageArgs, provided } from './builder.js';
 import { CampaignTypeEnum } from './enums.js';
 

@@ -5,7 +5,7 @@ import {
   listAllEarningRules,
   setEarningRuleActive,
   updateEarningRule,
-} from '../../domain/program.js';
+} from '../../domain/earning/earning-rules.js';
 import { builder, listOf, pageArgs, provided } from './builder.js';
 import { CampaignTypeEnum } from './enums.js';
 

@@ -1,6 +1,6 @@
 // The merchant's one referral program: read it, set (create or replace) it.
 import type { ReferralProgram } from '../../generated/prisma/client.js';
-import { getReferralProgram, setReferralProgram } from '../../domain/program.js';
+import { getReferralProgram, setReferralProgram } from '../../domain/referrals/referral-program.js';
 import { builder, provided } from './builder.js';
 import { RewardTypeEnum } from './enums.js';
 

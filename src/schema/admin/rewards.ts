@@ -1,6 +1,6 @@
 // Rewards: the whole catalogue (active or not), create, update, activate, deactivate.
 import type { Reward } from '../../generated/prisma/client.js';
-import { createReward, listAllRewards, setRewardActive, updateReward } from '../../domain/program.js';
+import { createReward, listAllRewards, setRewardActive, updateReward } from '../../domain/rewards/rewards.js';
 import { builder, listOf, pageArgs, provided } from './builder.js';
 import { RewardTypeEnum } from './enums.js';
 

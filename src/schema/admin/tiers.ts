@@ -1,7 +1,7 @@
 // VIP tiers: all of them by position, create, update. Tiers have no active flag: a tier
 // applies from its threshold (and the default tier to everyone below the first threshold).
 import type { Tier } from '../../generated/prisma/client.js';
-import { createTier, listAllTiers, updateTier } from '../../domain/program.js';
+import { createTier, listAllTiers, updateTier } from '../../domain/tiers/tiers.js';
 import { builder, listOf, pageArgs, provided } from './builder.js';
 import { TierQualificationEnum, TierWindowEnum } from './enums.js';
 

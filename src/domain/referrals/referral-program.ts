@@ -1,0 +1,68 @@
+// The merchant's one referral program (DESIGN.md "Referral program"): what the public API
+// shows of it, and its configuration by the admin API and the import, in the public field
+// names. The referee's reward has a reward's `reward_rule` (rewards/reward-rules.ts).
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import type { Prisma } from '../../generated/prisma/client.js';
+import { RewardType } from '../../generated/prisma/enums.js';
+import { checkRewardRule, type RewardRule } from '../rewards/reward-rules.js';
+import { AppError } from '../shared/errors.js';
+import { field } from '../shared/fields.js';
+import { parseInput } from '../shared/validation.js';
+
+// stored as DECIMAL(14,2): twelve integer digits
+const money = z.number().nonnegative().max(999_999_999_999);
+
+export const referralProgramInput = z
+  .object({
+    is_active: z.boolean().default(true),
+    referrer_reward: z.object({ points: field.points }).strict(),
+    referee_reward: z
+      .object({ reward_type: z.enum(RewardType), reward_rule: z.record(z.string(), z.unknown()).default({}) })
+      .strict()
+      .superRefine((r, ctx) => checkRewardRule(r.reward_type, r.reward_rule, ctx)),
+    min_order_subtotal: money.nullish(),
+    share_url_template: z.string().max(2000).nullish(),
+  })
+  .strict();
+export type ReferralProgramInput = z.infer<typeof referralProgramInput>;
+
+export function referralProgramRow(input: ReferralProgramInput) {
+  return {
+    isActive: input.is_active,
+    referrerPoints: input.referrer_reward.points,
+    refereeRewardType: input.referee_reward.reward_type,
+    refereeRewardRule: input.referee_reward.reward_rule as Prisma.InputJsonValue,
+    minOrderSubtotal: input.min_order_subtotal ?? null,
+    shareUrlTemplate: input.share_url_template ?? null,
+  };
+}
+
+/** The merchant's referral program, active or not; a merchant without one gets 404. */
+export async function referralProgramOf(db: Db, merchantId: string) {
+  const program = await db.referralProgram.findUnique({ where: { merchantId } });
+  if (!program) throw new AppError('not_found', 'This merchant has no referral program');
+  return {
+    is_active: program.isActive,
+    referrer_reward: { points: program.referrerPoints },
+    referee_reward: {
+      reward_type: program.refereeRewardType,
+      // the referee's reward is given, not bought: it costs no points
+      reward_rule: { ...(program.refereeRewardRule as RewardRule), points_required: 0 },
+    },
+    min_order_subtotal: program.minOrderSubtotal === null ? null : Number(program.minOrderSubtotal),
+    share_url_template: program.shareUrlTemplate,
+  };
+}
+
+export type ReferralProgramView = Awaited<ReturnType<typeof referralProgramOf>>;
+
+/** Creates or replaces the merchant's one referral program. */
+export async function setReferralProgram(db: Db, merchantId: string, raw: unknown) {
+  const data = referralProgramRow(parseInput(referralProgramInput, raw));
+  return db.referralProgram.upsert({ where: { merchantId }, create: { merchantId, ...data }, update: data });
+}
+
+export function getReferralProgram(db: Db, merchantId: string) {
+  return db.referralProgram.findUnique({ where: { merchantId } });
+}
