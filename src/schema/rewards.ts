@@ -61,6 +61,6 @@ builder.queryFields((t) => ({
     description: 'One active reward. REST: GET /v1/rewards/{id}',
     authScopes: { scope: 'read:rewards' },
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => ({ data: await findReward(ctx.db, ctx.principal.merchantId, String(args.id)) }),
+    resolve: async (_root, args, ctx) => ({ data: await findReward(ctx.db, ctx.principal.merchantId, String(args.id), { activeOnly: true }) }),
   }),
 }));

@@ -8,10 +8,10 @@ import type { Db } from '../../db/client.js';
 import { type Customer, Prisma } from '../../generated/prisma/client.js';
 import type { CustomerRewardStatus, RewardType } from '../../generated/prisma/enums.js';
 import { AppError, notFound } from '../shared/errors.js';
-import { isUuid } from '../shared/records.js';
 import { MAX_BALANCE } from '../ledger/ledger.js';
 import { type PageArgs, paginate, paginated, toPage } from '../shared/pagination.js';
 import { parseInput } from '../shared/validation.js';
+import { findReward } from './rewards.js';
 
 export interface CustomerRewardRecord {
   id: string;
@@ -170,12 +170,9 @@ function isCodeCollision(err: unknown): boolean {
 /** Redeems `reward_id` for the customer: 404 unknown reward, 422 reward_unavailable / insufficient_points. */
 export async function redeemReward(db: Db, customer: Customer, args: { reward_id?: string | null }): Promise<Redemption> {
   const { reward_id } = parseInput(redeemInput, args);
-  const find = () =>
-    isUuid(reward_id)
-      ? db.reward.findFirst({ where: { id: reward_id, merchantId: customer.merchantId, isActive: true } })
-      : null;
+  // only an active reward can be redeemed: 404 otherwise, before and after the attempt
+  const find = () => findReward(db, customer.merchantId, reward_id, { activeOnly: true });
   const reward = await find();
-  if (!reward) throw notFound('Reward');
   if (!canRedeem(customer)) throw unavailable();
 
   let row: RedemptionRow | null = null;
@@ -207,7 +204,7 @@ export async function redeemReward(db: Db, customer: Customer, args: { reward_id
     db.customer.findUnique({ where: { id: customer.id }, select: { status: true, pointsBalance: true } }),
     find(),
   ]);
-  if (!still || !current) throw notFound(still ? 'Customer' : 'Reward');
+  if (!current) throw notFound('Customer');
   if (!canRedeem(current)) throw unavailable();
   throw new AppError(
     'insufficient_points',

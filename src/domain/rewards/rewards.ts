@@ -5,10 +5,9 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Prisma, Reward } from '../../generated/prisma/client.js';
 import { RewardType } from '../../generated/prisma/enums.js';
-import { notFound } from '../shared/errors.js';
 import { field } from '../shared/fields.js';
 import { type PageArgs, paginate } from '../shared/pagination.js';
-import { type Patch, findOwn, isUuid, mergePatch } from '../shared/records.js';
+import { type Patch, findOwn, mergePatch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 import { checkRewardRule } from './reward-rules.js';
 
@@ -87,15 +86,15 @@ export function listAllRewards(
   );
 }
 
-/** One reward of the catalogue; an inactive one is not found, as in the list. */
-export async function findReward(db: Db, merchantId: string, id: string) {
-  const reward = isUuid(id) ? await db.reward.findFirst({ where: { id, merchantId, isActive: true } }) : null;
-  if (!reward) throw notFound('Reward');
-  return reward;
+/**
+ * One reward of the merchant, else 404. `activeOnly`: the catalogue's view (an inactive
+ * reward is not found, as in the list, and cannot be redeemed); the admin API sees them all.
+ */
+export function findReward(db: Db, merchantId: string, id: string, { activeOnly }: { activeOnly: boolean }) {
+  return findOwn('Reward', id, (id) =>
+    db.reward.findFirst({ where: { id, merchantId, ...(activeOnly ? { isActive: true } : {}) } }),
+  );
 }
-
-const findAnyReward = (db: Db, merchantId: string, id: string) =>
-  findOwn('Reward', id, (id) => db.reward.findFirst({ where: { id, merchantId } }));
 
 export async function createReward(db: Db, merchantId: string, raw: unknown) {
   const input = parseInput(rewardInput, raw);
@@ -103,12 +102,12 @@ export async function createReward(db: Db, merchantId: string, raw: unknown) {
 }
 
 export async function updateReward(db: Db, merchantId: string, id: string, patch: Patch) {
-  const current = await findAnyReward(db, merchantId, id);
+  const current = await findReward(db, merchantId, id, { activeOnly: false });
   const input = mergePatch(rewardInput, rewardAsInput(current), patch);
   return db.reward.update({ where: { id: current.id }, data: rewardRow(input) });
 }
 
 export async function setRewardActive(db: Db, merchantId: string, id: string, isActive: boolean) {
-  const current = await findAnyReward(db, merchantId, id);
+  const current = await findReward(db, merchantId, id, { activeOnly: false });
   return db.reward.update({ where: { id: current.id }, data: { isActive } });
 }
