@@ -2,8 +2,7 @@
 // given `now`: dates are relative to it so one booster is always running and one upcoming.
 // No fixed ids: ids are global keys, and the demo must load into any number of merchants.
 import type { ProgramFile } from '../../domain/program-import/program-import.js';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../../domain/shared/limits.js';
 
 export function demoProgram(now: Date = new Date()): ProgramFile {
   // whole minutes, so two calls in the same minute give the same file

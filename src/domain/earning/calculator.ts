@@ -4,8 +4,8 @@
 // and no clock (the moment is an argument); earning-program.ts loads what it judges.
 import { z } from 'zod';
 import type { CampaignType } from '../../generated/prisma/enums.js';
-import { MAX_BALANCE } from '../ledger/ledger.js';
 import { validationError } from '../shared/errors.js';
+import { MAX_AMOUNT, MAX_BALANCE } from '../shared/limits.js';
 import {
   type EarningConditions,
   type EarningRuleConfig,
@@ -166,8 +166,7 @@ export function calculatePoints(program: EarningProgram, cart: Cart, now: Date):
 
 // ---- a cart's shape, as the estimate and orders accept it ----
 
-// an order's amounts: at most a billion in the shop currency (orders.subtotal is DECIMAL(14,2))
-const money = z.number().finite().nonnegative('must be at least 0').max(1e9);
+const money = z.number().finite().nonnegative('must be at least 0').max(MAX_AMOUNT);
 export const lineItemSchema = z.object({
   product_id: z.string().trim().min(1, 'is required').max(255),
   quantity: z.number().int().min(1, 'must be at least 1').max(1_000_000),

@@ -3,6 +3,7 @@
 // `limit:<rule>:<customer>:<period>:<n>`, so the unique index decides races: two
 // concurrent signups can never both take the single lifetime slot.
 import type { Db } from '../../db/client.js';
+import { DAY_MS } from '../shared/limits.js';
 import type { Limit, LimitPeriod } from './rule-config.js';
 
 const isoDate = (d: Date) => d.toISOString().slice(0, 10);
@@ -13,7 +14,7 @@ export function periodKey(period: LimitPeriod, at: Date): string {
     case 'day':
       return isoDate(at);
     case 'week': {
-      const monday = new Date(at.getTime() - ((at.getUTCDay() + 6) % 7) * 86_400_000);
+      const monday = new Date(at.getTime() - ((at.getUTCDay() + 6) % 7) * DAY_MS);
       return `week-${isoDate(monday)}`;
     }
     case 'month':

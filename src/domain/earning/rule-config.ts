@@ -3,6 +3,7 @@
 // Pure shapes and rules, no database: the calculator judges a rule with them alone.
 import { z } from 'zod';
 import type { CampaignType } from '../../generated/prisma/enums.js';
+import { MAX_AMOUNT } from '../shared/limits.js';
 
 export const earningRuleSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('fixed'), value: z.number().int().min(0).max(1_000_000) }).strict(),
@@ -10,7 +11,7 @@ export const earningRuleSchema = z.discriminatedUnion('type', [
     .object({
       type: z.literal('variable'),
       value: z.number().positive().max(1_000_000),
-      per_amount: z.number().positive().max(1e9),
+      per_amount: z.number().positive().max(MAX_AMOUNT),
     })
     .strict(),
 ]);

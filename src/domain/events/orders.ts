@@ -9,6 +9,7 @@ import type { Order } from '../../generated/prisma/client.js';
 import { cartSchema, checkCurrency } from '../earning/calculator.js';
 import { findCustomer } from '../customers/customers.js';
 import { notFound } from '../shared/errors.js';
+import { MAX_AMOUNT } from '../shared/limits.js';
 import { applyPoints, tryApplyPoints } from '../ledger/ledger.js';
 import { reevaluateTier } from '../tiers/standing.js';
 import { parseInput } from '../shared/validation.js';
@@ -156,7 +157,7 @@ const refundInput = z.object({
   event_id: eventIdSchema.nullish(),
   order_id: platformIdSchema,
   /** The refunded amount; omitted: the whole order. */
-  amount: z.number().finite().positive('must be greater than 0').max(1e9).nullish(),
+  amount: z.number().finite().positive('must be greater than 0').max(MAX_AMOUNT).nullish(),
 });
 export type RefundInput = z.input<typeof refundInput>;
 

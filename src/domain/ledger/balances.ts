@@ -1,8 +1,7 @@
 // A customer's points balance (DESIGN.md "Balance").
 import type { Db } from '../../db/client.js';
 import type { Customer } from '../../generated/prisma/client.js';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../shared/limits.js';
 
 export async function balanceOf(db: Db, customer: Customer) {
   const [merchant, pending] = await Promise.all([

@@ -2,9 +2,9 @@
 // inactive for that many days loses the whole balance through the ledger. The debit is
 // itself activity and leaves a zero balance, so a second run finds nothing to do.
 import type { Db } from '../../db/client.js';
+import { DAY_MS } from '../shared/limits.js';
 import { tryApplyPoints } from './ledger.js';
 
-const DAY_MS = 86_400_000;
 const BATCH = 200;
 
 export interface ExpiryReport {

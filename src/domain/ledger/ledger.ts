@@ -8,9 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import type { TransactionSource } from '../../generated/prisma/enums.js';
 import { AppError } from '../shared/errors.js';
-
-/** Largest balance we store (PostgreSQL integer). */
-export const MAX_BALANCE = 2_147_483_647;
+import { MAX_BALANCE } from '../shared/limits.js';
 
 export interface LedgerEntry {
   merchantId: string;
@@ -85,6 +83,6 @@ export async function applyPoints(db: Db, entry: LedgerEntry): Promise<LedgerRes
     'adjustment_failed',
     entry.points < 0
       ? 'Insufficient point balance: the debit would make the balance negative'
-      : 'The credit would take the balance over the maximum of 2147483647 points',
+      : `The credit would take the balance over the maximum of ${MAX_BALANCE} points`,
   );
 }

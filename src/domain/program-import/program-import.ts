@@ -8,10 +8,10 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { customerInput, generateReferralCode } from '../customers/customer-writes.js';
 import { boosterCampaignInput, boosterRow } from '../earning/booster-campaigns.js';
 import { earningRuleInput, earningRuleRow } from '../earning/earning-rules.js';
-import { MAX_BALANCE } from '../ledger/ledger.js';
 import { referralProgramInput, referralProgramRow } from '../referrals/referral-program.js';
 import { rewardInput, rewardRow } from '../rewards/rewards.js';
 import { AppError, type ErrorDetails, validationError } from '../shared/errors.js';
+import { MAX_BALANCE } from '../shared/limits.js';
 import { detailsFromZod } from '../shared/validation.js';
 import { tierInput, tierRow } from '../tiers/tiers.js';
 

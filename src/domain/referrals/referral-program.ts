@@ -8,10 +8,10 @@ import { RewardType } from '../../generated/prisma/enums.js';
 import { checkRewardRule, type RewardRule } from '../rewards/reward-rules.js';
 import { AppError } from '../shared/errors.js';
 import { field } from '../shared/fields.js';
+import { MAX_DECIMAL_14_2 } from '../shared/limits.js';
 import { parseInput } from '../shared/validation.js';
 
-// stored as DECIMAL(14,2): twelve integer digits
-const money = z.number().nonnegative().max(999_999_999_999);
+const money = z.number().nonnegative().max(MAX_DECIMAL_14_2);
 
 export const referralProgramInput = z
   .object({

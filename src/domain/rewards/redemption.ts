@@ -8,7 +8,7 @@ import type { Db } from '../../db/client.js';
 import { type Customer, Prisma } from '../../generated/prisma/client.js';
 import type { CustomerRewardStatus, RewardType } from '../../generated/prisma/enums.js';
 import { AppError, notFound } from '../shared/errors.js';
-import { MAX_BALANCE } from '../ledger/ledger.js';
+import { MAX_BALANCE } from '../shared/limits.js';
 import { type PageArgs, paginate, paginated, toPage } from '../shared/pagination.js';
 import { parseInput } from '../shared/validation.js';
 import { findReward } from './rewards.js';

@@ -2,8 +2,9 @@
 // reward catalogue and by the referral program's referee reward.
 import { z } from 'zod';
 import type { RewardType } from '../../generated/prisma/enums.js';
+import { MAX_AMOUNT } from '../shared/limits.js';
 
-const money = z.number().nonnegative().max(1e9);
+const money = z.number().nonnegative().max(MAX_AMOUNT);
 const common = {
   min_order_subtotal: money.nullish(),
   expires_after_days: z.number().int().min(1).max(3650).nullish(),
