@@ -1,5 +1,6 @@
 // API key scopes (spec section 5). A key stores `read:<scope>` / `write:<scope>`;
 // `write:x` also allows the read endpoints of x.
+import type { ApiKeyType } from '../../generated/prisma/enums.js';
 
 export const scopeLevels = {
   customers: ['read', 'write'],
@@ -17,7 +18,10 @@ export const scopeLevels = {
 export type ScopeName = keyof typeof scopeLevels;
 export type Access = 'read' | 'write';
 export type ScopeGrant = `${Access}:${ScopeName}`;
-export type KeyType = 'full' | 'read_only' | 'custom';
+
+/** The kinds of key (spec section 5): Full Access, Read-Only, or Custom (per scope). */
+export const keyTypes = ['full', 'read_only', 'custom'] as const satisfies readonly ApiKeyType[];
+export type KeyType = (typeof keyTypes)[number];
 
 export const scopeNames = Object.keys(scopeLevels) as ScopeName[];
 

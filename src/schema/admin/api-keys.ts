@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/access/api-keys.js';
 import { notFound, validationError } from '../../domain/shared/errors.js';
-import { type ScopeName, scopeLevels, scopeNames } from '../../domain/access/scopes.js';
+import { type KeyType, type ScopeName, keyTypes, scopeLevels, scopeNames } from '../../domain/access/scopes.js';
 import { parseInput } from '../../domain/shared/validation.js';
 import { builder } from './builder.js';
 import { ApiKeyTypeEnum } from './enums.js';
@@ -39,7 +39,7 @@ const ApiKeyScopeRef = builder.objectRef<{ scope: ScopeName; access: Access }>('
 interface KeyView {
   id: string;
   name: string;
-  type: 'full' | 'read_only' | 'custom';
+  type: KeyType;
   prefix: string;
   scopes: string[];
   created_at: Date;
@@ -90,7 +90,7 @@ const ApiKeyScopeInput = builder.inputType('ApiKeyScopeInput', {
 });
 
 const createKeyArgs = z.object({
-  type: z.enum(['full', 'read_only', 'custom']),
+  type: z.enum(keyTypes),
   name: z.string().trim().max(200, 'must be at most 200 characters').nullish(),
   scopes: z.array(z.object({ scope: z.string(), access: z.string() })).max(50).nullish(),
 });
