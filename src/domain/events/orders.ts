@@ -3,6 +3,7 @@
 // re-judges the tier and may complete a referral; a refund claws the points back.
 // Idempotency: EngineEvent rows for the order (and its event id, when given) are inserted
 // before anything is awarded, and the result is stored on them.
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Order } from '../../generated/prisma/client.js';
@@ -10,6 +11,7 @@ import { cartSchema, checkCurrency } from '../earning/calculator.js';
 import { findCustomer } from '../customers/customers.js';
 import { notFound } from '../shared/errors.js';
 import { MAX_AMOUNT } from '../shared/limits.js';
+import { insertActivity } from '../ledger/activity-log.js';
 import { applyPoints, tryApplyPoints } from '../ledger/ledger.js';
 import { reevaluateTier } from '../tiers/standing.js';
 import { parseInput } from '../shared/validation.js';
@@ -263,18 +265,18 @@ async function clawBack(
     const description = refundDescription(orderId, owed - take);
     if (take === 0) {
       // nothing to debit: the activity log still says what could not be reversed
-      await db.activity.create({
-        data: {
+      await db.$executeRaw(
+        insertActivity({
+          id: randomUUID(),
           merchantId,
           customerId: order.customerId,
           type: 'purchase',
           description,
           pointsChange: 0,
           balanceAfter: 0,
-          referenceKind: 'order',
-          referenceId: orderId,
-        },
-      });
+          reference: { kind: 'order', id: orderId },
+        }),
+      );
       break;
     }
     const tx = await tryApplyPoints(db, {

@@ -6,9 +6,11 @@
 // (prisma/prisma#30374). The CHECK constraint in the schema is the last line of defence.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import type { TransactionSource } from '../../generated/prisma/enums.js';
 import { AppError } from '../shared/errors.js';
 import { MAX_BALANCE } from '../shared/limits.js';
+import { insertActivity } from './activity-log.js';
 
 export interface LedgerEntry {
   merchantId: string;
@@ -61,13 +63,19 @@ export async function tryApplyPoints(db: Db, entry: LedgerEntry): Promise<Ledger
              points_balance, ${refKind}, ${refId}
         FROM updated
       RETURNING balance_after
-    ), act AS (
-      INSERT INTO activities
-        (id, merchant_id, customer_id, type, description, points_change, balance_after, status, reference_kind, reference_id)
-      SELECT ${activityId}::uuid, ${entry.merchantId}::uuid, ${entry.customerId}::uuid, ${entry.activityType},
-             ${entry.description}, ${entry.points}::int, points_balance, 'approved'::"ActivityStatus",
-             ${refKind ?? 'transaction'}, ${refId ?? transactionId}
-        FROM updated
+    ), act AS (${insertActivity(
+      {
+        id: activityId,
+        merchantId: entry.merchantId,
+        customerId: entry.customerId,
+        type: entry.activityType,
+        description: entry.description,
+        pointsChange: entry.points,
+        balanceAfter: Prisma.sql`points_balance`,
+        reference: { kind: refKind ?? 'transaction', id: refId ?? transactionId },
+      },
+      Prisma.sql`updated`,
+    )}
       RETURNING id
     )
     SELECT tx.balance_after FROM tx, act`;

@@ -8,6 +8,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { customerInput, generateReferralCode } from '../customers/customer-writes.js';
 import { boosterCampaignInput, boosterRow } from '../earning/booster-campaigns.js';
 import { earningRuleInput, earningRuleRow } from '../earning/earning-rules.js';
+import { insertActivity } from '../ledger/activity-log.js';
 import { referralProgramInput, referralProgramRow } from '../referrals/referral-program.js';
 import { rewardInput, rewardRow } from '../rewards/rewards.js';
 import { AppError, type ErrorDetails, validationError } from '../shared/errors.js';
@@ -347,11 +348,20 @@ function insertOpeningBalances(db: Db, merchantId: string, rows: CustomerRow[], 
              'import'::"TransactionSource", points, ${now}::timestamptz
         FROM u
     )
-    INSERT INTO activities (id, merchant_id, customer_id, type, description, points_change, balance_after, status,
-                            reference_kind, reference_id, occurred_at, created_at)
-    SELECT activity_id, ${merchantId}::uuid, customer_id, 'import', ${OPENING_BALANCE}, points, points,
-           'approved'::"ActivityStatus", 'transaction', transaction_id::text, ${now}::timestamptz, ${now}::timestamptz
-      FROM u`;
+    ${insertActivity(
+      {
+        id: Prisma.sql`activity_id`,
+        merchantId,
+        customerId: Prisma.sql`customer_id`,
+        type: 'import',
+        description: OPENING_BALANCE,
+        pointsChange: Prisma.sql`points`,
+        balanceAfter: Prisma.sql`points`,
+        reference: { kind: 'transaction', id: Prisma.sql`transaction_id` },
+        at: now,
+      },
+      Prisma.sql`u`,
+    )}`;
 }
 
 const date = (iso: string | null | undefined) => (iso ? new Date(iso) : undefined);

@@ -8,6 +8,7 @@ import type { Db } from '../../db/client.js';
 import { type Customer, Prisma } from '../../generated/prisma/client.js';
 import type { CustomerRewardStatus, RewardType } from '../../generated/prisma/enums.js';
 import { AppError, notFound } from '../shared/errors.js';
+import { insertActivity } from '../ledger/activity-log.js';
 import { MAX_BALANCE } from '../shared/limits.js';
 import { type PageArgs, paginate, paginated, toPage } from '../shared/pagination.js';
 import { parseInput } from '../shared/validation.js';
@@ -145,13 +146,19 @@ async function redeemStatement(db: Db, customer: Customer, rewardId: string, cod
              points_balance, 'customer_reward', ${customerRewardId}
         FROM updated
       RETURNING id
-    ), act AS (
-      INSERT INTO activities
-        (id, merchant_id, customer_id, type, description, points_change, balance_after, status, reference_kind, reference_id)
-      SELECT ${activityId}::uuid, ${merchantId}::uuid, ${customerId}::uuid, 'redemption',
-             'Redeemed: ' || name, -points_cost, points_balance, 'approved'::"ActivityStatus",
-             'customer_reward', ${customerRewardId}
-        FROM updated
+    ), act AS (${insertActivity(
+      {
+        id: activityId,
+        merchantId,
+        customerId,
+        type: 'redemption',
+        description: Prisma.sql`'Redeemed: ' || name`,
+        pointsChange: Prisma.sql`-points_cost`,
+        balanceAfter: Prisma.sql`points_balance`,
+        reference: { kind: 'customer_reward', id: customerRewardId },
+      },
+      Prisma.sql`updated`,
+    )}
       RETURNING id
     )
     SELECT i.id::text, i.code, i.status::text AS status, i.points_spent, i.issued_at, i.expires_at, i.used_at,

@@ -4,8 +4,9 @@
 // and `reevaluateTier` both use it.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
-import type { Tier } from '../../generated/prisma/client.js';
+import { Prisma, type Tier } from '../../generated/prisma/client.js';
 import type { TierQualification, TierWindow } from '../../generated/prisma/enums.js';
+import { insertActivity } from '../ledger/activity-log.js';
 import { type PageArgs, paginate } from '../shared/pagination.js';
 import { allTiers } from './tiers.js';
 
@@ -185,13 +186,20 @@ export async function reevaluateTier(
              'active'::"MembershipStatus", 'earned'::"MembershipSource", ${at}::timestamptz, ${expiresAt?.toISOString() ?? null}::timestamptz
         FROM updated
       RETURNING id
-    ), act AS (
-      INSERT INTO activities
-        (id, merchant_id, customer_id, type, description, points_change, balance_after, status,
-         reference_kind, reference_id, occurred_at, created_at)
-      SELECT ${randomUUID()}::uuid, ${merchantId}::uuid, ${customerId}::uuid, 'tier_change', ${description},
-             0, points_balance, 'approved'::"ActivityStatus", 'tier', ${target.id}, ${at}::timestamptz, ${at}::timestamptz
-        FROM updated
+    ), act AS (${insertActivity(
+      {
+        id: randomUUID(),
+        merchantId,
+        customerId,
+        type: 'tier_change',
+        description,
+        pointsChange: 0,
+        balanceAfter: Prisma.sql`points_balance`,
+        reference: { kind: 'tier', id: target.id },
+        at,
+      },
+      Prisma.sql`updated`,
+    )}
       RETURNING id
     )
     SELECT started.id FROM started, act`;
