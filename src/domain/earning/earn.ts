@@ -1,9 +1,8 @@
-// The step every earning event shares: calculate with the customer's program, then take a
+// The step every earning event shares: calculate with the customer's earning program, then take a
 // limit slot for each limited rule that pays. A slot lost to a concurrent award means the
 // rule is used up, so the calculation is redone without it.
 // Rules, tier and boosters are judged when the event is recorded (what the estimate and
 // GET /booster-campaigns show then); limits count in the period the action happened in.
-import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Customer } from '../../generated/prisma/client.js';
 import type { CampaignType } from '../../generated/prisma/enums.js';
@@ -44,13 +43,3 @@ export function describeEarning(calculation: PointsCalculation): string {
     .map((e) => e.name)
     .join(', ');
 }
-
-// ---- input pieces shared by the event functions ----
-
-export const eventIdSchema = z.string().trim().min(1, 'is required').max(255);
-export const platformIdSchema = z.string().trim().min(1, 'is required').max(255);
-/** A Date (from the admin schema's DateTime scalar) or an ISO 8601 string. */
-export const timestampSchema = z
-  .union([z.date(), z.iso.datetime({ offset: true })])
-  .transform((v) => new Date(v))
-  .refine((d) => !Number.isNaN(d.getTime()), 'must be a valid time');

@@ -8,8 +8,8 @@ import { findCustomer } from '../customers/customers.js';
 import { applyPoints } from '../ledger/ledger.js';
 import { reevaluateTier } from '../tiers/standing.js';
 import { parseInput } from '../shared/validation.js';
-import { describeEarning, earn, eventIdSchema, platformIdSchema, timestampSchema } from '../earning/earn.js';
-import { claimEvent, processClaimed, stillProcessing } from './events.js';
+import { describeEarning, earn } from '../earning/earn.js';
+import { claimEvent, eventIdSchema, platformIdSchema, processClaimed, stillProcessing, timestampSchema } from './events.js';
 
 const activityInput = z.object({
   event_id: eventIdSchema,

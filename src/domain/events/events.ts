@@ -1,7 +1,8 @@
 // Platform events the engine has processed (EngineEvent): the idempotency record. An event
 // is claimed by inserting its row first (the unique (merchant, event_id) index wins any
 // race), then processed, then its result is stored on the row; a replay returns that
-// result and changes nothing.
+// result and changes nothing. Also the input fields every event shares.
+import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { AppError } from '../shared/errors.js';
@@ -74,3 +75,13 @@ export async function processClaimed<T extends object>(db: Db, claimIds: string[
   for (const id of claimIds) await storeResult(db, id, result);
   return result;
 }
+
+// ---- input fields shared by the events ----
+
+export const eventIdSchema = z.string().trim().min(1, 'is required').max(255);
+export const platformIdSchema = z.string().trim().min(1, 'is required').max(255);
+/** A Date (from the admin schema's DateTime scalar) or an ISO 8601 string. */
+export const timestampSchema = z
+  .union([z.date(), z.iso.datetime({ offset: true })])
+  .transform((v) => new Date(v))
+  .refine((d) => !Number.isNaN(d.getTime()), 'must be a valid time');

@@ -15,8 +15,17 @@ import { insertActivity } from '../ledger/activity-log.js';
 import { applyPoints, tryApplyPoints } from '../ledger/ledger.js';
 import { reevaluateTier } from '../tiers/standing.js';
 import { parseInput } from '../shared/validation.js';
-import { earn, eventIdSchema, platformIdSchema, timestampSchema } from '../earning/earn.js';
-import { claimEvent, processClaimed, releaseEvent, stillProcessing, storeResult } from './events.js';
+import { earn } from '../earning/earn.js';
+import {
+  claimEvent,
+  eventIdSchema,
+  platformIdSchema,
+  processClaimed,
+  releaseEvent,
+  stillProcessing,
+  storeResult,
+  timestampSchema,
+} from './events.js';
 import { completeReferral } from '../referrals/referrals.js';
 
 const orderInput = z.object({
