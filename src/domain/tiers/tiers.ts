@@ -61,22 +61,12 @@ export function allTiers(db: Db, merchantId: string) {
   return db.tier.findMany({ where: { merchantId }, orderBy: tierOrder });
 }
 
-/** `GET /tiers`: the tier ladder, lowest position first. */
+/** The tier ladder, lowest position first: `GET /tiers` and the admin API's list. */
 export function listTiers(db: Db, merchantId: string, args: PageArgs) {
   return paginate(
     args,
     (p) => db.tier.findMany({ where: { merchantId }, orderBy: tierOrder, ...p }),
     () => db.tier.count({ where: { merchantId } }),
-  );
-}
-
-/** Every tier, by position. */
-export function listAllTiers(db: Db, merchantId: string, args: PageArgs) {
-  const where = { merchantId };
-  return paginate(
-    args,
-    (p) => db.tier.findMany({ where, orderBy: [{ position: 'asc' }, { id: 'asc' }], ...p }),
-    () => db.tier.count({ where }),
   );
 }
 

@@ -1,7 +1,7 @@
 // VIP tiers: all of them by position, create, update. Tiers have no active flag: a tier
 // applies from its threshold (and the default tier to everyone below the first threshold).
 import type { Tier } from '../../generated/prisma/client.js';
-import { createTier, listAllTiers, updateTier } from '../../domain/tiers/tiers.js';
+import { createTier, listTiers, updateTier } from '../../domain/tiers/tiers.js';
 import { builder, listOf, pageArgs, provided } from './builder.js';
 import { TierQualificationEnum, TierWindowEnum } from './enums.js';
 
@@ -56,7 +56,7 @@ builder.queryFields((t) => ({
     type: listOf('Tier', TierRef),
     description: 'Every tier, by position',
     args: pageArgs,
-    resolve: (_root, args, ctx) => listAllTiers(ctx.db, ctx.merchantId, args),
+    resolve: (_root, args, ctx) => listTiers(ctx.db, ctx.merchantId, args),
   }),
 }));
 
