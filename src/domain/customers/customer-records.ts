@@ -5,7 +5,8 @@ import type { Db } from '../../db/client.js';
 import { customerIdsByEmail, findCustomerById } from './customers.js';
 import { type PageArgs, paginate } from '../shared/pagination.js';
 
-const withTier = { tier: { select: { id: true, name: true } } } as const;
+/** A customer as the API shows it: with its tier's id and name, loaded in the same query. */
+export const withTier = { tier: { select: { id: true, name: true } } } as const;
 
 export interface CustomerFilter extends PageArgs {
   customer_id?: string | null;

@@ -11,7 +11,7 @@ import { field } from '../shared/fields.js';
 import { type Patch, mergePatch, violatedUniqueIndex } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 import { reevaluateTier } from '../tiers/standing.js';
-import { customerProfile } from './customer-records.js';
+import { customerProfile, withTier } from './customer-records.js';
 import { customerIdsByEmail } from './customers.js';
 
 export const customerInput = z
@@ -27,9 +27,6 @@ export const customerInput = z
   })
   .strict();
 export type CustomerInput = z.infer<typeof customerInput>;
-
-/** Written customers are returned with their tier's id and name, as customer-records reads them. */
-const withTier = { tier: { select: { id: true, name: true } } } as const;
 
 // no 0/O or 1/I: codes are read aloud and typed by hand
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
