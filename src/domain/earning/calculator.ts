@@ -69,7 +69,8 @@ export interface PointsCalculation {
   breakdown: BreakdownEntry[];
 }
 
-const cents = (amount: number) => Math.round(amount * 100);
+/** An amount in whole cents: amounts are compared and summed in cents, free of float noise. */
+export const cents = (amount: number) => Math.round(amount * 100);
 
 /** Floors after trimming float noise (1.15 * 100 is 114.99999999999999, which earns 115). */
 const floorPoints = (x: number) => Math.floor(Math.round(x * 1e6) / 1e6);

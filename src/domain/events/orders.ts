@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Order } from '../../generated/prisma/client.js';
-import { cartSchema, checkCurrency } from '../earning/calculator.js';
+import { cartSchema, cents, checkCurrency } from '../earning/calculator.js';
 import { findCustomer } from '../customers/customers.js';
 import { notFound } from '../shared/errors.js';
 import { MAX_AMOUNT } from '../shared/limits.js';
@@ -186,8 +186,6 @@ export interface RefundResult {
   fully_refunded: boolean;
   replayed: boolean;
 }
-
-const cents = (amount: number) => Math.round(amount * 100);
 
 /** Points owed back once `refundedCents` of the order are refunded (floored, all at full refund). */
 function owedFor(order: Order, refundedCents: number, full: boolean): number {
