@@ -3,6 +3,7 @@
 // revocation made by another process (the CLI) holds on the very next request.
 import type { Db } from '../../db/client.js';
 import { AppError, notFound, validationError } from '../shared/errors.js';
+import { isUuid } from '../shared/records.js';
 import { type KeyType, customScopes, fullAccessScopes, readOnlyScopes } from './scopes.js';
 import { generateToken, hashToken, isWellFormed } from './tokens.js';
 
@@ -54,8 +55,7 @@ export async function listApiKeys(db: Db, merchantId: string) {
 }
 
 export async function revokeApiKey(db: Db, merchantId: string, id: string) {
-  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-  if (!uuid.test(id)) throw notFound('API key');
+  if (!isUuid(id)) throw notFound('API key');
   const key = await db.apiKey.findFirst({ where: { id, merchantId } });
   if (!key) throw notFound('API key');
   const revoked = key.revokedAt ?? (await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } })).revokedAt;
