@@ -6,6 +6,7 @@
 import type { Db } from '../../db/client.js';
 import type { Customer } from '../../generated/prisma/client.js';
 import type { CampaignType } from '../../generated/prisma/enums.js';
+import { type LedgerEntry, type LedgerResult, applyPoints } from '../ledger/ledger.js';
 import { type Cart, type PointsCalculation, calculatePoints } from './calculator.js';
 import { claimSlot } from './limits.js';
 import { limitedRules, loadEarningProgram } from './earning-program.js';
@@ -34,6 +35,16 @@ export async function earn(
       else program.usage[rule.id] = rule.limit.count;
     }
   }
+}
+
+/** Credits what an earning event earned through the ledger; nothing (null) when it earned nothing. */
+export async function creditEarned(
+  db: Db,
+  calculation: PointsCalculation,
+  entry: Omit<LedgerEntry, 'points' | 'source'>,
+): Promise<LedgerResult | null> {
+  if (calculation.points <= 0) return null;
+  return applyPoints(db, { ...entry, points: calculation.points, source: 'earning_rule' });
 }
 
 /** The names of what paid, for the customer's activity log. */

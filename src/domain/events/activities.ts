@@ -5,10 +5,9 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { CampaignType } from '../../generated/prisma/enums.js';
 import { findCustomer } from '../customers/customers.js';
-import { applyPoints } from '../ledger/ledger.js';
 import { reevaluateTier } from '../tiers/standing.js';
 import { parseInput } from '../shared/validation.js';
-import { describeEarning, earn } from '../earning/earn.js';
+import { creditEarned, describeEarning, earn } from '../earning/earn.js';
 import { claimEvent, eventIdSchema, platformIdSchema, processClaimed, stillProcessing, timestampSchema } from './events.js';
 
 const activityInput = z.object({
@@ -39,18 +38,13 @@ export async function recordActivity(db: Db, merchantId: string, raw: ActivityIn
   const at = input.occurred_at ?? new Date();
   const result = await processClaimed(db, [claim.id], async (): Promise<ActivityResult> => {
     const calculation = await earn(db, merchantId, customer, input.campaign_type, { subtotal: 0 }, at);
-    const tx =
-      calculation.points > 0
-        ? await applyPoints(db, {
-            merchantId,
-            customerId: customer.id,
-            points: calculation.points,
-            description: describeEarning(calculation),
-            source: 'earning_rule',
-            activityType: input.campaign_type,
-            reference: { kind: 'event', id: input.event_id },
-          })
-        : null;
+    const tx = await creditEarned(db, calculation, {
+      merchantId,
+      customerId: customer.id,
+      description: describeEarning(calculation),
+      activityType: input.campaign_type,
+      reference: { kind: 'event', id: input.event_id },
+    });
     return {
       event_id: input.event_id,
       customer_id: customer.platformId,

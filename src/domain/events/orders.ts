@@ -12,10 +12,10 @@ import { findCustomer } from '../customers/customers.js';
 import { notFound } from '../shared/errors.js';
 import { MAX_AMOUNT } from '../shared/limits.js';
 import { insertActivity } from '../ledger/activity-log.js';
-import { applyPoints, tryApplyPoints } from '../ledger/ledger.js';
+import { tryApplyPoints } from '../ledger/ledger.js';
 import { reevaluateTier } from '../tiers/standing.js';
 import { parseInput } from '../shared/validation.js';
-import { earn } from '../earning/earn.js';
+import { creditEarned, earn } from '../earning/earn.js';
 import {
   claimEvent,
   eventIdSchema,
@@ -122,18 +122,13 @@ export async function recordOrder(db: Db, merchantId: string, raw: OrderInput): 
     }
     try {
       const calculation = await earn(db, merchantId, customer, 'purchase', input, placedAt);
-      const tx =
-        calculation.points > 0
-          ? await applyPoints(db, {
-              merchantId,
-              customerId: customer.id,
-              points: calculation.points,
-              description: `Purchase: order ${input.order_id}`,
-              source: 'earning_rule',
-              activityType: 'purchase',
-              reference: { kind: 'order', id: input.order_id },
-            })
-          : null;
+      const tx = await creditEarned(db, calculation, {
+        merchantId,
+        customerId: customer.id,
+        description: `Purchase: order ${input.order_id}`,
+        activityType: 'purchase',
+        reference: { kind: 'order', id: input.order_id },
+      });
       orderId = order.id;
       return {
         order_id: input.order_id,
