@@ -90,19 +90,8 @@ export const rewardCodes = {
 
 const redeemInput = z.object({ reward_id: z.string().trim().min(1, 'is required') });
 
-interface RedemptionRow {
-  id: string;
-  code: string;
-  status: CustomerRewardStatus;
-  points_spent: number;
-  issued_at: Date;
-  expires_at: Date | null;
-  used_at: Date | null;
-  balance_after: number;
-  reward_id: string;
-  reward_name: string;
-  reward_type: RewardType;
-}
+/** The statement's row: the customer reward's own columns, flat with its reward's. */
+type RedemptionRow = Omit<Redemption, 'reward'> & { reward_id: string; reward_name: string; reward_type: RewardType };
 
 /** The one statement; no row when the reward is gone, the customer excluded or short of points. */
 async function redeemStatement(db: Db, customer: Customer, rewardId: string, code: string) {
