@@ -2,9 +2,9 @@
 // Full Access key, so the README's curl works at once.
 import type { Db } from '../../db/client.js';
 import { createApiKey } from '../../domain/access/api-keys.js';
-import { demoProgram } from './demo-program.js';
 import { createMerchant } from '../../domain/merchants/merchants.js';
 import { importProgram } from '../../domain/program-import/program-import.js';
+import { demoProgram } from './demo-program.js';
 
 export const DEMO_SLUG = 'demo';
 

@@ -2,8 +2,8 @@
 // each with its tier's id and name (the list loads them in the same query).
 // Also used by the admin API (src/schema/admin/customers.ts, customer-writes.ts).
 import type { Db } from '../../db/client.js';
-import { customerIdsByEmail, findCustomerById } from './customers.js';
 import { type PageArgs, paginate } from '../shared/pagination.js';
+import { customerIdsByEmail, findCustomerById } from './customers.js';
 
 /** A customer as the API shows it: with its tier's id and name, loaded in the same query. */
 export const withTier = { tier: { select: { id: true, name: true } } } as const;

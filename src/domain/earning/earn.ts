@@ -1,6 +1,6 @@
-// The step every earning event shares: calculate with the customer's earning program, then take a
-// limit slot for each limited rule that pays. A slot lost to a concurrent award means the
-// rule is used up, so the calculation is redone without it.
+// The step every earning event shares: calculate with the customer's earning program, then
+// take a limit slot for each limited rule that pays (a slot lost to a concurrent award means
+// the rule is used up, so the calculation is redone without it), then credit the result.
 // Rules, tier and boosters are judged when the event is recorded (what the estimate and
 // GET /booster-campaigns show then); limits count in the period the action happened in.
 import type { Db } from '../../db/client.js';
@@ -8,8 +8,8 @@ import type { Customer } from '../../generated/prisma/client.js';
 import type { CampaignType } from '../../generated/prisma/enums.js';
 import { type LedgerEntry, type LedgerResult, applyPoints } from '../ledger/ledger.js';
 import { type Cart, type PointsCalculation, calculatePoints } from './calculator.js';
-import { claimSlot } from './limits.js';
 import { limitedRules, loadEarningProgram } from './earning-program.js';
+import { claimSlot } from './limits.js';
 
 export async function earn(
   db: Db,

@@ -1,5 +1,5 @@
 // The points estimate (POST /points/estimate): what a cart would earn now, for a customer or
-// anonymously. It loads the program as an order would and runs the same calculator.
+// anonymously. It loads the earning program as an order would and runs the same calculator.
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { findCustomer } from '../customers/customers.js';

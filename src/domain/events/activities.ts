@@ -5,10 +5,17 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { CampaignType } from '../../generated/prisma/enums.js';
 import { findCustomer } from '../customers/customers.js';
-import { reevaluateTier } from '../tiers/standing.js';
-import { parseInput } from '../shared/validation.js';
 import { creditEarned, describeEarning, earn } from '../earning/earn.js';
-import { claimEvent, eventIdSchema, platformIdSchema, processClaimed, stillProcessing, timestampSchema } from './events.js';
+import { parseInput } from '../shared/validation.js';
+import { reevaluateTier } from '../tiers/standing.js';
+import {
+  claimEvent,
+  eventIdSchema,
+  platformIdSchema,
+  processClaimed,
+  stillProcessing,
+  timestampSchema,
+} from './events.js';
 
 const activityInput = z.object({
   event_id: eventIdSchema,

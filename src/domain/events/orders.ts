@@ -7,15 +7,16 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Order } from '../../generated/prisma/client.js';
-import { cartSchema, cents, checkCurrency } from '../earning/calculator.js';
 import { findCustomer } from '../customers/customers.js';
-import { notFound } from '../shared/errors.js';
-import { MAX_AMOUNT } from '../shared/limits.js';
+import { cartSchema, cents, checkCurrency } from '../earning/calculator.js';
+import { creditEarned, earn } from '../earning/earn.js';
 import { insertActivity } from '../ledger/activity-log.js';
 import { tryApplyPoints } from '../ledger/ledger.js';
-import { reevaluateTier } from '../tiers/standing.js';
+import { completeReferral } from '../referrals/referrals.js';
+import { notFound } from '../shared/errors.js';
+import { MAX_AMOUNT } from '../shared/limits.js';
 import { parseInput } from '../shared/validation.js';
-import { creditEarned, earn } from '../earning/earn.js';
+import { reevaluateTier } from '../tiers/standing.js';
 import {
   claimEvent,
   eventIdSchema,
@@ -26,7 +27,6 @@ import {
   storeResult,
   timestampSchema,
 } from './events.js';
-import { completeReferral } from '../referrals/referrals.js';
 
 const orderInput = z.object({
   event_id: eventIdSchema.nullish(),

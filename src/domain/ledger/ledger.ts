@@ -1,8 +1,8 @@
 // The points ledger. Every balance change is one SQL statement that updates the balance
-// conditionally and writes the transaction and its activity from the updated row, so a
-// balance always equals the sum of its transactions and concurrent debits can never
-// overdraw: under READ COMMITTED a second UPDATE re-checks the condition against the
-// row the first one committed. One statement, no interactive transaction
+// conditionally and writes the transaction and its activity (activity-log.ts) from the
+// updated row, so a balance always equals the sum of its transactions and concurrent debits
+// can never overdraw: under READ COMMITTED a second UPDATE re-checks the condition against
+// the row the first one committed. One statement, no interactive transaction
 // (prisma/prisma#30374). The CHECK constraint in the schema is the last line of defence.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';

@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Merchant } from '../../generated/prisma/client.js';
-import { AppError, notFound } from '../shared/errors.js';
 import { generateToken } from '../access/tokens.js';
+import { AppError, notFound } from '../shared/errors.js';
 import type { Patch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 

@@ -5,10 +5,10 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Customer, Referral } from '../../generated/prisma/client.js';
 import { customerIdsByEmail } from '../customers/customers.js';
-import { AppError, notFound } from '../shared/errors.js';
 import { tryApplyPoints } from '../ledger/ledger.js';
-import { reevaluateTier } from '../tiers/standing.js';
+import { AppError, notFound } from '../shared/errors.js';
 import { parseInput } from '../shared/validation.js';
+import { reevaluateTier } from '../tiers/standing.js';
 
 const referralInput = z.object({
   referrer_code: z.string().trim().min(1, 'is required').max(64),

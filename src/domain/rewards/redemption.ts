@@ -1,14 +1,14 @@
 // Customer rewards: what a customer holds, what it can redeem, and redeeming. A redemption is
-// one SQL statement (the style of ledger/ledger.ts): the conditional debit, its points transaction,
-// its activity and the issued code are written together or not at all, so concurrent
-// redemptions can never overdraw and a refused one leaves no trace.
+// one SQL statement (the style of ledger/ledger.ts): the conditional debit, its points
+// transaction, its activity and the issued code are written together or not at all, so
+// concurrent redemptions can never overdraw and a refused one leaves no trace.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { type Customer, Prisma } from '../../generated/prisma/client.js';
 import type { CustomerRewardStatus, RewardType } from '../../generated/prisma/enums.js';
-import { AppError, notFound } from '../shared/errors.js';
 import { insertActivity } from '../ledger/activity-log.js';
+import { AppError, notFound } from '../shared/errors.js';
 import { MAX_BALANCE } from '../shared/limits.js';
 import { type PageArgs, paginate, paginated, toPage } from '../shared/pagination.js';
 import { parseInput } from '../shared/validation.js';

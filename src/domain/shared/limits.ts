@@ -4,7 +4,10 @@
 /** The largest balance (and points earned or spent) a customer can have: PostgreSQL `integer`. */
 export const MAX_BALANCE = 2_147_483_647;
 
-/** The most points a configured value can be (a reward's cost, a referral's reward): a round billion, below MAX_BALANCE. */
+/**
+ * The most points a configured value can be (a reward's cost, a referral's reward): a round
+ * billion, under MAX_BALANCE.
+ */
 export const MAX_POINTS = 1_000_000_000;
 
 /**
