@@ -3,7 +3,7 @@
 // Also used by the admin API (src/schema/admin/customers.ts, customer-writes.ts).
 import type { Db } from '../../db/client.js';
 import { type PageArgs, paginate } from '../shared/pagination.js';
-import { customerIdsByEmail, findCustomerById } from './customers.js';
+import { customerIdsByEmail, findCustomerById, storable } from './customers.js';
 
 /** A customer as the API shows it: with its tier's id and name, loaded in the same query. */
 export const withTier = { tier: { select: { id: true, name: true } } } as const;
@@ -18,7 +18,7 @@ export function listCustomers(db: Db, merchantId: string, args: CustomerFilter) 
   const platformId = args.customer_id?.trim();
   const email = args.email?.trim();
   // PostgreSQL text cannot hold NUL, so no customer matches (and SQL would refuse the value)
-  if (`${platformId}${email}`.includes('\u0000')) return paginate(args, async () => [], async () => 0);
+  if (!storable(platformId) || !storable(email)) return paginate(args, async () => [], async () => 0);
   const where = async () => ({
     merchantId,
     ...(platformId ? { platformId } : {}),

@@ -23,7 +23,7 @@ export async function customerIdsByEmail(db: Db, merchantId: string, email: stri
 }
 
 /** PostgreSQL text cannot hold NUL: such an id names no customer (and must not reach SQL). */
-const storable = (s: string | undefined) => !s?.includes('\u0000');
+export const storable = (s: string | null | undefined) => !s?.includes('\u0000');
 
 /** The customer named by `customer_id` or `email` (422 if neither, 404 if unknown). */
 export async function findCustomer(db: Db, merchantId: string, ref: CustomerRef) {
