@@ -76,6 +76,6 @@ builder.queryFields((t) => ({
     description: 'Active earning rules, newest first. REST: GET /v1/earning-rules',
     authScopes: { scope: 'read:earning_rules' },
     args: { ...pageArgs, campaign_type: t.arg({ type: CampaignTypeEnum, required: false }) },
-    resolve: (_root, args, ctx) => listEarningRules(ctx.db, ctx.principal.merchantId, args),
+    resolve: (_root, args, ctx) => listEarningRules(ctx.db, ctx.principal.merchantId, args, { activeOnly: true }),
   }),
 }));

@@ -54,7 +54,7 @@ builder.queryFields((t) => ({
     description: 'Active rewards of the catalogue, newest first. REST: GET /v1/rewards',
     authScopes: { scope: 'read:rewards' },
     args: { ...pageArgs, reward_type: t.arg({ type: RewardTypeEnum, required: false }) },
-    resolve: (_root, args, ctx) => listRewards(ctx.db, ctx.principal.merchantId, args),
+    resolve: (_root, args, ctx) => listRewards(ctx.db, ctx.principal.merchantId, args, { activeOnly: true }),
   }),
   reward: t.field({
     type: RewardResult,

@@ -47,30 +47,21 @@ function earningRuleAsInput(r: EarningRule): Patch {
   };
 }
 
-/** The active rules, newest first. */
+/**
+ * Earning rules, newest first, optionally of one campaign type. `activeOnly`: the public list
+ * (active rules only); the admin API sees them all, optionally filtered by `is_active`.
+ */
 export function listEarningRules(
   db: Db,
   merchantId: string,
-  args: PageArgs & { campaign_type?: CampaignType | null },
-) {
-  const where = { merchantId, isActive: true, ...(args.campaign_type ? { campaignType: args.campaign_type } : {}) };
-  return paginate(
-    args,
-    (p) => db.earningRule.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...p }),
-    () => db.earningRule.count({ where }),
-  );
-}
-
-/** Every earning rule, active or not, newest first. */
-export function listAllEarningRules(
-  db: Db,
-  merchantId: string,
   args: PageArgs & { campaign_type?: CampaignType | null; is_active?: boolean | null },
+  { activeOnly }: { activeOnly: boolean },
 ) {
+  const isActive = activeOnly ? true : args.is_active;
   const where = {
     merchantId,
+    ...(isActive != null ? { isActive } : {}),
     ...(args.campaign_type ? { campaignType: args.campaign_type } : {}),
-    ...(args.is_active != null ? { isActive: args.is_active } : {}),
   };
   return paginate(
     args,

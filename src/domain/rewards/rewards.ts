@@ -58,26 +58,21 @@ function rewardAsInput(r: Reward): Patch {
   };
 }
 
-/** The catalogue: active rewards, newest first. */
-export function listRewards(db: Db, merchantId: string, args: PageArgs & { reward_type?: RewardType | null }) {
-  const where = { merchantId, isActive: true, ...(args.reward_type ? { rewardType: args.reward_type } : {}) };
-  return paginate(
-    args,
-    (p) => db.reward.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...p }),
-    () => db.reward.count({ where }),
-  );
-}
-
-/** Every reward, active or not, newest first. */
-export function listAllRewards(
+/**
+ * Rewards, newest first, optionally of one type. `activeOnly`: the catalogue (active rewards
+ * only); the admin API sees them all, optionally filtered by `is_active`.
+ */
+export function listRewards(
   db: Db,
   merchantId: string,
   args: PageArgs & { reward_type?: RewardType | null; is_active?: boolean | null },
+  { activeOnly }: { activeOnly: boolean },
 ) {
+  const isActive = activeOnly ? true : args.is_active;
   const where = {
     merchantId,
+    ...(isActive != null ? { isActive } : {}),
     ...(args.reward_type ? { rewardType: args.reward_type } : {}),
-    ...(args.is_active != null ? { isActive: args.is_active } : {}),
   };
   return paginate(
     args,

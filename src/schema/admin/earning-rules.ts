@@ -2,7 +2,7 @@
 import type { EarningRule } from '../../generated/prisma/client.js';
 import {
   createEarningRule,
-  listAllEarningRules,
+  listEarningRules,
   setEarningRuleActive,
   updateEarningRule,
 } from '../../domain/earning/earning-rules.js';
@@ -60,7 +60,7 @@ builder.queryFields((t) => ({
       campaign_type: t.arg({ type: CampaignTypeEnum }),
       is_active: t.arg.boolean({ description: 'Only active (true) or inactive (false) rules' }),
     },
-    resolve: (_root, args, ctx) => listAllEarningRules(ctx.db, ctx.merchantId, args),
+    resolve: (_root, args, ctx) => listEarningRules(ctx.db, ctx.merchantId, args, { activeOnly: false }),
   }),
 }));
 

@@ -1,6 +1,6 @@
 // Rewards: the whole catalogue (active or not), create, update, activate, deactivate.
 import type { Reward } from '../../generated/prisma/client.js';
-import { createReward, listAllRewards, setRewardActive, updateReward } from '../../domain/rewards/rewards.js';
+import { createReward, listRewards, setRewardActive, updateReward } from '../../domain/rewards/rewards.js';
 import { builder, listOf, pageArgs, provided } from './builder.js';
 import { RewardTypeEnum } from './enums.js';
 
@@ -59,7 +59,7 @@ builder.queryFields((t) => ({
       reward_type: t.arg({ type: RewardTypeEnum }),
       is_active: t.arg.boolean({ description: 'Only active (true) or inactive (false) rewards' }),
     },
-    resolve: (_root, args, ctx) => listAllRewards(ctx.db, ctx.merchantId, args),
+    resolve: (_root, args, ctx) => listRewards(ctx.db, ctx.merchantId, args, { activeOnly: false }),
   }),
 }));
 
