@@ -2,7 +2,7 @@
 // each with its tier's id and name (the list loads them in the same query).
 // Also used by the admin API (src/schema/admin/customers.ts, customer-writes.ts).
 import type { Db } from '../../db/client.js';
-import { type PageArgs, paginate } from '../shared/pagination.js';
+import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
 import { customerIdsByEmail, findCustomerById, storable } from './customers.js';
 
 /** A customer as the API shows it: with its tier's id and name, loaded in the same query. */
@@ -27,7 +27,7 @@ export function listCustomers(db: Db, merchantId: string, args: CustomerFilter) 
   return paginate(
     args,
     async (p) =>
-      db.customer.findMany({ where: await where(), include: withTier, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...p }),
+      db.customer.findMany({ where: await where(), include: withTier, orderBy: newestFirst, ...p }),
     // unfiltered, the total is the merchant's counter (kept by a trigger): no count over every customer
     async () =>
       platformId || email

@@ -6,7 +6,7 @@ import type { Db } from '../../db/client.js';
 import type { BoosterCampaign } from '../../generated/prisma/client.js';
 import { CampaignType } from '../../generated/prisma/enums.js';
 import { field } from '../shared/fields.js';
-import { type PageArgs, paginate } from '../shared/pagination.js';
+import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
 import { type Patch, dateOrNull, findOwn, mergePatch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 
@@ -66,7 +66,7 @@ export function listCurrentBoosters(db: Db, merchantId: string, args: PageArgs, 
   const where = currentBoostersWhere(merchantId, at);
   return paginate(
     args,
-    (p) => db.boosterCampaign.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...p }),
+    (p) => db.boosterCampaign.findMany({ where, orderBy: newestFirst, ...p }),
     () => db.boosterCampaign.count({ where }),
   );
 }

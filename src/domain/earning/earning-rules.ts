@@ -6,7 +6,7 @@ import type { Db } from '../../db/client.js';
 import type { EarningRule } from '../../generated/prisma/client.js';
 import { CampaignType } from '../../generated/prisma/enums.js';
 import { field } from '../shared/fields.js';
-import { type PageArgs, paginate } from '../shared/pagination.js';
+import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
 import { type Patch, findOwn, jsonOrNull, mergePatch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 import { conditionsSchema, earningRuleSchema } from './rule-config.js';
@@ -65,7 +65,7 @@ export function listEarningRules(
   };
   return paginate(
     args,
-    (p) => db.earningRule.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...p }),
+    (p) => db.earningRule.findMany({ where, orderBy: newestFirst, ...p }),
     () => db.earningRule.count({ where }),
   );
 }

@@ -2,7 +2,7 @@
 // the list, newest first by when it happened.
 import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { type PageArgs, paginate } from '../shared/pagination.js';
+import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
 
 /** A bound parameter, or SQL over the columns of the statement's `from` (Prisma.sql`points_balance`). */
 type Value = Prisma.Sql | string | number | Date | null;
@@ -50,7 +50,7 @@ export function listActivities(db: Db, merchantId: string, customerId: string, a
     (p) =>
       db.activity.findMany({
         where,
-        orderBy: [{ occurredAt: 'desc' }, { createdAt: 'desc' }, { id: 'desc' }],
+        orderBy: [{ occurredAt: 'desc' }, ...newestFirst],
         ...p,
       }),
     () => db.activity.count({ where }),

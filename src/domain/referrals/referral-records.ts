@@ -1,7 +1,7 @@
 // What the public API reads of referrals: a customer's referrals, as referrer
 // (DESIGN.md "Referral").
 import type { Db } from '../../db/client.js';
-import { type PageArgs, paginate } from '../shared/pagination.js';
+import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
 
 export function listReferrals(db: Db, merchantId: string, referrerId: string, args: PageArgs) {
   const where = { merchantId, referrerId };
@@ -12,7 +12,7 @@ export function listReferrals(db: Db, merchantId: string, referrerId: string, ar
         where,
         // the referee's platform id, in the same query
         include: { referee: { select: { platformId: true } } },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        orderBy: newestFirst,
         ...p,
       }),
     () => db.referral.count({ where }),

@@ -10,7 +10,7 @@ import type { CustomerRewardStatus, RewardType } from '../../generated/prisma/en
 import { insertActivity } from '../ledger/activity-log.js';
 import { AppError, notFound } from '../shared/errors.js';
 import { MAX_BALANCE } from '../shared/limits.js';
-import { type PageArgs, paginate, paginated, toPage } from '../shared/pagination.js';
+import { type PageArgs, newestFirst, paginate, paginated, toPage } from '../shared/pagination.js';
 import { parseInput } from '../shared/validation.js';
 import { findReward } from './rewards.js';
 
@@ -73,7 +73,7 @@ export async function listRedeemableRewards(db: Db, customer: Customer, args: Pa
   return paginate(
     args,
     (p) =>
-      db.reward.findMany({ where, orderBy: [{ pointsCost: 'asc' }, { createdAt: 'desc' }, { id: 'desc' }], ...p }),
+      db.reward.findMany({ where, orderBy: [{ pointsCost: 'asc' }, ...newestFirst], ...p }),
     () => db.reward.count({ where }),
   );
 }

@@ -6,7 +6,7 @@ import type { Db } from '../../db/client.js';
 import type { Prisma, Reward } from '../../generated/prisma/client.js';
 import { RewardType } from '../../generated/prisma/enums.js';
 import { field } from '../shared/fields.js';
-import { type PageArgs, paginate } from '../shared/pagination.js';
+import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
 import { type Patch, findOwn, mergePatch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 import { checkRewardRule } from './reward-rules.js';
@@ -76,7 +76,7 @@ export function listRewards(
   };
   return paginate(
     args,
-    (p) => db.reward.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...p }),
+    (p) => db.reward.findMany({ where, orderBy: newestFirst, ...p }),
     () => db.reward.count({ where }),
   );
 }

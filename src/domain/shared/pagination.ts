@@ -64,6 +64,9 @@ export function paginated<T>(page: Page, data: T[], total: number): Paginated<T>
   };
 }
 
+/** Lists are newest first unless said otherwise (DESIGN.md); ties go by id, so pages never overlap. */
+export const newestFirst = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
+
 /** Runs the page query and the count together. */
 export async function paginate<T>(
   args: PageArgs,
