@@ -23,6 +23,9 @@ const rule = (id: string, earningRule: unknown, conditions: unknown = null): Ear
 const perAmount = (value: number, per_amount: number) => ({ type: 'variable', value, per_amount });
 const fixed = (value: number) => ({ type: 'fixed', value });
 
+/** A breakdown entry of one of the rules above. */
+const fromRule = (id: string, points: number) => ({ source: 'earning_rule', id, name: `Rule ${id}`, points });
+
 const program = (over: Partial<EarningProgram> = {}): EarningProgram => ({
   earningRules: [],
   tierMultiplier: 1,
@@ -40,7 +43,7 @@ describe('per-amount rules round down', () => {
       points: 10,
       base_points: 10,
       bonus_points: 0,
-      breakdown: [{ source: 'earning_rule', id: 'a', name: 'Rule a', points: 10 }],
+      breakdown: [fromRule('a', 10)],
     });
     expect(points(p, { subtotal: 0.99 })).toBe(0);
   });
@@ -74,7 +77,7 @@ describe('tier multiplier', () => {
       base_points: 100,
       bonus_points: 50,
       breakdown: [
-        { source: 'earning_rule', id: 'a', name: 'Rule a', points: 100 },
+        fromRule('a', 100),
         { source: 'tier', id: 'gold', name: 'Gold', points: 50 },
       ],
     });
@@ -116,7 +119,7 @@ describe('boosters', () => {
       base_points: 100,
       bonus_points: 350,
       breakdown: [
-        { source: 'earning_rule', id: 'a', name: 'Rule a', points: 100 },
+        fromRule('a', 100),
         { source: 'tier', id: 'gold', name: 'Gold', points: 50 },
         { source: 'booster', id: 'x', name: 'Booster x', points: 150 },
         { source: 'booster', id: 'y', name: 'Booster y', points: 150 },
@@ -162,15 +165,17 @@ describe('conditions', () => {
     expect(calculatePoints(p, { subtotal: 100 }, NOW)).toMatchObject({ points: 70, base_points: 35, bonus_points: 35 });
   });
 
+  // 2 shoes at $49.99 and a hat at $145.52
+  const cart: Cart = {
+    subtotal: 245.5,
+    line_items: [
+      { product_id: 'shoe', quantity: 2, price: 49.99 },
+      { product_id: 'hat', quantity: 1, price: 145.52 },
+    ],
+  };
+
   it('product_ids count only the listed products of the line items', () => {
     const p = program({ earningRules: [rule('shoes', perAmount(2, 10), { product_ids: ['shoe'] })] });
-    const cart = {
-      subtotal: 245.5,
-      line_items: [
-        { product_id: 'shoe', quantity: 2, price: 49.99 },
-        { product_id: 'hat', quantity: 1, price: 145.52 },
-      ],
-    };
     // 2 × $49.99 = $99.98: 9 whole $10 × 2
     expect(points(p, cart)).toBe(18);
     // without line items nothing is known to be a listed product
@@ -180,13 +185,6 @@ describe('conditions', () => {
 
   it('excluded_product_ids leave out those line items; without line items the subtotal counts', () => {
     const p = program({ earningRules: [rule('a', perAmount(1, 1), { excluded_product_ids: ['hat'] })] });
-    const cart = {
-      subtotal: 245.5,
-      line_items: [
-        { product_id: 'shoe', quantity: 2, price: 49.99 },
-        { product_id: 'hat', quantity: 1, price: 145.52 },
-      ],
-    };
     expect(points(p, cart)).toBe(99);
     expect(points(p, { subtotal: 245.5 })).toBe(245);
     expect(points(p, { subtotal: 20, line_items: [{ product_id: 'hat', quantity: 1, price: 20 }] })).toBe(0);
@@ -237,8 +235,8 @@ describe('the breakdown', () => {
       base_points: 3,
       bonus_points: 0,
       breakdown: [
-        { source: 'earning_rule', id: 'a', name: 'Rule a', points: 1 },
-        { source: 'earning_rule', id: 'b', name: 'Rule b', points: 2 },
+        fromRule('a', 1),
+        fromRule('b', 2),
       ],
     });
   });
@@ -250,7 +248,7 @@ describe('the breakdown', () => {
       base_points: 1,
       bonus_points: 1,
       breakdown: [
-        { source: 'earning_rule', id: 'a', name: 'Rule a', points: 1 },
+        fromRule('a', 1),
         { source: 'tier', id: 't', name: 'T', points: 1 },
       ],
     });
