@@ -8,8 +8,8 @@ import pg from 'pg';
 import { createPrisma } from '../src/db/client.js';
 import { startEmbedded } from '../src/db/embedded.js';
 import { applyMigrations } from '../src/db/schema-engine.js';
-import { createApiKey } from '../src/domain/api-keys.js';
-import { createMerchant } from '../src/domain/merchants.js';
+import { createApiKey } from '../src/domain/access/api-keys.js';
+import { createMerchant } from '../src/domain/merchants/merchants.js';
 import type { Size } from './config.js';
 
 export const BENCH_DB = 'loyalty_bench';

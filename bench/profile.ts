@@ -31,7 +31,7 @@ const layers: [string, (f: CallFrame) => boolean][] = [
   ['Prisma pg adapter', (f) => /@prisma\/adapter-pg|@prisma\/driver-adapter-utils/.test(f.url)],
   ['pg driver (protocol, parsing rows)', (f) => /node_modules\/(pg|pg-protocol|pg-types|pg-pool|postgres-\w+)\//.test(f.url)],
   ['SOFA (REST → GraphQL)', (f) => /sofa-api|plugin-sofa|\/fets\//.test(f.url)],
-  ['scope checks (Pothos scope-auth)', (f) => /plugin-scope-auth/.test(f.url) || /src\/domain\/scopes/.test(f.url)],
+  ['scope checks (Pothos scope-auth)', (f) => /plugin-scope-auth/.test(f.url) || /src\/domain\/access\/scopes/.test(f.url)],
   ['Pothos (other plugins, resolver wrappers)', (f) => /@pothos\//.test(f.url)],
   ['GraphQL Armor (limits)', (f) => /graphql-armor/.test(f.url)],
   ['GraphQL execution (graphql-js, @graphql-tools/executor)', (f) => /node_modules\/(graphql|@graphql-tools\/executor)\//.test(f.url)],

@@ -5,7 +5,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { ConfigError, loadConfig } from './config.js';
 import { connect } from './db/database.js';
 import { findRunningEmbedded } from './db/embedded.js';
-import { bootstrapDemo } from './domain/bootstrap.js';
+import { bootstrapDemo } from './cli/seed/first-start.js';
 import { createApp } from './http/app.js';
 import { createLogger, flushLogger } from './http/logger.js';
 

@@ -4,10 +4,10 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Prisma } from '../src/generated/prisma/client.js';
 import type { CampaignType } from '../src/generated/prisma/enums.js';
-import { recordActivity } from '../src/domain/engine/activities.js';
-import { expirePoints } from '../src/domain/engine/expiry.js';
-import { recordOrder, refundOrder } from '../src/domain/engine/orders.js';
-import { recordReferral } from '../src/domain/engine/referrals.js';
+import { recordActivity } from '../src/domain/events/activities.js';
+import { expirePoints } from '../src/domain/ledger/expiry.js';
+import { recordOrder, refundOrder } from '../src/domain/events/orders.js';
+import { recordReferral } from '../src/domain/referrals/referrals.js';
 import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from './harness.js';
 
 let app: TestApp;

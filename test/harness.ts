@@ -7,8 +7,8 @@ import { afterAll } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createPrisma, type Db } from '../src/db/client.js';
 import { startEmbedded } from '../src/db/embedded.js';
-import { createApiKey, type CreateKeyInput } from '../src/domain/api-keys.js';
-import { createMerchant } from '../src/domain/merchants.js';
+import { createApiKey, type CreateKeyInput } from '../src/domain/access/api-keys.js';
+import { createMerchant } from '../src/domain/merchants/merchants.js';
 import { createApp } from '../src/http/app.js';
 import { SNAPSHOT } from './global-setup.js';
 
@@ -106,7 +106,7 @@ export async function newCustomer(app: TestApp, merchantId: string, opts: { cust
     },
   });
   if (opts.points) {
-    const { applyPoints } = await import('../src/domain/ledger.js');
+    const { applyPoints } = await import('../src/domain/ledger/ledger.js');
     await applyPoints(app.db, {
       merchantId,
       customerId: customer.id,

@@ -2,13 +2,13 @@
 // JSON-able result; src/cli/index.ts prints it (as text, or as one JSON document).
 import { readFile } from 'node:fs/promises';
 import type { Db } from '../db/client.js';
-import { createApiKey, listApiKeys, revokeApiKey } from '../domain/api-keys.js';
-import { demoProgram } from '../domain/demo-program.js';
-import { expirePoints } from '../domain/engine/expiry.js';
-import { validationError } from '../domain/errors.js';
-import { createMerchant, merchantBySlug, rotateAdminToken } from '../domain/merchants.js';
-import { importProgram } from '../domain/program-import.js';
-import type { KeyType } from '../domain/scopes.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../domain/access/api-keys.js';
+import { demoProgram } from './seed/demo-program.js';
+import { expirePoints } from '../domain/ledger/expiry.js';
+import { validationError } from '../domain/shared/errors.js';
+import { createMerchant, merchantBySlug, rotateAdminToken } from '../domain/merchants/merchants.js';
+import { importProgram } from '../domain/program-import/program-import.js';
+import { type KeyType, keyTypes } from '../domain/access/scopes.js';
 
 export class UsageError extends Error {}
 
@@ -30,8 +30,6 @@ function required(value: string | undefined, flag: string): string {
   if (!value) throw new UsageError(`missing --${flag}`);
   return value;
 }
-
-const keyTypes = ['full', 'read_only', 'custom'] as const;
 
 function parseScopeFlags(flags: string[] = []): Record<string, string> {
   const levels: Record<string, string> = {};
@@ -64,7 +62,7 @@ export const commands: Record<string, Command> = {
     text: (m) => `New admin token for ${m.slug} (shown once): ${m.admin_token}`,
   },
   'keys create': {
-    usage: 'keys create --merchant <slug> --type full|read_only|custom [--scope <name>=read|write]... [--name <label>]',
+    usage: `keys create --merchant <slug> --type ${keyTypes.join('|')} [--scope <name>=read|write]... [--name <label>]`,
     summary: 'Create an API key (prints the key once)',
     async run(db, { values }) {
       const type = required(values.type, 'type');

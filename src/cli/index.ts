@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { connect } from '../db/database.js';
-import { AppError } from '../domain/errors.js';
+import { AppError } from '../domain/shared/errors.js';
 import { commands, type Options, UsageError } from './commands.js';
 
 function help() {

@@ -7,9 +7,9 @@ import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos
 import SubGraphPlugin from '@pothos/plugin-sub-graph';
 import { GraphQLError } from 'graphql';
 import type { Db } from '../db/client.js';
-import type { Principal } from '../domain/api-keys.js';
-import { errorStatus } from '../domain/errors.js';
-import { type ScopeGrant, allows } from '../domain/scopes.js';
+import type { Principal } from '../domain/access/api-keys.js';
+import { errorStatus } from '../domain/shared/errors.js';
+import { type ScopeGrant, allows } from '../domain/access/scopes.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 

@@ -2,7 +2,7 @@
 // ({ data, meta: { pagination } } and { data }, spec 2.4), the page arguments, and how an
 // admin input drops the fields the client left out.
 import type { ObjectRef } from '@pothos/core';
-import type { Paginated, PaginationMeta } from '../domain/pagination.js';
+import type { Paginated, PaginationMeta } from '../domain/shared/pagination.js';
 import { builder } from './builder.js';
 
 type Ref<T> = ObjectRef<typeof builder.$inferSchemaTypes, T>;

@@ -6,7 +6,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
-import { errorStatus } from '../domain/errors.js';
+import { errorStatus } from '../domain/shared/errors.js';
 import { adminSchema } from '../graphql/admin.js';
 import type { Context } from '../graphql/builder.js';
 import { maskError, variableOf } from './errors.js';

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { AppError } from '../domain/errors.js';
+import { AppError } from '../domain/shared/errors.js';
 import { appErrorResponse } from './errors.js';
 
 export const DOCS_PATH = '/docs';

@@ -4,7 +4,7 @@
 // mapped in rest/error-handler.ts.
 import { GraphQLError } from 'graphql';
 import { isDatabaseUnavailable } from '../db/errors.js';
-import { AppError, type ErrorCode, type ErrorDetails, errorStatus } from '../domain/errors.js';
+import { AppError, type ErrorCode, type ErrorDetails, errorStatus } from '../domain/shared/errors.js';
 import type { Face } from './request-state.js';
 
 export interface ErrorBody {

@@ -7,7 +7,7 @@ import type { Db } from '../db/client.js';
 import { APPLIED_MIGRATIONS_SQL, unappliedOf } from '../db/schema-engine.js';
 import { registry } from '../observability/metrics.js';
 import { appErrorResponse } from './errors.js';
-import { AppError } from '../domain/errors.js';
+import { AppError } from '../domain/shared/errors.js';
 
 export const HEALTH_PATH = '/healthz';
 export const READY_PATH = '/readyz';

@@ -5,7 +5,7 @@
 // A request refused by validation, or failing with 5xx, stores nothing: it may be retried.
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/client.js';
-import { AppError } from '../domain/errors.js';
+import { AppError } from '../domain/shared/errors.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const TTL_MS = 24 * 3600_000;

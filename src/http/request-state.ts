@@ -2,7 +2,7 @@
 // Yoga's server context: one object per request, which Yoga's GraphQL context and SOFA's
 // context are (or inherit from). It is never keyed by the Request, which the body plugin
 // replaces once it has read the body.
-import type { Principal } from '../domain/api-keys.js';
+import type { Principal } from '../domain/access/api-keys.js';
 import type { MatchedRoute } from './rest/routes.js';
 
 /** Which face a request is for: it decides the shape of a refusal and which checks apply. */

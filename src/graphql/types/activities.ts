@@ -1,6 +1,6 @@
 // The activity log: GET /customers/activities.
-import { listActivities } from '../../domain/activity-log.js';
-import { findCustomer } from '../../domain/customers.js';
+import { listActivities } from '../../domain/ledger/activity-log.js';
+import { findCustomer } from '../../domain/customers/customers.js';
 import { builder } from '../builder.js';
 import { customerRefArgs } from './customers.js';
 import { ActivityStatusEnum } from '../enums.js';

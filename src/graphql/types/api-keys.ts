@@ -2,10 +2,10 @@
 // per scope No Access / Read / Read-Write), list, revoke. Scopes are fixed at creation:
 // there is no update; a change is a new key and the old one revoked.
 import { z } from 'zod';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/api-keys.js';
-import { notFound, validationError } from '../../domain/errors.js';
-import { type ScopeName, scopeLevels, scopeNames } from '../../domain/scopes.js';
-import { parseInput } from '../../domain/validation.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/access/api-keys.js';
+import { notFound, validationError } from '../../domain/shared/errors.js';
+import { type KeyType, type ScopeName, keyTypes, scopeLevels, scopeNames } from '../../domain/access/scopes.js';
+import { parseInput } from '../../domain/shared/validation.js';
 import { builder } from '../builder.js';
 import { ApiKeyTypeEnum } from '../enums.js';
 
@@ -42,7 +42,7 @@ const ApiKeyScopeRef = builder.objectRef<{ scope: ScopeName; access: Access }>('
 interface KeyView {
   id: string;
   name: string;
-  type: 'full' | 'read_only' | 'custom';
+  type: KeyType;
   prefix: string;
   scopes: string[];
   created_at: Date;
@@ -96,7 +96,7 @@ const ApiKeyScopeInput = builder.inputType('ApiKeyScopeInput', {
 });
 
 const createKeyArgs = z.object({
-  type: z.enum(['full', 'read_only', 'custom']),
+  type: z.enum(keyTypes),
   name: z.string().trim().max(200, 'must be at most 200 characters').nullish(),
   scopes: z.array(z.object({ scope: z.string(), access: z.string() })).max(50).nullish(),
 });

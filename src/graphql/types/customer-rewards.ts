@@ -1,14 +1,8 @@
 // Customer rewards: GET /customers/rewards, GET /customers/rewards/redeemable,
 // POST /customers/rewards/redeem (DESIGN.md "Customer reward", "Redeem").
 import type { ObjectFieldBuilder } from '@pothos/core';
-import { findCustomer } from '../../domain/customers.js';
-import {
-  type CustomerRewardRecord,
-  type Redemption,
-  listCustomerRewards,
-  listRedeemableRewards,
-  redeemReward,
-} from '../../domain/redemption.js';
+import { findCustomer } from '../../domain/customers/customers.js';
+import { type CustomerRewardRecord, type Redemption, listCustomerRewards, listRedeemableRewards, redeemReward } from '../../domain/rewards/redemption.js';
 import { builder } from '../builder.js';
 import { customerRefArgs } from './customers.js';
 import { CustomerRewardStatusEnum, RewardTypeEnum } from '../enums.js';

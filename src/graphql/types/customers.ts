@@ -1,10 +1,10 @@
 // Customers. Public: GET /customers, GET /customers/{id}, GET /customers/balance. Admin: look
 // up, create (a referral_code is generated when absent), update. Points never change here:
 // balances move only through the ledger (events, adjustments).
-import { type Balance, balanceOf } from '../../domain/balances.js';
-import { type CustomerProfile, customerProfile, listCustomers } from '../../domain/customer-records.js';
-import { createCustomer, updateCustomer } from '../../domain/customer-writes.js';
-import { findCustomer } from '../../domain/customers.js';
+import { type Balance, balanceOf } from '../../domain/ledger/balances.js';
+import { type CustomerProfile, customerProfile, listCustomers } from '../../domain/customers/customer-records.js';
+import { createCustomer, updateCustomer } from '../../domain/customers/customer-writes.js';
+import { findCustomer } from '../../domain/customers/customers.js';
 import { builder } from '../builder.js';
 import { CustomerStatusEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';

@@ -1,13 +1,8 @@
 // Earning rules ("ways to earn"). Public: GET /earning-rules (spec 2.1, 4.3), the active ones.
 // Admin: all of them (active or not), create, update, activate, deactivate.
-import type { EarningConditions, EarningRuleConfig } from '../../domain/earning-rules.js';
-import { listEarningRules } from '../../domain/earning-rules.js';
-import {
-  createEarningRule,
-  listAllEarningRules,
-  setEarningRuleActive,
-  updateEarningRule,
-} from '../../domain/program.js';
+import type { EarningConditions, EarningRuleConfig } from '../../domain/earning/rule-config.js';
+import { listEarningRules } from '../../domain/earning/earning-rules.js';
+import { createEarningRule, setEarningRuleActive, updateEarningRule } from '../../domain/earning/earning-rules.js';
 import { builder } from '../builder.js';
 import { CampaignTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided } from '../envelopes.js';
@@ -123,7 +118,7 @@ builder.queryFields((t) => ({
     description: 'Active earning rules, newest first. REST: GET /v1/earning-rules',
     authScopes: { scope: 'read:earning_rules' },
     args: { ...pageArgs, campaign_type: t.arg({ type: CampaignTypeEnum, required: false }) },
-    resolve: (_root, args, ctx) => listEarningRules(ctx.db, ctx.merchantId, args),
+    resolve: (_root, args, ctx) => listEarningRules(ctx.db, ctx.merchantId, args, { activeOnly: true }),
   }),
   admin_earning_rules: t.field({
     subGraphs: ['admin'],
@@ -134,7 +129,7 @@ builder.queryFields((t) => ({
       campaign_type: t.arg({ type: CampaignTypeEnum }),
       is_active: t.arg.boolean({ description: 'Only active (true) or inactive (false) rules' }),
     },
-    resolve: (_root, args, ctx) => listAllEarningRules(ctx.db, ctx.merchantId, args),
+    resolve: (_root, args, ctx) => listEarningRules(ctx.db, ctx.merchantId, args, { activeOnly: false }),
   }),
 }));
 

@@ -1,6 +1,7 @@
 // Points estimate: POST /points/estimate (DESIGN.md "Points estimate"). The answer comes
 // from the calculator that awards real orders, so it equals what the order will earn.
-import { type BreakdownEntry, estimatePoints } from '../../domain/calculator.js';
+import { type BreakdownEntry } from '../../domain/earning/calculator.js';
+import { estimatePoints } from '../../domain/earning/estimate.js';
 import { builder } from '../builder.js';
 import { resultOf } from '../envelopes.js';
 

@@ -1,9 +1,9 @@
 // Engine events: what happens on the e-commerce platform (orders, refunds, other actions,
 // referrals), recorded by the merchant's integration. Each is idempotent on its event id
 // (orders also on their order id): a replay answers the first result with replayed: true.
-import { type ActivityResult, recordActivity } from '../../domain/engine/activities.js';
-import { type OrderResult, type RefundResult, recordOrder, refundOrder } from '../../domain/engine/orders.js';
-import { type ReferralResult, recordReferral } from '../../domain/engine/referrals.js';
+import { type ActivityResult, recordActivity } from '../../domain/events/activities.js';
+import { type OrderResult, type RefundResult, recordOrder, refundOrder } from '../../domain/events/orders.js';
+import { type ReferralResult, recordReferral } from '../../domain/referrals/referrals.js';
 import { builder } from '../builder.js';
 import { CampaignTypeEnum, ReferralStatusEnum } from '../enums.js';
 import { provided } from '../envelopes.js';

@@ -1,7 +1,7 @@
 // The merchant (shop) itself: its identity and program-wide settings.
 import type { Merchant } from '../../generated/prisma/client.js';
-import { notFound } from '../../domain/errors.js';
-import { updateMerchantSettings } from '../../domain/program.js';
+import { notFound } from '../../domain/shared/errors.js';
+import { updateMerchantSettings } from '../../domain/merchants/merchants.js';
 import { builder } from '../builder.js';
 
 const MerchantRef = builder.objectRef<Merchant>('Merchant').implement({

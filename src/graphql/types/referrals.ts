@@ -1,10 +1,10 @@
 // Referrals. Public: GET /customers/referrals and GET /referrals/program. Admin: the merchant's
 // one referral program, read and set (create or replace).
-import { findCustomer } from '../../domain/customers.js';
-import { AppError } from '../../domain/errors.js';
-import { getReferralProgram, setReferralProgram } from '../../domain/program.js';
-import { type ReferralRecord, listReferrals } from '../../domain/referral-records.js';
-import type { RewardRule } from '../../domain/rewards.js';
+import { findCustomer } from '../../domain/customers/customers.js';
+import { AppError } from '../../domain/shared/errors.js';
+import { getReferralProgram, setReferralProgram } from '../../domain/referrals/referral-program.js';
+import { type ReferralRecord, listReferrals } from '../../domain/referrals/referral-records.js';
+import type { RewardRule } from '../../domain/rewards/reward-rules.js';
 import type { ReferralProgram } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
 import { ReferralStatusEnum, RewardTypeEnum } from '../enums.js';

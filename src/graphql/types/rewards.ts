@@ -1,7 +1,8 @@
 // Reward catalogue. Public: GET /rewards, GET /rewards/{id} (spec 2.2, 4.4). Admin: the whole
 // catalogue (active or not), create, update, activate, deactivate.
-import { createReward, listAllRewards, setRewardActive, updateReward } from '../../domain/program.js';
-import { findReward, listRewards, type RewardRule } from '../../domain/rewards.js';
+import { createReward, setRewardActive, updateReward } from '../../domain/rewards/rewards.js';
+import { findReward, listRewards } from '../../domain/rewards/rewards.js';
+import { type RewardRule } from '../../domain/rewards/reward-rules.js';
 import { builder } from '../builder.js';
 import { RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
@@ -88,7 +89,7 @@ builder.queryFields((t) => ({
     description: 'Active rewards of the catalogue, newest first. REST: GET /v1/rewards',
     authScopes: { scope: 'read:rewards' },
     args: { ...pageArgs, reward_type: t.arg({ type: RewardTypeEnum, required: false }) },
-    resolve: (_root, args, ctx) => listRewards(ctx.db, ctx.merchantId, args),
+    resolve: (_root, args, ctx) => listRewards(ctx.db, ctx.merchantId, args, { activeOnly: true }),
   }),
   reward: t.field({
     subGraphs: ['public'],
@@ -96,7 +97,7 @@ builder.queryFields((t) => ({
     description: 'One active reward. REST: GET /v1/rewards/{id}',
     authScopes: { scope: 'read:rewards' },
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => ({ data: await findReward(ctx.db, ctx.merchantId, String(args.id)) }),
+    resolve: async (_root, args, ctx) => ({ data: await findReward(ctx.db, ctx.merchantId, String(args.id), { activeOnly: true }) }),
   }),
   admin_rewards: t.field({
     subGraphs: ['admin'],
@@ -107,7 +108,7 @@ builder.queryFields((t) => ({
       reward_type: t.arg({ type: RewardTypeEnum }),
       is_active: t.arg.boolean({ description: 'Only active (true) or inactive (false) rewards' }),
     },
-    resolve: (_root, args, ctx) => listAllRewards(ctx.db, ctx.merchantId, args),
+    resolve: (_root, args, ctx) => listRewards(ctx.db, ctx.merchantId, args, { activeOnly: false }),
   }),
 }));
 

@@ -1,9 +1,10 @@
 // VIP tiers. Public: GET /tiers, GET /customers/tiers, GET /customers/memberships. Admin: all
 // of them by position, create, update. Tiers have no active flag: a tier applies from its
 // threshold (and the default tier to everyone below the first threshold).
-import { findCustomer } from '../../domain/customers.js';
-import { createTier, listAllTiers, updateTier } from '../../domain/program.js';
-import { type CustomerTierStatus, customerTierStatus, listMemberships, listTiers } from '../../domain/tiers.js';
+import { findCustomer } from '../../domain/customers/customers.js';
+import { createTier, updateTier } from '../../domain/tiers/tiers.js';
+import { type CustomerTierStatus, customerTierStatus, listMemberships } from '../../domain/tiers/standing.js';
+import { listTiers } from '../../domain/tiers/tiers.js';
 import { builder } from '../builder.js';
 import { customerRefArgs } from './customers.js';
 import { MembershipSourceEnum, MembershipStatusEnum, TierQualificationEnum, TierWindowEnum } from '../enums.js';
@@ -118,7 +119,7 @@ builder.queryFields((t) => {
       type: TierList,
       description: 'Every tier, by position',
       args: pageArgs,
-      resolve: (_root, args, ctx) => listAllTiers(ctx.db, ctx.merchantId, args),
+      resolve: (_root, args, ctx) => listTiers(ctx.db, ctx.merchantId, args),
     }),
     customer_tier: t.field({
       subGraphs: ['public'],

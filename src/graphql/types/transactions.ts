@@ -1,9 +1,9 @@
 // Points transactions: GET and POST /customers/transactions (spec 2.3, 4.2).
 import { z } from 'zod';
-import { findCustomer } from '../../domain/customers.js';
-import { applyPoints } from '../../domain/ledger.js';
-import { listTransactions } from '../../domain/points-history.js';
-import { parseInput } from '../../domain/validation.js';
+import { findCustomer } from '../../domain/customers/customers.js';
+import { applyPoints } from '../../domain/ledger/ledger.js';
+import { listTransactions } from '../../domain/ledger/points-history.js';
+import { parseInput } from '../../domain/shared/validation.js';
 import { builder } from '../builder.js';
 import { customerRefArgs } from './customers.js';
 import { TransactionSourceEnum, TransactionTypeEnum } from '../enums.js';

@@ -5,8 +5,8 @@
 // is logged (never the token).
 import type { Plugin } from 'graphql-yoga';
 import type { Db } from '../../db/client.js';
-import { AppError } from '../../domain/errors.js';
-import { hashToken, isWellFormed } from '../../domain/tokens.js';
+import { AppError } from '../../domain/shared/errors.js';
+import { hashToken, isWellFormed } from '../../domain/access/tokens.js';
 import { rateLimited } from '../../observability/metrics.js';
 import { refusal } from '../errors.js';
 import type { Logger } from '../logger.js';

@@ -2,7 +2,7 @@
 // scopes), or 401 invalid_token. The OpenAPI document and paths that are neither REST nor
 // GraphQL need no key.
 import type { Plugin } from 'graphql-yoga';
-import type { KeyAuthenticator } from '../../domain/key-cache.js';
+import type { KeyAuthenticator } from '../../domain/access/key-cache.js';
 import { checkRequest } from './checks.js';
 
 export function useApiKeyAuth(keys: KeyAuthenticator): Plugin {

@@ -3,7 +3,7 @@
 // cannot store (422, naming the fields that hold it). The rest of the pipeline gets a
 // request that holds the body, since the original stream is consumed.
 import type { Plugin } from 'graphql-yoga';
-import { AppError, type ErrorDetails, validationError } from '../../domain/errors.js';
+import { AppError, type ErrorDetails, validationError } from '../../domain/shared/errors.js';
 import { checkRequest } from './checks.js';
 
 const JSON_TYPE = /^application\/(.+\+)?json\b/i;

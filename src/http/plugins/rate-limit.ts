@@ -2,7 +2,7 @@
 // rate_limited with Retry-After over a limit, and the IETF RateLimit-Policy / RateLimit
 // headers on every admitted answer.
 import type { Plugin } from 'graphql-yoga';
-import { AppError } from '../../domain/errors.js';
+import { AppError } from '../../domain/shared/errors.js';
 import { rateLimited } from '../../observability/metrics.js';
 import { refusal } from '../errors.js';
 import type { RateLimiter } from '../rate-limiter.js';

@@ -1,7 +1,7 @@
 // REST: a route's arguments checked before SOFA runs, which would coerce them without naming
 // the failing one; 422 validation_error with the failing fields instead.
 import type { Plugin } from 'graphql-yoga';
-import { validationError } from '../../domain/errors.js';
+import { validationError } from '../../domain/shared/errors.js';
 import { checkRestArguments } from '../rest/arguments.js';
 import { checkRequest } from './checks.js';
 

@@ -2,7 +2,7 @@
 // v1 routes (404 not_found, or 405 method_not_allowed with Allow); the OpenAPI document is
 // public. The later plugins act on `state.face` and, for REST, on `state.route`.
 import type { Plugin } from 'graphql-yoga';
-import { AppError } from '../../domain/errors.js';
+import { AppError } from '../../domain/shared/errors.js';
 import { appErrorResponse } from '../errors.js';
 import type { RouteMatcher } from '../rest/routes.js';
 import { checkRequest } from './checks.js';

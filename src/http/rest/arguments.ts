@@ -4,7 +4,7 @@
 // to their JSON type (a number is not a string), as GraphQL variables are.
 import { type GraphQLField, getNamedType, isNonNullType, isScalarType, GraphQLBoolean } from 'graphql';
 import { parse as parseQueryString } from 'qs';
-import type { ErrorDetails } from '../../domain/errors.js';
+import type { ErrorDetails } from '../../domain/shared/errors.js';
 
 /** `text` is the request body (empty for GET); returns the failing fields, or null. */
 export function checkRestArguments(

@@ -1,7 +1,7 @@
 // SOFA's error handler: REST failures as our envelope. The first error decides the status;
 // GraphQL's argument errors (SOFA names no field) become 422 validation_error.
 import { GraphQLError } from 'graphql';
-import { AppError, type ErrorDetails, errorStatus } from '../../domain/errors.js';
+import { AppError, type ErrorDetails, errorStatus } from '../../domain/shared/errors.js';
 import { appErrorResponse, errorResponse, isCode, variableOf } from '../errors.js';
 import type { Logger } from '../logger.js';
 

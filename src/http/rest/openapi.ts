@@ -3,7 +3,7 @@
 // statuses, the Idempotency-Key header, and which POST arguments go in the query string.
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { errorStatus } from '../../domain/errors.js';
+import { errorStatus } from '../../domain/shared/errors.js';
 import { requestState } from '../request-state.js';
 import { routeMatcher } from './routes.js';
 

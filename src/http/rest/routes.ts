@@ -1,7 +1,7 @@
 // The REST v1 surface (spec 4.1): each spec path is one root field of the public schema,
 // served by SOFA. This table is the only place that names REST paths.
 import type { GraphQLField, GraphQLSchema } from 'graphql';
-import type { ScopeGrant } from '../../domain/scopes.js';
+import type { ScopeGrant } from '../../domain/access/scopes.js';
 
 export interface RestRoute {
   field: `${'Query' | 'Mutation'}.${string}`;

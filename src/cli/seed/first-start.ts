@@ -1,0 +1,17 @@
+// First start on an empty embedded database: a demo merchant with a demo program and a
+// Full Access key, so the README's curl works at once.
+import type { Db } from '../../db/client.js';
+import { createApiKey } from '../../domain/access/api-keys.js';
+import { createMerchant } from '../../domain/merchants/merchants.js';
+import { importProgram } from '../../domain/program-import/program-import.js';
+import { demoProgram } from './demo-program.js';
+
+export const DEMO_SLUG = 'demo';
+
+export async function bootstrapDemo(db: Db) {
+  if ((await db.merchant.count()) > 0) return null;
+  const merchant = await createMerchant(db, { slug: DEMO_SLUG, name: 'Demo Shop' });
+  await importProgram(db, merchant.id, demoProgram());
+  const key = await createApiKey(db, { merchantId: merchant.id, type: 'full', name: 'Demo key' });
+  return { slug: merchant.slug, key: key.key, admin_token: merchant.admin_token };
+}

@@ -1,0 +1,104 @@
+// API keys (spec section 5): created with fixed scopes, shown once, stored as a hash,
+// revoked immediately. Requests authenticate through key-cache.ts, which keeps revocation
+// immediate across processes.
+import type { Db } from '../../db/client.js';
+import { AppError, notFound, validationError } from '../shared/errors.js';
+import { isUuid } from '../shared/records.js';
+import { type KeyType, customScopes, fullAccessScopes, readOnlyScopes } from './scopes.js';
+import { generateToken, hashToken, isWellFormed } from './tokens.js';
+
+export interface Principal {
+  keyId: string;
+  merchantId: string;
+  scopes: string[];
+}
+
+export interface CreateKeyInput {
+  merchantId: string;
+  type: KeyType;
+  name?: string;
+  /** For custom keys: scope name → none | read | write. */
+  levels?: Record<string, string>;
+}
+
+export function scopesFor(type: KeyType, levels: Record<string, string> = {}): string[] {
+  if (type === 'full') return fullAccessScopes();
+  if (type === 'read_only') return readOnlyScopes();
+  const result = customScopes(levels);
+  if ('errors' in result) throw validationError({ scopes: result.errors });
+  if (result.grants.length === 0) throw validationError({ scopes: ['a custom key needs at least one scope'] });
+  return result.grants;
+}
+
+export async function createApiKey(db: Db, input: CreateKeyInput) {
+  const scopes = scopesFor(input.type, input.levels);
+  const { token, hash, prefix } = generateToken('api_key');
+  const name = input.name?.trim() || `${input.type} key`;
+  const row = await db.apiKey.create({
+    data: { merchantId: input.merchantId, name, type: input.type, prefix, hash, scopes },
+  });
+  return { id: row.id, key: token, name: row.name, type: row.type, prefix, scopes, created_at: row.createdAt };
+}
+
+export async function listApiKeys(db: Db, merchantId: string) {
+  const rows = await db.apiKey.findMany({ where: { merchantId }, orderBy: { createdAt: 'desc' } });
+  return rows.map((k) => ({
+    id: k.id,
+    name: k.name,
+    type: k.type,
+    prefix: k.prefix,
+    scopes: k.scopes,
+    created_at: k.createdAt,
+    last_used_at: k.lastUsedAt,
+    revoked_at: k.revokedAt,
+  }));
+}
+
+export async function revokeApiKey(db: Db, merchantId: string, id: string) {
+  if (!isUuid(id)) throw notFound('API key');
+  const key = await db.apiKey.findFirst({ where: { id, merchantId } });
+  if (!key) throw notFound('API key');
+  const revoked = key.revokedAt ?? (await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } })).revokedAt;
+  // this process's caches forget the key now; other processes hear of it from the database
+  for (const forget of keyRevokedHere) forget(key.hash);
+  return { id, revoked_at: revoked };
+}
+
+const keyRevokedHere = new Set<(hash: string) => void>();
+
+/** Calls `forget` with the hash of every key this process revokes; returns the unsubscribe. */
+export function onKeyRevokedHere(forget: (hash: string) => void): () => void {
+  keyRevokedHere.add(forget);
+  return () => keyRevokedHere.delete(forget);
+}
+
+const invalidToken = () => new AppError('invalid_token', 'The API key is invalid or revoked');
+
+// last_used_at is informative; writing it on every request would double the cost of reads
+const LAST_USED_RESOLUTION_MS = 60_000;
+const lastUsedWritten = new Map<string, number>();
+
+/** The hash of the API key in `Authorization: Bearer <key>`; a malformed key is 401 before the database is asked. */
+export function bearerKeyHash(header: string | null): string {
+  const token = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+  if (!token || !isWellFormed('api_key', token)) throw invalidToken();
+  return hashToken(token);
+}
+
+/** The merchant and scopes of the key with this hash, or 401 for an unknown or revoked key. */
+export async function principalByHash(db: Db, hash: string): Promise<Principal> {
+  const key = await db.apiKey.findUnique({
+    where: { hash },
+    select: { id: true, merchantId: true, scopes: true, revokedAt: true },
+  });
+  if (!key || key.revokedAt) throw invalidToken();
+  return { keyId: key.id, merchantId: key.merchantId, scopes: key.scopes };
+}
+
+/** Records that a key was used (at most once a minute per key and process). */
+export function noteKeyUse(db: Db, keyId: string) {
+  const now = Date.now();
+  if ((lastUsedWritten.get(keyId) ?? 0) >= now - LAST_USED_RESOLUTION_MS) return;
+  lastUsedWritten.set(keyId, now);
+  db.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: new Date(now) } }).catch(() => {});
+}

@@ -1,0 +1,58 @@
+// Authenticating API keys without a database round trip per request. Each process keeps the
+// principals of the keys it has seen; a trigger NOTIFYs every instance on the database when
+// a key is revoked, changed or deleted (migration auth_notifications), and each drops that
+// key at once. While the notification feed is down nothing is cached, so a revocation can
+// never be missed; without a feed (no database URL) every request asks the database. A key
+// revoked in this very process is forgotten before the revocation returns.
+import { type NotificationFeed, listenTo } from '../../db/notifications.js';
+import type { Db } from '../../db/client.js';
+import { type Principal, bearerKeyHash, noteKeyUse, onKeyRevokedHere, principalByHash } from './api-keys.js';
+
+export const AUTH_CHANNEL = 'loyalty_auth';
+const MAX_KEYS = 10_000;
+
+export interface KeyAuthenticator {
+  authenticate(header: string | null): Promise<Principal>;
+  close(): Promise<void>;
+}
+
+export function keyAuthenticator(db: Db, databaseUrl?: string): KeyAuthenticator {
+  const cache = new Map<string, Principal>();
+  // bumped by every invalidation: a lookup that started before one must not fill the cache
+  let generation = 0;
+  const forget = (hash: string) => {
+    generation++;
+    cache.delete(hash);
+  };
+  const feed: NotificationFeed | undefined = databaseUrl
+    ? listenTo(databaseUrl, AUTH_CHANNEL, {
+        onMessage: forget,
+        onReset: () => {
+          generation++;
+          cache.clear();
+        },
+      })
+    : undefined;
+  const unsubscribe = onKeyRevokedHere(forget);
+
+  return {
+    async authenticate(header) {
+      const hash = bearerKeyHash(header);
+      let principal = feed?.live ? cache.get(hash) : undefined;
+      if (!principal) {
+        const seen = generation;
+        principal = await principalByHash(db, hash);
+        if (feed?.live && seen === generation) {
+          if (cache.size >= MAX_KEYS) cache.delete(cache.keys().next().value!);
+          cache.set(hash, principal);
+        }
+      }
+      noteKeyUse(db, principal.keyId);
+      return principal;
+    },
+    async close() {
+      unsubscribe();
+      await feed?.close();
+    },
+  };
+}

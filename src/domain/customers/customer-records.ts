@@ -1,0 +1,48 @@
+// Customer profiles (DESIGN.md "Customer"): the list with its filters and one customer,
+// each with its tier's id and name (the list loads them in the same query).
+// Also used by the admin API (src/graphql/types/customers.ts, customer-writes.ts).
+import type { Db } from '../../db/client.js';
+import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
+import { customerIdsByEmail, findCustomerById, storable } from './customers.js';
+
+/** A customer as the API shows it: with its tier's id and name, loaded in the same query. */
+export const withTier = { tier: { select: { id: true, name: true } } } as const;
+
+export interface CustomerFilter extends PageArgs {
+  customer_id?: string | null;
+  email?: string | null;
+}
+
+/** Customers, newest first, optionally filtered by platform id and/or email (case-insensitive). */
+export function listCustomers(db: Db, merchantId: string, args: CustomerFilter) {
+  const platformId = args.customer_id?.trim();
+  const email = args.email?.trim();
+  // PostgreSQL text cannot hold NUL, so no customer matches (and SQL would refuse the value)
+  if (!storable(platformId) || !storable(email)) return paginate(args, async () => [], async () => 0);
+  const where = async () => ({
+    merchantId,
+    ...(platformId ? { platformId } : {}),
+    ...(email ? { id: { in: await customerIdsByEmail(db, merchantId, email) } } : {}),
+  });
+  return paginate(
+    args,
+    async (p) =>
+      db.customer.findMany({ where: await where(), include: withTier, orderBy: newestFirst, ...p }),
+    // unfiltered, the total is the merchant's counter (kept by a trigger): no count over every customer
+    async () =>
+      platformId || email
+        ? db.customer.count({ where: await where() })
+        : (await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { customerCount: true } })).customerCount,
+  );
+}
+
+/** One customer by internal uuid or platform id, with its tier; another merchant's is not found. */
+export async function customerProfile(db: Db, merchantId: string, id: string) {
+  const customer = await findCustomerById(db, merchantId, id);
+  const tier = customer.tierId
+    ? await db.tier.findFirst({ where: { id: customer.tierId, merchantId }, select: withTier.tier.select })
+    : null;
+  return { ...customer, tier };
+}
+
+export type CustomerProfile = Awaited<ReturnType<typeof customerProfile>>;

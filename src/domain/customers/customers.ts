@@ -1,0 +1,60 @@
+// Finding a customer of the key's merchant. Public endpoints name a customer by its
+// platform id (`customer_id`) or email; another merchant's customer is simply not found.
+import type { Db } from '../../db/client.js';
+import { notFound, validationError } from '../shared/errors.js';
+import { isUuid } from '../shared/records.js';
+
+export interface CustomerRef {
+  customer_id?: string | null;
+  email?: string | null;
+}
+
+/**
+ * The merchant's customers with this email in any case, oldest first. Uses the index on
+ * (merchant_id, lower(email)); Prisma's case-insensitive mode would be an unindexed ILIKE
+ * that also treats `_` and `%` as wildcards (prisma/prisma#20318).
+ */
+export async function customerIdsByEmail(db: Db, merchantId: string, email: string): Promise<string[]> {
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    SELECT id FROM customers
+     WHERE merchant_id = ${merchantId}::uuid AND lower(email) = lower(${email})
+     ORDER BY created_at, id LIMIT 100`;
+  return rows.map((r) => r.id);
+}
+
+/** PostgreSQL text cannot hold NUL: such an id names no customer (and must not reach SQL). */
+export const storable = (s: string | null | undefined) => !s?.includes('\u0000');
+
+/** The customer named by `customer_id` or `email` (422 if neither, 404 if unknown). */
+export async function findCustomer(db: Db, merchantId: string, ref: CustomerRef) {
+  const customerId = ref.customer_id?.trim();
+  const email = ref.email?.trim();
+  if (!customerId && !email) {
+    throw validationError(
+      { customer_id: ['customer_id or email is required'] },
+      'Name the customer with customer_id or email',
+    );
+  }
+  if (!storable(customerId) || !storable(email)) throw notFound('Customer');
+  let customer;
+  if (customerId) {
+    customer = await db.customer.findUnique({ where: { merchantId_platformId: { merchantId, platformId: customerId } } });
+    // both given: they must name the same customer
+    if (customer && email && customer.email.toLowerCase() !== email.toLowerCase()) customer = null;
+  } else {
+    const [id] = await customerIdsByEmail(db, merchantId, email!);
+    customer = id ? await db.customer.findUnique({ where: { id } }) : null;
+  }
+  if (!customer) throw notFound('Customer');
+  return customer;
+}
+
+/** `GET /customers/{id}`: the internal uuid or the platform id. */
+export async function findCustomerById(db: Db, merchantId: string, id: string) {
+  if (!storable(id)) throw notFound('Customer');
+  const customer = await db.customer.findFirst({
+    where: isUuid(id) ? { merchantId, OR: [{ id }, { platformId: id }] } : { merchantId, platformId: id },
+  });
+  if (!customer) throw notFound('Customer');
+  return customer;
+}

@@ -1,0 +1,101 @@
+// Booster campaigns (DESIGN.md "Booster campaign"): multipliers on earning rules for a
+// period. The ones in force, as the public API lists them and the calculator applies them,
+// and their configuration by the admin API and the import, in the public field names.
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import type { BoosterCampaign } from '../../generated/prisma/client.js';
+import { CampaignType } from '../../generated/prisma/enums.js';
+import { field } from '../shared/fields.js';
+import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
+import { type Patch, dateOrNull, findOwn, mergePatch } from '../shared/records.js';
+import { parseInput } from '../shared/validation.js';
+
+export const boosterCampaignInput = z
+  .object({
+    id: field.id.optional(),
+    name: field.name,
+    description: field.description,
+    multiplier: z.number().positive().max(100),
+    campaign_types: z.array(z.enum(CampaignType)).min(1, 'needs at least one campaign type'),
+    starts_at: field.timestamp,
+    ends_at: field.timestamp.nullish(),
+    is_active: z.boolean().default(true),
+  })
+  .strict()
+  .refine((b) => !b.ends_at || Date.parse(b.ends_at) > Date.parse(b.starts_at), {
+    path: ['ends_at'],
+    message: 'must be after starts_at',
+  });
+export type BoosterCampaignInput = z.infer<typeof boosterCampaignInput>;
+
+export function boosterRow(input: BoosterCampaignInput) {
+  return {
+    name: input.name,
+    description: input.description ?? null,
+    multiplier: input.multiplier,
+    campaignTypes: [...new Set(input.campaign_types)],
+    startsAt: new Date(input.starts_at),
+    endsAt: dateOrNull(input.ends_at),
+    isActive: input.is_active,
+  };
+}
+
+function boosterAsInput(b: BoosterCampaign): Patch {
+  return {
+    name: b.name,
+    description: b.description,
+    multiplier: Number(b.multiplier),
+    campaign_types: b.campaignTypes,
+    starts_at: b.startsAt.toISOString(),
+    ends_at: b.endsAt?.toISOString() ?? null,
+    is_active: b.isActive,
+  };
+}
+
+/** The one definition of a booster in force at `at`: active, started, not yet ended. */
+export function currentBoostersWhere(merchantId: string, at: Date) {
+  return {
+    merchantId,
+    isActive: true,
+    startsAt: { lte: at },
+    OR: [{ endsAt: null }, { endsAt: { gt: at } }],
+  };
+}
+
+export function listCurrentBoosters(db: Db, merchantId: string, args: PageArgs, at = new Date()) {
+  const where = currentBoostersWhere(merchantId, at);
+  return paginate(
+    args,
+    (p) => db.boosterCampaign.findMany({ where, orderBy: newestFirst, ...p }),
+    () => db.boosterCampaign.count({ where }),
+  );
+}
+
+/** Every booster campaign, whatever its dates or state, newest start first. */
+export function listAllBoosterCampaigns(db: Db, merchantId: string, args: PageArgs & { is_active?: boolean | null }) {
+  const where = { merchantId, ...(args.is_active != null ? { isActive: args.is_active } : {}) };
+  return paginate(
+    args,
+    (p) => db.boosterCampaign.findMany({ where, orderBy: [{ startsAt: 'desc' }, { id: 'desc' }], ...p }),
+    () => db.boosterCampaign.count({ where }),
+  );
+}
+
+const findBooster = (db: Db, merchantId: string, id: string) =>
+  findOwn('Booster campaign', id, (id) => db.boosterCampaign.findFirst({ where: { id, merchantId } }));
+
+export async function createBoosterCampaign(db: Db, merchantId: string, raw: unknown) {
+  const input = parseInput(boosterCampaignInput, raw);
+  return db.boosterCampaign.create({ data: { merchantId, ...boosterRow(input) } });
+}
+
+export async function updateBoosterCampaign(db: Db, merchantId: string, id: string, patch: Patch) {
+  const current = await findBooster(db, merchantId, id);
+  const input = mergePatch(boosterCampaignInput, boosterAsInput(current), patch);
+  return db.boosterCampaign.update({ where: { id: current.id }, data: boosterRow(input) });
+}
+
+export async function setBoosterCampaignActive(db: Db, merchantId: string, id: string, isActive: boolean) {
+  const current = await findBooster(db, merchantId, id);
+  return db.boosterCampaign.update({ where: { id: current.id }, data: { isActive } });
+}

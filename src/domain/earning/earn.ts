@@ -1,0 +1,56 @@
+// The step every earning event shares: calculate with the customer's earning program, then
+// take a limit slot for each limited rule that pays (a slot lost to a concurrent award means
+// the rule is used up, so the calculation is redone without it), then credit the result.
+// Rules, tier and boosters are judged when the event is recorded (what the estimate and
+// GET /booster-campaigns show then); limits count in the period the action happened in.
+import type { Db } from '../../db/client.js';
+import type { Customer } from '../../generated/prisma/client.js';
+import type { CampaignType } from '../../generated/prisma/enums.js';
+import { type LedgerEntry, type LedgerResult, applyPoints } from '../ledger/ledger.js';
+import { type Cart, type PointsCalculation, calculatePoints } from './calculator.js';
+import { limitedRules, loadEarningProgram } from './earning-program.js';
+import { claimSlot } from './limits.js';
+
+export async function earn(
+  db: Db,
+  merchantId: string,
+  customer: Pick<Customer, 'id' | 'tierId' | 'status'>,
+  campaignType: CampaignType,
+  cart: Cart,
+  happenedAt: Date,
+): Promise<PointsCalculation> {
+  const now = new Date();
+  const program = await loadEarningProgram(db, merchantId, customer, campaignType, now, happenedAt);
+  const limits = new Map(limitedRules(program.earningRules).map((r) => [r.id, r]));
+  const claimed = new Set<string>();
+  for (;;) {
+    const calculation = calculatePoints(program, cart, now);
+    const pending = calculation.breakdown.filter(
+      (e) => e.source === 'earning_rule' && limits.has(e.id) && !claimed.has(e.id),
+    );
+    if (pending.length === 0) return calculation;
+    for (const entry of pending) {
+      const rule = limits.get(entry.id)!;
+      if (await claimSlot(db, merchantId, customer.id, rule, program.usage[rule.id] ?? 0, happenedAt)) claimed.add(rule.id);
+      else program.usage[rule.id] = rule.limit.count;
+    }
+  }
+}
+
+/** Credits what an earning event earned through the ledger; nothing (null) when it earned nothing. */
+export async function creditEarned(
+  db: Db,
+  calculation: PointsCalculation,
+  entry: Omit<LedgerEntry, 'points' | 'source'>,
+): Promise<LedgerResult | null> {
+  if (calculation.points <= 0) return null;
+  return applyPoints(db, { ...entry, points: calculation.points, source: 'earning_rule' });
+}
+
+/** The names of what paid, for the customer's activity log. */
+export function describeEarning(calculation: PointsCalculation): string {
+  return calculation.breakdown
+    .filter((e) => e.source === 'earning_rule')
+    .map((e) => e.name)
+    .join(', ');
+}

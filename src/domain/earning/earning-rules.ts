@@ -1,0 +1,90 @@
+// Earning rules ("ways to earn", spec 2.1): the active rules as the public API lists them,
+// and their configuration by the admin API and the import, in the public field names. What
+// a rule stores and how it is judged are in rule-config.ts and calculator.ts.
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import type { EarningRule } from '../../generated/prisma/client.js';
+import { CampaignType } from '../../generated/prisma/enums.js';
+import { field } from '../shared/fields.js';
+import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
+import { type Patch, findOwn, jsonOrNull, mergePatch } from '../shared/records.js';
+import { parseInput } from '../shared/validation.js';
+import { conditionsSchema, earningRuleSchema } from './rule-config.js';
+
+export const earningRuleInput = z
+  .object({
+    id: field.id.optional(),
+    name: field.name,
+    description: field.description,
+    campaign_type: z.enum(CampaignType),
+    earning_rule: earningRuleSchema.nullish(),
+    conditions: conditionsSchema.nullish(),
+    is_active: z.boolean().default(true),
+    created_at: field.timestamp.nullish(),
+  })
+  .strict();
+export type EarningRuleInput = z.infer<typeof earningRuleInput>;
+
+export function earningRuleRow(input: EarningRuleInput) {
+  return {
+    name: input.name,
+    description: input.description ?? null,
+    campaignType: input.campaign_type,
+    earningRule: jsonOrNull(input.earning_rule),
+    conditions: jsonOrNull(input.conditions),
+    isActive: input.is_active,
+  };
+}
+
+function earningRuleAsInput(r: EarningRule): Patch {
+  return {
+    name: r.name,
+    description: r.description,
+    campaign_type: r.campaignType,
+    earning_rule: r.earningRule,
+    conditions: r.conditions,
+    is_active: r.isActive,
+  };
+}
+
+/**
+ * Earning rules, newest first, optionally of one campaign type. `activeOnly`: the public list
+ * (active rules only); the admin API sees them all, optionally filtered by `is_active`.
+ */
+export function listEarningRules(
+  db: Db,
+  merchantId: string,
+  args: PageArgs & { campaign_type?: CampaignType | null; is_active?: boolean | null },
+  { activeOnly }: { activeOnly: boolean },
+) {
+  const isActive = activeOnly ? true : args.is_active;
+  const where = {
+    merchantId,
+    ...(isActive != null ? { isActive } : {}),
+    ...(args.campaign_type ? { campaignType: args.campaign_type } : {}),
+  };
+  return paginate(
+    args,
+    (p) => db.earningRule.findMany({ where, orderBy: newestFirst, ...p }),
+    () => db.earningRule.count({ where }),
+  );
+}
+
+const findEarningRule = (db: Db, merchantId: string, id: string) =>
+  findOwn('Earning rule', id, (id) => db.earningRule.findFirst({ where: { id, merchantId } }));
+
+export async function createEarningRule(db: Db, merchantId: string, raw: unknown) {
+  const input = parseInput(earningRuleInput, raw);
+  return db.earningRule.create({ data: { merchantId, ...earningRuleRow(input) } });
+}
+
+export async function updateEarningRule(db: Db, merchantId: string, id: string, patch: Patch) {
+  const current = await findEarningRule(db, merchantId, id);
+  const input = mergePatch(earningRuleInput, earningRuleAsInput(current), patch);
+  return db.earningRule.update({ where: { id: current.id }, data: earningRuleRow(input) });
+}
+
+export async function setEarningRuleActive(db: Db, merchantId: string, id: string, isActive: boolean) {
+  const current = await findEarningRule(db, merchantId, id);
+  return db.earningRule.update({ where: { id: current.id }, data: { isActive } });
+}

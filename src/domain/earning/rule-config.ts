@@ -1,0 +1,52 @@
+// What an earning rule stores (spec 2.1, DESIGN.md "Earning rule conditions"): its
+// `earning_rule` ({type, value, per_amount}), its `conditions`, and the limit they imply.
+// Pure shapes and rules, no database: the calculator judges a rule with them alone.
+import { z } from 'zod';
+import type { CampaignType } from '../../generated/prisma/enums.js';
+import { MAX_AMOUNT } from '../shared/limits.js';
+
+export const earningRuleSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('fixed'), value: z.number().int().min(0).max(1_000_000) }).strict(),
+  z
+    .object({
+      type: z.literal('variable'),
+      value: z.number().positive().max(1_000_000),
+      per_amount: z.number().positive().max(MAX_AMOUNT),
+    })
+    .strict(),
+]);
+export type EarningRuleConfig = z.infer<typeof earningRuleSchema>;
+
+export const limitPeriods = ['day', 'week', 'month', 'year', 'lifetime'] as const;
+export type LimitPeriod = (typeof limitPeriods)[number];
+export interface Limit {
+  count: number;
+  period: LimitPeriod;
+}
+
+export const conditionsSchema = z
+  .object({
+    min_order_subtotal: z.number().nonnegative().nullish(),
+    max_points_per_order: z.number().int().positive().nullish(),
+    tier_ids: z.array(z.string().uuid()).nullish(),
+    product_ids: z.array(z.string().min(1)).nullish(),
+    excluded_product_ids: z.array(z.string().min(1)).nullish(),
+    limit: z.object({ count: z.number().int().positive(), period: z.enum(limitPeriods) }).strict().nullish(),
+    starts_at: z.iso.datetime({ offset: true }).nullish(),
+    ends_at: z.iso.datetime({ offset: true }).nullish(),
+  })
+  .strict();
+export type EarningConditions = z.infer<typeof conditionsSchema>;
+
+/** Limits that hold when a rule names none: some actions can only happen so often. */
+const defaultLimits: Partial<Record<CampaignType, Limit>> = {
+  signup: { count: 1, period: 'lifetime' },
+  daily_visit: { count: 1, period: 'day' },
+  birthday: { count: 1, period: 'year' },
+  anniversary: { count: 1, period: 'year' },
+};
+
+/** The rule's own `limit` condition, else its campaign type's default, else none. */
+export function effectiveLimit(campaignType: CampaignType, conditions: EarningConditions | null): Limit | null {
+  return conditions?.limit ?? defaultLimits[campaignType] ?? null;
+}

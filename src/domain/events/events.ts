@@ -1,0 +1,87 @@
+// Platform events the engine has processed (EngineEvent): the idempotency record. An event
+// is claimed by inserting its row first (the unique (merchant, event_id) index wins any
+// race), then processed, then its result is stored on the row; a replay returns that
+// result and changes nothing. Also the input fields every event shares.
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import { AppError } from '../shared/errors.js';
+
+export type EventKind = 'order' | 'refund' | 'activity';
+
+export type Claim = { claimed: true; id: string } | { claimed: false; result: Record<string, unknown> | null };
+
+const WAIT_STEP_MS = 50;
+const WAIT_STEPS = 100;
+/**
+ * A claim this old without a result was left by a process that died mid-award. Taking it
+ * over is safe: what an award writes is itself unique (the order row, a limit's slot).
+ */
+const ABANDONED_MS = 120_000;
+
+/**
+ * Claims `eventId` for this process. When another call holds it, waits briefly for its
+ * result (null if it has none yet: still running, or it failed without releasing).
+ */
+export async function claimEvent(db: Db, merchantId: string, eventId: string, kind: EventKind): Promise<Claim> {
+  const [row] = await db.engineEvent.createManyAndReturn({
+    data: [{ merchantId, eventId, kind }],
+    skipDuplicates: true,
+    select: { id: true },
+  });
+  if (row) return { claimed: true, id: row.id };
+  for (let step = 0; ; step++) {
+    const existing = await db.engineEvent.findUnique({ where: { merchantId_eventId: { merchantId, eventId } } });
+    if (!existing) return claimEvent(db, merchantId, eventId, kind); // released meanwhile
+    if (existing.kind !== kind) {
+      throw new AppError('conflict', `event_id "${eventId}" was already used by a ${existing.kind} event`);
+    }
+    if (existing.result === null && Date.now() - existing.createdAt.getTime() > ABANDONED_MS) {
+      await db.engineEvent.deleteMany({ where: { id: existing.id, result: { equals: Prisma.DbNull } } });
+      return claimEvent(db, merchantId, eventId, kind);
+    }
+    if (existing.result !== null || step >= WAIT_STEPS) {
+      return { claimed: false, result: existing.result as Record<string, unknown> | null };
+    }
+    await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
+  }
+}
+
+/** A claimed event whose result never arrived: answering it again could award twice. */
+export const stillProcessing = (eventId: string) =>
+  new AppError('conflict', `Event "${eventId}" is still being processed; retry later`);
+
+export async function storeResult(db: Db, id: string, result: object) {
+  await db.engineEvent.update({ where: { id }, data: { result: result as Prisma.InputJsonValue } });
+}
+
+/** Gives a claim back after a failure that changed nothing, so the platform can retry. */
+export async function releaseEvent(db: Db, id: string) {
+  await db.engineEvent.deleteMany({ where: { id, result: { equals: Prisma.DbNull } } });
+}
+
+/**
+ * Runs the award of claimed events (an event and its aliases) and stores the result on each.
+ * A failure releases the claims before it propagates: `award` must change nothing when it fails.
+ */
+export async function processClaimed<T extends object>(db: Db, claimIds: string[], award: () => Promise<T>): Promise<T> {
+  let result: T;
+  try {
+    result = await award();
+  } catch (err) {
+    for (const id of claimIds) await releaseEvent(db, id).catch(() => {});
+    throw err;
+  }
+  for (const id of claimIds) await storeResult(db, id, result);
+  return result;
+}
+
+// ---- input fields shared by the events ----
+
+export const eventIdSchema = z.string().trim().min(1, 'is required').max(255);
+export const platformIdSchema = z.string().trim().min(1, 'is required').max(255);
+/** A Date (from the admin schema's DateTime scalar) or an ISO 8601 string. */
+export const timestampSchema = z
+  .union([z.date(), z.iso.datetime({ offset: true })])
+  .transform((v) => new Date(v))
+  .refine((d) => !Number.isNaN(d.getTime()), 'must be a valid time');

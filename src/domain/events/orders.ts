@@ -1,0 +1,316 @@
+// Orders and refunds from the e-commerce platform. An order earns points from the active
+// `purchase` rules (the calculator), adds its subtotal to the customer's amount spent,
+// re-judges the tier and may complete a referral; a refund claws the points back.
+// Idempotency: EngineEvent rows for the order (and its event id, when given) are inserted
+// before anything is awarded, and the result is stored on them.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import type { Order } from '../../generated/prisma/client.js';
+import { findCustomer } from '../customers/customers.js';
+import { cartSchema, cents, checkCurrency } from '../earning/calculator.js';
+import { creditEarned, earn } from '../earning/earn.js';
+import { insertActivity } from '../ledger/activity-log.js';
+import { tryApplyPoints } from '../ledger/ledger.js';
+import { completeReferral } from '../referrals/referrals.js';
+import { notFound } from '../shared/errors.js';
+import { MAX_AMOUNT } from '../shared/limits.js';
+import { parseInput } from '../shared/validation.js';
+import { reevaluateTier } from '../tiers/standing.js';
+import {
+  claimEvent,
+  eventIdSchema,
+  platformIdSchema,
+  processClaimed,
+  releaseEvent,
+  stillProcessing,
+  storeResult,
+  timestampSchema,
+} from './events.js';
+
+const orderInput = z.object({
+  event_id: eventIdSchema.nullish(),
+  order_id: platformIdSchema,
+  customer_id: platformIdSchema,
+  ...cartSchema,
+  created_at: timestampSchema.nullish(),
+});
+export type OrderInput = z.input<typeof orderInput>;
+
+export interface OrderResult {
+  order_id: string;
+  customer_id: string;
+  points_awarded: number;
+  transaction_id: string | null;
+  replayed: boolean;
+}
+
+/** The result of an order whose row exists but has no stored result, read back from its ledger credit. */
+async function recordedOrder(db: Db, order: Order, customerId: string): Promise<OrderResult> {
+  const tx = await db.pointsTransaction.findFirst({
+    where: {
+      merchantId: order.merchantId,
+      customerId: order.customerId,
+      referenceKind: 'order',
+      referenceId: order.platformOrderId,
+      type: 'credit',
+    },
+    select: { id: true },
+  });
+  return {
+    order_id: order.platformOrderId,
+    customer_id: customerId,
+    points_awarded: order.pointsAwarded,
+    transaction_id: tx?.id ?? null,
+    replayed: true,
+  };
+}
+
+export async function recordOrder(db: Db, merchantId: string, raw: OrderInput): Promise<OrderResult> {
+  const input = parseInput(orderInput, raw);
+  const [merchant, customer] = await Promise.all([
+    db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { currency: true } }),
+    findCustomer(db, merchantId, { customer_id: input.customer_id }),
+  ]);
+  const currency = checkCurrency(input.currency, merchant.currency);
+
+  // The order's own claim (`order:<id>`) makes it count once whatever event carries it; the
+  // platform's event id, when given, is claimed too so a replayed event is answered at once.
+  const orderKey = `order:${input.order_id}`;
+  const claimIds: string[] = [];
+  if (input.event_id && input.event_id !== orderKey) {
+    const alias = await claimEvent(db, merchantId, input.event_id, 'order');
+    if (alias.claimed) claimIds.push(alias.id);
+    else if (alias.result) return { ...(alias.result as unknown as OrderResult), replayed: true };
+    // else still running elsewhere: the order's claim below waits for it
+  }
+  const claim = await claimEvent(db, merchantId, orderKey, 'order');
+  if (!claim.claimed) {
+    if (!claim.result) {
+      for (const id of claimIds) await releaseEvent(db, id);
+      throw stillProcessing(input.order_id);
+    }
+    const result = { ...(claim.result as unknown as OrderResult), replayed: true };
+    for (const id of claimIds) await storeResult(db, id, result);
+    return result;
+  }
+  claimIds.push(claim.id);
+
+  const placedAt = input.created_at ?? new Date();
+  let orderId: string | null = null;
+  const result = await processClaimed(db, claimIds, async (): Promise<OrderResult> => {
+    const [order] = await db.order.createManyAndReturn({
+      data: [
+        {
+          merchantId,
+          platformOrderId: input.order_id,
+          customerId: customer.id,
+          subtotal: input.subtotal,
+          currency,
+          placedAt,
+        },
+      ],
+      skipDuplicates: true,
+    });
+    if (!order) {
+      // recorded before its result could be stored: answer from the row
+      const existing = await db.order.findUniqueOrThrow({
+        where: { merchantId_platformOrderId: { merchantId, platformOrderId: input.order_id } },
+        include: { customer: { select: { platformId: true } } },
+      });
+      return recordedOrder(db, existing, existing.customer.platformId);
+    }
+    try {
+      const calculation = await earn(db, merchantId, customer, 'purchase', input, placedAt);
+      const tx = await creditEarned(db, calculation, {
+        merchantId,
+        customerId: customer.id,
+        description: `Purchase: order ${input.order_id}`,
+        activityType: 'purchase',
+        reference: { kind: 'order', id: input.order_id },
+      });
+      orderId = order.id;
+      return {
+        order_id: input.order_id,
+        customer_id: customer.platformId,
+        points_awarded: calculation.points,
+        transaction_id: tx?.transactionId ?? null,
+        replayed: false,
+      };
+    } catch (err) {
+      // nothing was awarded: forget the order so the platform can send it again
+      await db.order.delete({ where: { id: order.id } }).catch(() => {});
+      throw err;
+    }
+  });
+  if (!orderId) return result;
+  // one statement: the order's points and the customer's amount spent change together
+  await db.$executeRaw`
+    WITH recorded AS (
+      UPDATE orders SET points_awarded = ${result.points_awarded}::int WHERE id = ${orderId}::uuid RETURNING customer_id
+    )
+    UPDATE customers
+       SET amount_spent = amount_spent + ${input.subtotal}::numeric, last_activity_at = now(), updated_at = now()
+     WHERE id IN (SELECT customer_id FROM recorded)`;
+  await reevaluateTier(db, merchantId, customer.id);
+  await completeReferral(db, merchantId, customer, { orderId: input.order_id, subtotal: input.subtotal });
+  return result;
+}
+
+// ---- refunds ----
+
+const refundInput = z.object({
+  event_id: eventIdSchema.nullish(),
+  order_id: platformIdSchema,
+  /** The refunded amount; omitted: the whole order. */
+  amount: z.number().finite().positive('must be greater than 0').max(MAX_AMOUNT).nullish(),
+});
+export type RefundInput = z.input<typeof refundInput>;
+
+export interface RefundResult {
+  order_id: string;
+  customer_id: string;
+  refunded_amount: number;
+  /** Points owed back by this refund (proportional to the amount refunded). */
+  points_to_claw_back: number;
+  /** Points actually debited: never more than the balance. */
+  points_clawed_back: number;
+  /** Owed but not debited because the balance was too low. */
+  shortfall: number;
+  transaction_id: string | null;
+  fully_refunded: boolean;
+  replayed: boolean;
+}
+
+/** Points owed back once `refundedCents` of the order are refunded (floored, all at full refund). */
+function owedFor(order: Order, refundedCents: number, full: boolean): number {
+  const subtotalCents = cents(Number(order.subtotal));
+  if (full) return order.pointsAwarded;
+  if (subtotalCents === 0) return 0;
+  return Number((BigInt(order.pointsAwarded) * BigInt(refundedCents)) / BigInt(subtotalCents));
+}
+
+/**
+ * Claws back a refunded order's points, proportionally for a partial amount, never below
+ * zero: the debit is min(owed, balance) and the shortfall is noted. Without an event id a
+ * refund is identified by its order and amount, so an identical refund sent twice counts once.
+ */
+export async function refundOrder(db: Db, merchantId: string, raw: RefundInput): Promise<RefundResult> {
+  const input = parseInput(refundInput, raw);
+  const order = await db.order.findUnique({
+    where: { merchantId_platformOrderId: { merchantId, platformOrderId: input.order_id } },
+    include: { customer: { select: { platformId: true } } },
+  });
+  if (!order) throw notFound('Order');
+  const eventId = input.event_id ?? `refund:${input.order_id}:${input.amount ?? 'full'}`;
+  const claim = await claimEvent(db, merchantId, eventId, 'refund');
+  if (!claim.claimed) {
+    if (claim.result) return { ...(claim.result as unknown as RefundResult), replayed: true };
+    throw stillProcessing(eventId);
+  }
+
+  const result = await processClaimed(db, [claim.id], async (): Promise<RefundResult> => {
+    // Reserve the amount on the order first: the row lock makes concurrent refunds of one
+    // order take turns, so each sees what the others refunded and none claws back twice.
+    const subtotalCents = cents(Number(order.subtotal));
+    const requested = input.amount == null ? Number(order.subtotal) : input.amount;
+    const [reserved] = await db.$queryRaw<{ before: string; after: string }[]>`
+      WITH previous AS (SELECT id, refunded_amount FROM orders WHERE id = ${order.id}::uuid FOR UPDATE)
+      UPDATE orders o SET refunded_amount = LEAST(o.subtotal, previous.refunded_amount + ${requested}::numeric)
+        FROM previous WHERE o.id = previous.id
+      RETURNING previous.refunded_amount::text AS before, o.refunded_amount::text AS after`;
+    const before = cents(Number(reserved!.before));
+    const after = cents(Number(reserved!.after));
+    const refunded = after - before;
+    const full = after >= subtotalCents;
+    const owed = Math.max(0, owedFor(order, after, full) - owedFor(order, before, before >= subtotalCents));
+    try {
+      return await clawBack(db, merchantId, order, input.order_id, { owed, refunded, full });
+    } catch (err) {
+      // nothing was debited: give the reservation back so the refund can be sent again
+      await db.$executeRaw`
+        UPDATE orders SET refunded_amount = GREATEST(refunded_amount - ${refunded / 100}::numeric, 0) WHERE id = ${order.id}::uuid`;
+      throw err;
+    }
+  });
+  await db.$executeRaw`
+    WITH refunded AS (
+      UPDATE orders
+         SET points_clawed_back = points_clawed_back + ${result.points_clawed_back}::int,
+             refunded_at = CASE WHEN ${result.fully_refunded}::boolean THEN COALESCE(refunded_at, now()) ELSE refunded_at END
+       WHERE id = ${order.id}::uuid
+      RETURNING customer_id
+    )
+    UPDATE customers
+       SET amount_spent = GREATEST(amount_spent - ${result.refunded_amount}::numeric, 0), updated_at = now()
+     WHERE id IN (SELECT customer_id FROM refunded)`;
+  await reevaluateTier(db, merchantId, order.customerId);
+  return result;
+}
+
+/** Debits what a refund owes, never below zero: min(owed, balance), the shortfall noted. */
+async function clawBack(
+  db: Db,
+  merchantId: string,
+  order: Order & { customer: { platformId: string } },
+  orderId: string,
+  { owed, refunded, full }: { owed: number; refunded: number; full: boolean },
+): Promise<RefundResult> {
+  let debited = 0;
+  let transactionId: string | null = null;
+  for (let attempt = 0; owed > 0 && attempt < 5; attempt++) {
+    const { pointsBalance } = await db.customer.findUniqueOrThrow({
+      where: { id: order.customerId },
+      select: { pointsBalance: true },
+    });
+    const take = Math.min(owed, pointsBalance);
+    const description = refundDescription(orderId, owed - take);
+    if (take === 0) {
+      // nothing to debit: the activity log still says what could not be reversed
+      await db.$executeRaw(
+        insertActivity({
+          id: randomUUID(),
+          merchantId,
+          customerId: order.customerId,
+          type: 'purchase',
+          description,
+          pointsChange: 0,
+          balanceAfter: 0,
+          reference: { kind: 'order', id: orderId },
+        }),
+      );
+      break;
+    }
+    const tx = await tryApplyPoints(db, {
+      merchantId,
+      customerId: order.customerId,
+      points: -take,
+      description,
+      source: 'earning_rule',
+      activityType: 'purchase',
+      reference: { kind: 'order', id: orderId },
+    });
+    if (tx) {
+      debited = take;
+      transactionId = tx.transactionId;
+      break;
+    }
+    // the balance moved under us: read it again
+  }
+  return {
+    order_id: orderId,
+    customer_id: order.customer.platformId,
+    refunded_amount: refunded / 100,
+    points_to_claw_back: owed,
+    points_clawed_back: debited,
+    shortfall: owed - debited,
+    transaction_id: transactionId,
+    fully_refunded: full,
+    replayed: false,
+  };
+}
+
+function refundDescription(orderId: string, shortfall: number) {
+  const base = `Refund: order ${orderId}`;
+  return shortfall > 0 ? `${base} (${shortfall} points could not be reversed: balance too low)` : base;
+}

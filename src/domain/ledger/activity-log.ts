@@ -1,0 +1,58 @@
+// The customer-visible activity log (DESIGN.md "Activity"): the one way a row is written, and
+// the list, newest first by when it happened.
+import type { Db } from '../../db/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
+
+/** A bound parameter, or SQL over the columns of the statement's `from` (Prisma.sql`points_balance`). */
+type Value = Prisma.Sql | string | number | Date | null;
+
+export interface ActivityRow {
+  id: Value;
+  merchantId: string;
+  customerId: Value;
+  /** A campaign type, or adjustment, redemption, referral, expiry, tier_change, import. */
+  type: Value;
+  description: Value;
+  pointsChange: Value;
+  balanceAfter: Value;
+  reference: { kind: Value; id: Value };
+  /** occurred_at and created_at; by default the statement's now(). */
+  at?: Value;
+}
+
+const value = (v: Value) => (v instanceof Prisma.Sql ? Prisma.sql`(${v})` : v);
+
+/**
+ * `INSERT INTO activities … SELECT … [FROM from]`: the one way an activity row is written. Each
+ * writer embeds it in its own statement (a ledger change, a redemption, a tier change, an
+ * import), so the row exists exactly when that statement's other writes do: one statement,
+ * never a second one or an interactive transaction (see ledger.ts). With `from`, one row per
+ * row of `from`; without, one row.
+ */
+export function insertActivity(row: ActivityRow, from?: Prisma.Sql): Prisma.Sql {
+  const at = value(row.at ?? Prisma.sql`now()`);
+  return Prisma.sql`
+    INSERT INTO activities
+      (id, merchant_id, customer_id, type, description, points_change, balance_after, status,
+       reference_kind, reference_id, occurred_at, created_at)
+    SELECT ${value(row.id)}::uuid, ${row.merchantId}::uuid, ${value(row.customerId)}::uuid, ${value(row.type)}::text,
+           ${value(row.description)}::text, ${value(row.pointsChange)}::int, ${value(row.balanceAfter)}::int,
+           'approved'::"ActivityStatus", ${value(row.reference.kind)}::text, ${value(row.reference.id)}::text,
+           ${at}::timestamptz, ${at}::timestamptz
+    ${from ? Prisma.sql`FROM ${from}` : Prisma.empty}`;
+}
+
+export function listActivities(db: Db, merchantId: string, customerId: string, args: PageArgs) {
+  const where = { merchantId, customerId };
+  return paginate(
+    args,
+    (p) =>
+      db.activity.findMany({
+        where,
+        orderBy: [{ occurredAt: 'desc' }, ...newestFirst],
+        ...p,
+      }),
+    () => db.activity.count({ where }),
+  );
+}

@@ -1,0 +1,99 @@
+// The points ledger. Every balance change is one SQL statement that updates the balance
+// conditionally and writes the transaction and its activity (activity-log.ts) from the
+// updated row, so a balance always equals the sum of its transactions and concurrent debits
+// can never overdraw: under READ COMMITTED a second UPDATE re-checks the condition against
+// the row the first one committed. One statement, no interactive transaction
+// (prisma/prisma#30374). The CHECK constraint in the schema is the last line of defence.
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../db/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import type { TransactionSource } from '../../generated/prisma/enums.js';
+import { AppError } from '../shared/errors.js';
+import { MAX_BALANCE } from '../shared/limits.js';
+import { insertActivity } from './activity-log.js';
+import { countLedgerEntry } from '../../observability/metrics.js';
+
+export interface LedgerEntry {
+  merchantId: string;
+  customerId: string;
+  /** Signed: positive credits, negative debits; never zero. */
+  points: number;
+  description: string;
+  source: TransactionSource;
+  /** Activity log type: a campaign type, or adjustment, redemption, referral, expiry, import. */
+  activityType: string;
+  reference?: { kind: string; id: string };
+}
+
+export interface LedgerResult {
+  transactionId: string;
+  activityId: string;
+  balanceAfter: number;
+  type: 'credit' | 'debit';
+}
+
+/** Credits or debits; returns null when the balance would go below zero or overflow. */
+export async function tryApplyPoints(db: Db, entry: LedgerEntry): Promise<LedgerResult | null> {
+  if (!Number.isInteger(entry.points) || Math.abs(entry.points) > MAX_BALANCE) return null; // would overflow int
+  const credit = entry.points > 0 ? entry.points : 0;
+  const debit = entry.points < 0 ? -entry.points : 0;
+  const type = entry.points > 0 ? 'credit' : 'debit';
+  const transactionId = randomUUID();
+  const activityId = randomUUID();
+  const refKind = entry.reference?.kind ?? null;
+  const refId = entry.reference?.id ?? null;
+  const rows = await db.$queryRaw<{ balance_after: number }[]>`
+    WITH updated AS (
+      UPDATE customers
+         SET points_balance = points_balance + ${entry.points}::int,
+             points_earned  = points_earned + ${credit}::int,
+             points_spent   = points_spent + ${debit}::int,
+             last_activity_at = now(),
+             updated_at = now()
+       WHERE id = ${entry.customerId}::uuid
+         AND merchant_id = ${entry.merchantId}::uuid
+         AND points_balance + ${entry.points}::bigint BETWEEN 0 AND ${MAX_BALANCE}
+         AND points_earned + ${credit}::bigint <= ${MAX_BALANCE}
+         AND points_spent + ${debit}::bigint <= ${MAX_BALANCE}
+      RETURNING points_balance
+    ), tx AS (
+      INSERT INTO points_transactions
+        (id, merchant_id, customer_id, points, type, description, source, balance_after, reference_kind, reference_id)
+      SELECT ${transactionId}::uuid, ${entry.merchantId}::uuid, ${entry.customerId}::uuid, ${entry.points}::int,
+             ${type}::"TransactionType", ${entry.description}, ${entry.source}::"TransactionSource",
+             points_balance, ${refKind}, ${refId}
+        FROM updated
+      RETURNING balance_after
+    ), act AS (${insertActivity(
+      {
+        id: activityId,
+        merchantId: entry.merchantId,
+        customerId: entry.customerId,
+        type: entry.activityType,
+        description: entry.description,
+        pointsChange: entry.points,
+        balanceAfter: Prisma.sql`points_balance`,
+        reference: { kind: refKind ?? 'transaction', id: refId ?? transactionId },
+      },
+      Prisma.sql`updated`,
+    )}
+      RETURNING id
+    )
+    SELECT tx.balance_after FROM tx, act`;
+  const row = rows[0];
+  if (!row) return null;
+  countLedgerEntry(entry.points);
+  return { transactionId, activityId, balanceAfter: Number(row.balance_after), type };
+}
+
+/** As tryApplyPoints, but a refused change is 422 `adjustment_failed`. */
+export async function applyPoints(db: Db, entry: LedgerEntry): Promise<LedgerResult> {
+  const result = await tryApplyPoints(db, entry);
+  if (result) return result;
+  throw new AppError(
+    'adjustment_failed',
+    entry.points < 0
+      ? 'Insufficient point balance: the debit would make the balance negative'
+      : `The credit would take the balance over the maximum of ${MAX_BALANCE} points`,
+  );
+}

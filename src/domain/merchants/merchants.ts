@@ -1,0 +1,66 @@
+// Merchants (shops): the tenant of every row. Each has an admin token for /admin/graphql and
+// settings (name, currency, points expiry) the admin API changes.
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import type { Merchant } from '../../generated/prisma/client.js';
+import { generateToken } from '../access/tokens.js';
+import { AppError, notFound } from '../shared/errors.js';
+import type { Patch } from '../shared/records.js';
+import { parseInput } from '../shared/validation.js';
+
+const createSchema = z.object({
+  slug: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'lowercase letters, digits and dashes, 2 to 63 characters'),
+  name: z.string().trim().min(1).max(200).optional(),
+});
+
+export async function createMerchant(db: Db, input: { slug: string; name?: string }) {
+  const { slug, name } = parseInput(createSchema, input);
+  if (await db.merchant.findUnique({ where: { slug } })) {
+    throw new AppError('conflict', `A merchant with slug "${slug}" already exists`);
+  }
+  const admin = generateToken('admin');
+  const merchant = await db.merchant.create({
+    data: { slug, name: name ?? slug, adminTokenHash: admin.hash, adminTokenPrefix: admin.prefix },
+  });
+  return { id: merchant.id, slug: merchant.slug, name: merchant.name, admin_token: admin.token };
+}
+
+export async function merchantBySlug(db: Db, slug: string) {
+  const merchant = await db.merchant.findUnique({ where: { slug } });
+  if (!merchant) throw notFound(`Merchant "${slug}"`);
+  return merchant;
+}
+
+export async function rotateAdminToken(db: Db, slug: string) {
+  const merchant = await merchantBySlug(db, slug);
+  const admin = generateToken('admin');
+  await db.merchant.update({
+    where: { id: merchant.id },
+    data: { adminTokenHash: admin.hash, adminTokenPrefix: admin.prefix },
+  });
+  return { id: merchant.id, slug: merchant.slug, admin_token: admin.token };
+}
+
+const settingsInput = z
+  .object({
+    name: z.string().trim().min(1, 'is required').max(200),
+    currency: z.string().regex(/^[A-Z]{3}$/, 'is a 3-letter ISO 4217 code, e.g. USD'),
+    points_expiry_days: z.number().int().min(1).max(36_500).nullable(),
+  })
+  .partial()
+  .strict();
+
+/** Name, currency and points expiry (null turns expiry off); absent fields are left alone. */
+export async function updateMerchantSettings(db: Db, merchantId: string, patch: Patch): Promise<Merchant> {
+  const input = parseInput(settingsInput, patch);
+  return db.merchant.update({
+    where: { id: merchantId },
+    data: {
+      ...(input.name !== undefined && { name: input.name }),
+      ...(input.currency !== undefined && { currency: input.currency }),
+      ...(input.points_expiry_days !== undefined && { pointsExpiryDays: input.points_expiry_days }),
+    },
+  });
+}

@@ -1,0 +1,48 @@
+// The merchant's one referral program (DESIGN.md "Referral program"): what the public API
+// shows of it, and its configuration by the admin API and the import, in the public field
+// names. The referee's reward has a reward's `reward_rule` (rewards/reward-rules.ts).
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import type { Prisma } from '../../generated/prisma/client.js';
+import { RewardType } from '../../generated/prisma/enums.js';
+import { checkRewardRule } from '../rewards/reward-rules.js';
+import { field } from '../shared/fields.js';
+import { MAX_DECIMAL_14_2 } from '../shared/limits.js';
+import { parseInput } from '../shared/validation.js';
+
+const money = z.number().nonnegative().max(MAX_DECIMAL_14_2);
+
+export const referralProgramInput = z
+  .object({
+    is_active: z.boolean().default(true),
+    referrer_reward: z.object({ points: field.points }).strict(),
+    referee_reward: z
+      .object({ reward_type: z.enum(RewardType), reward_rule: z.record(z.string(), z.unknown()).default({}) })
+      .strict()
+      .superRefine((r, ctx) => checkRewardRule(r.reward_type, r.reward_rule, ctx)),
+    min_order_subtotal: money.nullish(),
+    share_url_template: z.string().max(2000).nullish(),
+  })
+  .strict();
+export type ReferralProgramInput = z.infer<typeof referralProgramInput>;
+
+export function referralProgramRow(input: ReferralProgramInput) {
+  return {
+    isActive: input.is_active,
+    referrerPoints: input.referrer_reward.points,
+    refereeRewardType: input.referee_reward.reward_type,
+    refereeRewardRule: input.referee_reward.reward_rule as Prisma.InputJsonValue,
+    minOrderSubtotal: input.min_order_subtotal ?? null,
+    shareUrlTemplate: input.share_url_template ?? null,
+  };
+}
+
+/** Creates or replaces the merchant's one referral program. */
+export async function setReferralProgram(db: Db, merchantId: string, raw: unknown) {
+  const data = referralProgramRow(parseInput(referralProgramInput, raw));
+  return db.referralProgram.upsert({ where: { merchantId }, create: { merchantId, ...data }, update: data });
+}
+
+export function getReferralProgram(db: Db, merchantId: string) {
+  return db.referralProgram.findUnique({ where: { merchantId } });
+}

@@ -1,0 +1,213 @@
+// Customer rewards: what a customer holds, what it can redeem, and redeeming. A redemption is
+// one SQL statement (the style of ledger/ledger.ts): the conditional debit, its points
+// transaction, its activity and the issued code are written together or not at all, so
+// concurrent redemptions can never overdraw and a refused one leaves no trace.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import { type Customer, Prisma } from '../../generated/prisma/client.js';
+import type { CustomerRewardStatus, RewardType } from '../../generated/prisma/enums.js';
+import { insertActivity } from '../ledger/activity-log.js';
+import { AppError, notFound } from '../shared/errors.js';
+import { MAX_BALANCE } from '../shared/limits.js';
+import { type PageArgs, newestFirst, paginate, paginated, toPage } from '../shared/pagination.js';
+import { parseInput } from '../shared/validation.js';
+import { findReward } from './rewards.js';
+import { countLedgerEntry } from '../../observability/metrics.js';
+
+export interface CustomerRewardRecord {
+  id: string;
+  reward: { id: string; name: string; reward_type: RewardType };
+  code: string;
+  status: CustomerRewardStatus;
+  points_spent: number;
+  issued_at: Date;
+  expires_at: Date | null;
+  used_at: Date | null;
+}
+
+export interface Redemption extends CustomerRewardRecord {
+  balance_after: number;
+}
+
+/** The status a client sees: an issued code past its expiry is expired. */
+export function effectiveStatus(status: CustomerRewardStatus, expiresAt: Date | null, now = new Date()) {
+  return status === 'issued' && expiresAt && expiresAt <= now ? 'expired' : status;
+}
+
+/** An excluded customer takes no part in the program, so it can redeem nothing. */
+const canRedeem = (customer: Pick<Customer, 'status'>) => customer.status !== 'excluded';
+
+export function listCustomerRewards(db: Db, customer: Customer, args: PageArgs) {
+  const where = { merchantId: customer.merchantId, customerId: customer.id };
+  return paginate(
+    args,
+    async (p) => {
+      const rows = await db.customerReward.findMany({
+        where,
+        include: { reward: { select: { id: true, name: true, rewardType: true } } },
+        orderBy: [{ issuedAt: 'desc' }, { id: 'desc' }],
+        ...p,
+      });
+      const now = new Date();
+      return rows.map(
+        (r): CustomerRewardRecord => ({
+          id: r.id,
+          reward: { id: r.reward.id, name: r.reward.name, reward_type: r.reward.rewardType },
+          code: r.code,
+          status: effectiveStatus(r.status, r.expiresAt, now),
+          points_spent: r.pointsSpent,
+          issued_at: r.issuedAt,
+          expires_at: r.expiresAt,
+          used_at: r.usedAt,
+        }),
+      );
+    },
+    () => db.customerReward.count({ where }),
+  );
+}
+
+/** Active rewards the customer can afford now, cheapest first. */
+export async function listRedeemableRewards(db: Db, customer: Customer, args: PageArgs) {
+  if (!canRedeem(customer)) return paginated(toPage(args), [], 0);
+  const where = { merchantId: customer.merchantId, isActive: true, pointsCost: { lte: customer.pointsBalance } };
+  return paginate(
+    args,
+    (p) =>
+      db.reward.findMany({ where, orderBy: [{ pointsCost: 'asc' }, ...newestFirst], ...p }),
+    () => db.reward.count({ where }),
+  );
+}
+
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/** Issues codes; an object so a test can force a collision. */
+export const rewardCodes = {
+  /** 'LP-' + 10 base32 symbols (50 random bits; 256 is a multiple of 32, so no bias). */
+  next(): string {
+    return `LP-${[...randomBytes(10)].map((b) => BASE32[b & 31]).join('')}`;
+  },
+};
+
+const redeemInput = z.object({ reward_id: z.string().trim().min(1, 'is required') });
+
+/** The statement's row: the customer reward's own columns, flat with its reward's. */
+type RedemptionRow = Omit<Redemption, 'reward'> & { reward_id: string; reward_name: string; reward_type: RewardType };
+
+/** The one statement; no row when the reward is gone, the customer excluded or short of points. */
+async function redeemStatement(db: Db, customer: Customer, rewardId: string, code: string) {
+  const { merchantId, id: customerId } = customer;
+  const customerRewardId = randomUUID();
+  const transactionId = randomUUID();
+  const activityId = randomUUID();
+  const rows = await db.$queryRaw<RedemptionRow[]>`
+    WITH reward AS (
+      SELECT id, name, reward_type, points_cost, reward_rule
+        FROM rewards
+       WHERE id = ${rewardId}::uuid AND merchant_id = ${merchantId}::uuid AND is_active
+    ), updated AS (
+      UPDATE customers c
+         SET points_balance = c.points_balance - r.points_cost,
+             points_spent = c.points_spent + r.points_cost,
+             last_activity_at = now(),
+             updated_at = now()
+        FROM reward r
+       WHERE c.id = ${customerId}::uuid
+         AND c.merchant_id = ${merchantId}::uuid
+         AND c.status <> 'excluded'::"CustomerStatus"
+         AND c.points_balance >= r.points_cost
+         AND c.points_spent + r.points_cost::bigint <= ${MAX_BALANCE}
+      RETURNING c.points_balance, r.id AS reward_id, r.name, r.reward_type, r.points_cost, r.reward_rule
+    ), issued AS (
+      INSERT INTO customer_rewards
+        (id, merchant_id, customer_id, reward_id, code, status, points_spent, issued_at, expires_at)
+      SELECT ${customerRewardId}::uuid, ${merchantId}::uuid, ${customerId}::uuid, reward_id, ${code},
+             'issued'::"CustomerRewardStatus", points_cost, now(),
+             CASE WHEN jsonb_typeof(reward_rule -> 'expires_after_days') = 'number'
+                  THEN now() + make_interval(days => floor((reward_rule ->> 'expires_after_days')::numeric)::int)
+             END
+        FROM updated
+      RETURNING id, code, status, points_spent, issued_at, expires_at, used_at
+    ), tx AS (
+      INSERT INTO points_transactions
+        (id, merchant_id, customer_id, points, type, description, source, balance_after, reference_kind, reference_id)
+      SELECT ${transactionId}::uuid, ${merchantId}::uuid, ${customerId}::uuid, -points_cost,
+             'debit'::"TransactionType", 'Redeemed: ' || name, 'redemption'::"TransactionSource",
+             points_balance, 'customer_reward', ${customerRewardId}
+        FROM updated
+      RETURNING id
+    ), act AS (${insertActivity(
+      {
+        id: activityId,
+        merchantId,
+        customerId,
+        type: 'redemption',
+        description: Prisma.sql`'Redeemed: ' || name`,
+        pointsChange: Prisma.sql`-points_cost`,
+        balanceAfter: Prisma.sql`points_balance`,
+        reference: { kind: 'customer_reward', id: customerRewardId },
+      },
+      Prisma.sql`updated`,
+    )}
+      RETURNING id
+    )
+    SELECT i.id::text, i.code, i.status::text AS status, i.points_spent, i.issued_at, i.expires_at, i.used_at,
+           u.points_balance AS balance_after, u.reward_id::text, u.name AS reward_name,
+           u.reward_type::text AS reward_type
+      FROM issued i, updated u, tx, act`;
+  return rows[0] ?? null;
+}
+
+/** A unique violation of customer_rewards (merchant_id, code) in a raw query (P2010, 23505). */
+function isCodeCollision(err: unknown): boolean {
+  if (!(err instanceof Prisma.PrismaClientKnownRequestError) || err.code !== 'P2010') return false;
+  return `${err.message} ${JSON.stringify(err.meta ?? {})}`.includes('customer_rewards_merchant_id_code_key');
+}
+
+/** Redeems `reward_id` for the customer: 404 unknown reward, 422 reward_unavailable / insufficient_points. */
+export async function redeemReward(db: Db, customer: Customer, args: { reward_id?: string | null }): Promise<Redemption> {
+  const { reward_id } = parseInput(redeemInput, args);
+  // only an active reward can be redeemed: 404 otherwise, before and after the attempt
+  const find = () => findReward(db, customer.merchantId, reward_id, { activeOnly: true });
+  const reward = await find();
+  if (!canRedeem(customer)) throw unavailable();
+
+  let row: RedemptionRow | null = null;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      row = await redeemStatement(db, customer, reward.id, rewardCodes.next());
+      break;
+    } catch (err) {
+      // the failed statement changed nothing; a second collision in 2^50 codes means trouble
+      if (!isCodeCollision(err)) throw err;
+      if (attempt >= 2) throw new AppError('conflict', 'Could not issue a unique reward code; try again');
+    }
+  }
+  if (row) {
+    countLedgerEntry(-Number(row.points_spent));
+    return {
+      id: row.id,
+      reward: { id: row.reward_id, name: row.reward_name, reward_type: row.reward_type },
+      code: row.code,
+      status: row.status,
+      points_spent: Number(row.points_spent),
+      issued_at: new Date(row.issued_at),
+      expires_at: row.expires_at ? new Date(row.expires_at) : null,
+      used_at: row.used_at ? new Date(row.used_at) : null,
+      balance_after: Number(row.balance_after),
+    };
+  }
+  // refused: say why, from the rows as they are now
+  const [current, still] = await Promise.all([
+    db.customer.findUnique({ where: { id: customer.id }, select: { status: true, pointsBalance: true } }),
+    find(),
+  ]);
+  if (!current) throw notFound('Customer');
+  if (!canRedeem(current)) throw unavailable();
+  throw new AppError(
+    'insufficient_points',
+    `Insufficient points: the reward costs ${still.pointsCost} points and the balance is ${current.pointsBalance}`,
+  );
+}
+
+const unavailable = () => new AppError('reward_unavailable', 'This customer is excluded from the program and cannot redeem rewards');

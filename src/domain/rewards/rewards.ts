@@ -1,0 +1,108 @@
+// Rewards (spec 2.2): the catalogue customers redeem from, and its configuration by the
+// admin API and the import. The input uses the public field names; `reward_rule` is checked
+// against the reward type (reward-rules.ts).
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import type { Prisma, Reward } from '../../generated/prisma/client.js';
+import { RewardType } from '../../generated/prisma/enums.js';
+import { field } from '../shared/fields.js';
+import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
+import { type Patch, findOwn, mergePatch } from '../shared/records.js';
+import { parseInput } from '../shared/validation.js';
+import { checkRewardRule } from './reward-rules.js';
+
+/** A reward: `reward_rule` is checked against its `reward_type`. */
+export const rewardInput = z
+  .object({
+    id: field.id.optional(),
+    name: field.name,
+    description: field.description,
+    reward_type: z.enum(RewardType),
+    points_cost: field.points.min(1, 'must be at least 1'),
+    reward_rule: z.record(z.string(), z.unknown()).default({}),
+    is_active: z.boolean().default(true),
+    created_at: field.timestamp.nullish(),
+  })
+  .strict()
+  .superRefine((reward, ctx) => {
+    // points_required is derived from points_cost; accept it when it agrees
+    const { points_required, ...rule } = reward.reward_rule;
+    if (points_required !== undefined && points_required !== reward.points_cost) {
+      ctx.addIssue({ code: 'custom', path: ['reward_rule', 'points_required'], message: 'must equal points_cost' });
+    }
+    checkRewardRule(reward.reward_type, rule, ctx);
+  });
+export type RewardInput = z.infer<typeof rewardInput>;
+
+export function rewardRow(input: RewardInput) {
+  // points_required is derived from points_cost, never stored
+  const { points_required: _derived, ...rule } = input.reward_rule;
+  return {
+    name: input.name,
+    description: input.description ?? null,
+    rewardType: input.reward_type,
+    pointsCost: input.points_cost,
+    rewardRule: rule as Prisma.InputJsonValue,
+    isActive: input.is_active,
+  };
+}
+
+function rewardAsInput(r: Reward): Patch {
+  return {
+    name: r.name,
+    description: r.description,
+    reward_type: r.rewardType,
+    points_cost: r.pointsCost,
+    reward_rule: r.rewardRule,
+    is_active: r.isActive,
+  };
+}
+
+/**
+ * Rewards, newest first, optionally of one type. `activeOnly`: the catalogue (active rewards
+ * only); the admin API sees them all, optionally filtered by `is_active`.
+ */
+export function listRewards(
+  db: Db,
+  merchantId: string,
+  args: PageArgs & { reward_type?: RewardType | null; is_active?: boolean | null },
+  { activeOnly }: { activeOnly: boolean },
+) {
+  const isActive = activeOnly ? true : args.is_active;
+  const where = {
+    merchantId,
+    ...(isActive != null ? { isActive } : {}),
+    ...(args.reward_type ? { rewardType: args.reward_type } : {}),
+  };
+  return paginate(
+    args,
+    (p) => db.reward.findMany({ where, orderBy: newestFirst, ...p }),
+    () => db.reward.count({ where }),
+  );
+}
+
+/**
+ * One reward of the merchant, else 404. `activeOnly`: the catalogue's view (an inactive
+ * reward is not found, as in the list, and cannot be redeemed); the admin API sees them all.
+ */
+export function findReward(db: Db, merchantId: string, id: string, { activeOnly }: { activeOnly: boolean }) {
+  return findOwn('Reward', id, (id) =>
+    db.reward.findFirst({ where: { id, merchantId, ...(activeOnly ? { isActive: true } : {}) } }),
+  );
+}
+
+export async function createReward(db: Db, merchantId: string, raw: unknown) {
+  const input = parseInput(rewardInput, raw);
+  return db.reward.create({ data: { merchantId, ...rewardRow(input) } });
+}
+
+export async function updateReward(db: Db, merchantId: string, id: string, patch: Patch) {
+  const current = await findReward(db, merchantId, id, { activeOnly: false });
+  const input = mergePatch(rewardInput, rewardAsInput(current), patch);
+  return db.reward.update({ where: { id: current.id }, data: rewardRow(input) });
+}
+
+export async function setRewardActive(db: Db, merchantId: string, id: string, isActive: boolean) {
+  const current = await findReward(db, merchantId, id, { activeOnly: false });
+  return db.reward.update({ where: { id: current.id }, data: { isActive } });
+}

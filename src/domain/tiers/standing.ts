@@ -1,0 +1,250 @@
+// A customer's VIP tier. Status is judged on what a customer *earned* (points credited, or
+// money spent) in each tier's own window, never on the spendable balance, so spending points
+// never drops a tier. `tierStanding` is the one place for that rule: the live status endpoint
+// and `reevaluateTier` both use it.
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../db/client.js';
+import { Prisma, type Tier } from '../../generated/prisma/client.js';
+import type { TierQualification, TierWindow } from '../../generated/prisma/enums.js';
+import { insertActivity } from '../ledger/activity-log.js';
+import { type PageArgs, paginate } from '../shared/pagination.js';
+import { allTiers } from './tiers.js';
+
+/** Where a tier's window starts (null = the beginning of time). */
+export function windowStart(window: TierWindow, now: Date): Date | null {
+  switch (window) {
+    case 'lifetime':
+      return null;
+    case 'calendar_year':
+      return new Date(Date.UTC(now.getUTCFullYear(), 0, 1));
+    case 'rolling_12_months': {
+      const start = new Date(now);
+      start.setUTCMonth(start.getUTCMonth() - 12);
+      return start;
+    }
+  }
+}
+
+/**
+ * When status earned in `tier` lapses: a calendar-year tier at the end of the year (the
+ * next Jan 1, 00:00 UTC); a rolling window re-judges continuously and lifetime never
+ * lapses, so null. A tier held without qualifying (the default) or that anyone reaches
+ * (threshold 0) cannot lapse either.
+ */
+function tierExpiresAt(tier: Tier, qualified: boolean, now: Date): Date | null {
+  if (!qualified || tier.window !== 'calendar_year' || tier.threshold <= 0) return null;
+  return new Date(Date.UTC(now.getUTCFullYear() + 1, 0, 1));
+}
+
+/** `GET /customers/memberships`: the customer's tier history, newest first. */
+export function listMemberships(db: Db, merchantId: string, customerId: string, args: PageArgs) {
+  const where = { merchantId, customerId };
+  return paginate(
+    args,
+    (p) =>
+      db.tierMembership.findMany({
+        where,
+        include: { tier: { select: { name: true } } },
+        orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
+        ...p,
+      }),
+    () => db.tierMembership.count({ where }),
+  );
+}
+
+type MetricKey = `${TierQualification}:${TierWindow}`;
+type Metrics = Record<MetricKey, number>;
+
+/**
+ * The customer's qualifying figures for every window at once. Points earned = every credit
+ * in the window, whatever its source (imported balances stand for history earned elsewhere);
+ * debits (spending, refund claw-backs) never lower status. Amount
+ * spent = subtotals of unrefunded orders placed in the window.
+ */
+async function customerMetrics(
+  db: Db,
+  merchantId: string,
+  customerId: string,
+  now: Date,
+  needSpent: boolean,
+): Promise<Metrics> {
+  const year = windowStart('calendar_year', now)!;
+  const rolling = windowStart('rolling_12_months', now)!;
+  const pointsQuery = db.$queryRaw<{ lifetime: bigint; year: bigint; rolling: bigint }[]>`
+    SELECT COALESCE(SUM(points), 0)::bigint AS lifetime,
+           COALESCE(SUM(points) FILTER (WHERE created_at >= ${year.toISOString()}::timestamptz), 0)::bigint AS year,
+           COALESCE(SUM(points) FILTER (WHERE created_at >= ${rolling.toISOString()}::timestamptz), 0)::bigint AS rolling
+      FROM points_transactions
+     WHERE merchant_id = ${merchantId}::uuid AND customer_id = ${customerId}::uuid
+       AND type = 'credit'::"TransactionType"`;
+  const spentQuery = needSpent
+    ? db.$queryRaw<{ lifetime: string; year: string; rolling: string }[]>`
+    SELECT COALESCE(SUM(subtotal), 0)::text AS lifetime,
+           COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${year.toISOString()}::timestamptz), 0)::text AS year,
+           COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${rolling.toISOString()}::timestamptz), 0)::text AS rolling
+      FROM orders
+     WHERE merchant_id = ${merchantId}::uuid AND customer_id = ${customerId}::uuid
+       AND refunded_at IS NULL`
+    : Promise.resolve([{ lifetime: '0', year: '0', rolling: '0' }]);
+  // no upper bound at `now`: a credit just written by the database's clock must count
+  const [[p], [s]] = await Promise.all([pointsQuery, spentQuery]);
+  return {
+    'points_earned:lifetime': Number(p?.lifetime ?? 0),
+    'points_earned:calendar_year': Number(p?.year ?? 0),
+    'points_earned:rolling_12_months': Number(p?.rolling ?? 0),
+    'amount_spent:lifetime': Number(s?.lifetime ?? 0),
+    'amount_spent:calendar_year': Number(s?.year ?? 0),
+    'amount_spent:rolling_12_months': Number(s?.rolling ?? 0),
+  };
+}
+
+export interface TierStanding {
+  /** The tier the customer qualifies for now (null only when the merchant has no tiers). */
+  current: Tier | null;
+  /** The tier after `current` by position (null at the top). */
+  next: Tier | null;
+  /** When `current` lapses unless re-earned (null: it does not). */
+  expiresAt: Date | null;
+  /** The figure of `tier` in its own qualification and window. */
+  metricOf: (tier: Pick<Tier, 'qualification' | 'window'>) => number;
+  /** Lifetime points earned, the figure shown when there are no tiers. */
+  lifetimePoints: number;
+}
+
+/**
+ * The tier a customer qualifies for: the highest-position tier whose threshold its own
+ * metric reaches; else the default tier (is_default, or the lowest position).
+ */
+export async function tierStanding(db: Db, merchantId: string, customerId: string, now = new Date()): Promise<TierStanding> {
+  const tiers = await allTiers(db, merchantId);
+  const metrics = await customerMetrics(
+    db,
+    merchantId,
+    customerId,
+    now,
+    tiers.some((t) => t.qualification === 'amount_spent'),
+  );
+  const metricOf = (tier: Pick<Tier, 'qualification' | 'window'>) => metrics[`${tier.qualification}:${tier.window}`];
+  const qualified = tiers.findLast((t) => metricOf(t) >= t.threshold) ?? null;
+  const current = qualified ?? tiers.find((t) => t.isDefault) ?? tiers[0] ?? null;
+  const next = current ? (tiers.find((t) => t.position > current.position) ?? null) : null;
+  return {
+    current,
+    next,
+    expiresAt: current && tierExpiresAt(current, current === qualified, now),
+    metricOf,
+    lifetimePoints: metrics['points_earned:lifetime'],
+  };
+}
+
+/**
+ * Re-judges a customer's tier and records a change: the customer's tier, the end of the
+ * active membership, a new earned membership and a `tier_change` activity. `from`/`to`
+ * are tier ids. Safe to run concurrently and repeatedly: the writes are one statement
+ * that only applies while the customer still has the tier this evaluation started from.
+ */
+export async function reevaluateTier(
+  db: Db,
+  merchantId: string,
+  customerId: string,
+  now = new Date(),
+): Promise<{ changed: boolean; from: string | null; to: string | null }> {
+  const [customer, standing] = await Promise.all([
+    db.customer.findFirst({
+      where: { id: customerId, merchantId },
+      select: { tierId: true, tier: { select: { name: true } } },
+    }),
+    tierStanding(db, merchantId, customerId, now),
+  ]);
+  const from = customer?.tierId ?? null;
+  const target = standing.current;
+  if (!customer || !target || target.id === from) return { changed: false, from, to: from };
+
+  const description = customer.tier ? `Moved from ${customer.tier.name} to ${target.name}` : `Joined ${target.name}`;
+  const expiresAt = standing.expiresAt;
+  // ISO strings with an offset: a bare timestamp parameter would be read in the session's zone
+  const at = now.toISOString();
+  // One statement rather than a batch: the membership and activity rows must exist only
+  // if the conditional tier update matched, and a batch cannot make later writes depend
+  // on an earlier row count. No interactive transaction (prisma/prisma#30374).
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    WITH updated AS (
+      UPDATE customers
+         SET tier_id = ${target.id}::uuid, updated_at = now()
+       WHERE id = ${customerId}::uuid AND merchant_id = ${merchantId}::uuid
+         AND tier_id IS NOT DISTINCT FROM ${from}::uuid
+      RETURNING id, points_balance
+    ), ended AS (
+      UPDATE tier_memberships
+         SET status = 'ended'::"MembershipStatus", ended_at = ${at}::timestamptz
+       WHERE merchant_id = ${merchantId}::uuid AND customer_id = ${customerId}::uuid
+         AND status = 'active'::"MembershipStatus" AND EXISTS (SELECT 1 FROM updated)
+      RETURNING id
+    ), started AS (
+      INSERT INTO tier_memberships (id, merchant_id, customer_id, tier_id, status, source, started_at, expires_at)
+      SELECT ${randomUUID()}::uuid, ${merchantId}::uuid, ${customerId}::uuid, ${target.id}::uuid,
+             'active'::"MembershipStatus", 'earned'::"MembershipSource", ${at}::timestamptz, ${expiresAt?.toISOString() ?? null}::timestamptz
+        FROM updated
+      RETURNING id
+    ), act AS (${insertActivity(
+      {
+        id: randomUUID(),
+        merchantId,
+        customerId,
+        type: 'tier_change',
+        description,
+        pointsChange: 0,
+        balanceAfter: Prisma.sql`points_balance`,
+        reference: { kind: 'tier', id: target.id },
+        at,
+      },
+      Prisma.sql`updated`,
+    )}
+      RETURNING id
+    )
+    SELECT started.id FROM started, act`;
+  if (rows.length === 0) return { changed: false, from, to: from };
+  return { changed: true, from, to: target.id };
+}
+
+export interface CustomerTierStatus {
+  current_tier: Tier | null;
+  next_tier: Tier | null;
+  progress: {
+    metric: TierQualification;
+    value: number;
+    next_threshold: number | null;
+    remaining: number | null;
+  };
+  window: TierWindow;
+  tier_expires_at: Date | null;
+}
+
+/**
+ * `GET /customers/tiers`, judged live. Progress is measured in the next tier's own
+ * qualification and window (at the top, the current tier's; with no tiers, lifetime points).
+ */
+export async function customerTierStatus(
+  db: Db,
+  merchantId: string,
+  customerId: string,
+  now = new Date(),
+): Promise<CustomerTierStatus> {
+  const standing = await tierStanding(db, merchantId, customerId, now);
+  const { current, next } = standing;
+  const measured = next ?? current;
+  const value = measured ? standing.metricOf(measured) : standing.lifetimePoints;
+  return {
+    current_tier: current,
+    next_tier: next,
+    progress: {
+      metric: measured?.qualification ?? 'points_earned',
+      value,
+      next_threshold: next?.threshold ?? null,
+      // money sums are rounded to cents so the difference carries no float noise
+      remaining: next ? Math.max(0, Math.round((next.threshold - value) * 100) / 100) : null,
+    },
+    window: measured?.window ?? 'lifetime',
+    tier_expires_at: standing.expiresAt,
+  };
+}

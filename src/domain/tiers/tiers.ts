@@ -1,0 +1,104 @@
+// VIP tiers (DESIGN.md "Tier"): the merchant's ladder, ordered by position, and its
+// configuration by the admin API and the import, in the public field names. A customer's
+// place on it is judged in standing.ts.
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import type { Tier } from '../../generated/prisma/client.js';
+import { TierQualification, TierWindow } from '../../generated/prisma/enums.js';
+import { field } from '../shared/fields.js';
+import { type PageArgs, paginate } from '../shared/pagination.js';
+import { type Patch, findOwn, mergePatch, orConflict } from '../shared/records.js';
+import { parseInput } from '../shared/validation.js';
+
+export const tierInput = z
+  .object({
+    id: field.id.optional(),
+    name: field.name,
+    description: field.description,
+    position: z.number().int().min(0).max(1000),
+    threshold: z.number().int().min(0).max(2_000_000_000),
+    qualification: z.enum(TierQualification).default('points_earned'),
+    window: z.enum(TierWindow).default('lifetime'),
+    earn_multiplier: z.number().min(0).max(100).default(1),
+    benefits: z.array(z.string().trim().min(1).max(500)).max(50).default([]),
+    is_default: z.boolean().default(false),
+  })
+  .strict();
+export type TierInput = z.infer<typeof tierInput>;
+
+export function tierRow(input: TierInput) {
+  return {
+    name: input.name,
+    description: input.description ?? null,
+    position: input.position,
+    threshold: input.threshold,
+    qualification: input.qualification,
+    window: input.window,
+    earnMultiplier: input.earn_multiplier,
+    benefits: input.benefits,
+    isDefault: input.is_default,
+  };
+}
+
+function tierAsInput(t: Tier): Patch {
+  return {
+    name: t.name,
+    description: t.description,
+    position: t.position,
+    threshold: t.threshold,
+    qualification: t.qualification,
+    window: t.window,
+    earn_multiplier: Number(t.earnMultiplier),
+    benefits: t.benefits,
+    is_default: t.isDefault,
+  };
+}
+
+const tierOrder = [{ position: 'asc' as const }, { id: 'asc' as const }];
+
+/** The merchant's tiers, lowest position first. */
+export function allTiers(db: Db, merchantId: string) {
+  return db.tier.findMany({ where: { merchantId }, orderBy: tierOrder });
+}
+
+/** The tier ladder, lowest position first: `GET /tiers` and the admin API's list. */
+export function listTiers(db: Db, merchantId: string, args: PageArgs) {
+  return paginate(
+    args,
+    (p) => db.tier.findMany({ where: { merchantId }, orderBy: tierOrder, ...p }),
+    () => db.tier.count({ where: { merchantId } }),
+  );
+}
+
+const tierConflict = () => 'Another tier already has this position';
+
+export async function createTier(db: Db, merchantId: string, raw: unknown) {
+  const input = parseInput(tierInput, raw);
+  const create = db.tier.create({ data: { merchantId, ...tierRow(input) } });
+  // one default tier per merchant: the new default replaces the old in the same batch
+  return orConflict(async () => {
+    if (!input.is_default) return create;
+    const [, tier] = await db.$transaction([
+      db.tier.updateMany({ where: { merchantId, isDefault: true }, data: { isDefault: false } }),
+      create,
+    ]);
+    return tier;
+  }, tierConflict);
+}
+
+const findTier = (db: Db, merchantId: string, id: string) =>
+  findOwn('Tier', id, (id) => db.tier.findFirst({ where: { id, merchantId } }));
+
+export async function updateTier(db: Db, merchantId: string, id: string, patch: Patch) {
+  const current = await findTier(db, merchantId, id);
+  const input = mergePatch(tierInput, tierAsInput(current), patch);
+  const update = db.tier.update({ where: { id: current.id }, data: tierRow(input) });
+  return orConflict(async () => {
+    if (!input.is_default || current.isDefault) return update;
+    const [, tier] = await db.$transaction([
+      db.tier.updateMany({ where: { merchantId, isDefault: true }, data: { isDefault: false } }),
+      update,
+    ]);
+    return tier;
+  }, tierConflict);
+}
