@@ -7,11 +7,11 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPrisma } from '../src/db/client.js';
-import { openDatabase, startEmbedded } from '../src/db/embedded.js';
-import { SNAPSHOT } from './global-setup.js';
-import { createApp } from '../src/http/app.js';
-import { newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from './harness.js';
+import { createPrisma } from '../../src/db/client.js';
+import { openDatabase, startEmbedded } from '../../src/db/embedded.js';
+import { SNAPSHOT } from '../global-setup.js';
+import { createApp } from '../../src/http/app.js';
+import { newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
 
 /** A TCP proxy to the database that the test can cut and restore. */
 function cuttableProxy(target: URL) {
@@ -95,7 +95,7 @@ describe('database outage', () => {
 
 describe('recognising an unreachable database', () => {
   it('sees PostgreSQL restarting through Prisma’s wrapping (no 500 during a restart)', async () => {
-    const { isDatabaseUnavailable } = await import('../src/db/errors.js');
+    const { isDatabaseUnavailable } = await import('../../src/db/errors.js');
     // the shapes seen while PostgreSQL restarted under load
     const prismaWrapped = Object.assign(new Error('Invalid `db.reward.count()` invocation: Database error. Code: `57P01`. Message: `terminating connection due to administrator command`'), { code: 'P2010' });
     const adapterMeta = Object.assign(new Error('Database error'), {
@@ -110,7 +110,7 @@ describe('recognising an unreachable database', () => {
 });
 
 describe('SIGTERM', () => {
-  const root = path.resolve(import.meta.dirname, '..');
+  const root = path.resolve(import.meta.dirname, '../..');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'loyalty-sigterm-'));
   let server: ChildProcess;
   afterAll(() => {

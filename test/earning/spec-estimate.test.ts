@@ -1,7 +1,7 @@
 // POST /points/estimate (DESIGN.md "Points estimate"): the points a cart will earn.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { scopeLevels, scopeNames } from '../src/domain/access/scopes.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from './harness.js';
+import { scopeLevels, scopeNames } from '../../src/domain/access/scopes.js';
+import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;
@@ -196,7 +196,7 @@ describe('points that would overflow the ledger', () => {
     expect(estimate.body.error.details.subtotal).toEqual([expect.stringContaining('maximum')]);
     const tooBig = await shopApi.rest('POST', '/v1/points/estimate', { subtotal: 1e12 });
     expect(tooBig.status).toBe(422);
-    const { recordOrder } = await import('../src/domain/events/orders.js');
+    const { recordOrder } = await import('../../src/domain/events/orders.js');
     await expect(recordOrder(app.db, shop.id, { order_id: 'huge', customer_id: customer.platformId, subtotal: 999_999_999 }))
       .rejects.toMatchObject({ code: 'validation_error' });
     expect((await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(0);

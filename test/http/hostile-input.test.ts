@@ -4,8 +4,8 @@
 // request changes no balance.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { restRoutes } from '../src/http/rest/routes.js';
-import { newCustomer, newKey, newMerchant, testApp, type TestApp } from './harness.js';
+import { restRoutes } from '../../src/http/rest/routes.js';
+import { newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
 
 let app: TestApp;
 let merchantId: string;

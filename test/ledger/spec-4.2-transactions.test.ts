@@ -1,6 +1,6 @@
 // Spec 4.2: POST /customers/transactions — manual credits and debits.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from './harness.js';
+import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;

@@ -2,7 +2,7 @@
 // redemptions; a randomised mix over two merchants after which every balance equals the
 // sum of its transactions, none is negative, and no row crosses merchants. No 5xx.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from './harness.js';
+import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
 
 let app: TestApp;
 

@@ -1,9 +1,9 @@
 // Spec 5 and 7: API keys, scopes, 401 invalid_token, 403 insufficient_scope, tenancy.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, revokeApiKey } from '../src/domain/access/api-keys.js';
-import { fullAccessScopes, readOnlyScopes } from '../src/domain/access/scopes.js';
-import { generateToken } from '../src/domain/access/tokens.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from './harness.js';
+import { createApiKey, revokeApiKey } from '../../src/domain/access/api-keys.js';
+import { fullAccessScopes, readOnlyScopes } from '../../src/domain/access/scopes.js';
+import { generateToken } from '../../src/domain/access/tokens.js';
+import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
 
 let app: TestApp;
 let merchantId: string;

@@ -1,7 +1,7 @@
 // Spec 4.1: GET /customers/transactions (DESIGN.md "Points transaction" in history), REST and GraphQL.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { applyPoints } from '../src/domain/ledger/ledger.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from './harness.js';
+import { applyPoints } from '../../src/domain/ledger/ledger.js';
+import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;

@@ -1,9 +1,9 @@
 // Customer rewards: GET /customers/rewards, GET /customers/rewards/redeemable,
 // POST /customers/rewards/redeem (DESIGN.md "Customer reward", "Redeem").
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { rewardCodes } from '../src/domain/rewards/redemption.js';
-import type { RewardType } from '../src/generated/prisma/enums.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from './harness.js';
+import { rewardCodes } from '../../src/domain/rewards/redemption.js';
+import type { RewardType } from '../../src/generated/prisma/enums.js';
+import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;

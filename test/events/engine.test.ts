@@ -2,13 +2,13 @@
 // through the domain functions, read back through the public REST API.
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Prisma } from '../src/generated/prisma/client.js';
-import type { CampaignType } from '../src/generated/prisma/enums.js';
-import { recordActivity } from '../src/domain/events/activities.js';
-import { expirePoints } from '../src/domain/ledger/expiry.js';
-import { recordOrder, refundOrder } from '../src/domain/events/orders.js';
-import { recordReferral } from '../src/domain/referrals/referrals.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from './harness.js';
+import type { Prisma } from '../../src/generated/prisma/client.js';
+import type { CampaignType } from '../../src/generated/prisma/enums.js';
+import { recordActivity } from '../../src/domain/events/activities.js';
+import { expirePoints } from '../../src/domain/ledger/expiry.js';
+import { recordOrder, refundOrder } from '../../src/domain/events/orders.js';
+import { recordReferral } from '../../src/domain/referrals/referrals.js';
+import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
 
 let app: TestApp;
 beforeAll(async () => {

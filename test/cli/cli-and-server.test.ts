@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const root = path.resolve(import.meta.dirname, '..');
+const root = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
 const dataDir = mkdtempSync(path.join(tmpdir(), 'loyalty-e2e-'));
 const port = 20000 + Math.floor(Math.random() * 20000);

@@ -1,7 +1,7 @@
 // Spec 4.1: GET /customers/referrals, GET /referrals/program, GET /booster-campaigns
 // (DESIGN.md "Referral", "Referral program", "Booster campaign"), REST and GraphQL.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from './harness.js';
+import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;

@@ -2,9 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/http/app.js';
-import { createRateLimiter } from '../src/http/rate-limiter.js';
-import { client, newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from './harness.js';
+import { createApp } from '../../src/http/app.js';
+import { createRateLimiter } from '../../src/http/rate-limiter.js';
+import { client, newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
 
 let app: TestApp;
 let merchantId: string;

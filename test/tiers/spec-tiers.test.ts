@@ -1,8 +1,8 @@
 // VIP tiers: GET /tiers, GET /customers/tiers, GET /customers/memberships (DESIGN.md shapes).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { reevaluateTier } from '../src/domain/tiers/standing.js';
-import type { Tier } from '../src/generated/prisma/client.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from './harness.js';
+import { reevaluateTier } from '../../src/domain/tiers/standing.js';
+import type { Tier } from '../../src/generated/prisma/client.js';
+import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;

@@ -5,11 +5,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPrisma } from '../src/db/client.js';
-import { createApp } from '../src/http/app.js';
-import { newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from './harness.js';
+import { createPrisma } from '../../src/db/client.js';
+import { createApp } from '../../src/http/app.js';
+import { newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
 
-const root = path.resolve(import.meta.dirname, '..');
+const root = path.resolve(import.meta.dirname, '../..');
 
 describe('two instances in one process, one database', () => {
   let app: TestApp;

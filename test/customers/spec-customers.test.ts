@@ -1,8 +1,8 @@
 // Spec 4.1: GET /customers and GET /customers/{id} (DESIGN.md "Customer"), REST and GraphQL.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/client.js';
-import { createApp } from '../src/http/app.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from './harness.js';
+import type { Db } from '../../src/db/client.js';
+import { createApp } from '../../src/http/app.js';
+import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;

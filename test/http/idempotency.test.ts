@@ -1,7 +1,7 @@
 // Issue 5, safe retries: Idempotency-Key on public POSTs (REST and GraphQL).
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from './harness.js';
+import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
 
 let app: TestApp;
 let merchantId: string;

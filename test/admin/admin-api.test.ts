@@ -2,8 +2,8 @@
 // reading it back through the public REST API, API keys, and engine events.
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { rotateAdminToken } from '../src/domain/merchants/merchants.js';
-import { adminClient, client, newKey, newMerchant, testApp, type TestApp } from './harness.js';
+import { rotateAdminToken } from '../../src/domain/merchants/merchants.js';
+import { adminClient, client, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
 
 let app: TestApp;
 let merchant: Awaited<ReturnType<typeof newMerchant>>;

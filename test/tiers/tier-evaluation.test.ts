@@ -1,9 +1,9 @@
 // reevaluateTier: tier status follows points earned (or money spent) in each tier's window.
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { applyPoints } from '../src/domain/ledger/ledger.js';
-import { reevaluateTier } from '../src/domain/tiers/standing.js';
-import { newCustomer, newMerchant, testApp, type TestApp } from './harness.js';
+import { applyPoints } from '../../src/domain/ledger/ledger.js';
+import { reevaluateTier } from '../../src/domain/tiers/standing.js';
+import { newCustomer, newMerchant, testApp, type TestApp } from '../harness.js';
 
 let app: TestApp;
 

@@ -1,10 +1,10 @@
 // Program import (`loyalty import` / `loyalty seed`): validated whole, written all or nothing,
 // then read back through the public REST API.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { demoProgram } from '../src/cli/seed/demo-program.js';
-import { AppError } from '../src/domain/shared/errors.js';
-import { importProgram, type ProgramFile } from '../src/domain/program-import/program-import.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from './harness.js';
+import { demoProgram } from '../../src/cli/seed/demo-program.js';
+import { AppError } from '../../src/domain/shared/errors.js';
+import { importProgram, type ProgramFile } from '../../src/domain/program-import/program-import.js';
+import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
 
 let app: TestApp;
 
