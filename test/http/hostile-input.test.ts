@@ -123,3 +123,14 @@ describe('hostile input', () => {
     );
   }, 300_000);
 });
+
+describe('malformed paths', () => {
+  it.each(['/v1/customers/%E0%A4%A', '/v1/rewards/%E0%A4%A', '/v1/customers/%', '/v1/rewards/%zz'])(
+    'answers %s with 404 not_found in the envelope, not a 500',
+    async (path) => {
+      const res = await app.fetch(path, { headers: { authorization: `Bearer ${key}` } });
+      expect(res.status).toBe(404);
+      expect((await res.json()).error.code).toBe('not_found');
+    },
+  );
+});

@@ -74,9 +74,13 @@ export function routeMatcher(schema: GraphQLSchema, basePath: string) {
     if (candidates.length === 0) return { kind: 'not_found' as const };
     const route = candidates.find((r) => r.method === method);
     if (!route) return { kind: 'method_not_allowed' as const, allow: [...new Set(candidates.map((r) => r.method))] };
-    const params = Object.fromEntries(
-      Object.entries(route.pattern.exec(pathname)?.groups ?? {}).map(([k, v]) => [k, safeDecode(v)]),
-    );
+    const params: Record<string, string> = {};
+    for (const [name, raw] of Object.entries(route.pattern.exec(pathname)?.groups ?? {})) {
+      const value = decoded(raw);
+      // a malformed percent-encoding names no record
+      if (value === undefined) return { kind: 'not_found' as const };
+      params[name] = value;
+    }
     return { kind: 'ok' as const, route, params };
   };
 }
@@ -84,10 +88,10 @@ export function routeMatcher(schema: GraphQLSchema, basePath: string) {
 export type RouteMatcher = ReturnType<typeof routeMatcher>;
 export type MatchedRoute = Extract<ReturnType<RouteMatcher>, { kind: 'ok' }>;
 
-function safeDecode(value: string) {
+function decoded(value: string): string | undefined {
   try {
     return decodeURIComponent(value);
   } catch {
-    return value;
+    return undefined;
   }
 }
