@@ -115,7 +115,22 @@ function levelsOf(input: z.infer<typeof createKeyArgs>) {
   return levels;
 }
 
+const ApiScopeLevelsRef = builder.objectRef<ScopeName>('ApiScopeLevels').implement({
+  subGraphs: ['admin'],
+  description: 'A scope and the access levels a custom key may have in it (No Access is always possible)',
+  fields: (t) => ({
+    scope: t.field({ type: ApiScopeEnum, resolve: (scope) => scope }),
+    levels: t.field({ type: [ScopeAccessEnum], resolve: (scope) => [...scopeLevels[scope]] }),
+  }),
+});
+
 builder.queryFields((t) => ({
+  api_scopes: t.field({
+    subGraphs: ['admin'],
+    type: [ApiScopeLevelsRef],
+    description: 'Every scope of the public API with the levels it has (spec section 5)',
+    resolve: () => scopeNames,
+  }),
   api_keys: t.field({
     subGraphs: ['admin'],
     type: [ApiKeyRef],

@@ -59,7 +59,7 @@ const CustomerTierRef = builder.objectRef<NonNullable<CustomerProfile['tier']>>(
 });
 
 // A plain object type: the domain loads each customer with its tier in the same query.
-const CustomerRef = builder.objectRef<CustomerProfile>('Customer').implement({
+export const CustomerRef = builder.objectRef<CustomerProfile>('Customer').implement({
   subGraphs: ['public', 'admin'],
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Internal id (uuid)' }),

@@ -1,7 +1,7 @@
 // VIP tiers. Public: GET /tiers, GET /customers/tiers, GET /customers/memberships. Admin: all
 // of them by position, create, update. Tiers have no active flag: a tier applies from its
 // threshold (and the default tier to everyone below the first threshold).
-import { findCustomer } from '../../domain/customers.js';
+import { findCustomer, findCustomerById } from '../../domain/customers.js';
 import { createTier, listAllTiers, updateTier } from '../../domain/program.js';
 import { type CustomerTierStatus, customerTierStatus, listMemberships, listTiers } from '../../domain/tiers.js';
 import { builder } from '../builder.js';
@@ -29,7 +29,7 @@ export const TierRef = builder.prismaObject('Tier', {
 });
 
 const TierProgressRef = builder.objectRef<CustomerTierStatus['progress']>('TierProgress').implement({
-  subGraphs: ['public'],
+  subGraphs: ['public', 'admin'],
   description: 'How far the customer is from the next tier, in that tier’s metric and window',
   fields: (t) => ({
     metric: t.expose('metric', { type: TierQualificationEnum }),
@@ -40,7 +40,7 @@ const TierProgressRef = builder.objectRef<CustomerTierStatus['progress']>('TierP
 });
 
 const CustomerTierStatusRef = builder.objectRef<CustomerTierStatus>('CustomerTierStatus').implement({
-  subGraphs: ['public'],
+  subGraphs: ['public', 'admin'],
   fields: (t) => ({
     current_tier: t.expose('current_tier', { type: TierRef, nullable: true }),
     next_tier: t.expose('next_tier', { type: TierRef, nullable: true }),
@@ -129,6 +129,16 @@ builder.queryFields((t) => {
       resolve: async (_root, args, ctx) => {
         const customer = await findCustomer(ctx.db, ctx.merchantId, args);
         return { data: await customerTierStatus(ctx.db, ctx.merchantId, customer.id) };
+      },
+    }),
+    admin_customer_tier: t.field({
+      subGraphs: ['admin'],
+      type: CustomerTierStatusRef,
+      description: "A customer's VIP tier status and progress to the next tier",
+      args: { id: t.arg.id({ required: true, description: 'Internal id or platform id' }) },
+      resolve: async (_root, args, ctx) => {
+        const customer = await findCustomerById(ctx.db, ctx.merchantId, String(args.id));
+        return customerTierStatus(ctx.db, ctx.merchantId, customer.id);
       },
     }),
     customer_memberships: t.field({
