@@ -34,9 +34,9 @@ describe('adjust_points', () => {
     const credit = await admin(ADJUST, { id: customer.platformId, points: 50, description: 'Goodwill' });
     expect(credit.body.data.adjust_points).toMatchObject({ balance_after: 150, customer: { points_balance: 150 } });
     const overdraw = await admin(ADJUST, { id: customer.id, points: -500, description: 'Too much' });
-    expect(overdraw.body.errors[0].extensions.code).toBe('adjustment_failed');
+    expect(overdraw.body.errors![0].extensions.code).toBe('adjustment_failed');
     const invalid = await admin(ADJUST, { id: customer.id, points: 0, description: ' ' });
-    expect(invalid.body.errors[0].extensions.details).toEqual({ points: ['must not be zero'], description: ['is required'] });
+    expect(invalid.body.errors![0].extensions.details).toEqual({ points: ['must not be zero'], description: ['is required'] });
     const log = await admin(
       `query ($id: ID!) { customer_activities(id: $id, per_page: 5) { data { type description points_change balance_after } meta { pagination { total } } } }`,
       { id: customer.id },
@@ -64,7 +64,7 @@ describe('adjust_points', () => {
     expect(await app.db.pointsTransaction.count({ where: { customerId: customer.id, source: 'manual' } })).toBe(1);
     // the same key for another adjustment is refused
     const reused = await session(ADJUST, { ...variables, points: 99 }, { 'idempotency-key': key });
-    expect(reused.body.errors[0].extensions.code).toBe('idempotency_key_reused');
+    expect(reused.body.errors![0].extensions.code).toBe('idempotency_key_reused');
   });
 });
 

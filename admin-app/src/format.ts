@@ -1,0 +1,11 @@
+// How numbers and dates read on the page (the browser's locale).
+const numbers = new Intl.NumberFormat();
+const dates = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const days = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+
+export const formatNumber = (n: number) => numbers.format(n);
+export const formatDateTime = (iso: string | null | undefined) => (iso ? dates.format(new Date(iso)) : '—');
+export const formatDate = (iso: string | null | undefined) => (iso ? days.format(new Date(iso)) : '—');
+export const formatPercent = (ratio: number) => `${(ratio * 100).toFixed(1)} %`;
+/** A label from an API value: percentage_discount → Percentage discount. */
+export const humanize = (value: string) => value.charAt(0).toUpperCase() + value.slice(1).replace(/_/g, ' ');

@@ -1,0 +1,174 @@
+// Booster campaigns: multiply the points of some actions for a while.
+import { type FormEvent, useState } from 'react';
+import { useMutation, useQuery } from 'urql';
+import { type FieldErrors, fieldErrorsOf, messageOf } from '../../api';
+import { formatDateTime, humanize } from '../../format';
+import { type ResultOf, graphql } from '../../graphql';
+import { Alert, CheckboxField, CheckboxGroup, Dialog, OtherErrors, Pager, StatusBadge, TextAreaField, TextField } from '../../ui';
+import { CAMPAIGN_TYPES, ToggleButton, fromNumber, mergeErrors, numberErrors, optionsOf, toIso, toLocal } from './kit';
+
+const BoostersQuery = graphql(`
+  query AdminBoosters($page: Int) {
+    booster_campaigns(page: $page, per_page: 25) {
+      data { id name description multiplier campaign_types starts_at ends_at is_active }
+      meta { pagination { current_page last_page total } }
+    }
+  }
+`);
+const CreateBooster = graphql(`
+  mutation CreateBooster($input: BoosterCampaignInput!) { create_booster_campaign(input: $input) { id name } }
+`);
+const UpdateBooster = graphql(`
+  mutation UpdateBooster($id: ID!, $input: BoosterCampaignPatch!) { update_booster_campaign(id: $id, input: $input) { id name } }
+`);
+const SetBoosterActive = graphql(`
+  mutation SetBoosterActive($id: ID!, $active: Boolean!) {
+    activate_booster_campaign(id: $id) @include(if: $active) { id is_active }
+    deactivate_booster_campaign(id: $id) @skip(if: $active) { id is_active }
+  }
+`);
+
+type Booster = ResultOf<typeof BoostersQuery>['booster_campaigns']['data'][number];
+type CampaignType = Booster['campaign_types'][number];
+const SHOWN = ['name', 'description', 'multiplier', 'campaign_types', 'starts_at', 'ends_at'];
+
+function BoosterForm({ booster, onSaved }: { booster: Booster | null; onSaved: (name: string) => void }) {
+  const [v, setV] = useState({
+    name: booster?.name ?? '',
+    description: booster?.description ?? '',
+    multiplier: fromNumber(booster?.multiplier ?? 2),
+    campaign_types: (booster?.campaign_types ?? ['purchase']) as CampaignType[],
+    starts_at: toLocal(booster?.starts_at ?? new Date().toISOString()),
+    ends_at: toLocal(booster?.ends_at),
+    is_active: booster?.is_active ?? true,
+  });
+  const set = <K extends keyof typeof v>(k: K) => (value: (typeof v)[K]) => setV((old) => ({ ...old, [k]: value }));
+  const [local, setLocal] = useState<FieldErrors>({});
+  const [created, create] = useMutation(CreateBooster);
+  const [updated, update] = useMutation(UpdateBooster);
+  const result = booster ? updated : created;
+  const errors = mergeErrors(local, fieldErrorsOf(result.error));
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const problems = numberErrors({ multiplier: { text: v.multiplier, required: true } });
+    if (!v.starts_at) problems.starts_at = ['is required'];
+    setLocal(problems);
+    if (Object.keys(problems).length) return;
+    const input = {
+      name: v.name,
+      description: v.description.trim() || null,
+      multiplier: Number(v.multiplier),
+      campaign_types: v.campaign_types,
+      starts_at: toIso(v.starts_at)!,
+      ends_at: toIso(v.ends_at),
+      is_active: v.is_active,
+    };
+    const res = booster ? await update({ id: booster.id, input }) : await create({ input });
+    const saved = res.data && ('create_booster_campaign' in res.data ? res.data.create_booster_campaign : res.data.update_booster_campaign);
+    if (saved) onSaved(saved.name);
+  };
+
+  return (
+    <form onSubmit={submit} noValidate>
+      <TextField label="Name" value={v.name} onChange={(e) => set('name')(e.target.value)} errors={errors.name} />
+      <TextAreaField label="Description" rows={2} value={v.description} onChange={(e) => set('description')(e.target.value)} errors={errors.description} />
+      <TextField label="Multiplier" hint="e.g. 2 for double points" inputMode="decimal" value={v.multiplier} onChange={(e) => set('multiplier')(e.target.value)} errors={errors.multiplier} />
+      <CheckboxGroup
+        legend="Actions it boosts"
+        options={optionsOf(CAMPAIGN_TYPES)}
+        value={v.campaign_types}
+        onChange={(value) => set('campaign_types')(value as CampaignType[])}
+        errors={errors.campaign_types}
+      />
+      <div className="two">
+        <TextField label="Starts" type="datetime-local" value={v.starts_at} onChange={(e) => set('starts_at')(e.target.value)} errors={errors.starts_at} />
+        <TextField label="Ends" hint="Empty: no end" type="datetime-local" value={v.ends_at} onChange={(e) => set('ends_at')(e.target.value)} errors={errors.ends_at} />
+      </div>
+      <CheckboxField label="Active" checked={v.is_active} onChange={(e) => set('is_active')(e.target.checked)} />
+      <OtherErrors errors={errors} shown={SHOWN} />
+      {!Object.keys(errors).length && <Alert>{messageOf(result.error)}</Alert>}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={result.fetching}>
+          {booster ? 'Save booster' : 'Create booster'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function Boosters() {
+  const [page, setPage] = useState(1);
+  const [{ data, error }, refetch] = useQuery({ query: BoostersQuery, variables: { page } });
+  const [editing, setEditing] = useState<Booster | 'new' | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [toggle, setToggle] = useMutation(SetBoosterActive);
+  const saved = (name: string) => {
+    setNotice(`Saved “${name}”.`);
+    setEditing(null);
+    refetch({ requestPolicy: 'network-only' });
+  };
+  const flip = async (b: Booster) => {
+    const res = await setToggle({ id: b.id, active: !b.is_active });
+    if (!res.error) setNotice(`“${b.name}” is now ${b.is_active ? 'inactive' : 'active'}.`);
+    refetch({ requestPolicy: 'network-only' });
+  };
+  return (
+    <section aria-labelledby="boosters-title">
+      <div className="section-head">
+        <h2 id="boosters-title">Booster campaigns</h2>
+        <button type="button" className="primary" onClick={() => setEditing('new')}>
+          New booster
+        </button>
+      </div>
+      <Alert tone="success">{notice}</Alert>
+      <Alert>{messageOf(error) ?? messageOf(toggle.error)}</Alert>
+      <div className="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Multiplier</th>
+              <th scope="col">Boosts</th>
+              <th scope="col">Runs</th>
+              <th scope="col">Status</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {data?.booster_campaigns.data.length === 0 && (
+              <tr>
+                <td colSpan={6}>No booster campaigns yet.</td>
+              </tr>
+            )}
+            {data?.booster_campaigns.data.map((b) => (
+              <tr key={b.id}>
+                <th scope="row">{b.name}</th>
+                <td>×{b.multiplier}</td>
+                <td>{b.campaign_types.map(humanize).join(', ')}</td>
+                <td>
+                  {formatDateTime(b.starts_at)} – {b.ends_at ? formatDateTime(b.ends_at) : 'no end'}
+                </td>
+                <td>
+                  <StatusBadge active={b.is_active} />
+                </td>
+                <td className="row-actions">
+                  <button type="button" onClick={() => setEditing(b)} aria-label={`Edit ${b.name}`}>
+                    Edit
+                  </button>
+                  <ToggleButton active={b.is_active} name={b.name} busy={toggle.fetching} onToggle={() => void flip(b)} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Pager label="Booster campaigns" page={data?.booster_campaigns.meta.pagination} onPage={setPage} />
+      <Dialog title={editing === 'new' ? 'New booster campaign' : `Edit ${editing?.name ?? ''}`} open={editing !== null} onClose={() => setEditing(null)}>
+        {editing !== null && <BoosterForm key={editing === 'new' ? 'new' : editing.id} booster={editing === 'new' ? null : editing} onSaved={saved} />}
+      </Dialog>
+    </section>
+  );
+}
