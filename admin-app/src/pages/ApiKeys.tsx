@@ -11,7 +11,7 @@ import { Alert, Dialog, OtherErrors, PageTitle, SelectField, TextField } from '.
 
 const KeysQuery = graphql(`
   query ApiKeys {
-    api_scopes { scope levels }
+    api_scopes { scope levels description }
     api_keys { id name type prefix created_at last_used_at revoked_at scopes { scope access } }
   }
 `);
@@ -44,11 +44,27 @@ const typeHints: Record<KeyType, string> = {
 const levelLabel = (scope: Scope, level: Access) =>
   level === 'none' ? 'No Access' : level === 'read' ? 'Read' : scope.levels.includes('read') ? 'Read/Write' : 'Write';
 
-const grantsOf = (key: Key) =>
-  key.scopes
-    .filter((s) => s.access !== 'none')
-    .map((s) => `${s.scope}: ${s.access}`)
-    .join(', ') || 'none';
+/** The key's grants as stored (read:<scope> / write:<scope>), spec section 5's notation. */
+function Grants({ k }: { k: Key }) {
+  const grants = k.scopes.filter((s) => s.access !== 'none');
+  if (!grants.length) return <>none</>;
+  const chips = (
+    <ul className="chips">
+      {grants.map((s) => (
+        <li key={s.scope} className="mono">
+          {s.access}:{s.scope}
+        </li>
+      ))}
+    </ul>
+  );
+  if (k.type === 'custom') return chips;
+  return (
+    <details>
+      <summary>{k.type === 'full' ? 'Every scope, highest level' : 'Read of every scope'}</summary>
+      {chips}
+    </details>
+  );
+}
 
 function CreateKeyForm({ scopes, onCreated }: { scopes: Scope[]; onCreated: (key: ResultOf<typeof CreateKey>['create_api_key']) => void }) {
   const [name, setName] = useState('');
@@ -86,6 +102,7 @@ function CreateKeyForm({ scopes, onCreated }: { scopes: Scope[]; onCreated: (key
               <SelectField
                 key={scope.scope}
                 label={scope.scope}
+                hint={scope.description}
                 value={levels[scope.scope] ?? 'none'}
                 onChange={(e) => setLevels({ ...levels, [scope.scope]: e.target.value as Access })}
                 options={(['none', ...scope.levels] as Access[]).map((level) => ({ value: level, label: levelLabel(scope, level) }))}
@@ -210,9 +227,11 @@ export function ApiKeys() {
                   <th scope="row">{key.name}</th>
                   <td className="mono">{key.prefix}…</td>
                   <td>{typeLabels[key.type as KeyType] ?? humanize(key.type)}</td>
-                  <td className="scopes-cell">{grantsOf(key)}</td>
-                  <td>{formatDateTime(key.created_at)}</td>
-                  <td>{key.last_used_at ? formatDateTime(key.last_used_at) : 'Never'}</td>
+                  <td className="scopes-cell">
+                    <Grants k={key} />
+                  </td>
+                  <td className="nowrap">{formatDateTime(key.created_at)}</td>
+                  <td className="nowrap">{key.last_used_at ? formatDateTime(key.last_used_at) : 'Never'}</td>
                   <td>{key.revoked_at ? `Revoked ${formatDateTime(key.revoked_at)}` : 'Active'}</td>
                   <td>
                     {!key.revoked_at && (

@@ -60,9 +60,11 @@ function AdjustForm({ id, onDone }: { id: string; onDone: () => void }) {
   const [reason, setReason] = useState('');
   const [local, setLocal] = useState<Record<string, string[]>>({});
   const [done, setDone] = useState<string | null>(null);
+  const [round, setRound] = useState(0);
   const [result, adjust] = useMutation(AdjustPoints);
-  // one key per intended adjustment: the same form sent twice (double click, retry) is one adjustment
-  const key = useMemo(() => newIdempotencyKey(), [direction, points, reason, done]);
+  // one key per intended adjustment: the same form sent twice (double click, retry) is one
+  // adjustment; a change to the form, or a success, makes the next one another
+  const key = useMemo(() => newIdempotencyKey(), [direction, points, reason, round]);
   const serverErrors = fieldErrorsOf(result.error);
   const errors = { ...serverErrors, ...local };
 
@@ -73,6 +75,7 @@ function AdjustForm({ id, onDone }: { id: string; onDone: () => void }) {
     if (!Number.isInteger(n) || n <= 0) problems.points = ['Enter a whole number of points above 0'];
     if (!reason.trim()) problems.description = ['Give a reason: the customer sees it in their activity'];
     setLocal(problems);
+    setDone(null);
     if (Object.keys(problems).length) return;
     const res = await adjust({ id, points: direction === 'credit' ? n : -n, description: reason.trim() }, idempotent(key));
     if (res.data) {
@@ -80,6 +83,7 @@ function AdjustForm({ id, onDone }: { id: string; onDone: () => void }) {
       setDone(`${direction === 'credit' ? 'Credited' : 'Debited'} ${formatNumber(n)} points. New balance: ${formatNumber(balance)}.`);
       setPoints('');
       setReason('');
+      setRound((r) => r + 1);
       onDone();
     }
   };
@@ -100,7 +104,7 @@ function AdjustForm({ id, onDone }: { id: string; onDone: () => void }) {
       <TextField label="Points" inputMode="numeric" value={points} onChange={(e) => setPoints(e.target.value)} errors={errors.points} />
       <TextAreaField label="Reason" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} errors={errors.description} hint="Shown in the customer's activity log." />
       {!Object.keys(serverErrors).length && <Alert>{failure}</Alert>}
-      <Alert tone="success">{!result.fetching && done}</Alert>
+      <Alert tone="success">{done}</Alert>
       <div className="actions">
         <button type="submit" className="primary" disabled={result.fetching}>
           {result.fetching ? 'Saving…' : direction === 'credit' ? 'Credit points' : 'Debit points'}

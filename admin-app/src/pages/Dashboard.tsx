@@ -2,7 +2,7 @@
 // redemption rate and the top rewards. Each chart has a caption and its figures as a table
 // (for screen readers, and for whoever wants the numbers).
 import { useState } from 'react';
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useQuery } from 'urql';
 import { messageOf } from '../api';
 import { formatNumber, formatPercent } from '../format';
@@ -60,18 +60,18 @@ function PointsChart({ d }: { d: Data }) {
         <h2>Points over time</h2>
         <span className="hint">Per {d.bucket}, UTC</span>
       </figcaption>
-      <div className="chart-box" role="img" aria-label={`Line chart of points issued, redeemed and expired per ${d.bucket}; the figures are in the table below`}>
+      <div className="chart-box" role="img" aria-label={`Bar chart of points issued, redeemed and expired per ${d.bucket}; the figures are in the table below`}>
         <ResponsiveContainer width="100%" height={280}>
-          <LineChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
-            <CartesianGrid strokeDasharray="3 3" stroke="#d9d9e3" />
+          <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 8 }} barGap={1}>
+            <CartesianGrid strokeDasharray="3 3" stroke="#d9d9e3" vertical={false} />
             <XAxis dataKey="label" tick={{ fontSize: 12 }} minTickGap={16} />
             <YAxis tick={{ fontSize: 12 }} tickFormatter={(n: number) => formatNumber(n)} width={64} />
             <Tooltip formatter={(n) => formatNumber(Number(n))} />
             <Legend />
-            <Line type="monotone" dataKey="issued" name="Issued" stroke={COLORS.issued} strokeWidth={2} dot={false} isAnimationActive={false} />
-            <Line type="monotone" dataKey="redeemed" name="Redeemed" stroke={COLORS.redeemed} strokeWidth={2} dot={false} isAnimationActive={false} />
-            <Line type="monotone" dataKey="expired" name="Expired" stroke={COLORS.expired} strokeWidth={2} strokeDasharray="5 3" dot={false} isAnimationActive={false} />
-          </LineChart>
+            <Bar dataKey="issued" name="Issued" fill={COLORS.issued} isAnimationActive={false} />
+            <Bar dataKey="redeemed" name="Redeemed" fill={COLORS.redeemed} isAnimationActive={false} />
+            <Bar dataKey="expired" name="Expired" fill={COLORS.expired} isAnimationActive={false} />
+          </BarChart>
         </ResponsiveContainer>
       </div>
       <details>
@@ -196,7 +196,7 @@ export function Dashboard() {
             <Stat label="Points redeemed" value={formatNumber(d.points_redeemed)} />
             <Stat label="Points expired" value={formatNumber(d.points_expired)} />
             <Stat label="Redemption rate" value={formatPercent(d.redemption_rate)} hint="redeemed ÷ issued" />
-            <Stat label="Members" value={formatNumber(d.members)} />
+            <Stat label="Customers" value={formatNumber(d.members)} hint="in the program" />
           </dl>
           <PointsChart d={d} />
           <div className="grid two-cols">

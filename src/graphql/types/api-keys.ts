@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/api-keys.js';
 import { notFound, validationError } from '../../domain/errors.js';
-import { type ScopeName, scopeLevels, scopeNames } from '../../domain/scopes.js';
+import { type ScopeName, scopeDescriptions, scopeLevels, scopeNames } from '../../domain/scopes.js';
 import { parseInput } from '../../domain/validation.js';
 import { builder } from '../builder.js';
 import { ApiKeyTypeEnum } from '../enums.js';
@@ -121,6 +121,7 @@ const ApiScopeLevelsRef = builder.objectRef<ScopeName>('ApiScopeLevels').impleme
   fields: (t) => ({
     scope: t.field({ type: ApiScopeEnum, resolve: (scope) => scope }),
     levels: t.field({ type: [ScopeAccessEnum], resolve: (scope) => [...scopeLevels[scope]] }),
+    description: t.string({ description: 'What the scope allows', resolve: (scope) => scopeDescriptions[scope] }),
   }),
 });
 

@@ -32,6 +32,14 @@ type Booster = ResultOf<typeof BoostersQuery>['booster_campaigns']['data'][numbe
 type CampaignType = Booster['campaign_types'][number];
 const SHOWN = ['name', 'description', 'multiplier', 'campaign_types', 'starts_at', 'ends_at'];
 
+/** Whether an active booster is running now, yet to start, or over. */
+function schedule(b: Booster, now = Date.now()) {
+  if (!b.is_active) return 'Inactive';
+  if (Date.parse(b.starts_at) > now) return 'Scheduled';
+  if (b.ends_at && Date.parse(b.ends_at) <= now) return 'Ended';
+  return 'Running';
+}
+
 function BoosterForm({ booster, onSaved }: { booster: Booster | null; onSaved: (name: string) => void }) {
   const [v, setV] = useState({
     name: booster?.name ?? '',
@@ -152,7 +160,7 @@ export function Boosters() {
                   {formatDateTime(b.starts_at)} – {b.ends_at ? formatDateTime(b.ends_at) : 'no end'}
                 </td>
                 <td>
-                  <StatusBadge active={b.is_active} />
+                  <StatusBadge active={schedule(b) === 'Running'} on="Running" off={schedule(b)} />
                 </td>
                 <td className="row-actions">
                   <button type="button" onClick={() => setEditing(b)} aria-label={`Edit ${b.name}`}>

@@ -79,7 +79,7 @@ export function Referral() {
           <RuleFields type={v.type} values={v.rule} onChange={(rule) => setV({ ...v, rule })} errors={errors} prefix="referee_reward.reward_rule" />
         </fieldset>
         <TextField label="Minimum first order subtotal" hint="Optional: the friend's order that completes a referral" inputMode="decimal" value={v.min} onChange={(e) => setV({ ...v, min: e.target.value })} errors={errors.min_order_subtotal} />
-        <TextField label="Share link template" hint="Optional, e.g. https://shop.example.com/?ref={code}" value={v.url} onChange={(e) => setV({ ...v, url: e.target.value })} errors={errors.share_url_template} />
+        <TextField label="Share link template" hint="Optional, e.g. https://shop.example.com/?ref={referral_code}" value={v.url} onChange={(e) => setV({ ...v, url: e.target.value })} errors={errors.share_url_template} />
         <OtherErrors errors={errors} shown={shown} />
         {!Object.keys(errors).length && <Alert>{messageOf(result.error)}</Alert>}
         <Alert tone="success">{saved && 'Referral program saved.'}</Alert>
