@@ -11,7 +11,8 @@ import {
   useRef,
   useState,
 } from 'react';
-import type { FieldErrors } from './api';
+import { type FieldErrors, messageOf } from './api';
+import type { CombinedError } from 'urql';
 
 interface FieldProps {
   label: string;
@@ -154,8 +155,9 @@ export function Alert({ children, tone = 'error' }: { children: ReactNode; tone?
 }
 
 /** Errors the form has no field for (e.g. a conflict), listed above its buttons. */
-export function OtherErrors({ errors, shown }: { errors: FieldErrors; shown: string[] }) {
-  const rest = Object.entries(errors).filter(([field]) => !shown.includes(field));
+export function OtherErrors({ errors, shown }: { errors: FieldErrors; shown: string[] | ((field: string) => boolean) }) {
+  const isShown = typeof shown === 'function' ? shown : (field: string) => shown.includes(field);
+  const rest = Object.entries(errors).filter(([field]) => !isShown(field));
   if (!rest.length) return null;
   return (
     <Alert>
@@ -253,4 +255,102 @@ export function PageTitle({ children }: { children: ReactNode }) {
       {children}
     </h1>
   );
+}
+
+/** The end of a form: errors no field shows, the API's other failure, and the submit button. */
+export function FormFooter({
+  errors,
+  shown,
+  error,
+  busy,
+  submit,
+}: {
+  errors: FieldErrors;
+  shown: string[] | ((field: string) => boolean);
+  error: CombinedError | undefined;
+  busy: boolean;
+  submit: string;
+}) {
+  return (
+    <>
+      <OtherErrors errors={errors} shown={shown} />
+      {!Object.keys(errors).length && <Alert>{messageOf(error)}</Alert>}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy}>
+          {submit}
+        </button>
+      </div>
+    </>
+  );
+}
+
+export interface Column<T> {
+  header: string;
+  cell: (row: T) => ReactNode;
+  /** Right-aligned figures. */
+  num?: boolean;
+  /** The cell that names the row (a row header). */
+  rowHeader?: boolean;
+  /** A header only screen readers read (e.g. the actions column). */
+  hiddenHeader?: boolean;
+  className?: (row: T) => string | undefined;
+}
+
+/** A table of rows with column headers, a row header per row, and a line when there is no row. */
+export function DataTable<T>({
+  caption,
+  columns,
+  rows,
+  rowKey,
+  empty,
+  rowClass,
+  bare = false,
+}: {
+  caption?: string;
+  columns: Column<T>[];
+  rows: readonly T[] | undefined;
+  rowKey: (row: T) => string;
+  empty: string;
+  rowClass?: (row: T) => string | undefined;
+  /** Without the scrolling frame (inside a card). */
+  bare?: boolean;
+}) {
+  const classOf = (column: Column<T>, row: T) => [column.num && 'num', column.className?.(row)].filter(Boolean).join(' ') || undefined;
+  const table = (
+    <table>
+      {caption && <caption className="visually-hidden">{caption}</caption>}
+      <thead>
+        <tr>
+          {columns.map((c) => (
+            <th key={c.header} scope="col" className={c.num ? 'num' : undefined}>
+              {c.hiddenHeader ? <span className="visually-hidden">{c.header}</span> : c.header}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {(!rows || rows.length === 0) && (
+          <tr>
+            <td colSpan={columns.length}>{rows ? empty : 'Loading…'}</td>
+          </tr>
+        )}
+        {rows?.map((row) => (
+          <tr key={rowKey(row)} className={rowClass?.(row)}>
+            {columns.map((c) =>
+              c.rowHeader ? (
+                <th key={c.header} scope="row" className={classOf(c, row)}>
+                  {c.cell(row)}
+                </th>
+              ) : (
+                <td key={c.header} className={classOf(c, row)}>
+                  {c.cell(row)}
+                </td>
+              ),
+            )}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+  return bare ? table : <div className="table-wrap">{table}</div>;
 }

@@ -7,7 +7,7 @@ import { useMutation, useQuery } from 'urql';
 import { fieldErrorsOf, messageOf } from '../api';
 import { formatDateTime, humanize } from '../format';
 import { type ResultOf, graphql } from '../graphql';
-import { Alert, Dialog, OtherErrors, PageTitle, SelectField, TextField } from '../ui';
+import { Alert, DataTable, Dialog, FormFooter, PageTitle, SelectField, TextField } from '../ui';
 
 const KeysQuery = graphql(`
   query ApiKeys {
@@ -111,14 +111,8 @@ function CreateKeyForm({ scopes, onCreated }: { scopes: Scope[]; onCreated: (key
           </div>
         </fieldset>
       )}
-      <OtherErrors errors={errors} shown={['name']} />
-      {!Object.keys(errors).length && <Alert>{messageOf(result.error)}</Alert>}
       <p className="hint">Scopes cannot be changed after creation: to change them, create a new key and revoke the old one.</p>
-      <div className="actions">
-        <button type="submit" className="primary" disabled={result.fetching}>
-          Create key
-        </button>
-      </div>
+      <FormFooter errors={errors} shown={['name']} error={result.error} busy={result.fetching} submit="Create key" />
     </form>
   );
 }
@@ -160,7 +154,7 @@ function ShownOnce({ created, onDone }: { created: ResultOf<typeof CreateKey>['c
 }
 
 export function ApiKeys() {
-  const [{ data, error, fetching }, refetch] = useQuery({ query: KeysQuery });
+  const [{ data, error }, refetch] = useQuery({ query: KeysQuery });
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<ResultOf<typeof CreateKey>['create_api_key'] | null>(null);
   const [revoking, setRevoking] = useState<Key | null>(null);
@@ -197,55 +191,32 @@ export function ApiKeys() {
       </div>
       <Alert tone="success">{notice}</Alert>
       <Alert>{messageOf(error)}</Alert>
-      {fetching && !data && <p>Loading…</p>}
-      {data && (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">API keys, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Type</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.api_keys.length === 0 && (
-                <tr>
-                  <td colSpan={8}>No keys yet.</td>
-                </tr>
-              )}
-              {data.api_keys.map((key) => (
-                <tr key={key.id} className={key.revoked_at ? 'muted' : undefined}>
-                  <th scope="row">{key.name}</th>
-                  <td className="mono">{key.prefix}…</td>
-                  <td>{typeLabels[key.type as KeyType] ?? humanize(key.type)}</td>
-                  <td className="scopes-cell">
-                    <Grants k={key} />
-                  </td>
-                  <td className="nowrap">{formatDateTime(key.created_at)}</td>
-                  <td className="nowrap">{key.last_used_at ? formatDateTime(key.last_used_at) : 'Never'}</td>
-                  <td>{key.revoked_at ? `Revoked ${formatDateTime(key.revoked_at)}` : 'Active'}</td>
-                  <td>
-                    {!key.revoked_at && (
-                      <button type="button" className="danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable<Key>
+        caption="API keys, newest first"
+        rows={data?.api_keys}
+        rowKey={(k) => k.id}
+        rowClass={(k) => (k.revoked_at ? 'muted' : undefined)}
+        empty="No keys yet."
+        columns={[
+          { header: 'Name', rowHeader: true, cell: (k) => k.name },
+          { header: 'Key', cell: (k) => `${k.prefix}…`, className: () => 'mono' },
+          { header: 'Type', cell: (k) => typeLabels[k.type as KeyType] ?? humanize(k.type) },
+          { header: 'Scopes', cell: (k) => <Grants k={k} />, className: () => 'scopes-cell' },
+          { header: 'Created', cell: (k) => formatDateTime(k.created_at), className: () => 'nowrap' },
+          { header: 'Last used', cell: (k) => (k.last_used_at ? formatDateTime(k.last_used_at) : 'Never'), className: () => 'nowrap' },
+          { header: 'Status', cell: (k) => (k.revoked_at ? `Revoked ${formatDateTime(k.revoked_at)}` : 'Active') },
+          {
+            header: 'Actions',
+            hiddenHeader: true,
+            cell: (k) =>
+              !k.revoked_at && (
+                <button type="button" className="danger" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name}`}>
+                  Revoke
+                </button>
+              ),
+          },
+        ]}
+      />
       <Dialog title={created ? 'Your new API key' : 'Create an API key'} open={creating} onClose={closeCreate}>
         {created ? (
           <ShownOnce created={created} onDone={closeCreate} />

@@ -7,7 +7,7 @@ import { codeOf, fieldErrorsOf, idempotent, messageOf } from '../api';
 import { formatDateTime, formatNumber, humanize } from '../format';
 import { graphql } from '../graphql';
 import { Link } from '../router';
-import { Alert, PageTitle, Pager, TextAreaField, TextField } from '../ui';
+import { Alert, DataTable, PageTitle, Pager, TextAreaField, TextField } from '../ui';
 
 const CustomerQuery = graphql(`
   query Customer($id: ID!) {
@@ -47,6 +47,9 @@ const AdjustPoints = graphql(`
     }
   }
 `);
+
+/** +25 / -10: a change of points. */
+const signed = (n: number) => (n > 0 ? `+${formatNumber(n)}` : formatNumber(n));
 
 /** A random Idempotency-Key (crypto.randomUUID needs a secure context; this does not). */
 function newIdempotencyKey() {
@@ -198,80 +201,37 @@ export function Customer({ id }: { id: string }) {
       <section aria-labelledby="activity-title">
         <h2 id="activity-title">Activity</h2>
         <Alert>{messageOf(activities.error)}</Alert>
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Type</th>
-                <th scope="col">Description</th>
-                <th scope="col" className="num">
-                  Points
-                </th>
-                <th scope="col" className="num">
-                  Balance after
-                </th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {activities.data?.customer_activities.data.length === 0 && (
-                <tr>
-                  <td colSpan={6}>No activity yet.</td>
-                </tr>
-              )}
-              {activities.data?.customer_activities.data.map((a) => (
-                <tr key={a.id}>
-                  <td>{formatDateTime(a.occurred_at)}</td>
-                  <td>{humanize(a.type)}</td>
-                  <td>{a.description}</td>
-                  <td className={a.points_change < 0 ? 'num negative' : 'num'}>{a.points_change > 0 ? `+${formatNumber(a.points_change)}` : formatNumber(a.points_change)}</td>
-                  <td className="num">{a.balance_after === null ? '—' : formatNumber(a.balance_after)}</td>
-                  <td>{humanize(a.status)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={activities.data?.customer_activities.data}
+          rowKey={(a) => a.id}
+          empty="No activity yet."
+          columns={[
+            { header: 'When', cell: (a) => formatDateTime(a.occurred_at) },
+            { header: 'Type', cell: (a) => humanize(a.type) },
+            { header: 'Description', rowHeader: true, cell: (a) => a.description },
+            { header: 'Points', num: true, cell: (a) => signed(a.points_change), className: (a) => (a.points_change < 0 ? 'negative' : undefined) },
+            { header: 'Balance after', num: true, cell: (a) => (a.balance_after === null ? '—' : formatNumber(a.balance_after)) },
+            { header: 'Status', cell: (a) => humanize(a.status) },
+          ]}
+        />
         <Pager label="Activity" page={activities.data?.customer_activities.meta.pagination} onPage={setActivityPage} />
       </section>
 
       <section aria-labelledby="transactions-title">
         <h2 id="transactions-title">Transactions</h2>
         <Alert>{messageOf(transactions.error)}</Alert>
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Source</th>
-                <th scope="col">Description</th>
-                <th scope="col" className="num">
-                  Points
-                </th>
-                <th scope="col" className="num">
-                  Balance after
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {transactions.data?.customer_transactions.data.length === 0 && (
-                <tr>
-                  <td colSpan={5}>No transactions yet.</td>
-                </tr>
-              )}
-              {transactions.data?.customer_transactions.data.map((t) => (
-                <tr key={t.transaction_id}>
-                  <td>{formatDateTime(t.created_at)}</td>
-                  <td>{humanize(t.source)}</td>
-                  <td>{t.description}</td>
-                  <td className={t.points < 0 ? 'num negative' : 'num'}>{t.points > 0 ? `+${formatNumber(t.points)}` : formatNumber(t.points)}</td>
-                  <td className="num">{formatNumber(t.balance_after)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={transactions.data?.customer_transactions.data}
+          rowKey={(t) => t.transaction_id}
+          empty="No transactions yet."
+          columns={[
+            { header: 'When', cell: (t) => formatDateTime(t.created_at) },
+            { header: 'Source', cell: (t) => humanize(t.source) },
+            { header: 'Description', rowHeader: true, cell: (t) => t.description },
+            { header: 'Points', num: true, cell: (t) => signed(t.points), className: (t) => (t.points < 0 ? 'negative' : undefined) },
+            { header: 'Balance after', num: true, cell: (t) => formatNumber(t.balance_after) },
+          ]}
+        />
         <Pager label="Transactions" page={transactions.data?.customer_transactions.meta.pagination} onPage={setTransactionPage} />
       </section>
     </>

@@ -5,7 +5,7 @@ import { messageOf } from '../api';
 import { formatDate, formatNumber, humanize } from '../format';
 import { graphql } from '../graphql';
 import { Link } from '../router';
-import { Alert, PageTitle, Pager, TextField } from '../ui';
+import { Alert, DataTable, PageTitle, Pager, TextField } from '../ui';
 
 const CustomersQuery = graphql(`
   query Customers($customer_id: String, $email: String, $page: Int) {
@@ -67,44 +67,21 @@ export function Customers() {
           <p role="status">
             {search ? `${formatNumber(list.meta.pagination.total)} customer(s) matching “${search}”` : `${formatNumber(list.meta.pagination.total)} customers`}
           </p>
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Customers</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Customer id</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Tier</th>
-                  <th scope="col" className="num">
-                    Balance
-                  </th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Joined</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.length === 0 && (
-                  <tr>
-                    <td colSpan={7}>No customer found.</td>
-                  </tr>
-                )}
-                {list.data.map((c) => (
-                  <tr key={c.id}>
-                    <th scope="row">
-                      <Link to={`/customers/${encodeURIComponent(c.id)}`}>{c.customer_id}</Link>
-                    </th>
-                    <td>{[c.first_name, c.last_name].filter(Boolean).join(' ') || '—'}</td>
-                    <td>{c.email}</td>
-                    <td>{c.tier?.name ?? '—'}</td>
-                    <td className="num">{formatNumber(c.points_balance)}</td>
-                    <td>{humanize(c.status)}</td>
-                    <td>{formatDate(c.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="Customers"
+            rows={list.data}
+            rowKey={(c) => c.id}
+            empty="No customer found."
+            columns={[
+              { header: 'Customer id', rowHeader: true, cell: (c) => <Link to={`/customers/${encodeURIComponent(c.id)}`}>{c.customer_id}</Link> },
+              { header: 'Name', cell: (c) => [c.first_name, c.last_name].filter(Boolean).join(' ') || '—' },
+              { header: 'Email', cell: (c) => c.email },
+              { header: 'Tier', cell: (c) => c.tier?.name ?? '—' },
+              { header: 'Balance', num: true, cell: (c) => formatNumber(c.points_balance) },
+              { header: 'Status', cell: (c) => humanize(c.status) },
+              { header: 'Joined', cell: (c) => formatDate(c.created_at) },
+            ]}
+          />
           <Pager label="Customers" page={list.meta.pagination} onPage={setPage} />
         </>
       )}

@@ -1,13 +1,13 @@
 // The dashboard: points issued, redeemed and expired over time, members per tier, the
 // redemption rate and the top rewards. Each chart has a caption and its figures as a table
 // (for screen readers, and for whoever wants the numbers).
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useQuery } from 'urql';
 import { messageOf } from '../api';
 import { formatNumber, formatPercent } from '../format';
 import { type ResultOf, graphql } from '../graphql';
-import { Alert, PageTitle, SelectField } from '../ui';
+import { Alert, DataTable, PageTitle, SelectField } from '../ui';
 
 const DashboardQuery = graphql(`
   query Dashboard($range: DashboardRange) {
@@ -52,128 +52,117 @@ function Stat({ label, value, hint }: { label: string; value: string; hint?: str
 
 type Data = ResultOf<typeof DashboardQuery>['dashboard'];
 
-function PointsChart({ d }: { d: Data }) {
-  const rows = d.series.map((p) => ({ ...p, label: periodLabel(p.period_start, d.bucket) }));
+/** A chart with its title, and a description for those who do not see it. */
+function ChartCard({ title, note, label, children, after }: { title: string; note?: string; label: string; children: ReactNode; after?: ReactNode }) {
   return (
     <figure className="card chart">
       <figcaption>
-        <h2>Points over time</h2>
-        <span className="hint">Per {d.bucket}, UTC</span>
+        <h2>{title}</h2>
+        {note && <span className="hint">{note}</span>}
       </figcaption>
-      <div className="chart-box" role="img" aria-label={`Bar chart of points issued, redeemed and expired per ${d.bucket}; the figures are in the table below`}>
-        <ResponsiveContainer width="100%" height={280}>
-          <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 8 }} barGap={1}>
-            <CartesianGrid strokeDasharray="3 3" stroke="#d9d9e3" vertical={false} />
-            <XAxis dataKey="label" tick={{ fontSize: 12 }} minTickGap={16} />
-            <YAxis tick={{ fontSize: 12 }} tickFormatter={(n: number) => formatNumber(n)} width={64} />
-            <Tooltip formatter={(n) => formatNumber(Number(n))} />
-            <Legend />
-            <Bar dataKey="issued" name="Issued" fill={COLORS.issued} isAnimationActive={false} />
-            <Bar dataKey="redeemed" name="Redeemed" fill={COLORS.redeemed} isAnimationActive={false} />
-            <Bar dataKey="expired" name="Expired" fill={COLORS.expired} isAnimationActive={false} />
-          </BarChart>
-        </ResponsiveContainer>
+      <div className="chart-box" role="img" aria-label={label}>
+        {children}
       </div>
-      <details>
-        <summary>Show the figures</summary>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Period</th>
-              <th scope="col" className="num">
-                Issued
-              </th>
-              <th scope="col" className="num">
-                Redeemed
-              </th>
-              <th scope="col" className="num">
-                Expired
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.period_start}>
-                <th scope="row">{r.label}</th>
-                <td className="num">{formatNumber(r.issued)}</td>
-                <td className="num">{formatNumber(r.redeemed)}</td>
-                <td className="num">{formatNumber(r.expired)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </details>
+      {after}
     </figure>
+  );
+}
+
+function PointsChart({ d }: { d: Data }) {
+  const rows = d.series.map((p) => ({ ...p, label: periodLabel(p.period_start, d.bucket) }));
+  const figures = (
+    <details>
+      <summary>Show the figures</summary>
+      <DataTable
+        bare
+        rows={rows}
+        rowKey={(r) => r.period_start}
+        empty="No period."
+        columns={[
+          { header: 'Period', rowHeader: true, cell: (r) => r.label },
+          { header: 'Issued', num: true, cell: (r) => formatNumber(r.issued) },
+          { header: 'Redeemed', num: true, cell: (r) => formatNumber(r.redeemed) },
+          { header: 'Expired', num: true, cell: (r) => formatNumber(r.expired) },
+        ]}
+      />
+    </details>
+  );
+  return (
+    <ChartCard
+      title="Points over time"
+      note={`Per ${d.bucket}, UTC`}
+      label={`Bar chart of points issued, redeemed and expired per ${d.bucket}; the figures are in the table below`}
+      after={figures}
+    >
+      <ResponsiveContainer width="100%" height={280}>
+        <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 8 }} barGap={1}>
+          <CartesianGrid strokeDasharray="3 3" stroke="#d9d9e3" vertical={false} />
+          <XAxis dataKey="label" tick={{ fontSize: 12 }} minTickGap={16} />
+          <YAxis tick={{ fontSize: 12 }} tickFormatter={(n: number) => formatNumber(n)} width={64} />
+          <Tooltip formatter={(n) => formatNumber(Number(n))} />
+          <Legend />
+          <Bar dataKey="issued" name="Issued" fill={COLORS.issued} isAnimationActive={false} />
+          <Bar dataKey="redeemed" name="Redeemed" fill={COLORS.redeemed} isAnimationActive={false} />
+          <Bar dataKey="expired" name="Expired" fill={COLORS.expired} isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </ChartCard>
   );
 }
 
 function TiersChart({ d }: { d: Data }) {
   return (
-    <figure className="card chart">
-      <figcaption>
-        <h2>Members per tier</h2>
-      </figcaption>
-      <div className="chart-box" role="img" aria-label={d.members_per_tier.map((t) => `${t.tier_name}: ${t.customers}`).join(', ')}>
-        <ResponsiveContainer width="100%" height={240}>
-          <BarChart data={d.members_per_tier} margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
-            <CartesianGrid strokeDasharray="3 3" stroke="#d9d9e3" />
-            <XAxis dataKey="tier_name" tick={{ fontSize: 12 }} />
-            <YAxis allowDecimals={false} tick={{ fontSize: 12 }} width={48} />
-            <Tooltip formatter={(n) => formatNumber(Number(n))} />
-            <Bar dataKey="customers" name="Customers" fill={COLORS.members} isAnimationActive={false} />
-          </BarChart>
-        </ResponsiveContainer>
-      </div>
-    </figure>
+    <ChartCard title="Members per tier" label={d.members_per_tier.map((t) => `${t.tier_name}: ${t.customers}`).join(', ')}>
+      <ResponsiveContainer width="100%" height={240}>
+        <BarChart data={d.members_per_tier} margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
+          <CartesianGrid strokeDasharray="3 3" stroke="#d9d9e3" />
+          <XAxis dataKey="tier_name" tick={{ fontSize: 12 }} />
+          <YAxis allowDecimals={false} tick={{ fontSize: 12 }} width={48} />
+          <Tooltip formatter={(n) => formatNumber(Number(n))} />
+          <Bar dataKey="customers" name="Customers" fill={COLORS.members} isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </ChartCard>
   );
 }
 
 function TopRewards({ d }: { d: Data }) {
-  return (
-    <figure className="card chart">
-      <figcaption>
-        <h2>Top rewards</h2>
-        <span className="hint">Redeemed most in the range</span>
-      </figcaption>
-      {d.top_rewards.length === 0 ? (
+  if (d.top_rewards.length === 0) {
+    return (
+      <ChartCard title="Top rewards" note="Redeemed most in the range" label="No reward was redeemed in this range">
         <p>No reward was redeemed in this range.</p>
-      ) : (
-        <>
-          <div className="chart-box" role="img" aria-label={d.top_rewards.map((r) => `${r.name}: ${r.redemptions} redemptions`).join(', ')}>
-            <ResponsiveContainer width="100%" height={40 + d.top_rewards.length * 36}>
-              <BarChart data={d.top_rewards} layout="vertical" margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
-                <XAxis type="number" allowDecimals={false} tick={{ fontSize: 12 }} />
-                <YAxis type="category" dataKey="name" width={140} tick={{ fontSize: 12 }} />
-                <Tooltip formatter={(n) => formatNumber(Number(n))} />
-                <Bar dataKey="redemptions" name="Redemptions" fill={COLORS.redeemed} isAnimationActive={false} />
-              </BarChart>
-            </ResponsiveContainer>
-          </div>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Reward</th>
-                <th scope="col" className="num">
-                  Redemptions
-                </th>
-                <th scope="col" className="num">
-                  Points spent
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {d.top_rewards.map((r) => (
-                <tr key={r.reward_id}>
-                  <th scope="row">{r.name}</th>
-                  <td className="num">{formatNumber(r.redemptions)}</td>
-                  <td className="num">{formatNumber(r.points_spent)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </>
-      )}
-    </figure>
+      </ChartCard>
+    );
+  }
+  const table = (
+    <DataTable
+      bare
+      rows={d.top_rewards}
+      rowKey={(r) => r.reward_id}
+      empty="No reward was redeemed in this range."
+      columns={[
+        { header: 'Reward', rowHeader: true, cell: (r) => r.name },
+        { header: 'Redemptions', num: true, cell: (r) => formatNumber(r.redemptions) },
+        { header: 'Points spent', num: true, cell: (r) => formatNumber(r.points_spent) },
+      ]}
+    />
+  );
+  return (
+    <ChartCard
+      title="Top rewards"
+      note="Redeemed most in the range"
+      label={d.top_rewards.map((r) => `${r.name}: ${r.redemptions} redemptions`).join(', ')}
+      after={table}
+    >
+      <ResponsiveContainer width="100%" height={40 + d.top_rewards.length * 36}>
+        <BarChart data={d.top_rewards} layout="vertical" margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
+          <XAxis type="number" allowDecimals={false} tick={{ fontSize: 12 }} />
+          <YAxis type="category" dataKey="name" width={140} tick={{ fontSize: 12 }} />
+          <Tooltip formatter={(n) => formatNumber(Number(n))} />
+          <Bar dataKey="redemptions" name="Redemptions" fill={COLORS.redeemed} isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </ChartCard>
   );
 }
 

@@ -4,7 +4,7 @@ import { useMutation, useQuery } from 'urql';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../api';
 import { graphql } from '../graphql';
 import { useSession } from '../session';
-import { Alert, CheckboxField, OtherErrors, PageTitle, TextField } from '../ui';
+import { Alert, CheckboxField, FormFooter, PageTitle, TextField } from '../ui';
 import { numberErrors } from './program/kit';
 
 const MerchantQuery = graphql(`
@@ -59,14 +59,8 @@ export function Settings() {
             <TextField label="Days without activity" hint="1 to 36500" inputMode="numeric" value={v.days} onChange={(e) => setV({ ...v, days: e.target.value })} errors={errors.points_expiry_days} />
           )}
         </fieldset>
-        <OtherErrors errors={errors} shown={['name', 'currency', 'points_expiry_days']} />
-        {!Object.keys(errors).length && <Alert>{messageOf(result.error)}</Alert>}
         <Alert tone="success">{saved && 'Settings saved.'}</Alert>
-        <div className="actions">
-          <button type="submit" className="primary" disabled={result.fetching}>
-            Save settings
-          </button>
-        </div>
+        <FormFooter errors={errors} shown={['name', 'currency', 'points_expiry_days']} error={result.error} busy={result.fetching} submit="Save settings" />
       </form>
     </>
   );

@@ -1,8 +1,8 @@
 // The activity log: GET /customers/activities, and the admin's customer page.
 import { listActivities } from '../../domain/activity-log.js';
-import { findCustomer, findCustomerById } from '../../domain/customers.js';
+import { findCustomer } from '../../domain/customers.js';
 import { builder } from '../builder.js';
-import { customerRefArgs } from './customers.js';
+import { customerIdArgs, customerRefArgs, customerUuid } from './customers.js';
 import { ActivityStatusEnum } from '../enums.js';
 import { listOf, pageArgs } from '../envelopes.js';
 
@@ -55,11 +55,8 @@ builder.queryFields((t) => {
       subGraphs: ['admin'],
       type: ActivityList,
       description: "A customer's activity log, newest first",
-      args: { id: t.arg.id({ required: true, description: 'Internal id or platform id' }), ...pageArgs },
-      resolve: async (_root, args, ctx) => {
-        const customer = await findCustomerById(ctx.db, ctx.merchantId, String(args.id));
-        return listActivities(ctx.db, ctx.merchantId, customer.id, args);
-      },
+      args: { ...customerIdArgs, ...pageArgs },
+      resolve: async (_root, args, ctx) => listActivities(ctx.db, ctx.merchantId, await customerUuid(ctx, args), args),
     }),
   };
 });

@@ -4,10 +4,20 @@
 import { type Balance, balanceOf } from '../../domain/balances.js';
 import { type CustomerProfile, customerProfile, listCustomers } from '../../domain/customer-records.js';
 import { createCustomer, updateCustomer } from '../../domain/customer-writes.js';
-import { findCustomer } from '../../domain/customers.js';
-import { builder } from '../builder.js';
+import { findCustomer, findCustomerById } from '../../domain/customers.js';
+import { type Context, builder } from '../builder.js';
 import { CustomerStatusEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
+
+/** `id`: how the admin API names one customer (its internal uuid or its platform id). */
+export const customerIdArgs = builder.args((t) => ({
+  id: t.id({ required: true, description: 'Internal id (uuid) or platform id' }),
+}));
+
+/** The internal id of the merchant's customer named by `id` (404 not_found otherwise). */
+export async function customerUuid(ctx: Context, args: { id: string | number }): Promise<string> {
+  return (await findCustomerById(ctx.db, ctx.merchantId, String(args.id))).id;
+}
 
 /** `customer_id` (platform id) or `email`: how public endpoints name one customer. */
 export const customerRefArgs = builder.args((t) => ({

@@ -1,11 +1,11 @@
 // VIP tiers. Public: GET /tiers, GET /customers/tiers, GET /customers/memberships. Admin: all
 // of them by position, create, update. Tiers have no active flag: a tier applies from its
 // threshold (and the default tier to everyone below the first threshold).
-import { findCustomer, findCustomerById } from '../../domain/customers.js';
+import { findCustomer } from '../../domain/customers.js';
 import { createTier, listAllTiers, updateTier } from '../../domain/program.js';
 import { type CustomerTierStatus, customerTierStatus, listMemberships, listTiers } from '../../domain/tiers.js';
 import { builder } from '../builder.js';
-import { customerRefArgs } from './customers.js';
+import { customerIdArgs, customerRefArgs, customerUuid } from './customers.js';
 import { MembershipSourceEnum, MembershipStatusEnum, TierQualificationEnum, TierWindowEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 
@@ -135,11 +135,8 @@ builder.queryFields((t) => {
       subGraphs: ['admin'],
       type: CustomerTierStatusRef,
       description: "A customer's VIP tier status and progress to the next tier",
-      args: { id: t.arg.id({ required: true, description: 'Internal id or platform id' }) },
-      resolve: async (_root, args, ctx) => {
-        const customer = await findCustomerById(ctx.db, ctx.merchantId, String(args.id));
-        return customerTierStatus(ctx.db, ctx.merchantId, customer.id);
-      },
+      args: customerIdArgs,
+      resolve: async (_root, args, ctx) => customerTierStatus(ctx.db, ctx.merchantId, await customerUuid(ctx, args)),
     }),
     customer_memberships: t.field({
       subGraphs: ['public'],

@@ -1,10 +1,10 @@
 // Points transactions: GET and POST /customers/transactions (spec 2.3, 4.2).
 import { adjustPoints, parseAdjustment } from '../../domain/adjustments.js';
-import { findCustomer, findCustomerById } from '../../domain/customers.js';
+import { findCustomer } from '../../domain/customers.js';
 import { type CustomerProfile, customerProfile } from '../../domain/customer-records.js';
 import { listTransactions } from '../../domain/points-history.js';
 import { builder } from '../builder.js';
-import { CustomerRef, customerRefArgs } from './customers.js';
+import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid } from './customers.js';
 import { TransactionSourceEnum, TransactionTypeEnum } from '../enums.js';
 import { listOf, pageArgs, resultOf } from '../envelopes.js';
 
@@ -88,11 +88,8 @@ builder.queryFields((t) => {
       subGraphs: ['admin'],
       type: PointsTransactionList,
       description: "A customer's points transactions, newest first",
-      args: { id: t.arg.id({ required: true, description: 'Internal id or platform id' }), ...pageArgs },
-      resolve: async (_root, args, ctx) => {
-        const customer = await findCustomerById(ctx.db, ctx.merchantId, String(args.id));
-        return listTransactions(ctx.db, ctx.merchantId, customer.id, args);
-      },
+      args: { ...customerIdArgs, ...pageArgs },
+      resolve: async (_root, args, ctx) => listTransactions(ctx.db, ctx.merchantId, await customerUuid(ctx, args), args),
     }),
   };
 });
@@ -119,18 +116,18 @@ builder.mutationFields((t) => ({
       "Credits (points > 0) or debits (points < 0) a customer's balance with a reason shown in its activity log; " +
       'a debit below zero is adjustment_failed. Send an Idempotency-Key so that a retry (or a double click) moves points once.',
     args: {
-      id: t.arg.id({ required: true, description: "The customer's internal id or platform id" }),
+      ...customerIdArgs,
       points: t.arg.int({ required: true }),
       description: t.arg.string({ required: true, description: "The reason, shown in the customer's activity log" }),
     },
     resolve: async (_root, args, ctx) => {
       const input = parseAdjustment(args);
-      const customer = await findCustomerById(ctx.db, ctx.merchantId, String(args.id));
-      const result = await adjustPoints(ctx.db, ctx.merchantId, customer.id, input);
+      const customerId = await customerUuid(ctx, args);
+      const result = await adjustPoints(ctx.db, ctx.merchantId, customerId, input);
       return {
         transaction_id: result.transactionId,
         balance_after: result.balanceAfter,
-        customer: await customerProfile(ctx.db, ctx.merchantId, customer.id),
+        customer: await customerProfile(ctx.db, ctx.merchantId, customerId),
       };
     },
   }),

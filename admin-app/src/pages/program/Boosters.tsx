@@ -1,11 +1,11 @@
 // Booster campaigns: multiply the points of some actions for a while.
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
-import { type FieldErrors, fieldErrorsOf, messageOf } from '../../api';
+import { type FieldErrors, fieldErrorsOf } from '../../api';
 import { formatDateTime, humanize } from '../../format';
 import { type ResultOf, graphql } from '../../graphql';
-import { Alert, CheckboxField, CheckboxGroup, Dialog, OtherErrors, Pager, StatusBadge, TextAreaField, TextField } from '../../ui';
-import { CAMPAIGN_TYPES, ToggleButton, fromNumber, mergeErrors, numberErrors, optionsOf, toIso, toLocal } from './kit';
+import { CheckboxField, CheckboxGroup, FormFooter, StatusBadge, TextAreaField, TextField } from '../../ui';
+import { CAMPAIGN_TYPES, RecordList, pagedProps, toggleProps, fromNumber, mergeErrors, numberErrors, optionsOf, toIso, toLocal } from './kit';
 
 const BoostersQuery = graphql(`
   query AdminBoosters($page: Int) {
@@ -94,13 +94,7 @@ function BoosterForm({ booster, onSaved }: { booster: Booster | null; onSaved: (
         <TextField label="Ends" hint="Empty: no end" type="datetime-local" value={v.ends_at} onChange={(e) => set('ends_at')(e.target.value)} errors={errors.ends_at} />
       </div>
       <CheckboxField label="Active" checked={v.is_active} onChange={(e) => set('is_active')(e.target.checked)} />
-      <OtherErrors errors={errors} shown={SHOWN} />
-      {!Object.keys(errors).length && <Alert>{messageOf(result.error)}</Alert>}
-      <div className="actions">
-        <button type="submit" className="primary" disabled={result.fetching}>
-          {booster ? 'Save booster' : 'Create booster'}
-        </button>
-      </div>
+      <FormFooter errors={errors} shown={SHOWN} error={result.error} busy={result.fetching} submit={booster ? 'Save booster' : 'Create booster'} />
     </form>
   );
 }
@@ -108,75 +102,22 @@ function BoosterForm({ booster, onSaved }: { booster: Booster | null; onSaved: (
 export function Boosters() {
   const [page, setPage] = useState(1);
   const [{ data, error }, refetch] = useQuery({ query: BoostersQuery, variables: { page } });
-  const [editing, setEditing] = useState<Booster | 'new' | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [toggle, setToggle] = useMutation(SetBoosterActive);
-  const saved = (name: string) => {
-    setNotice(`Saved “${name}”.`);
-    setEditing(null);
-    refetch({ requestPolicy: 'network-only' });
-  };
-  const flip = async (b: Booster) => {
-    const res = await setToggle({ id: b.id, active: !b.is_active });
-    if (!res.error) setNotice(`“${b.name}” is now ${b.is_active ? 'inactive' : 'active'}.`);
-    refetch({ requestPolicy: 'network-only' });
-  };
+  const toggle = toggleProps<Booster>(useMutation(SetBoosterActive));
   return (
-    <section aria-labelledby="boosters-title">
-      <div className="section-head">
-        <h2 id="boosters-title">Booster campaigns</h2>
-        <button type="button" className="primary" onClick={() => setEditing('new')}>
-          New booster
-        </button>
-      </div>
-      <Alert tone="success">{notice}</Alert>
-      <Alert>{messageOf(error) ?? messageOf(toggle.error)}</Alert>
-      <div className="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Multiplier</th>
-              <th scope="col">Boosts</th>
-              <th scope="col">Runs</th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {data?.booster_campaigns.data.length === 0 && (
-              <tr>
-                <td colSpan={6}>No booster campaigns yet.</td>
-              </tr>
-            )}
-            {data?.booster_campaigns.data.map((b) => (
-              <tr key={b.id}>
-                <th scope="row">{b.name}</th>
-                <td>×{b.multiplier}</td>
-                <td>{b.campaign_types.map(humanize).join(', ')}</td>
-                <td>
-                  {formatDateTime(b.starts_at)} – {b.ends_at ? formatDateTime(b.ends_at) : 'no end'}
-                </td>
-                <td>
-                  <StatusBadge active={schedule(b) === 'Running'} on="Running" off={schedule(b)} />
-                </td>
-                <td className="row-actions">
-                  <button type="button" onClick={() => setEditing(b)} aria-label={`Edit ${b.name}`}>
-                    Edit
-                  </button>
-                  <ToggleButton active={b.is_active} name={b.name} busy={toggle.fetching} onToggle={() => void flip(b)} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <Pager label="Booster campaigns" page={data?.booster_campaigns.meta.pagination} onPage={setPage} />
-      <Dialog title={editing === 'new' ? 'New booster campaign' : `Edit ${editing?.name ?? ''}`} open={editing !== null} onClose={() => setEditing(null)}>
-        {editing !== null && <BoosterForm key={editing === 'new' ? 'new' : editing.id} booster={editing === 'new' ? null : editing} onSaved={saved} />}
-      </Dialog>
-    </section>
+    <RecordList<Booster>
+      title="Booster campaigns"
+      noun="booster"
+      empty="No booster campaigns yet."
+      {...pagedProps(data?.booster_campaigns, error, refetch, setPage)}
+      toggle={toggle}
+      columns={[
+        { header: 'Name', rowHeader: true, cell: (b) => b.name },
+        { header: 'Multiplier', cell: (b) => `×${b.multiplier}` },
+        { header: 'Boosts', cell: (b) => b.campaign_types.map(humanize).join(', ') },
+        { header: 'Runs', cell: (b) => `${formatDateTime(b.starts_at)} – ${b.ends_at ? formatDateTime(b.ends_at) : 'no end'}` },
+        { header: 'Status', cell: (b) => <StatusBadge active={schedule(b) === 'Running'} on="Running" off={schedule(b)} /> },
+      ]}
+      form={(booster, onSaved) => <BoosterForm booster={booster} onSaved={onSaved} />}
+    />
   );
 }

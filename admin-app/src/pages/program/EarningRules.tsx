@@ -1,11 +1,11 @@
 // Earning rules ("ways to earn") with their conditions: list, create, edit, activate, deactivate.
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
-import { type FieldErrors, fieldErrorsOf, messageOf } from '../../api';
+import { type FieldErrors, fieldErrorsOf } from '../../api';
 import { formatDateTime, humanize } from '../../format';
 import { type ResultOf, graphql } from '../../graphql';
-import { Alert, CheckboxField, CheckboxGroup, Dialog, OtherErrors, Pager, SelectField, StatusBadge, TextAreaField, TextField } from '../../ui';
-import { CAMPAIGN_TYPES, ToggleButton, fromNumber, mergeErrors, numberErrors, optionsOf, toIso, toLocal, toNumber } from './kit';
+import { CheckboxField, CheckboxGroup, FormFooter, SelectField, StatusBadge, TextAreaField, TextField } from '../../ui';
+import { CAMPAIGN_TYPES, RecordList, pagedProps, toggleProps, fromNumber, mergeErrors, numberErrors, optionsOf, toIso, toLocal, toNumber } from './kit';
 
 const RulesQuery = graphql(`
   query AdminEarningRules($page: Int) {
@@ -185,13 +185,7 @@ function RuleForm({ rule, tiers, onSaved }: { rule: Rule | null; tiers: { id: st
         </div>
       </fieldset>
       <CheckboxField label="Active (awards points)" checked={v.is_active} onChange={(e) => set('is_active')(e.target.checked)} />
-      <OtherErrors errors={errors} shown={SHOWN} />
-      {!Object.keys(errors).length && <Alert>{messageOf(result.error)}</Alert>}
-      <div className="actions">
-        <button type="submit" className="primary" disabled={result.fetching}>
-          {rule ? 'Save earning rule' : 'Create earning rule'}
-        </button>
-      </div>
+      <FormFooter errors={errors} shown={SHOWN} error={result.error} busy={result.fetching} submit={rule ? 'Save earning rule' : 'Create earning rule'} />
     </form>
   );
 }
@@ -199,75 +193,22 @@ function RuleForm({ rule, tiers, onSaved }: { rule: Rule | null; tiers: { id: st
 export function EarningRules() {
   const [page, setPage] = useState(1);
   const [{ data, error }, refetch] = useQuery({ query: RulesQuery, variables: { page } });
-  const [editing, setEditing] = useState<Rule | 'new' | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [toggle, setToggle] = useMutation(SetRuleActive);
-  const saved = (name: string) => {
-    setNotice(`Saved “${name}”.`);
-    setEditing(null);
-    refetch({ requestPolicy: 'network-only' });
-  };
-  const flip = async (r: Rule) => {
-    const res = await setToggle({ id: r.id, active: !r.is_active });
-    if (!res.error) setNotice(`“${r.name}” is now ${r.is_active ? 'inactive' : 'active'}.`);
-    refetch({ requestPolicy: 'network-only' });
-  };
+  const toggle = toggleProps<Rule>(useMutation(SetRuleActive));
   return (
-    <section aria-labelledby="rules-title">
-      <div className="section-head">
-        <h2 id="rules-title">Earning rules</h2>
-        <button type="button" className="primary" onClick={() => setEditing('new')}>
-          New earning rule
-        </button>
-      </div>
-      <Alert tone="success">{notice}</Alert>
-      <Alert>{messageOf(error) ?? messageOf(toggle.error)}</Alert>
-      <div className="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Action</th>
-              <th scope="col">Points</th>
-              <th scope="col">Conditions</th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {data?.earning_rules.data.length === 0 && (
-              <tr>
-                <td colSpan={6}>No earning rules yet.</td>
-              </tr>
-            )}
-            {data?.earning_rules.data.map((r) => (
-              <tr key={r.id}>
-                <th scope="row">{r.name}</th>
-                <td>{humanize(r.campaign_type)}</td>
-                <td>{describe(r)}</td>
-                <td>{conditionsText(r)}</td>
-                <td>
-                  <StatusBadge active={r.is_active} />
-                </td>
-                <td className="row-actions">
-                  <button type="button" onClick={() => setEditing(r)} aria-label={`Edit ${r.name}`}>
-                    Edit
-                  </button>
-                  <ToggleButton active={r.is_active} name={r.name} busy={toggle.fetching} onToggle={() => void flip(r)} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <Pager label="Earning rules" page={data?.earning_rules.meta.pagination} onPage={setPage} />
-      <Dialog title={editing === 'new' ? 'New earning rule' : `Edit ${editing?.name ?? ''}`} open={editing !== null} onClose={() => setEditing(null)}>
-        {editing !== null && (
-          <RuleForm key={editing === 'new' ? 'new' : editing.id} rule={editing === 'new' ? null : editing} tiers={data?.tiers.data ?? []} onSaved={saved} />
-        )}
-      </Dialog>
-    </section>
+    <RecordList<Rule>
+      title="Earning rules"
+      noun="earning rule"
+      empty="No earning rules yet."
+      {...pagedProps(data?.earning_rules, error, refetch, setPage)}
+      toggle={toggle}
+      columns={[
+        { header: 'Name', rowHeader: true, cell: (r) => r.name },
+        { header: 'Action', cell: (r) => humanize(r.campaign_type) },
+        { header: 'Points', cell: describe },
+        { header: 'Conditions', cell: conditionsText },
+        { header: 'Status', cell: (r) => <StatusBadge active={r.is_active} /> },
+      ]}
+      form={(rule, onSaved) => <RuleForm rule={rule} tiers={data?.tiers.data ?? []} onSaved={onSaved} />}
+    />
   );
 }

@@ -3,7 +3,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../../api';
 import { graphql } from '../../graphql';
-import { Alert, CheckboxField, OtherErrors, SelectField, TextField } from '../../ui';
+import { Alert, CheckboxField, FormFooter, SelectField, TextField } from '../../ui';
 import { REWARD_TYPES, type RewardType, RuleFields, emptyRule, fromNumber, mergeErrors, numberErrors, optionsOf, ruleInput, ruleNumberErrors, ruleValues, toNumber } from './kit';
 
 const ProgramQuery = graphql(`
@@ -80,14 +80,8 @@ export function Referral() {
         </fieldset>
         <TextField label="Minimum first order subtotal" hint="Optional: the friend's order that completes a referral" inputMode="decimal" value={v.min} onChange={(e) => setV({ ...v, min: e.target.value })} errors={errors.min_order_subtotal} />
         <TextField label="Share link template" hint="Optional, e.g. https://shop.example.com/?ref={referral_code}" value={v.url} onChange={(e) => setV({ ...v, url: e.target.value })} errors={errors.share_url_template} />
-        <OtherErrors errors={errors} shown={shown} />
-        {!Object.keys(errors).length && <Alert>{messageOf(result.error)}</Alert>}
         <Alert tone="success">{saved && 'Referral program saved.'}</Alert>
-        <div className="actions">
-          <button type="submit" className="primary" disabled={result.fetching}>
-            Save referral program
-          </button>
-        </div>
+        <FormFooter errors={errors} shown={shown} error={result.error} busy={result.fetching} submit="Save referral program" />
       </form>
     </section>
   );

@@ -1,15 +1,17 @@
 // The reward catalogue: every reward, active or not; create, edit, activate, deactivate.
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
-import { type FieldErrors, fieldErrorsOf, messageOf } from '../../api';
+import { type FieldErrors, fieldErrorsOf } from '../../api';
 import { formatNumber, humanize } from '../../format';
 import { type ResultOf, graphql } from '../../graphql';
-import { Alert, CheckboxField, Dialog, OtherErrors, Pager, SelectField, StatusBadge, TextAreaField, TextField } from '../../ui';
+import { CheckboxField, FormFooter, SelectField, StatusBadge, TextAreaField, TextField } from '../../ui';
 import {
   REWARD_TYPES,
+  RecordList,
+  pagedProps,
+  toggleProps,
   type RewardType,
   RuleFields,
-  ToggleButton,
   describeRule,
   emptyRule,
   fromNumber,
@@ -87,13 +89,13 @@ function RewardForm({ reward, onSaved }: { reward: Reward | null; onSaved: (name
       <TextField label="Points cost" inputMode="numeric" value={cost} onChange={(e) => setCost(e.target.value)} errors={errors.points_cost} />
       <RuleFields type={type} values={rule} onChange={setRule} errors={errors} prefix="reward_rule" />
       <CheckboxField label="Active (customers can redeem it)" checked={active} onChange={(e) => setActive(e.target.checked)} />
-      <OtherErrors errors={errors} shown={[...SHOWN, ...Object.keys(errors).filter((k) => k.startsWith('reward_rule.'))]} />
-      {!Object.keys(errors).length && <Alert>{messageOf(result.error)}</Alert>}
-      <div className="actions">
-        <button type="submit" className="primary" disabled={result.fetching}>
-          {reward ? 'Save reward' : 'Create reward'}
-        </button>
-      </div>
+      <FormFooter
+        errors={errors}
+        shown={(field) => SHOWN.includes(field) || field.startsWith('reward_rule.')}
+        error={result.error}
+        busy={result.fetching}
+        submit={reward ? 'Save reward' : 'Create reward'}
+      />
     </form>
   );
 }
@@ -101,77 +103,22 @@ function RewardForm({ reward, onSaved }: { reward: Reward | null; onSaved: (name
 export function Rewards() {
   const [page, setPage] = useState(1);
   const [{ data, error }, refetch] = useQuery({ query: RewardsQuery, variables: { page } });
-  const [editing, setEditing] = useState<Reward | 'new' | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [toggle, setToggle] = useMutation(SetRewardActive);
-
-  const saved = (name: string) => {
-    setNotice(`Saved “${name}”.`);
-    setEditing(null);
-    refetch({ requestPolicy: 'network-only' });
-  };
-  const flip = async (r: Reward) => {
-    const res = await setToggle({ id: r.id, active: !r.is_active });
-    if (!res.error) setNotice(`“${r.name}” is now ${r.is_active ? 'inactive' : 'active'}.`);
-    refetch({ requestPolicy: 'network-only' });
-  };
-
+  const toggle = toggleProps<Reward>(useMutation(SetRewardActive));
   return (
-    <section aria-labelledby="rewards-title">
-      <div className="section-head">
-        <h2 id="rewards-title">Rewards</h2>
-        <button type="button" className="primary" onClick={() => setEditing('new')}>
-          New reward
-        </button>
-      </div>
-      <Alert tone="success">{notice}</Alert>
-      <Alert>{messageOf(error) ?? messageOf(toggle.error)}</Alert>
-      <div className="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Type</th>
-              <th scope="col">Reward</th>
-              <th scope="col" className="num">
-                Points
-              </th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {data?.rewards.data.length === 0 && (
-              <tr>
-                <td colSpan={6}>No rewards yet.</td>
-              </tr>
-            )}
-            {data?.rewards.data.map((r) => (
-              <tr key={r.id}>
-                <th scope="row">{r.name}</th>
-                <td>{humanize(r.reward_type)}</td>
-                <td>{describeRule(r.reward_type, r.reward_rule)}</td>
-                <td className="num">{formatNumber(r.points_cost)}</td>
-                <td>
-                  <StatusBadge active={r.is_active} />
-                </td>
-                <td className="row-actions">
-                  <button type="button" onClick={() => setEditing(r)} aria-label={`Edit ${r.name}`}>
-                    Edit
-                  </button>
-                  <ToggleButton active={r.is_active} name={r.name} busy={toggle.fetching} onToggle={() => void flip(r)} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <Pager label="Rewards" page={data?.rewards.meta.pagination} onPage={setPage} />
-      <Dialog title={editing === 'new' ? 'New reward' : `Edit ${editing?.name ?? ''}`} open={editing !== null} onClose={() => setEditing(null)}>
-        {editing !== null && <RewardForm key={editing === 'new' ? 'new' : editing.id} reward={editing === 'new' ? null : editing} onSaved={saved} />}
-      </Dialog>
-    </section>
+    <RecordList<Reward>
+      title="Rewards"
+      noun="reward"
+      empty="No rewards yet."
+      {...pagedProps(data?.rewards, error, refetch, setPage)}
+      toggle={toggle}
+      columns={[
+        { header: 'Name', rowHeader: true, cell: (r) => r.name },
+        { header: 'Type', cell: (r) => humanize(r.reward_type) },
+        { header: 'Reward', cell: (r) => describeRule(r.reward_type, r.reward_rule) },
+        { header: 'Points', num: true, cell: (r) => formatNumber(r.points_cost) },
+        { header: 'Status', cell: (r) => <StatusBadge active={r.is_active} /> },
+      ]}
+      form={(reward, onSaved) => <RewardForm reward={reward} onSaved={onSaved} />}
+    />
   );
 }

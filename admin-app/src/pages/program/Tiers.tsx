@@ -1,11 +1,11 @@
 // VIP tiers by position: create and edit (a tier has no active flag: it applies from its threshold).
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
-import { type FieldErrors, fieldErrorsOf, messageOf } from '../../api';
+import { type FieldErrors, fieldErrorsOf } from '../../api';
 import { formatNumber, humanize } from '../../format';
 import { type ResultOf, graphql } from '../../graphql';
-import { Alert, CheckboxField, Dialog, OtherErrors, SelectField, TextAreaField, TextField } from '../../ui';
-import { fromNumber, mergeErrors, numberErrors, optionsOf } from './kit';
+import { CheckboxField, FormFooter, SelectField, TextAreaField, TextField } from '../../ui';
+import { RecordList, fromNumber, mergeErrors, numberErrors, optionsOf } from './kit';
 
 const TiersQuery = graphql(`
   query AdminTiers {
@@ -83,90 +83,42 @@ function TierForm({ tier, nextPosition, onSaved }: { tier: Tier | null; nextPosi
       <TextField label="Points multiplier" hint="Earning rules' points are multiplied by this" inputMode="decimal" value={v.earn_multiplier} onChange={(e) => set('earn_multiplier')(e.target.value)} errors={errors.earn_multiplier} />
       <TextAreaField label="Benefits" hint="One per line" rows={3} value={v.benefits} onChange={(e) => set('benefits')(e.target.value)} errors={errors.benefits} />
       <CheckboxField label="Default tier (customers below every threshold)" checked={v.is_default} onChange={(e) => set('is_default')(e.target.checked)} errors={errors.is_default} />
-      <OtherErrors errors={errors} shown={SHOWN} />
-      {!Object.keys(errors).length && <Alert>{messageOf(result.error)}</Alert>}
-      <div className="actions">
-        <button type="submit" className="primary" disabled={result.fetching}>
-          {tier ? 'Save tier' : 'Create tier'}
-        </button>
-      </div>
+      <FormFooter errors={errors} shown={SHOWN} error={result.error} busy={result.fetching} submit={tier ? 'Save tier' : 'Create tier'} />
     </form>
   );
 }
 
 export function Tiers() {
   const [{ data, error }, refetch] = useQuery({ query: TiersQuery });
-  const [editing, setEditing] = useState<Tier | 'new' | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const tiers = data?.tiers.data ?? [];
-  const saved = (name: string) => {
-    setNotice(`Saved “${name}”.`);
-    setEditing(null);
-    refetch({ requestPolicy: 'network-only' });
-  };
+  const tiers = data?.tiers.data;
+  const nextPosition = (tiers ?? []).reduce((max, t) => Math.max(max, t.position + 1), 0);
   return (
-    <section aria-labelledby="tiers-title">
-      <div className="section-head">
-        <h2 id="tiers-title">VIP tiers</h2>
-        <button type="button" className="primary" onClick={() => setEditing('new')}>
-          New tier
-        </button>
-      </div>
-      <Alert tone="success">{notice}</Alert>
-      <Alert>{messageOf(error)}</Alert>
-      <div className="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col" className="num">
-                Position
-              </th>
-              <th scope="col">Name</th>
-              <th scope="col">Qualifies at</th>
-              <th scope="col">Multiplier</th>
-              <th scope="col">Benefits</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {tiers.length === 0 && (
-              <tr>
-                <td colSpan={6}>No tiers yet.</td>
-              </tr>
-            )}
-            {tiers.map((t) => (
-              <tr key={t.id}>
-                <td className="num">{t.position}</td>
-                <th scope="row">
-                  {t.name} {t.is_default && <span className="badge">Default</span>}
-                </th>
-                <td>
-                  {formatNumber(t.threshold)} {humanize(t.qualification).toLowerCase()} ({humanize(t.window).toLowerCase()})
-                </td>
-                <td>×{t.earn_multiplier}</td>
-                <td>{t.benefits.join('; ') || '—'}</td>
-                <td className="row-actions">
-                  <button type="button" onClick={() => setEditing(t)} aria-label={`Edit ${t.name}`}>
-                    Edit
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <Dialog title={editing === 'new' ? 'New tier' : `Edit ${editing?.name ?? ''}`} open={editing !== null} onClose={() => setEditing(null)}>
-        {editing !== null && (
-          <TierForm
-            key={editing === 'new' ? 'new' : editing.id}
-            tier={editing === 'new' ? null : editing}
-            nextPosition={tiers.reduce((max, t) => Math.max(max, t.position + 1), 0)}
-            onSaved={saved}
-          />
-        )}
-      </Dialog>
-    </section>
+    <RecordList<Tier>
+      title="VIP tiers"
+      noun="tier"
+      empty="No tiers yet."
+      rows={tiers}
+      error={error}
+      refetch={() => refetch({ requestPolicy: 'network-only' })}
+      columns={[
+        { header: 'Position', num: true, cell: (t) => t.position },
+        {
+          header: 'Name',
+          rowHeader: true,
+          cell: (t) => (
+            <>
+              {t.name} {t.is_default && <span className="badge">Default</span>}
+            </>
+          ),
+        },
+        {
+          header: 'Qualifies at',
+          cell: (t) => `${formatNumber(t.threshold)} ${humanize(t.qualification).toLowerCase()} (${humanize(t.window).toLowerCase()})`,
+        },
+        { header: 'Multiplier', cell: (t) => `×${t.earn_multiplier}` },
+        { header: 'Benefits', cell: (t) => t.benefits.join('; ') || '—' },
+      ]}
+      form={(tier, onSaved) => <TierForm tier={tier} nextPosition={nextPosition} onSaved={onSaved} />}
+    />
   );
 }

@@ -1,9 +1,11 @@
 // What the program's editors share: number fields read from text inputs (checked here before
 // anything is sent; every other rule is the API's, shown next to its field), date-time inputs,
 // the reward rule's fields (rewards and the referral program's reward), and the list's buttons.
-import type { FieldErrors } from '../../api';
+import { Fragment, type ReactNode, useId, useState } from 'react';
+import type { CombinedError } from 'urql';
+import { type FieldErrors, messageOf } from '../../api';
 import { humanize } from '../../format';
-import { TextField } from '../../ui';
+import { Alert, type Column, DataTable, Dialog, type PageInfo, Pager, TextField } from '../../ui';
 
 export const REWARD_TYPES = ['fixed_discount', 'percentage_discount', 'free_shipping', 'free_product', 'store_credit'] as const;
 export type RewardType = (typeof REWARD_TYPES)[number];
@@ -183,4 +185,96 @@ export function ToggleButton({ active, name, busy, onToggle }: { active: boolean
       {active ? 'Deactivate' : 'Activate'}
     </button>
   );
+}
+
+/** One kind of program record: its list (with Edit, and Activate/Deactivate where it has a state), and its form in a dialog. */
+export function RecordList<T extends { id: string; name: string; is_active?: boolean }>({
+  title,
+  noun,
+  empty,
+  columns,
+  rows,
+  pagination,
+  onPage,
+  error,
+  refetch,
+  toggle,
+  form,
+}: {
+  title: string;
+  /** "reward": the New button, the dialog titles. */
+  noun: string;
+  empty: string;
+  columns: Column<T>[];
+  rows: readonly T[] | undefined;
+  pagination?: PageInfo;
+  onPage?: (page: number) => void;
+  error?: CombinedError;
+  refetch: () => void;
+  toggle?: { run: (row: T, active: boolean) => Promise<{ error?: CombinedError }>; busy: boolean; error?: CombinedError };
+  form: (row: T | null, onSaved: (name: string) => void) => ReactNode;
+}) {
+  const [editing, setEditing] = useState<T | 'new' | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const headingId = useId();
+  const saved = (name: string) => {
+    setNotice(`Saved “${name}”.`);
+    setEditing(null);
+    refetch();
+  };
+  const flip = async (row: T) => {
+    const res = await toggle!.run(row, !row.is_active);
+    if (!res.error) setNotice(`“${row.name}” is now ${row.is_active ? 'inactive' : 'active'}.`);
+    refetch();
+  };
+  const actions: Column<T> = {
+    header: 'Actions',
+    hiddenHeader: true,
+    className: () => 'row-actions',
+    cell: (row) => (
+      <>
+        <button type="button" onClick={() => setEditing(row)} aria-label={`Edit ${row.name}`}>
+          Edit
+        </button>
+        {toggle && row.is_active !== undefined && <ToggleButton active={row.is_active} name={row.name} busy={toggle.busy} onToggle={() => void flip(row)} />}
+      </>
+    ),
+  };
+  return (
+    <section aria-labelledby={headingId}>
+      <div className="section-head">
+        <h2 id={headingId}>{title}</h2>
+        <button type="button" className="primary" onClick={() => setEditing('new')}>
+          New {noun}
+        </button>
+      </div>
+      <Alert tone="success">{notice}</Alert>
+      <Alert>{messageOf(error) ?? messageOf(toggle?.error)}</Alert>
+      <DataTable columns={[...columns, actions]} rows={rows} rowKey={(r) => r.id} empty={empty} />
+      {onPage && <Pager label={title} page={pagination} onPage={onPage} />}
+      <Dialog title={editing === 'new' ? `New ${noun}` : `Edit ${editing?.name ?? ''}`} open={editing !== null} onClose={() => setEditing(null)}>
+        {editing !== null && <Fragment key={editing === 'new' ? 'new' : editing.id}>{form(editing === 'new' ? null : editing, saved)}</Fragment>}
+      </Dialog>
+    </section>
+  );
+}
+
+type Refetch = (options: { requestPolicy: 'network-only' }) => void;
+
+/** A paged list's props from its query: rows, pages, error, and a refetch past the cache. */
+export function pagedProps<T>(
+  list: { data: readonly T[]; meta: { pagination: PageInfo } } | undefined,
+  error: CombinedError | undefined,
+  refetch: Refetch,
+  onPage: (page: number) => void,
+) {
+  return { rows: list?.data, pagination: list?.meta.pagination, onPage, error, refetch: () => refetch({ requestPolicy: 'network-only' }) };
+}
+
+/** The Activate/Deactivate props from a mutation taking { id, active }. */
+export function toggleProps<T extends { id: string }>([state, run]: [
+  { fetching: boolean; error?: CombinedError },
+  (variables: { id: string; active: boolean }) => Promise<{ error?: CombinedError }>,
+]) {
+  return { run: (row: T, active: boolean) => run({ id: row.id, active }), busy: state.fetching, error: state.error };
 }
