@@ -145,6 +145,18 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await page.getByRole('link', { name: 'Integrations' }).click();
     await heading('REST API keys');
 
+    // the dialogs work from the keyboard: opened with Enter, focus inside, Escape closes, focus returns
+    await page.getByRole('button', { name: 'Create API key' }).focus();
+    await page.keyboard.press('Enter');
+    const keyboardDialog = page.getByRole('dialog', { name: 'Create an API key' });
+    await keyboardDialog.waitFor();
+    expect(await page.evaluate(() => document.activeElement?.closest('dialog') !== null)).toBe(true);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.closest('dialog') !== null)).toBe(true);
+    await page.keyboard.press('Escape');
+    await keyboardDialog.waitFor({ state: 'hidden' });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Create API key');
+
     async function create(name: string, type: 'Full Access' | 'Read-Only' | 'Custom', custom?: (dialog: ReturnType<Page['getByRole']>) => Promise<void>) {
       await page.getByRole('button', { name: 'Create API key' }).click();
       const dialog = page.getByRole('dialog', { name: 'Create an API key' });
