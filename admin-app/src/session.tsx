@@ -5,7 +5,7 @@ import { type ReactNode, createContext, useCallback, useContext, useEffect, useS
 import { SESSION_URL, csrfHeaders, setCsrfToken, whenSessionEnds } from './api';
 
 export interface Session {
-  merchant: { id: string; slug: string; name: string };
+  merchant: { id: string; slug: string; name: string; currency: string };
   csrf_token: string;
   expires_at: string;
   idle_expires_at: string;
@@ -17,10 +17,17 @@ interface SessionApi {
   state: State;
   signIn(token: string): Promise<string | null>;
   signOut(): Promise<void>;
-  rename(name: string): void;
+  /** The settings page changed the shop's name or currency. */
+  updateMerchant(changes: { name: string; currency: string }): void;
 }
 
 const SessionContext = createContext<SessionApi | null>(null);
+
+/** The signed-in shop's currency (ISO 4217), for showing amounts. */
+export function useCurrency(): string {
+  const { state } = useSession();
+  return state.kind === 'signed-in' ? state.session.merchant.currency : 'USD';
+}
 
 export function useSession(): SessionApi {
   const api = useContext(SessionContext);
@@ -69,8 +76,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     setState({ kind: 'signed-out', notice: 'You are signed out.' });
   };
 
-  const rename = (name: string) =>
-    setState((s) => (s.kind === 'signed-in' ? { ...s, session: { ...s.session, merchant: { ...s.session.merchant, name } } } : s));
+  const updateMerchant = (changes: { name: string; currency: string }) =>
+    setState((s) => (s.kind === 'signed-in' ? { ...s, session: { ...s.session, merchant: { ...s.session.merchant, ...changes } } } : s));
 
-  return <SessionContext.Provider value={{ state, signIn, signOut, rename }}>{children}</SessionContext.Provider>;
+  return <SessionContext.Provider value={{ state, signIn, signOut, updateMerchant }}>{children}</SessionContext.Provider>;
 }

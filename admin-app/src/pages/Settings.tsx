@@ -18,7 +18,7 @@ const UpdateSettings = graphql(`
 
 export function Settings() {
   const [{ data, error }] = useQuery({ query: MerchantQuery });
-  const { rename } = useSession();
+  const { updateMerchant } = useSession();
   const [v, setV] = useState({ name: '', currency: '', expires: false, days: '365' });
   useEffect(() => {
     const m = data?.merchant;
@@ -37,7 +37,7 @@ export function Settings() {
     if (Object.keys(problems).length) return;
     const res = await save({ name: v.name, currency: v.currency.trim().toUpperCase(), points_expiry_days: v.expires ? Number(v.days) : null });
     if (res.data) {
-      rename(res.data.update_merchant_settings.name);
+      updateMerchant(res.data.update_merchant_settings);
       setSaved(true);
     }
   };

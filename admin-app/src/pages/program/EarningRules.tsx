@@ -2,7 +2,8 @@
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { type FieldErrors, fieldErrorsOf } from '../../api';
-import { formatDateTime, humanize } from '../../format';
+import { formatDateTime, formatMoney, humanize } from '../../format';
+import { useCurrency } from '../../session';
 import { type ResultOf, graphql } from '../../graphql';
 import { CheckboxField, CheckboxGroup, FormFooter, SelectField, StatusBadge, TextAreaField, TextField } from '../../ui';
 import { CAMPAIGN_TYPES, RecordList, pagedProps, toggleProps, fromNumber, mergeErrors, numberErrors, optionsOf, toIso, toLocal, toNumber } from './kit';
@@ -37,17 +38,17 @@ type Rule = ResultOf<typeof RulesQuery>['earning_rules']['data'][number];
 const PERIODS = ['day', 'week', 'month', 'year', 'lifetime'] as const;
 const ids = (text: string) => text.split(',').map((s) => s.trim()).filter(Boolean);
 
-function describe(rule: Rule) {
+function describe(rule: Rule, currency: string) {
   const e = rule.earning_rule;
   if (!e) return '—';
-  return e.type === 'variable' ? `${e.value} point(s) per ${e.per_amount} spent` : `${e.value} point(s)`;
+  return e.type === 'variable' ? `${e.value} point(s) per ${formatMoney(e.per_amount, currency)} spent` : `${e.value} point(s)`;
 }
 
-function conditionsText(rule: Rule) {
+function conditionsText(rule: Rule, currency: string) {
   const c = rule.conditions;
   if (!c) return 'None';
   const parts = [
-    c.min_order_subtotal != null && `orders from ${c.min_order_subtotal}`,
+    c.min_order_subtotal != null && `orders from ${formatMoney(c.min_order_subtotal, currency)}`,
     c.max_points_per_order != null && `at most ${c.max_points_per_order} per order`,
     c.limit && `${c.limit.count} per ${c.limit.period}`,
     c.tier_ids?.length && `${c.tier_ids.length} tier(s)`,
@@ -194,6 +195,7 @@ export function EarningRules() {
   const [page, setPage] = useState(1);
   const [{ data, error }, refetch] = useQuery({ query: RulesQuery, variables: { page } });
   const toggle = toggleProps<Rule>(useMutation(SetRuleActive));
+  const currency = useCurrency();
   return (
     <RecordList<Rule>
       title="Earning rules"
@@ -204,8 +206,8 @@ export function EarningRules() {
       columns={[
         { header: 'Name', rowHeader: true, cell: (r) => r.name },
         { header: 'Action', cell: (r) => humanize(r.campaign_type) },
-        { header: 'Points', cell: describe },
-        { header: 'Conditions', cell: conditionsText },
+        { header: 'Points', cell: (r) => describe(r, currency) },
+        { header: 'Conditions', cell: (r) => conditionsText(r, currency) },
         { header: 'Status', cell: (r) => <StatusBadge active={r.is_active} /> },
       ]}
       form={(rule, onSaved) => <RuleForm rule={rule} tiers={data?.tiers.data ?? []} onSaved={onSaved} />}

@@ -4,6 +4,7 @@ import { useMutation, useQuery } from 'urql';
 import { type FieldErrors, fieldErrorsOf } from '../../api';
 import { formatNumber, humanize } from '../../format';
 import { type ResultOf, graphql } from '../../graphql';
+import { useCurrency } from '../../session';
 import { CheckboxField, FormFooter, SelectField, StatusBadge, TextAreaField, TextField } from '../../ui';
 import {
   REWARD_TYPES,
@@ -104,6 +105,7 @@ export function Rewards() {
   const [page, setPage] = useState(1);
   const [{ data, error }, refetch] = useQuery({ query: RewardsQuery, variables: { page } });
   const toggle = toggleProps<Reward>(useMutation(SetRewardActive));
+  const currency = useCurrency();
   return (
     <RecordList<Reward>
       title="Rewards"
@@ -114,7 +116,7 @@ export function Rewards() {
       columns={[
         { header: 'Name', rowHeader: true, cell: (r) => r.name },
         { header: 'Type', cell: (r) => humanize(r.reward_type) },
-        { header: 'Reward', cell: (r) => describeRule(r.reward_type, r.reward_rule) },
+        { header: 'Reward', cell: (r) => describeRule(r.reward_type, r.reward_rule, currency) },
         { header: 'Points', num: true, cell: (r) => formatNumber(r.points_cost) },
         { header: 'Status', cell: (r) => <StatusBadge active={r.is_active} /> },
       ]}

@@ -4,7 +4,7 @@
 import { Fragment, type ReactNode, useId, useState } from 'react';
 import type { CombinedError } from 'urql';
 import { type FieldErrors, messageOf } from '../../api';
-import { humanize } from '../../format';
+import { formatMoney, humanize } from '../../format';
 import { Alert, type Column, DataTable, Dialog, type PageInfo, Pager, TextField } from '../../ui';
 
 export const REWARD_TYPES = ['fixed_discount', 'percentage_discount', 'free_shipping', 'free_product', 'store_credit'] as const;
@@ -158,19 +158,21 @@ export function RuleFields({
   );
 }
 
-/** A short description of a reward rule for the list. */
-export function describeRule(type: string, rule: StoredRule): string {
+/** A short description of a reward rule for the list, amounts in the shop's currency. */
+export function describeRule(type: string, rule: StoredRule, currency: string): string {
+  const money = (amount: StoredRule[keyof StoredRule]) => formatMoney(amount, currency);
+  const min = rule.min_order_subtotal ? ` on orders from ${money(rule.min_order_subtotal)}` : '';
   switch (type) {
     case 'fixed_discount':
-      return `${rule.discount_value} off`;
+      return `${money(rule.discount_value)} off${min}`;
     case 'percentage_discount':
-      return `${rule.discount_value} % off${rule.max_discount_amount ? ` (up to ${rule.max_discount_amount})` : ''}`;
+      return `${rule.discount_value} % off${rule.max_discount_amount ? ` (up to ${money(rule.max_discount_amount)})` : ''}${min}`;
     case 'free_shipping':
-      return `Free shipping${rule.max_shipping_amount ? ` up to ${rule.max_shipping_amount}` : ''}`;
+      return `Free shipping${rule.max_shipping_amount ? ` up to ${money(rule.max_shipping_amount)}` : ''}${min}`;
     case 'free_product':
-      return `Free product ${rule.product_id}${rule.variant_id ? ` / ${rule.variant_id}` : ''}`;
+      return `Free product ${rule.product_id}${rule.variant_id ? ` / ${rule.variant_id}` : ''}${min}`;
     case 'store_credit':
-      return `${rule.credit_value} store credit`;
+      return `${money(rule.credit_value)} store credit`;
     default:
       return humanize(type);
   }
