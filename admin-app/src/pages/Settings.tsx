@@ -1,8 +1,8 @@
 // The merchant's settings: the shop's name, currency and points expiry.
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../api';
-import { graphql } from '../graphql';
+import { type ResultOf, graphql } from '../graphql';
 import { useSession } from '../session';
 import { Alert, CheckboxField, FormFooter, PageTitle, TextField } from '../ui';
 import { numberErrors } from './program/kit';
@@ -18,12 +18,19 @@ const UpdateSettings = graphql(`
 
 export function Settings() {
   const [{ data, error }] = useQuery({ query: MerchantQuery });
+  return (
+    <>
+      <PageTitle>Settings</PageTitle>
+      <Alert>{messageOf(error)}</Alert>
+      {/* the form starts from the stored settings: nothing typed before they arrive is overwritten */}
+      {data ? <SettingsForm merchant={data.merchant} /> : !error && <p>Loading…</p>}
+    </>
+  );
+}
+
+function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery>['merchant'] }) {
   const { updateMerchant } = useSession();
-  const [v, setV] = useState({ name: '', currency: '', expires: false, days: '365' });
-  useEffect(() => {
-    const m = data?.merchant;
-    if (m) setV({ name: m.name, currency: m.currency, expires: m.points_expiry_days !== null, days: String(m.points_expiry_days ?? 365) });
-  }, [data]);
+  const [v, setV] = useState({ name: m.name, currency: m.currency, expires: m.points_expiry_days !== null, days: String(m.points_expiry_days ?? 365) });
   const [local, setLocal] = useState<FieldErrors>({});
   const [result, save] = useMutation(UpdateSettings);
   const [saved, setSaved] = useState(false);
@@ -43,25 +50,21 @@ export function Settings() {
   };
 
   return (
-    <>
-      <PageTitle>Settings</PageTitle>
-      <Alert>{messageOf(error)}</Alert>
-      <form className="card narrow" onSubmit={submit} noValidate>
-        <p className="hint">
-          Shop: <code>{data?.merchant.slug}</code>
-        </p>
-        <TextField label="Shop name" value={v.name} onChange={(e) => setV({ ...v, name: e.target.value })} errors={errors.name} />
-        <TextField label="Currency" hint="ISO 4217 code, e.g. USD" maxLength={3} value={v.currency} onChange={(e) => setV({ ...v, currency: e.target.value })} errors={errors.currency} />
-        <fieldset className="field">
-          <legend>Points expiry</legend>
-          <CheckboxField label="Points expire after a period without activity" checked={v.expires} onChange={(e) => setV({ ...v, expires: e.target.checked })} />
-          {v.expires && (
-            <TextField label="Days without activity" hint="1 to 36500" inputMode="numeric" value={v.days} onChange={(e) => setV({ ...v, days: e.target.value })} errors={errors.points_expiry_days} />
-          )}
-        </fieldset>
-        <Alert tone="success">{saved && 'Settings saved.'}</Alert>
-        <FormFooter errors={errors} shown={['name', 'currency', 'points_expiry_days']} error={result.error} busy={result.fetching} submit="Save settings" />
-      </form>
-    </>
+    <form className="card narrow" onSubmit={submit} noValidate>
+      <p className="hint">
+        Shop: <code>{m.slug}</code>
+      </p>
+      <TextField label="Shop name" value={v.name} onChange={(e) => setV({ ...v, name: e.target.value })} errors={errors.name} />
+      <TextField label="Currency" hint="ISO 4217 code, e.g. USD" maxLength={3} value={v.currency} onChange={(e) => setV({ ...v, currency: e.target.value })} errors={errors.currency} />
+      <fieldset className="field">
+        <legend>Points expiry</legend>
+        <CheckboxField label="Points expire after a period without activity" checked={v.expires} onChange={(e) => setV({ ...v, expires: e.target.checked })} />
+        {v.expires && (
+          <TextField label="Days without activity" hint="1 to 36500" inputMode="numeric" value={v.days} onChange={(e) => setV({ ...v, days: e.target.value })} errors={errors.points_expiry_days} />
+        )}
+      </fieldset>
+      <Alert tone="success">{saved && 'Settings saved.'}</Alert>
+      <FormFooter errors={errors} shown={['name', 'currency', 'points_expiry_days']} error={result.error} busy={result.fetching} submit="Save settings" />
+    </form>
   );
 }

@@ -1,8 +1,8 @@
 // The referral program: what a referrer earns and what the referred friend gets.
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../../api';
-import { graphql } from '../../graphql';
+import { type ResultOf, graphql } from '../../graphql';
 import { Alert, CheckboxField, FormFooter, SelectField, TextField } from '../../ui';
 import { REWARD_TYPES, type RewardType, RuleFields, emptyRule, fromNumber, mergeErrors, numberErrors, optionsOf, ruleInput, ruleNumberErrors, ruleValues, toNumber } from './kit';
 
@@ -22,22 +22,33 @@ const SetProgram = graphql(`
   mutation SetReferralProgram($input: ReferralProgramInput!) { set_referral_program(input: $input) { is_active } }
 `);
 
+type Program = ResultOf<typeof ProgramQuery>['referral_program'];
+
 export function Referral() {
   const [{ data, error }] = useQuery({ query: ProgramQuery });
-  const program = data?.referral_program;
-  const [v, setV] = useState({ is_active: true, points: '500', type: 'fixed_discount' as RewardType, rule: emptyRule, min: '', url: '' });
-  useEffect(() => {
-    if (program) {
-      setV({
-        is_active: program.is_active,
-        points: fromNumber(program.referrer_reward.points),
-        type: program.referee_reward.reward_type as RewardType,
-        rule: ruleValues(program.referee_reward.reward_rule),
-        min: fromNumber(program.min_order_subtotal),
-        url: program.share_url_template ?? '',
-      });
-    }
-  }, [program]);
+  return (
+    <section aria-labelledby="referral-title">
+      <h2 id="referral-title">Referral program</h2>
+      <Alert>{messageOf(error)}</Alert>
+      {/* the form starts from the stored program: nothing typed before it arrives is overwritten */}
+      {data ? <ReferralForm program={data.referral_program} /> : !error && <p>Loading…</p>}
+    </section>
+  );
+}
+
+function ReferralForm({ program }: { program: Program }) {
+  const [v, setV] = useState(() =>
+    program
+      ? {
+          is_active: program.is_active,
+          points: fromNumber(program.referrer_reward.points),
+          type: program.referee_reward.reward_type as RewardType,
+          rule: ruleValues(program.referee_reward.reward_rule),
+          min: fromNumber(program.min_order_subtotal),
+          url: program.share_url_template ?? '',
+        }
+      : { is_active: true, points: '500', type: 'fixed_discount' as RewardType, rule: emptyRule, min: '', url: '' },
+  );
   const [local, setLocal] = useState<FieldErrors>({});
   const [result, save] = useMutation(SetProgram);
   const [saved, setSaved] = useState(false);
@@ -66,10 +77,8 @@ export function Referral() {
 
   const shown = ['referrer_reward.points', 'referee_reward.reward_type', 'min_order_subtotal', 'share_url_template', ...Object.keys(errors).filter((k) => k.startsWith('referee_reward.reward_rule.'))];
   return (
-    <section aria-labelledby="referral-title">
-      <h2 id="referral-title">Referral program</h2>
-      {!program && data && <p>No referral program yet: fill this in to start one.</p>}
-      <Alert>{messageOf(error)}</Alert>
+    <>
+      {!program && <p>No referral program yet: fill this in to start one.</p>}
       <form className="card narrow" onSubmit={submit} noValidate>
         <CheckboxField label="Active (customers can refer friends)" checked={v.is_active} onChange={(e) => setV({ ...v, is_active: e.target.checked })} />
         <TextField label="Points for the referrer" hint="Per completed referral" inputMode="numeric" value={v.points} onChange={(e) => setV({ ...v, points: e.target.value })} errors={errors['referrer_reward.points']} />
@@ -83,6 +92,6 @@ export function Referral() {
         <Alert tone="success">{saved && 'Referral program saved.'}</Alert>
         <FormFooter errors={errors} shown={shown} error={result.error} busy={result.fetching} submit="Save referral program" />
       </form>
-    </section>
+    </>
   );
 }
