@@ -26,8 +26,8 @@ function databaseName(url: string) {
   return decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
 }
 
-/** The database to load: BENCH_DATABASE_URL as given, or `loyalty_bench` recreated empty. */
-export async function preparePostgres(adminUrl: string, given: string | null): Promise<string> {
+/** The database to load: BENCH_DATABASE_URL as given, or `name` (loyalty_bench) recreated empty. */
+export async function preparePostgres(adminUrl: string, given: string | null, name = BENCH_DB): Promise<string> {
   if (given) {
     if (databaseName(given) === 'test') throw new Error('BENCH_DATABASE_URL must not be the test database');
     return given;
@@ -35,13 +35,13 @@ export async function preparePostgres(adminUrl: string, given: string | null): P
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`DROP DATABASE IF EXISTS ${BENCH_DB} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${BENCH_DB}`);
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
   } finally {
     await admin.end();
   }
   const url = new URL(adminUrl);
-  url.pathname = `/${BENCH_DB}`;
+  url.pathname = `/${name}`;
   return url.toString();
 }
 

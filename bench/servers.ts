@@ -6,7 +6,6 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-// @ts-expect-error: a plain ES module of the project's scripts, without type declarations
 import { buildIfStale } from '../scripts/build.mjs';
 import { repoRoot } from './config.js';
 

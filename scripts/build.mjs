@@ -1,6 +1,8 @@
 // `npm run build`: compile src/ to plain JavaScript in dist/ (the server runs it with plain
-// node, no TypeScript loader). `buildIfStale()` is what `npm start` calls: it builds only when
-// a source file is newer than the last build, so a newcomer never has to remember to.
+// node, no TypeScript loader) and build the admin app (admin-app/ → admin-app/dist, static
+// files the server serves at /admin). `buildIfStale()` is what `npm start` calls: it builds
+// each only when one of its sources is newer than its last build, so a newcomer never has to
+// remember to. The tests build the admin app the same way (test/global-setup.ts).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -9,32 +11,56 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 export const entry = path.join(dist, 'main.js');
+const adminApp = path.join(root, 'admin-app');
+const adminAppEntry = path.join(adminApp, 'dist', 'index.html');
 
-function newestSource(dir = path.join(root, 'src')) {
-  let newest = 0;
-  for (const item of readdirSync(dir, { withFileTypes: true })) {
-    const at = path.join(dir, item.name);
-    newest = Math.max(newest, item.isDirectory() ? newestSource(at) : statSync(at).mtimeMs);
+/** The newest modification time under `at` (a file or a folder), skipping `skip` folders. */
+function newest(at, skip = new Set()) {
+  if (!existsSync(at)) return 0;
+  const stat = statSync(at);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let latest = 0;
+  for (const item of readdirSync(at, { withFileTypes: true })) {
+    if (!skip.has(item.name)) latest = Math.max(latest, newest(path.join(at, item.name), skip));
   }
-  return newest;
+  return latest;
+}
+
+function run(args, what) {
+  const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`${what} failed: see the errors above`);
 }
 
 export function build() {
   rmSync(dist, { recursive: true, force: true }); // no output of a moved or deleted source survives
-  const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
-  if (tsc.status !== 0) throw new Error('build failed: see the TypeScript errors above');
+  run([path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], 'build');
+}
+
+/** Builds the admin app with Vite into admin-app/dist. */
+export function buildAdminApp() {
+  run([path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', path.join(adminApp, 'vite.config.ts'), '--logLevel', 'warn'], 'admin app build');
+}
+
+/** Whether the admin app's build is older than its sources (or its dependencies). */
+export function adminAppIsStale() {
+  if (!existsSync(adminAppEntry)) return true;
+  const sources = Math.max(newest(adminApp, new Set(['dist', 'node_modules'])), newest(path.join(root, 'package-lock.json')));
+  return sources > statSync(adminAppEntry).mtimeMs;
+}
+
+export function buildAdminAppIfStale() {
+  if (adminAppIsStale()) buildAdminApp();
 }
 
 export function buildIfStale() {
-  if (!existsSync(entry) || newestSource() > statSync(entry).mtimeMs) build();
+  if (!existsSync(entry) || newest(path.join(root, 'src')) > statSync(entry).mtimeMs) build();
+  buildAdminAppIfStale();
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
     build();
+    buildAdminApp();
   } catch (err) {
     console.error(err.message);
     process.exit(1);

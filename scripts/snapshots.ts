@@ -1,9 +1,11 @@
 // The committed API descriptions: schema.graphql (public GraphQL), openapi.json (REST v1,
-// as SOFA serves it at /v1/openapi.json) and admin.graphql. Tests compare them with the
+// as SOFA serves it at /v1/openapi.json) and admin.graphql, with the admin schema's types for
+// the admin app's typed GraphQL documents (gql.tada's introspection file). Tests compare them with the
 // code; `npm run schema:write` rewrites them deliberately.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { lexicographicSortSchema, printSchema } from 'graphql';
+import { introspectionFromSchema, lexicographicSortSchema, printSchema } from 'graphql';
+import { minifyIntrospection, outputIntrospectionFile } from 'gql.tada/internal';
 import { loadConfig } from '../src/config.js';
 import { createPrisma } from '../src/db/client.js';
 import { createApp } from '../src/http/app.js';
@@ -15,6 +17,11 @@ const root = path.resolve(import.meta.dirname, '..');
 export const snapshotFiles = {
   'schema.graphql': async () => `${printSchema(lexicographicSortSchema(schema))}\n`,
   'admin.graphql': async () => `${printSchema(lexicographicSortSchema(adminSchema))}\n`,
+  'admin-app/src/graphql-env.d.ts': async () =>
+    outputIntrospectionFile(minifyIntrospection(introspectionFromSchema(lexicographicSortSchema(adminSchema))), {
+      fileType: '.d.ts',
+      shouldPreprocess: true,
+    }),
   'openapi.json': async () => {
     // no query runs: the client is never connected
     const app = createApp({

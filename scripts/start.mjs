@@ -1,5 +1,5 @@
-// `npm start`: build dist/ if the sources changed since the last build, then run the server
-// from it in this process, with plain node.
+// `npm start`: build dist/ and the admin app if their sources changed since their last build,
+// then run the server from dist/ in this process, with plain node.
 import { pathToFileURL } from 'node:url';
 import { buildIfStale, entry } from './build.mjs';
 

@@ -30,6 +30,9 @@ const schema = z.object({
   /** Failed admin sign-ins from one client address that lock it out for the lockout window (0: no lockout). */
   ADMIN_LOGIN_MAX_FAILURES: z.coerce.number().int().min(0).default(10),
   ADMIN_LOGIN_LOCKOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  /** Admin app sessions end after this long without a request, and this long after sign-in. */
+  ADMIN_SESSION_IDLE_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(8 * 3600),
+  ADMIN_SESSION_MAX_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(24 * 3600),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
   /** Origins (scheme://host[:port], comma-separated) whose pages may call /graphql and /v1 from a browser; none by default. */

@@ -1,4 +1,4 @@
-// `npm start`: serve the public API (GraphQL + REST v1) and the admin API on PORT/HOST.
+// `npm start`: serve the public API (GraphQL + REST v1), the admin API and the admin app on PORT/HOST.
 // Migrations are applied at start; a fresh embedded database gets a demo merchant and
 // a printed Full Access key, so a newcomer can curl at once.
 import { createServer as createHttpServer } from 'node:http';
@@ -35,6 +35,7 @@ async function main() {
           `  Admin token (shown once):         ${demo.admin_token}`,
           `  Try: curl -H "Authorization: Bearer ${demo.key}" http://${config.HOST}:${config.PORT}/v1/rewards`,
           `  API reference: http://${config.HOST}:${config.PORT}/docs`,
+          `  Admin app:     http://${config.HOST}:${config.PORT}/admin (sign in with the admin token above)`,
           '',
         ].join('\n'),
       );
@@ -52,7 +53,7 @@ async function main() {
   });
   const where = database.embedded ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL';
   logger.info(
-    { database: where, ready_ms: Date.now() - started, paths: { rest: '/v1', graphql: '/graphql', admin: '/admin/graphql', openapi: '/v1/openapi.json', docs: '/docs' } },
+    { database: where, ready_ms: Date.now() - started, paths: { rest: '/v1', graphql: '/graphql', admin: '/admin/graphql', admin_app: '/admin', openapi: '/v1/openapi.json', docs: '/docs' } },
     `Loyalty service listening on http://${config.HOST}:${config.PORT}`,
   );
 

@@ -130,3 +130,24 @@ export function adminClient(app: TestApp, token: string) {
     return { status: res.status, body: (await res.json()) as { data?: any; errors?: any[] } };
   };
 }
+
+/** A signed-in admin app session (/admin/session), calling /admin/app/graphql as the browser does. */
+export async function adminSession(app: TestApp, token: string) {
+  const origin = 'http://loyalty.test';
+  const signIn = await app.fetch('/admin/session', {
+    method: 'POST',
+    headers: { origin, 'content-type': 'application/json' },
+    body: JSON.stringify({ token }),
+  });
+  if (signIn.status !== 201) throw new Error(`sign-in failed: ${signIn.status}`);
+  const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const { csrf_token } = (await signIn.json()) as { csrf_token: string };
+  return async (query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) => {
+    const res = await app.fetch('/admin/app/graphql', {
+      method: 'POST',
+      headers: { origin, cookie, 'x-csrf-token': csrf_token, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as { data?: any; errors?: any[] } };
+  };
+}

@@ -18,13 +18,13 @@ import { builder } from './builder.js';
 
 export const CampaignTypeEnum = builder.enumType(CampaignType, { name: 'CampaignType', subGraphs: ['public', 'admin'] });
 export const RewardTypeEnum = builder.enumType(RewardType, { name: 'RewardType', subGraphs: ['public', 'admin'] });
-export const TransactionTypeEnum = builder.enumType(TransactionType, { name: 'TransactionType', subGraphs: ['public'] });
+export const TransactionTypeEnum = builder.enumType(TransactionType, { name: 'TransactionType', subGraphs: ['public', 'admin'] });
 export const TransactionSourceEnum = builder.enumType(TransactionSource, {
   name: 'TransactionSource',
-  subGraphs: ['public'],
+  subGraphs: ['public', 'admin'],
 });
 export const CustomerStatusEnum = builder.enumType(CustomerStatus, { name: 'CustomerStatus', subGraphs: ['public', 'admin'] });
-export const ActivityStatusEnum = builder.enumType(ActivityStatus, { name: 'ActivityStatus', subGraphs: ['public'] });
+export const ActivityStatusEnum = builder.enumType(ActivityStatus, { name: 'ActivityStatus', subGraphs: ['public', 'admin'] });
 export const CustomerRewardStatusEnum = builder.enumType(CustomerRewardStatus, {
   name: 'CustomerRewardStatus',
   subGraphs: ['public'],

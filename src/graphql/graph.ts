@@ -20,6 +20,7 @@ import './types/merchant.js';
 import './types/referrals.js';
 import './types/tiers.js';
 import './types/transactions.js';
+import './types/dashboard.js';
 
 const declarationOrder = Object.keys(builder.toSchema({ sortSchema: false }).getTypeMap());
 

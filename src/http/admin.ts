@@ -1,19 +1,28 @@
-// The admin face (/admin/graphql): the merchant admin schema, never exposed as REST,
-// authenticated by the merchant's admin token. It shares the public face's request plugins
-// (request log, rate limit, body limit, NUL check, GraphQL limits), and locks out a client
-// address after repeated failed sign-ins.
+// The admin faces: the merchant admin schema, never exposed as REST, served twice from one
+// schema and one set of request plugins (request log, rate limit per merchant, body limit,
+// NUL check, Idempotency-Key, GraphQL limits):
+// - /admin/graphql for servers and scripts, authenticated by `Authorization: Bearer <admin
+//   token>`; it reads no cookie, so no other site's page can act through it;
+// - the admin app (/admin: admin-app/): its pages, the session endpoint, and
+//   /admin/app/graphql for the signed-in browser (session cookie + CSRF header, same origin).
+// Failed sign-ins on either lock the client address out for a while.
 import { GraphQLError } from 'graphql';
-import { createYoga } from 'graphql-yoga';
+import { type Plugin, createYoga } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { errorStatus } from '../domain/shared/errors.js';
 import { adminSchema } from '../graphql/admin.js';
 import type { Context } from '../graphql/builder.js';
+import { APP_DIST, useAppFiles } from './admin-app/files.js';
+import { useAppHeaders } from './admin-app/headers.js';
+import { useSameOrigin } from './admin-app/same-origin.js';
+import { SESSION_PATH, useSessionAuth, useSessionEndpoint } from './admin-app/session.js';
 import { maskError, variableOf } from './errors.js';
 import { type Logger, yogaLogger } from './logger.js';
 import { invalidAdminToken, useAdminAuth } from './plugins/admin-auth.js';
 import { useBody } from './plugins/body.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
+import { useIdempotency } from './plugins/idempotency.js';
 import { useRateLimit } from './plugins/rate-limit.js';
 import { useRequestLog } from './plugins/request-log.js';
 import { useRequestMetrics } from './plugins/request-metrics.js';
@@ -22,6 +31,8 @@ import { createLockout, createRateLimiter } from './rate-limiter.js';
 import { requestState } from './request-state.js';
 
 export const ADMIN_PATH = '/admin/graphql';
+export const ADMIN_APP_PATH = '/admin';
+export const ADMIN_APP_GRAPHQL_PATH = '/admin/app/graphql';
 
 /** As the public API, plus: a variable GraphQL cannot coerce is a validation_error naming it. */
 function adminMaskError(error: unknown, message: string): Error {
@@ -39,46 +50,79 @@ function adminMaskError(error: unknown, message: string): Error {
   return masked;
 }
 
-export function createAdminApi({ db, config, logger }: { db: Db; config: Config; logger: Logger }) {
+export interface AdminApiOptions {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  /** Where the admin app's built files are (default admin-app/dist). */
+  appDist?: string;
+}
+
+export function createAdminApi({ db, config, logger, appDist = APP_DIST }: AdminApiOptions) {
   const lockout = createLockout({
     maxFailures: config.ADMIN_LOGIN_MAX_FAILURES,
     windowSeconds: config.ADMIN_LOGIN_LOCKOUT_SECONDS,
     redisUrl: config.REDIS_URL,
   });
-  // each admin token (one per merchant) has the budget of an API key
+  // each merchant's admin access (token or sessions) has the budget of an API key
   const limiter = createRateLimiter({
     perKey: config.RATE_LIMIT_PER_KEY,
     perMerchant: 0,
     windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
     redisUrl: config.REDIS_URL,
   });
-  const yoga = createYoga<object, Context>({
-    schema: adminSchema,
-    graphqlEndpoint: ADMIN_PATH,
-    landingPage: false,
-    graphiql: false,
-    // server to server (and the same-origin admin app): no page of another origin may call it
-    cors: false,
-    logging: yogaLogger(logger),
-    maskedErrors: { maskError: adminMaskError },
-    context: (initial): Context => {
-      const { merchantId } = requestState(initial);
-      if (!merchantId) throw invalidAdminToken();
-      return { db, merchantId, principal: null };
-    },
-    plugins: [
-      useRequestLog(logger),
-      useRequestMetrics('admin'),
-      useRouting({ graphqlPath: ADMIN_PATH }),
-      useAdminAuth(db, lockout, logger),
-      useRateLimit(limiter, ({ merchantId }) => (merchantId ? { credential: `admin:${merchantId}`, merchantId } : undefined)),
-      useBody(config.BODY_LIMIT_BYTES),
-      ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
+  const idempotency = useIdempotency(db, (err) => logger.warn({ err }, 'idempotency purge failed'));
+  const signIn = { db, lockout, logger };
+  const policy = { idleSeconds: config.ADMIN_SESSION_IDLE_SECONDS, maxSeconds: config.ADMIN_SESSION_MAX_SECONDS };
+
+  /** One admin face: `front` plugins authenticate (and serve what is not GraphQL); the rest is shared. */
+  const adminYoga = (graphqlEndpoint: string, front: Plugin[], otherFace?: 'app') =>
+    createYoga<object, Context>({
+      schema: adminSchema,
+      graphqlEndpoint,
+      landingPage: false,
+      graphiql: false,
+      // no page of another origin may call either face
+      cors: false,
+      logging: yogaLogger(logger),
+      maskedErrors: { maskError: adminMaskError },
+      context: (initial): Context => {
+        const { merchantId } = requestState(initial);
+        if (!merchantId) throw invalidAdminToken();
+        return { db, merchantId, principal: null };
+      },
+      plugins: [
+        useRequestLog(logger),
+        useRequestMetrics('admin'),
+        useRouting({ graphqlPath: graphqlEndpoint, otherFace }),
+        ...front,
+        useRateLimit(limiter, ({ merchantId }) => (merchantId ? { credential: `admin:${merchantId}`, merchantId } : undefined)),
+        useBody(config.BODY_LIMIT_BYTES),
+        idempotency,
+        ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
+      ],
+    });
+
+  const isApi = (path: string) => path === SESSION_PATH || path === ADMIN_APP_GRAPHQL_PATH;
+  const sessionEndpoint = useSessionEndpoint(signIn, policy);
+  const yoga = adminYoga(ADMIN_PATH, [useAdminAuth(signIn)]);
+  const app = adminYoga(
+    ADMIN_APP_GRAPHQL_PATH,
+    [
+      useAppHeaders(),
+      useSameOrigin(isApi),
+      useAppFiles(appDist, isApi),
+      sessionEndpoint,
+      useSessionAuth(db, policy),
     ],
-  });
+    'app',
+  );
   return {
     yoga,
+    app,
     async close() {
+      idempotency.stop();
+      sessionEndpoint.stop();
       await Promise.all([lockout.close(), limiter.close()]);
     },
   };

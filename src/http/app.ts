@@ -1,17 +1,19 @@
-// The whole HTTP surface: health checks and metrics, the public API (GraphQL + REST v1) and the
-// merchant admin GraphQL API, as one fetch function (tests) and one Node request listener.
+// The whole HTTP surface: health checks and metrics, the public API (GraphQL + REST v1), the
+// merchant admin GraphQL API and the admin app (/admin), as one fetch function (tests) and one
+// Node request listener.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Config, loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
-import { ADMIN_PATH, createAdminApi } from './admin.js';
+import { ADMIN_APP_PATH, ADMIN_PATH, createAdminApi } from './admin.js';
 import { DOCS_PATH, docs } from './docs.js';
 import { HEALTH_PATH, METRICS_PATH, READY_PATH, healthz, metrics, readyz } from './health.js';
 import { type Logger, createLogger } from './logger.js';
 import { OPENAPI_PATH, createPublicApi } from './public.js';
 import { type RateLimiter, createRateLimiter } from './rate-limiter.js';
 
-const isAdminPath = (path: string) =>
-  path === ADMIN_PATH || path.startsWith(`${ADMIN_PATH}?`) || path.startsWith(`${ADMIN_PATH}/`);
+const under = (base: string, path: string) => path === base || path.startsWith(`${base}/`);
+/** Which face answers a path: the admin API (bearer token), the admin app (/admin, sessions), or the public API. */
+const faceOf = (path: string) => (under(ADMIN_PATH, path) ? 'admin' : under(ADMIN_APP_PATH, path) ? 'app' : 'public');
 
 export interface AppOptions {
   db: Db;
@@ -20,9 +22,18 @@ export interface AppOptions {
   config?: Config;
   logger?: Logger;
   rateLimiter?: RateLimiter;
+  /** Where the admin app's built files are (default admin-app/dist). */
+  adminAppDist?: string;
 }
 
-export function createApp({ db, databaseUrl, config = loadConfig(), logger = createLogger(config.LOG_LEVEL), rateLimiter }: AppOptions) {
+export function createApp({
+  db,
+  databaseUrl,
+  config = loadConfig(),
+  logger = createLogger(config.LOG_LEVEL),
+  rateLimiter,
+  adminAppDist,
+}: AppOptions) {
   const limiter =
     rateLimiter ??
     createRateLimiter({
@@ -32,7 +43,8 @@ export function createApp({ db, databaseUrl, config = loadConfig(), logger = cre
       redisUrl: config.REDIS_URL,
     });
   const { yoga: publicApi, close: closePublicApi } = createPublicApi({ db, databaseUrl, config, logger, rateLimiter: limiter });
-  const { yoga: adminApi, close: closeAdminApi } = createAdminApi({ db, config, logger });
+  const { yoga: adminApi, app: adminApp, close: closeAdminApi } = createAdminApi({ db, config, logger, appDist: adminAppDist });
+  const faces = { admin: adminApi, app: adminApp, public: publicApi };
 
   /** Paths answered before either API: health, readiness, metrics, the API reference page. */
   const operational = (path: string, authorization: string | null | undefined) =>
@@ -52,7 +64,7 @@ export function createApp({ db, databaseUrl, config = loadConfig(), logger = cre
       const path = new URL(url).pathname;
       return (
         (await operational(path, request.headers.get('authorization'))) ??
-        (isAdminPath(path) ? adminApi.fetch(request) : publicApi.fetch(request))
+        faces[faceOf(path)].fetch(request)
       );
     },
     listener(req: IncomingMessage, res: ServerResponse) {
@@ -65,7 +77,7 @@ export function createApp({ db, databaseUrl, config = loadConfig(), logger = cre
         });
         return;
       }
-      return isAdminPath(path) ? adminApi(req, res) : publicApi(req, res);
+      return faces[faceOf(path)](req, res);
     },
     async close() {
       await Promise.all([closePublicApi(), closeAdminApi(), limiter.close()]);

@@ -60,7 +60,7 @@ export function asAppError(err: unknown): AppError {
 
 /** A refusal in the shape of the face that was asked: the REST envelope or GraphQL errors. */
 export function refusal(err: AppError, face: Face): Response {
-  return face === 'rest'
+  return face === 'rest' || face === 'app'
     ? appErrorResponse(err)
     : Response.json({ errors: [toGraphQLError(err).toJSON()] }, { status: err.status });
 }

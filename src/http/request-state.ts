@@ -6,7 +6,8 @@ import type { Principal } from '../domain/access/api-keys.js';
 import type { MatchedRoute } from './rest/routes.js';
 
 /** Which face a request is for: it decides the shape of a refusal and which checks apply. */
-export type Face = 'rest' | 'graphql' | 'document' | 'other';
+/** 'app': the admin app's pages and session endpoints (refusals in the REST envelope). */
+export type Face = 'rest' | 'graphql' | 'document' | 'app' | 'other';
 
 export interface RequestState {
   /** When the request arrived (performance.now()). */
@@ -16,7 +17,7 @@ export interface RequestState {
   route?: MatchedRoute;
   /** Public face: the API key's principal. */
   principal?: Principal;
-  /** Admin face: the merchant the admin token belongs to. */
+  /** Admin faces: the merchant of the admin token, or of the admin app's session. */
   merchantId?: string;
   /** The request body, read once by the body plugin ('' for a request without one). */
   body: string;

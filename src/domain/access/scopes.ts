@@ -16,6 +16,20 @@ export const scopeLevels = {
 } as const satisfies Record<string, readonly ('read' | 'write')[]>;
 
 export type ScopeName = keyof typeof scopeLevels;
+
+/** What each scope allows (spec section 5), for the people choosing a key's scopes. */
+export const scopeDescriptions: Record<ScopeName, string> = {
+  customers: 'View customer profiles and points balances',
+  orders: 'Used by no endpoint',
+  rewards: 'View the reward catalogue; redeem points for rewards',
+  transactions: 'View points transaction history; adjust points manually',
+  activities: 'View the customer activity log',
+  tiers: 'View VIP tier configuration and customer tier status',
+  earning_rules: 'View earning rules',
+  referrals: 'View referral program configuration and customer referrals',
+  points: 'Estimate the points a cart will earn',
+  booster_campaigns: 'View active booster campaigns; no write endpoints exist',
+};
 export type Access = 'read' | 'write';
 export type ScopeGrant = `${Access}:${ScopeName}`;
 

@@ -36,10 +36,11 @@ export async function merchantBySlug(db: Db, slug: string) {
 export async function rotateAdminToken(db: Db, slug: string) {
   const merchant = await merchantBySlug(db, slug);
   const admin = generateToken('admin');
-  await db.merchant.update({
-    where: { id: merchant.id },
-    data: { adminTokenHash: admin.hash, adminTokenPrefix: admin.prefix },
-  });
+  // the old token's browser sessions end with it
+  await db.$transaction([
+    db.merchant.update({ where: { id: merchant.id }, data: { adminTokenHash: admin.hash, adminTokenPrefix: admin.prefix } }),
+    db.adminSession.deleteMany({ where: { merchantId: merchant.id } }),
+  ]);
   return { id: merchant.id, slug: merchant.slug, admin_token: admin.token };
 }
 

@@ -15,11 +15,15 @@ export const errorStatus = {
   idempotency_key_reused: 422,
   idempotency_in_progress: 409,
   rate_limited: 429,
+  csrf_rejected: 403,
   internal_error: 500,
   service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;
+
+/** Codes only the admin app's session endpoints answer (/admin): not part of the REST contract. */
+export const adminAppOnlyCodes: ReadonlySet<ErrorCode> = new Set(['csrf_rejected']);
 export type ErrorDetails = Record<string, string[]>;
 
 /** A failure the client can act on: it carries a stable code and, for validation, details. */

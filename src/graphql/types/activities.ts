@@ -1,13 +1,13 @@
-// The activity log: GET /customers/activities.
+// The activity log: GET /customers/activities, and the admin's customer page.
 import { listActivities } from '../../domain/ledger/activity-log.js';
 import { findCustomer } from '../../domain/customers/customers.js';
 import { builder } from '../builder.js';
-import { customerRefArgs } from './customers.js';
+import { customerIdArgs, customerRefArgs, customerUuid } from './customers.js';
 import { ActivityStatusEnum } from '../enums.js';
 import { listOf, pageArgs } from '../envelopes.js';
 
 const ActivityReferenceRef = builder.objectRef<{ kind: string; id: string }>('ActivityReference').implement({
-  subGraphs: ['public'],
+  subGraphs: ['public', 'admin'],
   description: 'The record behind an activity, e.g. {kind: "transaction", id}',
   fields: (t) => ({
     kind: t.exposeString('kind'),
@@ -16,7 +16,7 @@ const ActivityReferenceRef = builder.objectRef<{ kind: string; id: string }>('Ac
 });
 
 const ActivityRef = builder.prismaObject('Activity', {
-  subGraphs: ['public'],
+  subGraphs: ['public', 'admin'],
   fields: (t) => ({
     id: t.exposeID('id'),
     type: t.exposeString('type', {
@@ -36,16 +36,27 @@ const ActivityRef = builder.prismaObject('Activity', {
   }),
 });
 
-builder.queryFields((t) => ({
-  customer_activities: t.field({
-    subGraphs: ['public'],
-    type: listOf('Activity', ActivityRef),
-    description: "A customer's activity log, newest first. REST: GET /v1/customers/activities",
-    authScopes: { scope: 'read:activities' },
-    args: { ...customerRefArgs, ...pageArgs },
-    resolve: async (_root, args, ctx) => {
-      const customer = await findCustomer(ctx.db, ctx.merchantId, args);
-      return listActivities(ctx.db, ctx.merchantId, customer.id, args);
-    },
-  }),
-}));
+// the list type is declared where the public schema always declared it (its order is the REST contract's)
+builder.queryFields((t) => {
+  const ActivityList = listOf('Activity', ActivityRef);
+  return {
+    customer_activities: t.field({
+      subGraphs: ['public'],
+      type: ActivityList,
+      description: "A customer's activity log, newest first. REST: GET /v1/customers/activities",
+      authScopes: { scope: 'read:activities' },
+      args: { ...customerRefArgs, ...pageArgs },
+      resolve: async (_root, args, ctx) => {
+        const customer = await findCustomer(ctx.db, ctx.merchantId, args);
+        return listActivities(ctx.db, ctx.merchantId, customer.id, args);
+      },
+    }),
+    admin_customer_activities: t.field({
+      subGraphs: ['admin'],
+      type: ActivityList,
+      description: "A customer's activity log, newest first",
+      args: { ...customerIdArgs, ...pageArgs },
+      resolve: async (_root, args, ctx) => listActivities(ctx.db, ctx.merchantId, await customerUuid(ctx, args), args),
+    }),
+  };
+});

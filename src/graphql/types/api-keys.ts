@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/access/api-keys.js';
 import { notFound, validationError } from '../../domain/shared/errors.js';
-import { type KeyType, type ScopeName, keyTypes, scopeLevels, scopeNames } from '../../domain/access/scopes.js';
+import { type KeyType, type ScopeName, keyTypes, scopeDescriptions, scopeLevels, scopeNames } from '../../domain/access/scopes.js';
 import { parseInput } from '../../domain/shared/validation.js';
 import { builder } from '../builder.js';
 import { ApiKeyTypeEnum } from '../enums.js';
@@ -115,7 +115,23 @@ function levelsOf(input: z.infer<typeof createKeyArgs>) {
   return levels;
 }
 
+const ApiScopeLevelsRef = builder.objectRef<ScopeName>('ApiScopeLevels').implement({
+  subGraphs: ['admin'],
+  description: 'A scope and the access levels a custom key may have in it (No Access is always possible)',
+  fields: (t) => ({
+    scope: t.field({ type: ApiScopeEnum, resolve: (scope) => scope }),
+    levels: t.field({ type: [ScopeAccessEnum], resolve: (scope) => [...scopeLevels[scope]] }),
+    description: t.string({ description: 'What the scope allows', resolve: (scope) => scopeDescriptions[scope] }),
+  }),
+});
+
 builder.queryFields((t) => ({
+  api_scopes: t.field({
+    subGraphs: ['admin'],
+    type: [ApiScopeLevelsRef],
+    description: 'Every scope of the public API with the levels it has (spec section 5)',
+    resolve: () => scopeNames,
+  }),
   api_keys: t.field({
     subGraphs: ['admin'],
     type: [ApiKeyRef],

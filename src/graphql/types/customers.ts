@@ -4,10 +4,20 @@
 import { type Balance, balanceOf } from '../../domain/ledger/balances.js';
 import { type CustomerProfile, customerProfile, listCustomers } from '../../domain/customers/customer-records.js';
 import { createCustomer, updateCustomer } from '../../domain/customers/customer-writes.js';
-import { findCustomer } from '../../domain/customers/customers.js';
-import { builder } from '../builder.js';
+import { findCustomer, findCustomerById } from '../../domain/customers/customers.js';
+import { type Context, builder } from '../builder.js';
 import { CustomerStatusEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
+
+/** `id`: how the admin API names one customer (its internal uuid or its platform id). */
+export const customerIdArgs = builder.args((t) => ({
+  id: t.id({ required: true, description: 'Internal id (uuid) or platform id' }),
+}));
+
+/** The internal id of the merchant's customer named by `id` (404 not_found otherwise). */
+export async function customerUuid(ctx: Context, args: { id: string | number }): Promise<string> {
+  return (await findCustomerById(ctx.db, ctx.merchantId, String(args.id))).id;
+}
 
 /** `customer_id` (platform id) or `email`: how public endpoints name one customer. */
 export const customerRefArgs = builder.args((t) => ({
@@ -59,7 +69,7 @@ const CustomerTierRef = builder.objectRef<NonNullable<CustomerProfile['tier']>>(
 });
 
 // A plain object type: the domain loads each customer with its tier in the same query.
-const CustomerRef = builder.objectRef<CustomerProfile>('Customer').implement({
+export const CustomerRef = builder.objectRef<CustomerProfile>('Customer').implement({
   subGraphs: ['public', 'admin'],
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Internal id (uuid)' }),

@@ -6,7 +6,7 @@ import { createTier, updateTier } from '../../domain/tiers/tiers.js';
 import { type CustomerTierStatus, customerTierStatus, listMemberships } from '../../domain/tiers/standing.js';
 import { listTiers } from '../../domain/tiers/tiers.js';
 import { builder } from '../builder.js';
-import { customerRefArgs } from './customers.js';
+import { customerIdArgs, customerRefArgs, customerUuid } from './customers.js';
 import { MembershipSourceEnum, MembershipStatusEnum, TierQualificationEnum, TierWindowEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 
@@ -30,7 +30,7 @@ export const TierRef = builder.prismaObject('Tier', {
 });
 
 const TierProgressRef = builder.objectRef<CustomerTierStatus['progress']>('TierProgress').implement({
-  subGraphs: ['public'],
+  subGraphs: ['public', 'admin'],
   description: 'How far the customer is from the next tier, in that tier’s metric and window',
   fields: (t) => ({
     metric: t.expose('metric', { type: TierQualificationEnum }),
@@ -41,7 +41,7 @@ const TierProgressRef = builder.objectRef<CustomerTierStatus['progress']>('TierP
 });
 
 const CustomerTierStatusRef = builder.objectRef<CustomerTierStatus>('CustomerTierStatus').implement({
-  subGraphs: ['public'],
+  subGraphs: ['public', 'admin'],
   fields: (t) => ({
     current_tier: t.expose('current_tier', { type: TierRef, nullable: true }),
     next_tier: t.expose('next_tier', { type: TierRef, nullable: true }),
@@ -131,6 +131,13 @@ builder.queryFields((t) => {
         const customer = await findCustomer(ctx.db, ctx.merchantId, args);
         return { data: await customerTierStatus(ctx.db, ctx.merchantId, customer.id) };
       },
+    }),
+    admin_customer_tier: t.field({
+      subGraphs: ['admin'],
+      type: CustomerTierStatusRef,
+      description: "A customer's VIP tier status and progress to the next tier",
+      args: customerIdArgs,
+      resolve: async (_root, args, ctx) => customerTierStatus(ctx.db, ctx.merchantId, await customerUuid(ctx, args)),
     }),
     customer_memberships: t.field({
       subGraphs: ['public'],

@@ -1,11 +1,10 @@
 // Points transactions: GET and POST /customers/transactions (spec 2.3, 4.2).
-import { z } from 'zod';
+import { adjustPoints, parseAdjustment } from '../../domain/ledger/adjustments.js';
 import { findCustomer } from '../../domain/customers/customers.js';
-import { applyPoints } from '../../domain/ledger/ledger.js';
+import { type CustomerProfile, customerProfile } from '../../domain/customers/customer-records.js';
 import { listTransactions } from '../../domain/ledger/points-history.js';
-import { parseInput } from '../../domain/shared/validation.js';
 import { builder } from '../builder.js';
-import { customerRefArgs } from './customers.js';
+import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid } from './customers.js';
 import { TransactionSourceEnum, TransactionTypeEnum } from '../enums.js';
 import { listOf, pageArgs, resultOf } from '../envelopes.js';
 
@@ -27,11 +26,6 @@ const AdjustmentRef = builder.objectRef<Adjustment>('PointsAdjustment').implemen
   }),
 });
 
-const adjustmentInput = z.object({
-  points: z.number().int().refine((n) => n !== 0, 'must not be zero'),
-  description: z.string().trim().min(1, 'is required').max(500, 'must be at most 500 characters'),
-});
-
 builder.mutationFields((t) => ({
   create_customer_transaction: t.field({
     subGraphs: ['public'],
@@ -45,17 +39,9 @@ builder.mutationFields((t) => ({
       description: t.arg.string({ required: true, description: "Reason, shown in the customer's activity log" }),
     },
     resolve: async (_root, args, ctx) => {
-      const input = parseInput(adjustmentInput, args);
-      const { merchantId } = ctx;
-      const customer = await findCustomer(ctx.db, merchantId, { customer_id: args.customer_id });
-      const result = await applyPoints(ctx.db, {
-        merchantId,
-        customerId: customer.id,
-        points: input.points,
-        description: input.description,
-        source: 'manual',
-        activityType: 'adjustment',
-      });
+      const input = parseAdjustment(args);
+      const customer = await findCustomer(ctx.db, ctx.merchantId, { customer_id: args.customer_id });
+      const result = await adjustPoints(ctx.db, ctx.merchantId, customer.id, input);
       return {
         data: {
           transaction_id: result.transactionId,
@@ -69,7 +55,7 @@ builder.mutationFields((t) => ({
 }));
 
 const PointsTransactionRef = builder.prismaObject('PointsTransaction', {
-  subGraphs: ['public'],
+  subGraphs: ['public', 'admin'],
   description: 'A row of the points ledger: the 2.3 fields and where the points came from',
   fields: (t) => ({
     transaction_id: t.exposeID('id'),
@@ -83,16 +69,66 @@ const PointsTransactionRef = builder.prismaObject('PointsTransaction', {
   }),
 });
 
-builder.queryFields((t) => ({
-  customer_transactions: t.field({
-    subGraphs: ['public'],
-    type: listOf('PointsTransaction', PointsTransactionRef),
-    description: "A customer's points transaction history, newest first. REST: GET /v1/customers/transactions",
-    authScopes: { scope: 'read:transactions' },
-    args: { ...customerRefArgs, ...pageArgs },
+// the list type is declared where the public schema always declared it (its order is the REST contract's)
+builder.queryFields((t) => {
+  const PointsTransactionList = listOf('PointsTransaction', PointsTransactionRef);
+  return {
+    customer_transactions: t.field({
+      subGraphs: ['public'],
+      type: PointsTransactionList,
+      description: "A customer's points transaction history, newest first. REST: GET /v1/customers/transactions",
+      authScopes: { scope: 'read:transactions' },
+      args: { ...customerRefArgs, ...pageArgs },
+      resolve: async (_root, args, ctx) => {
+        const customer = await findCustomer(ctx.db, ctx.merchantId, args);
+        return listTransactions(ctx.db, ctx.merchantId, customer.id, args);
+      },
+    }),
+    admin_customer_transactions: t.field({
+      subGraphs: ['admin'],
+      type: PointsTransactionList,
+      description: "A customer's points transactions, newest first",
+      args: { ...customerIdArgs, ...pageArgs },
+      resolve: async (_root, args, ctx) => listTransactions(ctx.db, ctx.merchantId, await customerUuid(ctx, args), args),
+    }),
+  };
+});
+
+// ---- admin: the customer page's manual adjustment ----
+
+const ManualAdjustmentRef = builder
+  .objectRef<{ transaction_id: string; balance_after: number; customer: CustomerProfile }>('ManualAdjustment')
+  .implement({
+    subGraphs: ['admin'],
+    description: 'A manual credit or debit and the customer after it',
+    fields: (t) => ({
+      transaction_id: t.exposeID('transaction_id'),
+      balance_after: t.exposeInt('balance_after'),
+      customer: t.expose('customer', { type: CustomerRef }),
+    }),
+  });
+
+builder.mutationFields((t) => ({
+  adjust_points: t.field({
+    subGraphs: ['admin'],
+    type: ManualAdjustmentRef,
+    description:
+      "Credits (points > 0) or debits (points < 0) a customer's balance with a reason shown in its activity log; " +
+      'a debit below zero is adjustment_failed. Send an Idempotency-Key so that a retry (or a double click) moves points once.',
+    args: {
+      ...customerIdArgs,
+      points: t.arg.int({ required: true }),
+      description: t.arg.string({ required: true, description: "The reason, shown in the customer's activity log" }),
+    },
     resolve: async (_root, args, ctx) => {
-      const customer = await findCustomer(ctx.db, ctx.merchantId, args);
-      return listTransactions(ctx.db, ctx.merchantId, customer.id, args);
+      const input = parseAdjustment(args);
+      const customerId = await customerUuid(ctx, args);
+      const result = await adjustPoints(ctx.db, ctx.merchantId, customerId, input);
+      return {
+        transaction_id: result.transactionId,
+        balance_after: result.balanceAfter,
+        customer: await customerProfile(ctx.db, ctx.merchantId, customerId),
+      };
     },
   }),
 }));

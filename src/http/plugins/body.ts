@@ -31,7 +31,7 @@ export function useBody(limit: number): Plugin {
 }
 
 /** Reads the whole body, refusing more than `limit` bytes without buffering them. */
-async function readBody(request: Request, limit: number): Promise<string> {
+export async function readBody(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? 0);
   if (declared > limit) throw tooLarge(limit);
   if (!request.body) return '';

@@ -1,4 +1,4 @@
-// Idempotency-Key on writes (REST mutations, GraphQL POSTs): the first answer is stored and
+// Idempotency-Key on writes (REST mutations, GraphQL POSTs, on the public and admin faces): the first answer is stored and
 // replayed for a retry with the same key and request (idempotency-store.ts has the rules).
 // Expired keys are purged when the plugin starts and then every hour.
 import type { Plugin } from 'graphql-yoga';
@@ -18,12 +18,13 @@ export function useIdempotency(db: Db, onPurgeError: (err: unknown) => void): Pl
   return {
     onRequest: checkRequest(async ({ request, url, state }) => {
       const key = request.headers.get(IDEMPOTENCY_HEADER);
-      const principal = state.principal;
-      if (key === null || !principal) return;
+      // an API key's merchant (public face) or the admin token's or session's (admin faces)
+      const merchantId = state.principal?.merchantId ?? state.merchantId;
+      if (key === null || !merchantId) return;
       const isWrite = state.route ? state.route.route.field.startsWith('Mutation.') : request.method === 'POST';
       if (!isWrite) return;
       validateKey(key);
-      const claimed = await claim(db, principal.merchantId, key, fingerprint(principal.merchantId, request, url, state.body));
+      const claimed = await claim(db, merchantId, key, fingerprint(merchantId, request, url, state.body));
       if (claimed.kind === 'replay') {
         idempotentReplays.inc();
         return claimed.response;

@@ -9,15 +9,18 @@ import { checkRequest } from './checks.js';
 
 export interface RoutingOptions {
   graphqlPath: string;
+  /** The face of every other path (the admin app: 'app'). */
+  otherFace?: 'app';
   rest?: { basePath: string; match: RouteMatcher; documentPath: string };
 }
 
-export function useRouting({ graphqlPath, rest }: RoutingOptions): Plugin {
+export function useRouting({ graphqlPath, otherFace, rest }: RoutingOptions): Plugin {
   const isRest = (path: string) => !!rest && (path === rest.basePath || path.startsWith(`${rest.basePath}/`));
   return {
     onRequest: checkRequest(({ request, url, state }) => {
       const path = url.pathname;
       if (path === graphqlPath) state.face = 'graphql';
+      else if (otherFace) state.face = otherFace;
       if (!rest || !isRest(path)) return;
       if (path === rest.documentPath && request.method === 'GET') {
         state.face = 'document';

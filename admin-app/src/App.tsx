@@ -1,0 +1,74 @@
+// The signed-in shell: a skip link, the navigation, the page for the path, and sign-out.
+import { type ReactNode, useEffect } from 'react';
+import { ApiKeys } from './pages/ApiKeys';
+import { Customer } from './pages/Customer';
+import { Customers } from './pages/Customers';
+import { Dashboard } from './pages/Dashboard';
+import { Program } from './pages/Program';
+import { Settings } from './pages/Settings';
+import { SignIn } from './pages/SignIn';
+import { Link, navigate, usePath } from './router';
+import { useSession } from './session';
+
+const sections = [
+  { to: '/dashboard', label: 'Dashboard' },
+  { to: '/customers', label: 'Customers' },
+  { to: '/program', label: 'Program' },
+  { to: '/integrations/api-keys', label: 'Integrations' },
+  { to: '/settings', label: 'Settings' },
+];
+
+function Page({ path }: { path: string }): ReactNode {
+  if (path === '/dashboard') return <Dashboard />;
+  if (path === '/customers') return <Customers />;
+  const customer = /^\/customers\/([^/]+)$/.exec(path);
+  if (customer) return <Customer id={decodeURIComponent(customer[1]!)} />;
+  if (path === '/program' || path.startsWith('/program/')) return <Program path={path} />;
+  if (path === '/integrations/api-keys' || path === '/integrations') return <ApiKeys />;
+  if (path === '/settings') return <Settings />;
+  return (
+    <>
+      <h1>Page not found</h1>
+      <p>
+        <Link to="/dashboard">Go to the dashboard</Link>
+      </p>
+    </>
+  );
+}
+
+export function App() {
+  const { state, signOut } = useSession();
+  const path = usePath();
+  useEffect(() => {
+    if (state.kind === 'signed-in' && path === '/') navigate('/dashboard', { replace: true });
+  }, [state.kind, path]);
+
+  if (state.kind === 'loading') return <p className="loading">Loading…</p>;
+  if (state.kind === 'signed-out') return <SignIn notice={state.notice} />;
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <span className="brand">Loyalty admin</span>
+        <nav aria-label="Sections">
+          <ul>
+            {sections.map((s) => (
+              <li key={s.to}>
+                <Link to={s.to}>{s.label}</Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <span className="merchant">{state.session.merchant.name}</span>
+        <button type="button" onClick={() => void signOut()}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Page path={path} />
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,17 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { Provider } from 'urql';
+import { client } from './api';
+import { App } from './App';
+import { SessionProvider } from './session';
+import './styles.css';
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <Provider value={client}>
+      <SessionProvider>
+        <App />
+      </SessionProvider>
+    </Provider>
+  </StrictMode>,
+);

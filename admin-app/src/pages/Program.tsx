@@ -1,0 +1,38 @@
+// Program: the rewards, earning rules, tiers, booster campaigns and referral program, one tab each
+// (each a page of its own path, so it can be linked to).
+import { Link } from '../router';
+import { PageTitle } from '../ui';
+import { Boosters } from './program/Boosters';
+import { EarningRules } from './program/EarningRules';
+import { Referral } from './program/Referral';
+import { Rewards } from './program/Rewards';
+import { Tiers } from './program/Tiers';
+
+const parts = [
+  { path: '/program/rewards', label: 'Rewards', Page: Rewards },
+  { path: '/program/earning-rules', label: 'Earning rules', Page: EarningRules },
+  { path: '/program/tiers', label: 'VIP tiers', Page: Tiers },
+  { path: '/program/boosters', label: 'Boosters', Page: Boosters },
+  { path: '/program/referrals', label: 'Referral program', Page: Referral },
+];
+
+export function Program({ path }: { path: string }) {
+  const part = parts.find((p) => p.path === path) ?? parts[0]!;
+  return (
+    <>
+      <PageTitle>Program</PageTitle>
+      <nav aria-label="Program" className="subnav">
+        <ul>
+          {parts.map((p) => (
+            <li key={p.path}>
+              <Link to={p.path} aria-current={p === part ? 'page' : undefined}>
+                {p.label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <part.Page />
+    </>
+  );
+}

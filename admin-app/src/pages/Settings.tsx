@@ -1,0 +1,70 @@
+// The merchant's settings: the shop's name, currency and points expiry.
+import { type FormEvent, useState } from 'react';
+import { useMutation, useQuery } from 'urql';
+import { type FieldErrors, fieldErrorsOf, messageOf } from '../api';
+import { type ResultOf, graphql } from '../graphql';
+import { useSession } from '../session';
+import { Alert, CheckboxField, FormFooter, PageTitle, TextField } from '../ui';
+import { numberErrors } from './program/kit';
+
+const MerchantQuery = graphql(`
+  query Merchant { merchant { id slug name currency points_expiry_days } }
+`);
+const UpdateSettings = graphql(`
+  mutation UpdateSettings($name: String, $currency: String, $points_expiry_days: Int) {
+    update_merchant_settings(name: $name, currency: $currency, points_expiry_days: $points_expiry_days) { id name currency points_expiry_days }
+  }
+`);
+
+export function Settings() {
+  const [{ data, error }] = useQuery({ query: MerchantQuery });
+  return (
+    <>
+      <PageTitle>Settings</PageTitle>
+      <Alert>{messageOf(error)}</Alert>
+      {/* the form starts from the stored settings: nothing typed before they arrive is overwritten */}
+      {data ? <SettingsForm merchant={data.merchant} /> : !error && <p>Loading…</p>}
+    </>
+  );
+}
+
+function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery>['merchant'] }) {
+  const { updateMerchant } = useSession();
+  const [v, setV] = useState({ name: m.name, currency: m.currency, expires: m.points_expiry_days !== null, days: String(m.points_expiry_days ?? 365) });
+  const [local, setLocal] = useState<FieldErrors>({});
+  const [result, save] = useMutation(UpdateSettings);
+  const [saved, setSaved] = useState(false);
+  const errors = { ...fieldErrorsOf(result.error), ...local };
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    const problems = v.expires ? numberErrors({ points_expiry_days: { text: v.days, integer: true, required: true } }) : {};
+    setLocal(problems);
+    if (Object.keys(problems).length) return;
+    const res = await save({ name: v.name, currency: v.currency.trim().toUpperCase(), points_expiry_days: v.expires ? Number(v.days) : null });
+    if (res.data) {
+      updateMerchant(res.data.update_merchant_settings);
+      setSaved(true);
+    }
+  };
+
+  return (
+    <form className="card narrow" onSubmit={submit} noValidate>
+      <p className="hint">
+        Shop: <code>{m.slug}</code>
+      </p>
+      <TextField label="Shop name" value={v.name} onChange={(e) => setV({ ...v, name: e.target.value })} errors={errors.name} />
+      <TextField label="Currency" hint="ISO 4217 code, e.g. USD" maxLength={3} value={v.currency} onChange={(e) => setV({ ...v, currency: e.target.value })} errors={errors.currency} />
+      <fieldset className="field">
+        <legend>Points expiry</legend>
+        <CheckboxField label="Points expire after a period without activity" checked={v.expires} onChange={(e) => setV({ ...v, expires: e.target.checked })} />
+        {v.expires && (
+          <TextField label="Days without activity" hint="1 to 36500" inputMode="numeric" value={v.days} onChange={(e) => setV({ ...v, days: e.target.value })} errors={errors.points_expiry_days} />
+        )}
+      </fieldset>
+      <Alert tone="success">{saved && 'Settings saved.'}</Alert>
+      <FormFooter errors={errors} shown={['name', 'currency', 'points_expiry_days']} error={result.error} busy={result.fetching} submit="Save settings" />
+    </form>
+  );
+}

@@ -1,0 +1,356 @@
+// The few building blocks every page uses, in plain semantic HTML: labelled fields that show
+// their validation errors next to them (aria-invalid, aria-describedby), alerts, a modal dialog
+// (the native <dialog>: focus kept inside, Escape closes), and a pager.
+import {
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type InputHTMLAttributes,
+  type TextareaHTMLAttributes,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from 'react';
+import { type FieldErrors, messageOf } from './api';
+import type { CombinedError } from 'urql';
+
+interface FieldProps {
+  label: string;
+  /** Messages to show under the field (a validation error). */
+  errors?: string[];
+  hint?: string;
+}
+
+/** The label, hint and errors around one control; `render` gets the ids to wire them. */
+function FieldShell({ label, errors, hint, render }: FieldProps & { render: (ids: { id: string; describedBy?: string; invalid: boolean }) => ReactNode }) {
+  const id = useId();
+  const hintId = hint ? `${id}-hint` : undefined;
+  const errorId = errors?.length ? `${id}-error` : undefined;
+  const describedBy = [hintId, errorId].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={errors?.length ? 'field field-invalid' : 'field'}>
+      <label htmlFor={id}>{label}</label>
+      {hint && (
+        <p className="hint" id={hintId}>
+          {hint}
+        </p>
+      )}
+      {render({ id, describedBy, invalid: !!errors?.length })}
+      {errorId && (
+        <p className="field-error" id={errorId}>
+          {errors!.join('; ')}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function TextField({ label, errors, hint, ...input }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
+  return (
+    <FieldShell
+      label={label}
+      errors={errors}
+      hint={hint}
+      render={({ id, describedBy, invalid }) => <input id={id} aria-describedby={describedBy} aria-invalid={invalid || undefined} {...input} />}
+    />
+  );
+}
+
+export function TextAreaField({ label, errors, hint, ...input }: FieldProps & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+  return (
+    <FieldShell
+      label={label}
+      errors={errors}
+      hint={hint}
+      render={({ id, describedBy, invalid }) => <textarea id={id} aria-describedby={describedBy} aria-invalid={invalid || undefined} {...input} />}
+    />
+  );
+}
+
+export function SelectField({
+  label,
+  errors,
+  hint,
+  options,
+  ...select
+}: FieldProps & SelectHTMLAttributes<HTMLSelectElement> & { options: { value: string; label: string }[] }) {
+  return (
+    <FieldShell
+      label={label}
+      errors={errors}
+      hint={hint}
+      render={({ id, describedBy, invalid }) => (
+        <select id={id} aria-describedby={describedBy} aria-invalid={invalid || undefined} {...select}>
+          {options.map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      )}
+    />
+  );
+}
+
+export function CheckboxField({ label, errors, ...input }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
+  const id = useId();
+  return (
+    <div className="field field-checkbox">
+      <input id={id} type="checkbox" aria-describedby={errors?.length ? `${id}-error` : undefined} {...input} />
+      <label htmlFor={id}>{label}</label>
+      {!!errors?.length && (
+        <p className="field-error" id={`${id}-error`}>
+          {errors.join('; ')}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A group of checkboxes (a list value) under one legend. */
+export function CheckboxGroup({
+  legend,
+  options,
+  value,
+  onChange,
+  errors,
+}: {
+  legend: string;
+  options: { value: string; label: string }[];
+  value: string[];
+  onChange: (value: string[]) => void;
+  errors?: string[];
+}) {
+  const id = useId();
+  return (
+    <fieldset className="field checkbox-group" aria-describedby={errors?.length ? `${id}-error` : undefined}>
+      <legend>{legend}</legend>
+      {options.length === 0 && <p className="hint">None yet.</p>}
+      {options.map((o) => (
+        <label key={o.value} className="inline">
+          <input
+            type="checkbox"
+            checked={value.includes(o.value)}
+            onChange={(e) => onChange(e.target.checked ? [...value, o.value] : value.filter((v) => v !== o.value))}
+          />{' '}
+          {o.label}
+        </label>
+      ))}
+      {!!errors?.length && (
+        <p className="field-error" id={`${id}-error`}>
+          {errors.join('; ')}
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
+export function Alert({ children, tone = 'error' }: { children: ReactNode; tone?: 'error' | 'success' | 'info' }) {
+  if (!children) return null;
+  return (
+    <div className={`alert alert-${tone}`} role={tone === 'error' ? 'alert' : 'status'}>
+      {children}
+    </div>
+  );
+}
+
+/** Errors the form has no field for (e.g. a conflict), listed above its buttons. */
+export function OtherErrors({ errors, shown }: { errors: FieldErrors; shown: string[] | ((field: string) => boolean) }) {
+  const isShown = typeof shown === 'function' ? shown : (field: string) => shown.includes(field);
+  const rest = Object.entries(errors).filter(([field]) => !isShown(field));
+  if (!rest.length) return null;
+  return (
+    <Alert>
+      <ul className="plain">
+        {rest.map(([field, messages]) => (
+          <li key={field}>
+            {field}: {messages.join('; ')}
+          </li>
+        ))}
+      </ul>
+    </Alert>
+  );
+}
+
+/** A modal dialog: opened with showModal (focus moves in and stays in; Escape and Cancel close it). */
+export function Dialog({ title, open, onClose, children }: { title: string; open: boolean; onClose: () => void; children: ReactNode }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+  return (
+    <dialog
+      ref={ref}
+      aria-labelledby={titleId}
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+    >
+      {open && (
+        <>
+          <header className="dialog-header">
+            <h2 id={titleId}>{title}</h2>
+            <button type="button" className="icon-button" onClick={onClose} aria-label="Close">
+              ×
+            </button>
+          </header>
+          {children}
+        </>
+      )}
+    </dialog>
+  );
+}
+
+export interface PageInfo {
+  current_page: number;
+  last_page: number;
+  total: number;
+}
+
+export function Pager({ label, page, onPage }: { label: string; page: PageInfo | undefined; onPage: (page: number) => void }) {
+  if (!page || page.last_page <= 1) return null;
+  return (
+    <nav className="pager" aria-label={`${label} pages`}>
+      <button type="button" disabled={page.current_page <= 1} onClick={() => onPage(page.current_page - 1)}>
+        Previous
+      </button>
+      <span>
+        Page {page.current_page} of {page.last_page} ({page.total})
+      </span>
+      <button type="button" disabled={page.current_page >= page.last_page} onClick={() => onPage(page.current_page + 1)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+export function StatusBadge({ active, on = 'Active', off = 'Inactive' }: { active: boolean; on?: string; off?: string }) {
+  return <span className={active ? 'badge badge-on' : 'badge badge-off'}>{active ? on : off}</span>;
+}
+
+/** Form values as strings keyed by field, with a setter per field. */
+export function useFormState<T extends Record<string, unknown>>(initial: T) {
+  const [values, setValues] = useState<T>(initial);
+  const set =
+    <K extends keyof T>(name: K) =>
+    (value: T[K]) =>
+      setValues((v) => ({ ...v, [name]: value }));
+  return { values, set, reset: setValues };
+}
+
+/** The page title, focused after a navigation so screen readers announce the new page. */
+export function PageTitle({ children }: { children: ReactNode }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${typeof children === 'string' ? children : 'Loyalty'} · Loyalty admin`;
+    if (document.activeElement === document.body || document.activeElement?.tagName === 'A') ref.current?.focus();
+  }, [children]);
+  return (
+    <h1 tabIndex={-1} ref={ref}>
+      {children}
+    </h1>
+  );
+}
+
+/** The end of a form: errors no field shows, the API's other failure, and the submit button. */
+export function FormFooter({
+  errors,
+  shown,
+  error,
+  busy,
+  submit,
+}: {
+  errors: FieldErrors;
+  shown: string[] | ((field: string) => boolean);
+  error: CombinedError | undefined;
+  busy: boolean;
+  submit: string;
+}) {
+  return (
+    <>
+      <OtherErrors errors={errors} shown={shown} />
+      {!Object.keys(errors).length && <Alert>{messageOf(error)}</Alert>}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy}>
+          {submit}
+        </button>
+      </div>
+    </>
+  );
+}
+
+export interface Column<T> {
+  header: string;
+  cell: (row: T) => ReactNode;
+  /** Right-aligned figures. */
+  num?: boolean;
+  /** The cell that names the row (a row header). */
+  rowHeader?: boolean;
+  /** A header only screen readers read (e.g. the actions column). */
+  hiddenHeader?: boolean;
+  className?: (row: T) => string | undefined;
+}
+
+/** A table of rows with column headers, a row header per row, and a line when there is no row. */
+export function DataTable<T>({
+  caption,
+  columns,
+  rows,
+  rowKey,
+  empty,
+  rowClass,
+  bare = false,
+}: {
+  caption?: string;
+  columns: Column<T>[];
+  rows: readonly T[] | undefined;
+  rowKey: (row: T) => string;
+  empty: string;
+  rowClass?: (row: T) => string | undefined;
+  /** Without the scrolling frame (inside a card). */
+  bare?: boolean;
+}) {
+  const classOf = (column: Column<T>, row: T) => [column.num && 'num', column.className?.(row)].filter(Boolean).join(' ') || undefined;
+  const table = (
+    <table>
+      {caption && <caption className="visually-hidden">{caption}</caption>}
+      <thead>
+        <tr>
+          {columns.map((c) => (
+            <th key={c.header} scope="col" className={c.num ? 'num' : undefined}>
+              {c.hiddenHeader ? <span className="visually-hidden">{c.header}</span> : c.header}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {(!rows || rows.length === 0) && (
+          <tr>
+            <td colSpan={columns.length}>{rows ? empty : 'Loading…'}</td>
+          </tr>
+        )}
+        {rows?.map((row) => (
+          <tr key={rowKey(row)} className={rowClass?.(row)}>
+            {columns.map((c) =>
+              c.rowHeader ? (
+                <th key={c.header} scope="row" className={classOf(c, row)}>
+                  {c.cell(row)}
+                </th>
+              ) : (
+                <td key={c.header} className={classOf(c, row)}>
+                  {c.cell(row)}
+                </td>
+              ),
+            )}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+  return bare ? table : <div className="table-wrap">{table}</div>;
+}

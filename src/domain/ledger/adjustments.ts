@@ -1,0 +1,26 @@
+// Manual credits and debits (spec 4.2): the public POST /customers/transactions and the admin
+// app's adjustment with its reason. One rule for both: points a non-zero integer, a reason of
+// 1 to 500 characters; a debit below zero is 422 adjustment_failed (the ledger's rule).
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import { applyPoints } from './ledger.js';
+import { parseInput } from '../shared/validation.js';
+
+const adjustmentInput = z.object({
+  points: z.number().int().refine((n) => n !== 0, 'must not be zero'),
+  description: z.string().trim().min(1, 'is required').max(500, 'must be at most 500 characters'),
+});
+
+/** Validates the adjustment before the customer is looked up (422 before 404, as REST does). */
+export const parseAdjustment = (raw: unknown) => parseInput(adjustmentInput, raw);
+
+export function adjustPoints(db: Db, merchantId: string, customerId: string, input: z.infer<typeof adjustmentInput>) {
+  return applyPoints(db, {
+    merchantId,
+    customerId,
+    points: input.points,
+    description: input.description,
+    source: 'manual',
+    activityType: 'adjustment',
+  });
+}

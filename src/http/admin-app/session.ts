@@ -1,0 +1,106 @@
+// The admin app's session: /admin/session signs in (POST {"token": "<admin token>"}: the token
+// is checked once, counted against the admin sign-in lockout, and never kept by the browser),
+// tells the signed-in page who it is and its CSRF token (GET), and signs out (DELETE). Every
+// request to the app's GraphQL endpoint must carry the session cookie and, in X-CSRF-Token,
+// the session's CSRF token: it runs the admin schema as the session's merchant.
+import type { Plugin } from 'graphql-yoga';
+import type { Db } from '../../db/client.js';
+import { type AdminSessionView, type SessionPolicy, closeSession, csrfTokenOf, findSession, isCsrfTokenOf, openSession, purgeExpiredSessions } from '../../domain/access/admin-sessions.js';
+import { AppError } from '../../domain/shared/errors.js';
+import { appErrorResponse } from '../errors.js';
+import { type AdminSignIn, signInAttempt } from '../plugins/admin-auth.js';
+import { readBody } from '../plugins/body.js';
+import { checkRequest } from '../plugins/checks.js';
+import { sessionCookie, sessionIdOf } from './cookie.js';
+
+export const SESSION_PATH = '/admin/session';
+export const CSRF_HEADER = 'x-csrf-token';
+const PURGE_EVERY_MS = 3600_000;
+const JSON_TYPE = /^application\/json\b/i;
+/** A sign-in body holds one token: nothing larger is read. */
+const SIGN_IN_LIMIT = 4096;
+
+const sessionEnded = () => new AppError('invalid_token', 'Your session has ended: sign in again');
+const csrfRefused = () => new AppError('csrf_rejected', `The ${CSRF_HEADER} header is missing or is not this session's`);
+
+async function describe(db: Db, id: string, session: AdminSessionView) {
+  const merchant = await db.merchant.findUniqueOrThrow({
+    where: { id: session.merchantId },
+    select: { id: true, slug: true, name: true, currency: true },
+  });
+  return {
+    merchant,
+    csrf_token: csrfTokenOf(id),
+    expires_at: session.expiresAt.toISOString(),
+    idle_expires_at: session.idleExpiresAt.toISOString(),
+  };
+}
+
+function tokenOf(body: string): string | undefined {
+  try {
+    const token = (JSON.parse(body) as { token?: unknown } | null)?.token;
+    return typeof token === 'string' ? token.trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** POST, GET and DELETE /admin/session. */
+export function useSessionEndpoint(signIn: AdminSignIn, policy: SessionPolicy): Plugin & { stop(): void } {
+  const { db } = signIn;
+  const timer = setInterval(() => void purgeExpiredSessions(db).catch(() => {}), PURGE_EVERY_MS).unref();
+  return {
+    onRequest: checkRequest(async ({ request, url, state, client }) => {
+      if (url.pathname !== SESSION_PATH) return;
+      const id = sessionIdOf(request);
+      switch (request.method) {
+        case 'POST': {
+          const type = request.headers.get('content-type');
+          if (!type || !JSON_TYPE.test(type)) {
+            throw new AppError('unsupported_media_type', 'Send {"token": "<admin token>"} as application/json');
+          }
+          const token = tokenOf(await readBody(request, SIGN_IN_LIMIT));
+          const result = await signInAttempt(signIn, { client, path: url.pathname, face: state.face, token: () => token });
+          if ('refused' in result) return result.refused;
+          const session = await openSession(db, result.merchantId, policy);
+          return Response.json(await describe(db, session.id, session), {
+            status: 201,
+            headers: { 'Set-Cookie': sessionCookie(request, session.id, policy.maxSeconds) },
+          });
+        }
+        case 'GET': {
+          const session = id && (await findSession(db, id, policy));
+          if (!id || !session) throw sessionEnded();
+          return Response.json(await describe(db, id, session));
+        }
+        case 'DELETE': {
+          if (id) {
+            if (!isCsrfTokenOf(id, request.headers.get(CSRF_HEADER))) throw csrfRefused();
+            await closeSession(db, id);
+          }
+          return new Response(null, { status: 204, headers: { 'Set-Cookie': sessionCookie(request, '', 0) } });
+        }
+        default: {
+          const refused = appErrorResponse(new AppError('method_not_allowed', `${request.method} is not allowed on ${SESSION_PATH}`));
+          refused.headers.set('Allow', 'GET, POST, DELETE');
+          return refused;
+        }
+      }
+    }),
+    stop: () => clearInterval(timer),
+  };
+}
+
+/** The app's GraphQL endpoint: the session's merchant, with its CSRF token on every request. */
+export function useSessionAuth(db: Db, policy: SessionPolicy): Plugin {
+  return {
+    onRequest: checkRequest(async ({ request, state }) => {
+      if (state.face !== 'graphql') return;
+      const id = sessionIdOf(request);
+      const session = id && (await findSession(db, id, policy));
+      if (!id || !session) throw sessionEnded();
+      if (!isCsrfTokenOf(id, request.headers.get(CSRF_HEADER))) throw csrfRefused();
+      state.merchantId = session.merchantId;
+    }),
+  };
+}

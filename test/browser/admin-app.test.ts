@@ -1,0 +1,367 @@
+// The merchant's admin app in a real browser (issue 13): Chromium signs in with the admin
+// token, creates each kind of API key and uses the key it shows once against /v1, revokes one,
+// creates and edits a reward through a validation error, adjusts a customer's points with a
+// double click (points move once), and looks at the dashboard and every other page. Each page
+// is checked with axe-core and saved as a screenshot (test-results/screenshots/admin-*.png).
+// Nothing loads from outside the service, and no page logs an error (e.g. a CSP refusal).
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/domain/access/api-keys.js';
+import { demoProgram } from '../../src/cli/seed/demo-program.js';
+import { importProgram } from '../../src/domain/program-import/program-import.js';
+import { createApp } from '../../src/http/app.js';
+import { adminClient, client, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
+import { hasChromium, launch, screenshotPath, serve } from './browser.js';
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
+  let test: TestApp;
+  let app: ReturnType<typeof createApp>;
+  let served: Awaited<ReturnType<typeof serve>>;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let merchant: Awaited<ReturnType<typeof newMerchant>>;
+  const problems: string[] = [];
+  const outside: string[] = [];
+
+  /** A demo program with some history: orders, redemptions, spread over the last weeks. */
+  async function seed() {
+    merchant = await newMerchant(test, 'browser');
+    await importProgram(test.db, merchant.id, demoProgram());
+    const admin = adminClient(test, merchant.admin_token);
+    for (const [i, customer] of ['demo-1001', 'demo-1002', 'demo-1004', 'demo-1007', 'demo-1010'].entries()) {
+      await admin(`mutation ($input: OrderEventInput!) { record_order(input: $input) { points_awarded } }`, {
+        input: { order_id: `order-${i}`, customer_id: customer, subtotal: 40 + i * 35 },
+      });
+    }
+    const key = (await createApiKey(test.db, { merchantId: merchant.id, type: 'full', name: 'Seed key' })).key;
+    const rest = client(test, key);
+    const rewards = (await rest.rest('GET', '/v1/rewards?per_page=10')).body.data as { id: string; points_cost: number }[];
+    const cheapest = [...rewards].sort((a, b) => a.points_cost - b.points_cost);
+    for (const [customer, reward] of [
+      ['demo-1001', cheapest[0]],
+      ['demo-1004', cheapest[0]],
+      ['demo-1004', cheapest[1]],
+      ['demo-1010', cheapest[2]],
+      ['demo-1010', cheapest[0]],
+    ] as const) {
+      await rest.rest('POST', `/v1/customers/rewards/redeem?customer_id=${customer}`, { reward_id: reward!.id });
+    }
+    // spread the history over the last four weeks (the rows stay whole: only their dates move)
+    await test.db.$executeRaw`
+      UPDATE points_transactions t SET created_at = now() - (n.i % 28) * interval '1 day'
+        FROM (SELECT id, row_number() OVER (ORDER BY id) AS i FROM points_transactions WHERE merchant_id = ${merchant.id}::uuid) n
+       WHERE t.id = n.id`;
+    await test.db.$executeRaw`
+      UPDATE customer_rewards r SET issued_at = now() - (n.i * 3 % 28) * interval '1 day'
+        FROM (SELECT id, row_number() OVER (ORDER BY id) AS i FROM customer_rewards WHERE merchant_id = ${merchant.id}::uuid) n
+       WHERE r.id = n.id`;
+  }
+
+  beforeAll(async () => {
+    test = await testApp();
+    await seed();
+    app = createApp({ db: test.db, config: testConfig() });
+    served = await serve(app);
+    browser = await launch();
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: served.url });
+    // anything not on our origin is cut, as if the machine had no network
+    await context.route(/^(?!http:\/\/127\.0\.0\.1:)/, (route) => {
+      outside.push(route.request().url());
+      return route.abort();
+    });
+    page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => void problems.push(error.message));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await served?.close();
+    await app?.close();
+  });
+
+  /** axe-core's WCAG 2.1 A/AA rules on the page as it is now (evaluated by DevTools: the page's CSP does not apply). */
+  async function accessible(what: string) {
+    if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+    const violations = await page.evaluate(async () => {
+      const result = await (window as unknown as { axe: { run(options: object): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe.run({
+        runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+      });
+      return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    });
+    expect(violations, what).toEqual([]);
+  }
+
+  const shot = (name: string) => page.screenshot({ path: screenshotPath(`admin-${name}`), fullPage: true });
+  const heading = (name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
+  const v1 = (key: string, method: string, path: string, body?: unknown) =>
+    fetch(`${served.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).then((r) => r.status);
+
+  it('signs in with the admin token (a wrong one is refused), keeping no token in the browser', async () => {
+    await page.goto(`${served.url}/admin`);
+    await heading('Sign in to the loyalty admin');
+    await accessible('sign-in');
+    await page.getByLabel('Admin token').fill(`lpa_${'x'.repeat(38)}`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('That admin token is not valid').waitFor();
+    await shot('sign-in');
+    await page.getByLabel('Admin token').fill(merchant.admin_token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await heading('Dashboard');
+    expect(page.url()).toBe(`${served.url}/admin/dashboard`);
+    const cookies = await context.cookies();
+    expect(cookies).toHaveLength(1);
+    expect(cookies[0]).toMatchObject({ name: 'loyalty_admin_session', httpOnly: true, sameSite: 'Strict', path: '/admin' });
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
+    expect(stored).not.toContain('lpa_');
+  });
+
+  it('shows the dashboard: points over time, members per tier, redemption rate, top rewards', async () => {
+    await page.getByRole('heading', { name: 'Points over time' }).waitFor();
+    await page.locator('.recharts-bar-rectangle').first().waitFor();
+    const stats = await page.locator('.stats').innerText();
+    expect(stats).toContain('Points issued');
+    expect(stats).toMatch(/Redemption rate\s+\d+\.\d %/);
+    expect(await page.getByRole('figure', { name: /Top rewards/ }).getByRole('row').count()).toBeGreaterThan(1);
+    await accessible('dashboard');
+    await shot('dashboard');
+    await page.getByLabel('Range').selectOption('last_12_months');
+    await page.getByText('Per month, UTC').waitFor();
+  });
+
+  it('creates a Full Access, a Read-Only and a Custom key, each shown once and working on /v1 as its scopes say', async () => {
+    await page.getByRole('link', { name: 'Integrations' }).click();
+    await heading('REST API keys');
+
+    // the dialogs work from the keyboard: opened with Enter, focus inside, Escape closes, focus returns
+    await page.getByRole('button', { name: 'Create API key' }).focus();
+    await page.keyboard.press('Enter');
+    const keyboardDialog = page.getByRole('dialog', { name: 'Create an API key' });
+    await keyboardDialog.waitFor();
+    expect(await page.evaluate(() => document.activeElement?.closest('dialog') !== null)).toBe(true);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.closest('dialog') !== null)).toBe(true);
+    await page.keyboard.press('Escape');
+    await keyboardDialog.waitFor({ state: 'hidden' });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Create API key');
+
+    async function create(name: string, type: 'Full Access' | 'Read-Only' | 'Custom', custom?: (dialog: ReturnType<Page['getByRole']>) => Promise<void>) {
+      await page.getByRole('button', { name: 'Create API key' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Create an API key' });
+      await dialog.getByLabel('Name').fill(name);
+      await dialog.getByRole('radio', { name: new RegExp(`^${type}`) }).check();
+      if (custom) await custom(dialog);
+      await dialog.getByRole('button', { name: 'Create key' }).click();
+      const shown = page.getByRole('dialog', { name: 'Your new API key' });
+      await shown.getByText('you will not see it again').waitFor();
+      const key = await shown.getByRole('textbox').inputValue();
+      expect(key).toMatch(/^lpk_/);
+      await shown.getByRole('button', { name: 'Copy' }).click();
+      await shown.getByText('Copied to the clipboard.').waitFor();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+      return { key, shown };
+    }
+
+    const full = await create('Checkout', 'Full Access');
+    await accessible('a key shown once');
+    await shot('api-key-shown-once');
+    await full.shown.getByRole('button', { name: 'I have copied the key' }).click();
+    expect(await v1(full.key, 'GET', '/v1/rewards')).toBe(200);
+    expect(await v1(full.key, 'POST', '/v1/customers/transactions?customer_id=demo-1003', { points: 5, description: 'Full key' })).toBe(201);
+
+    const readOnly = await create('Reporting', 'Read-Only');
+    await readOnly.shown.getByRole('button', { name: 'I have copied the key' }).click();
+    expect(await v1(readOnly.key, 'GET', '/v1/rewards')).toBe(200);
+    expect(await v1(readOnly.key, 'POST', '/v1/customers/transactions?customer_id=demo-1003', { points: 5, description: 'x' })).toBe(403);
+
+    const custom = await create('Storefront widget', 'Custom', async (dialog) => {
+      // one control per scope, offering only that scope's levels
+      const options = async (scope: string) => dialog.getByLabel(scope, { exact: true }).locator('option').allInnerTexts();
+      expect(await options('customers')).toEqual(['No Access', 'Read', 'Read/Write']);
+      expect(await options('orders')).toEqual(['No Access', 'Write']);
+      for (const scope of ['activities', 'tiers', 'earning_rules', 'referrals', 'points']) expect(await options(scope)).toEqual(['No Access', 'Read']);
+      await dialog.getByLabel('rewards', { exact: true }).selectOption('read');
+      await dialog.getByLabel('customers', { exact: true }).selectOption('write');
+      await accessible('the custom key form');
+      await shot('api-key-custom');
+    });
+    await custom.shown.getByRole('button', { name: 'I have copied the key' }).click();
+    expect(await v1(custom.key, 'GET', '/v1/rewards')).toBe(200);
+    expect(await v1(custom.key, 'GET', '/v1/customers/balance?customer_id=demo-1001')).toBe(200);
+    expect(await v1(custom.key, 'GET', '/v1/tiers')).toBe(403);
+
+    // the header, the three new keys and the one the test data was made with
+    const rows = page.getByRole('table').getByRole('row');
+    await expect.poll(() => rows.count()).toBe(5);
+    const customRow = page.getByRole('row', { name: /Storefront widget/ });
+    expect(await customRow.innerText()).toMatch(/Custom[\s\S]*write:customers[\s\S]*read:rewards/);
+
+    // revoke, after a confirmation: the key's next request is refused
+    await customRow.getByRole('button', { name: 'Revoke Storefront widget' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Revoke this key?' });
+    await confirm.getByText('This cannot be undone').waitFor();
+    await accessible('the revoke confirmation');
+    await shot('api-key-revoke');
+    await confirm.getByRole('button', { name: 'Revoke key' }).click();
+    await page.getByText('The key “Storefront widget” is revoked').waitFor();
+    await expect.poll(() => customRow.innerText()).toContain('Revoked');
+    expect(await v1(custom.key, 'GET', '/v1/rewards')).toBe(401);
+    expect(await v1(full.key, 'GET', '/v1/rewards')).toBe(200);
+    await accessible('the key list');
+    await shot('api-keys');
+  });
+
+  it('creates a reward through a validation error shown next to its field, edits it and deactivates it', async () => {
+    await page.getByRole('link', { name: 'Program' }).click();
+    await heading('Program');
+    await page.getByRole('heading', { name: 'Rewards' }).waitFor();
+    await page.getByRole('button', { name: 'New reward' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New reward' });
+    await dialog.getByLabel('Name').fill('Twenty percent off');
+    await dialog.getByLabel('Reward type').selectOption('percentage_discount');
+    await dialog.getByLabel('Points cost').fill('800');
+    await dialog.getByLabel('Discount (%)').fill('150');
+    await dialog.getByRole('button', { name: 'Create reward' }).click();
+    // the API's validation_error names reward_rule.discount_value: the message sits under that field
+    const field = dialog.getByLabel('Discount (%)');
+    await expect.poll(() => field.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = (await field.getAttribute('aria-describedby'))!;
+    const message = await page.locator(`[id="${describedBy.split(' ').at(-1)}"]`).innerText();
+    expect(message).toMatch(/100/);
+    await accessible('a reward with a validation error');
+    await shot('reward-validation-error');
+    await field.fill('20');
+    await dialog.getByRole('button', { name: 'Create reward' }).click();
+    await page.getByText('Saved “Twenty percent off”.').waitFor();
+    const row = page.getByRole('row', { name: /Twenty percent off/ });
+    expect(await row.innerText()).toMatch(/20 % off[\s\S]*800[\s\S]*Active/);
+
+    await row.getByRole('button', { name: 'Edit Twenty percent off' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit Twenty percent off' });
+    await edit.getByLabel('Points cost').fill('0');
+    await edit.getByRole('button', { name: 'Save reward' }).click();
+    await edit.getByText('must be at least 1').waitFor();
+    await edit.getByLabel('Points cost').fill('900');
+    await edit.getByRole('button', { name: 'Save reward' }).click();
+    await page.getByText('Saved “Twenty percent off”.').waitFor();
+    await expect.poll(() => row.innerText()).toMatch(/900/);
+    await row.getByRole('button', { name: 'Deactivate Twenty percent off' }).click();
+    await expect.poll(() => row.innerText()).toMatch(/Inactive/);
+    await accessible('rewards');
+    await shot('program-rewards');
+  });
+
+  it('shows the other parts of the program: earning rules with their conditions, tiers, boosters, the referral program', async () => {
+    for (const [tab, title, name, shown] of [
+      ['Earning rules', 'Earning rules', 'earning-rules', 'Big basket bonus'],
+      ['VIP tiers', 'VIP tiers', 'tiers', 'Platinum'],
+      ['Boosters', 'Booster campaigns', 'boosters', 'Double points fortnight'],
+      ['Referral program', 'Referral program', 'referral-program', 'Points for the referrer'],
+    ] as const) {
+      await page.getByRole('navigation', { name: 'Program' }).getByRole('link', { name: tab }).click();
+      await page.getByRole('heading', { level: 2, name: title }).waitFor();
+      await page.getByText(shown).first().waitFor();
+      await accessible(tab);
+      await shot(`program-${name}`);
+    }
+    // an earning rule's form, with its conditions
+    await page.getByRole('navigation', { name: 'Program' }).getByRole('link', { name: 'Earning rules' }).click();
+    await page.getByRole('button', { name: 'Edit Big basket bonus' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit Big basket bonus' });
+    await dialog.getByLabel('Minimum order subtotal').fill('-5');
+    await dialog.getByRole('button', { name: 'Save earning rule' }).click();
+    await expect.poll(() => dialog.getByLabel('Minimum order subtotal').getAttribute('aria-invalid')).toBe('true');
+    await accessible('an earning rule form');
+    await shot('program-earning-rule-form');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+  });
+
+  it("finds a customer and adjusts their points with a double click: the points move once", async () => {
+    await page.getByRole('link', { name: 'Customers' }).click();
+    await heading('Customers');
+    await accessible('customers');
+    await shot('customers');
+    await page.getByLabel('Find a customer').fill('mia.tanaka@example.com');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('1 customer(s) matching').waitFor();
+    await page.getByRole('link', { name: 'demo-1003' }).click();
+    await heading('Mia Tanaka');
+    const before = (await test.db.customer.findFirstOrThrow({ where: { merchantId: merchant.id, platformId: 'demo-1003' } })).pointsBalance;
+
+    // every adjustment request reaches the server twice, as a network retry would: the
+    // Idempotency-Key makes the second one a replay
+    const sent: string[] = [];
+    await page.route('**/admin/app/graphql', async (route) => {
+      const body = route.request().postData() ?? '';
+      if (!body.includes('AdjustPoints')) return route.continue();
+      sent.push(route.request().headers()['idempotency-key'] ?? '');
+      await route.fetch();
+      return route.fulfill({ response: await route.fetch() });
+    });
+    const points = page.getByRole('textbox', { name: 'Points', exact: true });
+    await points.fill('25');
+    await page.getByLabel('Reason').fill('Sorry for the late parcel');
+    await page.getByRole('button', { name: 'Credit points' }).dblclick();
+    await page.getByText(`Credited 25 points. New balance: ${(before + 25).toLocaleString('en-US')}.`).waitFor();
+    await page.unroute('**/admin/app/graphql');
+    expect(sent.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(sent).size).toBe(1);
+    expect(sent[0]).toMatch(/^adj-[0-9a-f]{32}$/);
+    const after = await test.db.customer.findFirstOrThrow({ where: { merchantId: merchant.id, platformId: 'demo-1003' } });
+    expect(after.pointsBalance).toBe(before + 25);
+    expect(await test.db.pointsTransaction.count({ where: { customerId: after.id, description: 'Sorry for the late parcel' } })).toBe(1);
+    const activity = page.getByRole('region', { name: 'Activity' });
+    await activity.getByText('Sorry for the late parcel').waitFor();
+    await page.getByRole('region', { name: 'Transactions' }).getByText('Sorry for the late parcel').waitFor();
+
+    // a debit below zero is refused, saying why
+    await page.getByRole('radio', { name: /Debit/ }).check();
+    await points.fill('999999');
+    await page.getByLabel('Reason').fill('Too much');
+    await page.getByRole('button', { name: 'Debit points' }).click();
+    await page.getByText('The balance is too low for this debit.').waitFor();
+    await accessible('a customer');
+    await shot('customer');
+  });
+
+  it('changes the settings (points expiry), then signs out: the session is gone', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await heading('Settings');
+    await page.getByLabel('Points expire after a period without activity').check();
+    await page.getByLabel('Days without activity').fill('0');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => page.getByLabel('Days without activity').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Days without activity').fill('365');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Settings saved.').waitFor();
+    expect((await test.db.merchant.findUniqueOrThrow({ where: { id: merchant.id } })).pointsExpiryDays).toBe(365);
+    await accessible('settings');
+    await shot('settings');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await heading('Sign in to the loyalty admin');
+    await page.getByText('You are signed out.').waitFor();
+    expect(await page.evaluate(() => fetch('/admin/session').then((r) => r.status))).toBe(401);
+    await page.goto(`${served.url}/admin/customers`);
+    await heading('Sign in to the loyalty admin');
+  });
+
+  it('loaded nothing from outside the service and logged no error', () => {
+    expect(outside).toEqual([]);
+    // Chromium logs every answer that is not 2xx: the expected ones are the sign-in page's 401s
+    // (no session yet, a wrong token, after sign-out) and the validation errors' 422s
+    expect(problems.filter((p) => !/Failed to load resource: the server responded with a status of (401|422)\b/.test(p))).toEqual([]);
+  });
+});
