@@ -7,6 +7,7 @@ import type { Db } from '../db/client.js';
 import { APPLIED_MIGRATIONS_SQL, unappliedOf } from '../db/schema-engine.js';
 import { registry } from '../observability/metrics.js';
 import { appErrorResponse } from './errors.js';
+import { bearerToken } from '../domain/access/tokens.js';
 import { AppError } from '../domain/shared/errors.js';
 
 export const HEALTH_PATH = '/healthz';
@@ -29,7 +30,7 @@ export async function readyz(db: Db) {
 
 export async function metrics(token: string | undefined, authorization: string | null | undefined) {
   if (!token) return appErrorResponse(new AppError('not_found', 'No route GET /metrics'));
-  const given = Buffer.from(authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? '');
+  const given = Buffer.from(bearerToken(authorization) ?? '');
   const expected = Buffer.from(token);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     return appErrorResponse(new AppError('invalid_token', 'The metrics token is invalid'));

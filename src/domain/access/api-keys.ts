@@ -5,7 +5,7 @@ import type { Db } from '../../db/client.js';
 import { AppError, notFound, validationError } from '../shared/errors.js';
 import { isUuid } from '../shared/records.js';
 import { type KeyType, customScopes, fullAccessScopes, readOnlyScopes } from './scopes.js';
-import { generateToken, hashToken, isWellFormed } from './tokens.js';
+import { bearerToken, generateToken, hashToken, isWellFormed } from './tokens.js';
 
 export interface Principal {
   keyId: string;
@@ -80,7 +80,7 @@ const lastUsedWritten = new Map<string, number>();
 
 /** The hash of the API key in `Authorization: Bearer <key>`; a malformed key is 401 before the database is asked. */
 export function bearerKeyHash(header: string | null): string {
-  const token = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+  const token = bearerToken(header);
   if (!token || !isWellFormed('api_key', token)) throw invalidToken();
   return hashToken(token);
 }

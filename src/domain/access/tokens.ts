@@ -19,6 +19,11 @@ function checksum(body: string) {
   return base62(createHash('sha256').update(body).digest(), CHECK_LENGTH);
 }
 
+/** The token in an `Authorization: Bearer <token>` header, if it has that form. */
+export function bearerToken(header: string | null | undefined): string | undefined {
+  return header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+}
+
 export function hashToken(token: string) {
   return createHash('sha256').update(token).digest('hex');
 }

@@ -2,12 +2,12 @@
 // invalid_token. A public API key is not an admin token (different prefix and checksum),
 // so it is refused before the database is asked. Failed attempts are counted per client
 // address: past the limit the address is locked out (429) for the window, and each failure
-// is logged (never the token). The admin app's sign-in (admin-app/sign-in.ts) counts against
+// is logged (never the token). The admin app's sign-in (admin-app/session.ts) counts against
 // the same lockout.
 import type { Plugin } from 'graphql-yoga';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../domain/shared/errors.js';
-import { hashToken, isWellFormed } from '../../domain/access/tokens.js';
+import { bearerToken, hashToken, isWellFormed } from '../../domain/access/tokens.js';
 import { rateLimited } from '../../observability/metrics.js';
 import { refusal } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -60,7 +60,7 @@ export async function signInAttempt(
 export function useAdminAuth(signIn: AdminSignIn): Plugin {
   const check = checkRequest(async ({ request, url, state, client }) => {
     if (request.method === 'OPTIONS') return; // a CORS preflight carries no credentials
-    const token = () => request.headers.get('authorization')?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+    const token = () => bearerToken(request.headers.get('authorization'));
     const result = await signInAttempt(signIn, { client, path: url.pathname, face: state.face, token });
     if ('refused' in result) return result.refused;
     state.merchantId = result.merchantId;
