@@ -3,7 +3,9 @@
 // job workers (pg-boss over the same database), every signature verified.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordOrder } from '../../src/domain/events/orders.js';
 import { applyPoints } from '../../src/domain/ledger/ledger.js';
+import { recordReferral } from '../../src/domain/referrals/referrals.js';
 import { expirePoints, remindExpiringPoints } from '../../src/domain/ledger/expiry.js';
 import { verifySignature } from '../../src/domain/webhooks/signature.js';
 import type { JobsRuntime } from '../../src/jobs/queue.js';
@@ -15,7 +17,9 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let jobs: JobsRuntime | undefined;
 
 beforeAll(async () => {
-  process.env.WEBHOOK_ALLOW_PRIVATE_URLS = 'true'; // the admin API's configuration (testConfig reads the environment)
+  // the app's configuration (testConfig reads the environment)
+  process.env.WEBHOOK_ALLOW_PRIVATE_URLS = 'true';
+  process.env.METRICS_TOKEN = 'metrics-token-for-tests';
   app = await testApp();
   receiver = await startReceiver();
   jobs = await workers(app);
@@ -129,6 +133,34 @@ describe('events from orders, refunds, redemptions and manual changes', () => {
   });
 });
 
+describe('tiers and referrals', () => {
+  it('a tier change sends tier.changed, a completed referral referral.completed and the referrer credit', async () => {
+    const { merchant } = await shop('/program');
+    const bronze = await app.db.tier.create({ data: { merchantId: merchant.id, name: 'Bronze', position: 0, threshold: 0, isDefault: true } });
+    const silver = await app.db.tier.create({ data: { merchantId: merchant.id, name: 'Silver', position: 1, threshold: 100 } });
+    await app.db.referralProgram.create({
+      data: { merchantId: merchant.id, referrerPoints: 500, refereeRewardType: 'fixed_discount', refereeRewardRule: { discount_value: 10 } },
+    });
+    const referrer = await newCustomer(app, merchant.id);
+    const referral = await recordReferral(app.db, merchant.id, { referrer_code: referrer.referralCode, referee_email: 'friend@example.com' });
+    const friend = await newCustomer(app, merchant.id, { email: 'friend@example.com' });
+    await recordOrder(app.db, merchant.id, { order_id: 'f-1', customer_id: friend.platformId, subtotal: 150 });
+    const events = await dbEvents(merchant.id);
+    const completed = events.filter((e) => e.type === 'referral.completed');
+    expect(completed.map((e) => e.payload)).toEqual([
+      expect.objectContaining({ id: referral.id, referrer_points: 500, order_id: 'f-1', referee: expect.objectContaining({ id: friend.id }) }),
+    ]);
+    expect(events.filter((e) => e.type === 'points.credited' && (e.payload as any).source === 'referral')).toHaveLength(1);
+    const silverFor = (id: string) =>
+      events.find((e) => e.type === 'tier.changed' && (e.payload as any).customer.id === id && (e.payload as any).tier.id === silver.id);
+    expect(silverFor(friend.id)?.payload).toMatchObject({ tier: { id: silver.id, name: 'Silver' }, source: 'earned' });
+    expect(silverFor(referrer.id)).toBeTruthy();
+    expect(bronze.id).toBeTruthy();
+    await eventually(() => expect(new Set(at('/program').map((r) => r.json.id)).size).toBe(events.length));
+    expect(rebuiltBalance(at('/program'), referrer.id)).toBe(500);
+  });
+});
+
 describe('the outbox', () => {
   it('writes no event for a change that rolled back or was refused', async () => {
     const merchant = await newMerchant(app, 'rollback');
@@ -223,6 +255,53 @@ describe('delivery', () => {
     expect(second!.body).toBe(first!.body);
     const unknown = await admin(`mutation { redeliver_webhook(delivery_id: "${randomUUID()}") { id } }`);
     expect(unknown.body.errors?.[0]?.extensions?.code).toBe('not_found');
+  });
+
+  it('a graceful stop lets a running delivery finish', async () => {
+    const { merchant } = await shop('/slow');
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const { createServer } = await import('node:http');
+    // the endpoint answers only when released, while the workers are being stopped
+    const slow = createServer((req, res) => {
+      req.resume();
+      void held.then(() => res.writeHead(200).end('ok'));
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    const port = (slow.address() as { port: number }).port;
+    await app.db.webhookEndpoint.updateMany({ where: { merchantId: merchant.id }, data: { url: `http://127.0.0.1:${port}/` } });
+    await newCustomer(app, merchant.id);
+    await eventually(async () => expect(await app.db.webhookDelivery.count({ where: { merchantId: merchant.id, jobId: { not: null } } })).toBe(1));
+    await eventually(async () => {
+      const [job] = (await jobs!.boss.getDb().executeSql(`SELECT state FROM pgboss.job WHERE name = 'webhook-delivery' AND state = 'active'`, [])).rows;
+      expect(job).toBeTruthy();
+    });
+    const stopping = jobs!.stop();
+    setTimeout(release, 700);
+    await stopping;
+    // finished before stop() returned
+    const delivery = await app.db.webhookDelivery.findFirstOrThrow({ where: { merchantId: merchant.id } });
+    expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1 });
+    jobs = await workers(app);
+    slow.close();
+  });
+
+  it('runs the registry\'s scheduled jobs through the queue, and counts jobs and deliveries in /metrics', async () => {
+    const schedules = (await jobs!.boss.getSchedules()).map((s) => [s.name, s.cron]);
+    expect(schedules).toEqual(expect.arrayContaining([['points-expiry', '0 3 * * *'], ['points-expiring-reminders', '0 3 * * *']]));
+    const merchant = await newMerchant(app, 'cron');
+    await app.db.merchant.update({ where: { id: merchant.id }, data: { pointsExpiryDays: 1 } });
+    const c = await newCustomer(app, merchant.id, { points: 9 });
+    await app.db.customer.update({ where: { id: c.id }, data: { lastActivityAt: new Date(Date.now() - 2 * 86_400_000) } });
+    await jobs!.boss.send('points-expiry', {});
+    await eventually(async () => expect((await app.db.customer.findUniqueOrThrow({ where: { id: c.id } })).pointsBalance).toBe(0));
+    // a job waiting for an hour
+    await jobs!.boss.send('webhook-delivery', { delivery_id: randomUUID() }, { startAfter: 3600 });
+    const res = await app.fetch('/metrics', { headers: { authorization: 'Bearer metrics-token-for-tests' } });
+    const text = await res.text();
+    expect(text).toMatch(/loyalty_webhook_deliveries_total\{outcome="succeeded"\} [1-9]/);
+    expect(text).toMatch(/loyalty_webhook_deliveries_total\{outcome="retry"\} [1-9]/);
+    expect(text).toMatch(/loyalty_jobs\{queue="webhook-delivery",state="created"\} [1-9]/);
   });
 
   it('loses nothing when the workers stop without flushing between the changes and their delivery', async () => {
