@@ -6,6 +6,7 @@ import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
 import SubGraphPlugin from '@pothos/plugin-sub-graph';
 import { GraphQLError } from 'graphql';
+import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import type { Principal } from '../domain/access/api-keys.js';
 import { errorStatus } from '../domain/shared/errors.js';
@@ -19,6 +20,8 @@ export interface Context {
   db: Db;
   merchantId: string;
   principal: Principal | null;
+  /** The service's configuration, on the admin face (webhook URL policy). */
+  config?: Config;
 }
 
 /** The scope(s) a failed check required, for the 403 message. */

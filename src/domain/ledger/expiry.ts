@@ -62,3 +62,28 @@ async function expireBalance(db: Db, merchantId: string, customerId: string, bal
   });
   return result ? balance : 0;
 }
+
+/**
+ * `points.expiring` reminders: one event per customer whose balance expires (under the rule
+ * above) within the next `days` days, once per expiry date (a later activity moves the date,
+ * and a new reminder is due then). Returns how many customers were due; re-running is safe.
+ */
+export async function remindExpiringPoints(db: Db, opts: { days: number; now?: Date; merchantId?: string }): Promise<number> {
+  if (opts.days <= 0) return 0;
+  const now = opts.now ?? new Date();
+  const until = new Date(now.getTime() + opts.days * DAY_MS);
+  return db.$executeRaw`
+    WITH due AS (
+      SELECT c.id, c.merchant_id, c.points_balance,
+             COALESCE(c.last_activity_at, c.created_at) + make_interval(days => m.points_expiry_days) AS expires_at
+        FROM customers c JOIN merchants m ON m.id = c.merchant_id
+       WHERE m.points_expiry_days IS NOT NULL AND c.points_balance > 0
+         AND (${opts.merchantId ?? null}::uuid IS NULL OR m.id = ${opts.merchantId ?? null}::uuid)
+    )
+    SELECT loyalty_emit_event(merchant_id, 'points.expiring',
+             jsonb_build_object('customer', loyalty_customer_ref(id), 'points', points_balance,
+                                'expires_at', loyalty_iso(expires_at)),
+             'points.expiring:' || id || ':' || loyalty_iso(expires_at))::text
+      FROM due
+     WHERE expires_at > ${now}::timestamptz AND expires_at <= ${until}::timestamptz`;
+}
