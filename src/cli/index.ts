@@ -41,6 +41,8 @@ async function main(argv: string[]) {
         type: { type: 'string' },
         scope: { type: 'string', multiple: true },
         file: { type: 'string' },
+        timezone: { type: 'string' },
+        at: { type: 'string' },
       },
     });
     json = values.json ?? false;
