@@ -7,6 +7,7 @@
 // however often, and on however many instances, the job runs that day.
 import type { Db } from '../../db/client.js';
 import { recordActivity } from '../events/activities.js';
+import { AppError } from '../shared/errors.js';
 import { addPeriods, isCalendarDate, localDate, startOfLocalDate, yearlyMonthDays } from '../shared/calendar.js';
 
 export type CalendarCampaign = 'birthday' | 'anniversary';
@@ -104,7 +105,11 @@ export async function payCalendarRules(db: Db, now = new Date(), opts: { merchan
           customer_id: customer.platform_id,
           campaign_type: campaign,
           occurred_at: now,
-        }).catch(() => null);
+        }).catch((err: unknown) => {
+          // another instance still holds this award's claim: its run pays it, or the next one
+          if (err instanceof AppError && err.code === 'conflict') return null;
+          throw err;
+        });
         if (!result) report.failed += 1;
         else if (!result.replayed && result.points_awarded > 0) {
           report.paid += 1;
