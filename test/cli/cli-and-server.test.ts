@@ -99,6 +99,32 @@ describe('npm start and the CLI', () => {
     expect((await cli('bogus')).code).toBe(2);
   }, 180_000);
 
+  it("sets a merchant's time zone and runs the calendar jobs", async () => {
+    const created = await cli('merchants', 'create', '--slug', 'kiwi', '--timezone', 'pacific/auckland');
+    expect(created).toMatchObject({ code: 0, json: { slug: 'kiwi', timezone: 'Pacific/Auckland' } });
+    const bad = await cli('merchants', 'create', '--slug', 'mars', '--timezone', 'Mars/Olympus_Mons');
+    expect(bad.json.error).toMatchObject({ code: 'validation_error', details: { timezone: expect.any(Array) } });
+    const changed = await cli('merchants', 'settings', '--merchant', 'kiwi', '--timezone', 'America/Los_Angeles');
+    expect(changed).toMatchObject({ code: 0, json: { slug: 'kiwi', timezone: 'America/Los_Angeles' } });
+    expect((await cli('merchants', 'settings', '--merchant', 'kiwi', '--timezone', 'Nowhere')).json.error.code).toBe('validation_error');
+
+    const file = path.join(dataDir, 'birthday.json');
+    writeFileSync(file, JSON.stringify({
+      customers: [{ customer_id: 'b-1', email: 'b1@example.com', birthday: '1990-11-24' }],
+      earning_rules: [{ name: 'Birthday', campaign_type: 'birthday', earning_rule: { type: 'fixed', value: 50 } }],
+    }));
+    expect((await cli('import', '--merchant', 'kiwi', '--file', file)).code).toBe(0);
+    // Nov 23 23:00 in Los Angeles, then Nov 24 01:00 there: paid on the local day, once
+    const early = await cli('calendar', 'pay', '--merchant', 'kiwi', '--at', '2026-11-24T07:00:00Z');
+    expect(early.json).toMatchObject({ customers: 0, paid: 0 });
+    const paid = await cli('calendar', 'pay', '--merchant', 'kiwi', '--at', '2026-11-24T09:00:00Z');
+    expect(paid.json).toMatchObject({ customers: 1, paid: 1, points: 50 });
+    const again = await cli('calendar', 'pay', '--merchant', 'kiwi', '--at', '2026-11-24T10:00:00Z');
+    expect(again.json).toMatchObject({ customers: 1, paid: 0 });
+    expect((await cli('tiers', 'rejudge', '--merchant', 'kiwi')).json).toEqual({ merchants: 0, customers: 0, changed: 0 });
+    expect((await cli('calendar', 'pay', '--at', 'yesterday')).code).toBe(2);
+  }, 180_000);
+
   it('stops on SIGTERM', async () => {
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);

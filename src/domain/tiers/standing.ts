@@ -1,39 +1,39 @@
 // A customer's VIP tier. Status is judged on what a customer *earned* (points credited, or
 // money spent) in each tier's own window, never on the spendable balance, so spending points
 // never drops a tier. `tierStanding` is the one place for that rule: the live status endpoint
-// and `reevaluateTier` both use it.
+// and `reevaluateTier` both use it. Windows follow the merchant's calendar (shared/calendar.ts):
+// a calendar year runs from local New Year to local New Year.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { Prisma, type Tier } from '../../generated/prisma/client.js';
 import type { TierQualification, TierWindow } from '../../generated/prisma/enums.js';
 import { insertActivity } from '../ledger/activity-log.js';
+import { merchantTimeZone } from '../merchants/merchants.js';
+import { addPeriods, periodStart } from '../shared/calendar.js';
 import { type PageArgs, paginate } from '../shared/pagination.js';
 import { allTiers } from './tiers.js';
 
-/** Where a tier's window starts (null = the beginning of time). */
-export function windowStart(window: TierWindow, now: Date): Date | null {
+/** Where a tier's window starts in `zone` (null = the beginning of time). */
+export function windowStart(window: TierWindow, now: Date, zone: string): Date | null {
   switch (window) {
     case 'lifetime':
       return null;
     case 'calendar_year':
-      return new Date(Date.UTC(now.getUTCFullYear(), 0, 1));
-    case 'rolling_12_months': {
-      const start = new Date(now);
-      start.setUTCMonth(start.getUTCMonth() - 12);
-      return start;
-    }
+      return periodStart('year', now, zone);
+    case 'rolling_12_months':
+      return addPeriods('month', now, -12, zone);
   }
 }
 
 /**
  * When status earned in `tier` lapses: a calendar-year tier at the end of the year (the
- * next Jan 1, 00:00 UTC); a rolling window re-judges continuously and lifetime never
- * lapses, so null. A tier held without qualifying (the default) or that anyone reaches
- * (threshold 0) cannot lapse either.
+ * next local Jan 1, 00:00 in `zone`); a rolling window re-judges continuously and lifetime
+ * never lapses, so null. A tier held without qualifying (the default) or that anyone
+ * reaches (threshold 0) cannot lapse either.
  */
-function tierExpiresAt(tier: Tier, qualified: boolean, now: Date): Date | null {
+function tierExpiresAt(tier: Tier, qualified: boolean, now: Date, zone: string): Date | null {
   if (!qualified || tier.window !== 'calendar_year' || tier.threshold <= 0) return null;
-  return new Date(Date.UTC(now.getUTCFullYear() + 1, 0, 1));
+  return addPeriods('year', periodStart('year', now, zone), 1, zone);
 }
 
 /** `GET /customers/memberships`: the customer's tier history, newest first. */
@@ -66,10 +66,11 @@ async function customerMetrics(
   merchantId: string,
   customerId: string,
   now: Date,
+  zone: string,
   needSpent: boolean,
 ): Promise<Metrics> {
-  const year = windowStart('calendar_year', now)!;
-  const rolling = windowStart('rolling_12_months', now)!;
+  const year = windowStart('calendar_year', now, zone)!;
+  const rolling = windowStart('rolling_12_months', now, zone)!;
   const pointsQuery = db.$queryRaw<{ lifetime: bigint; year: bigint; rolling: bigint }[]>`
     SELECT COALESCE(SUM(points), 0)::bigint AS lifetime,
            COALESCE(SUM(points) FILTER (WHERE created_at >= ${year.toISOString()}::timestamptz), 0)::bigint AS year,
@@ -116,12 +117,13 @@ export interface TierStanding {
  * metric reaches; else the default tier (is_default, or the lowest position).
  */
 export async function tierStanding(db: Db, merchantId: string, customerId: string, now = new Date()): Promise<TierStanding> {
-  const tiers = await allTiers(db, merchantId);
+  const [tiers, zone] = await Promise.all([allTiers(db, merchantId), merchantTimeZone(db, merchantId)]);
   const metrics = await customerMetrics(
     db,
     merchantId,
     customerId,
     now,
+    zone,
     tiers.some((t) => t.qualification === 'amount_spent'),
   );
   const metricOf = (tier: Pick<Tier, 'qualification' | 'window'>) => metrics[`${tier.qualification}:${tier.window}`];
@@ -131,7 +133,7 @@ export async function tierStanding(db: Db, merchantId: string, customerId: strin
   return {
     current,
     next,
-    expiresAt: current && tierExpiresAt(current, current === qualified, now),
+    expiresAt: current && tierExpiresAt(current, current === qualified, now, zone),
     metricOf,
     lifetimePoints: metrics['points_earned:lifetime'],
   };
