@@ -24,9 +24,13 @@ const PageMeta = builder.objectRef<{ pagination: PaginationMeta }>('PageMeta').i
   fields: (t) => ({ pagination: t.expose('pagination', { type: Pagination }) }),
 });
 
-/** `<Name>List`: a page of `item`. */
+const lists = new Map<string, unknown>();
+
+/** `<Name>List`: a page of `item` (one type per name: a root field and a link share it). */
 export function listOf<T>(name: string, item: Ref<T>) {
-  return builder.objectRef<Paginated<T>>(`${name}List`).implement({
+  const declared = lists.get(name) as Ref<Paginated<T>> | undefined;
+  if (declared) return declared;
+  const list = builder.objectRef<Paginated<T>>(`${name}List`).implement({
     subGraphs: ['public', 'admin'],
     description: `A page of ${name} records`,
     fields: (t) => ({
@@ -34,6 +38,8 @@ export function listOf<T>(name: string, item: Ref<T>) {
       meta: t.expose('meta', { type: PageMeta }),
     }),
   });
+  lists.set(name, list);
+  return list;
 }
 
 /** `<Name>Result`: a single record, as `{ data }`. */

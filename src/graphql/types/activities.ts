@@ -1,10 +1,12 @@
 // The activity log: GET /customers/activities, and the admin's customer page.
-import { listActivities } from '../../domain/ledger/activity-log.js';
+import { activityPages, listActivities } from '../../domain/ledger/activity-log.js';
 import { findCustomer } from '../../domain/customers/customers.js';
 import { builder } from '../builder.js';
-import { customerIdArgs, customerRefArgs, customerUuid } from './customers.js';
+import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, forEachCustomer } from './customers.js';
 import { ActivityStatusEnum } from '../enums.js';
 import { listOf, pageArgs } from '../envelopes.js';
+import { link } from '../links.js';
+import { loaderName } from '../loaders.js';
 
 const ActivityReferenceRef = builder.objectRef<{ kind: string; id: string }>('ActivityReference').implement({
   subGraphs: ['public', 'admin'],
@@ -60,3 +62,16 @@ builder.queryFields((t) => {
     }),
   };
 });
+
+builder.objectFields(CustomerRef, (t) => ({
+  activities: t.field({
+    ...link('read:activities'),
+    type: listOf('Activity', ActivityRef),
+    description: 'The activity log, newest first, as GET /v1/customers/activities',
+    args: pageArgs,
+    resolve: (customer, args, ctx) =>
+      forEachCustomer(ctx, loaderName('activities', args), (cs) =>
+        activityPages(ctx.db, ctx.merchantId, cs.map((c) => c.id), args),
+      ).load(customer),
+  }),
+}));

@@ -2,9 +2,20 @@
 // POST /customers/rewards/redeem (DESIGN.md "Customer reward", "Redeem").
 import type { ObjectFieldBuilder } from '@pothos/core';
 import { findCustomer } from '../../domain/customers/customers.js';
-import { type CustomerRewardRecord, type Redemption, listCustomerRewards, listRedeemableRewards, redeemReward } from '../../domain/rewards/redemption.js';
+import {
+  type CustomerRewardRecord,
+  type Redemption,
+  customerRewardPages,
+  listCustomerRewards,
+  listRedeemableRewards,
+  redeemReward,
+  redeemablePages,
+} from '../../domain/rewards/redemption.js';
+import { findRewards } from '../../domain/rewards/rewards.js';
 import { builder } from '../builder.js';
-import { customerRefArgs } from './customers.js';
+import { CustomerRef, customerRefArgs, forEachCustomer } from './customers.js';
+import { link } from '../links.js';
+import { loaderName, loaderOf } from '../loaders.js';
 import { CustomerRewardStatusEnum, RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, resultOf } from '../envelopes.js';
 import { RewardRef } from './rewards.js';
@@ -80,6 +91,38 @@ builder.queryFields((t) => ({
       const customer = await findCustomer(ctx.db, ctx.merchantId, args);
       return listRedeemableRewards(ctx.db, customer, args);
     },
+  }),
+}));
+
+builder.objectFields(CustomerRef, (t) => ({
+  rewards: t.field({
+    ...link('read:rewards'),
+    type: listOf('CustomerReward', CustomerRewardRef),
+    description: 'The rewards the customer holds (redeemed codes), newest first, as GET /v1/customers/rewards',
+    args: pageArgs,
+    resolve: (customer, args, ctx) =>
+      forEachCustomer(ctx, loaderName('rewards', args), (cs) => customerRewardPages(ctx.db, cs, args)).load(customer),
+  }),
+  redeemable_rewards: t.field({
+    ...link('read:rewards'),
+    type: listOf('RedeemableReward', RewardRef),
+    description: 'Active rewards the customer can afford now, cheapest first, as GET /v1/customers/rewards/redeemable',
+    args: pageArgs,
+    resolve: (customer, args, ctx) =>
+      forEachCustomer(ctx, loaderName('redeemable_rewards', args), (cs) => redeemablePages(ctx.db, cs, args)).load(customer),
+  }),
+}));
+
+builder.objectFields(CustomerRewardRef, (t) => ({
+  catalogue_reward: t.field({
+    ...link('read:rewards'),
+    type: RewardRef,
+    description: 'The catalogue reward this code was issued for (active or not), as GET /v1/rewards/{id} shows one',
+    resolve: (held, _args, ctx) =>
+      loaderOf(ctx, 'catalogue_reward', async (ids: readonly string[]) => {
+        const rewards = new Map((await findRewards(ctx.db, ctx.merchantId, ids)).map((r) => [r.id, r]));
+        return ids.map((id) => rewards.get(id) ?? null);
+      }).load(held.reward.id),
   }),
 }));
 

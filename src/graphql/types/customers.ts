@@ -1,13 +1,15 @@
 // Customers. Public: GET /customers, GET /customers/{id}, GET /customers/balance. Admin: look
 // up, create (a referral_code is generated when absent), update. Points never change here:
 // balances move only through the ledger (events, adjustments).
-import { type Balance, balanceOf } from '../../domain/ledger/balances.js';
+import { type Balance, balanceOf, balancesOf } from '../../domain/ledger/balances.js';
 import { type CustomerProfile, customerProfile, listCustomers } from '../../domain/customers/customer-records.js';
 import { createCustomer, updateCustomer } from '../../domain/customers/customer-writes.js';
 import { findCustomer, findCustomerById } from '../../domain/customers/customers.js';
 import { type Context, builder } from '../builder.js';
 import { CustomerStatusEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
+import { link } from '../links.js';
+import { loaderOf } from '../loaders.js';
 
 /** `id`: how the admin API names one customer (its internal uuid or its platform id). */
 export const customerIdArgs = builder.args((t) => ({
@@ -90,6 +92,24 @@ export const CustomerRef = builder.objectRef<CustomerProfile>('Customer').implem
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
+
+/** Loads one customer's link for every customer of the request at once. */
+export function forEachCustomer<V>(
+  ctx: Context,
+  name: string,
+  batch: (customers: readonly CustomerProfile[]) => Promise<V[]>,
+) {
+  return loaderOf(ctx, name, batch, (c: CustomerProfile) => c.id);
+}
+
+builder.objectFields(CustomerRef, (t) => ({
+  balance: t.field({
+    ...link('read:customers'),
+    type: BalanceRef,
+    description: 'The points balance, as GET /v1/customers/balance',
+    resolve: (customer, _args, ctx) => forEachCustomer(ctx, 'balance', (cs) => balancesOf(ctx.db, cs)).load(customer),
+  }),
+}));
 
 const CustomerInput = builder.inputType('CustomerInput', {
   subGraphs: ['admin'],

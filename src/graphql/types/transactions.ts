@@ -2,11 +2,13 @@
 import { adjustPoints, parseAdjustment } from '../../domain/ledger/adjustments.js';
 import { findCustomer } from '../../domain/customers/customers.js';
 import { type CustomerProfile, customerProfile } from '../../domain/customers/customer-records.js';
-import { listTransactions } from '../../domain/ledger/points-history.js';
+import { listTransactions, transactionPages } from '../../domain/ledger/points-history.js';
 import { builder } from '../builder.js';
-import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid } from './customers.js';
+import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, forEachCustomer } from './customers.js';
 import { TransactionSourceEnum, TransactionTypeEnum } from '../enums.js';
 import { listOf, pageArgs, resultOf } from '../envelopes.js';
+import { link } from '../links.js';
+import { loaderName } from '../loaders.js';
 
 interface Adjustment {
   transaction_id: string;
@@ -93,6 +95,19 @@ builder.queryFields((t) => {
     }),
   };
 });
+
+builder.objectFields(CustomerRef, (t) => ({
+  transactions: t.field({
+    ...link('read:transactions'),
+    type: listOf('PointsTransaction', PointsTransactionRef),
+    description: 'The points transaction history, newest first, as GET /v1/customers/transactions',
+    args: pageArgs,
+    resolve: (customer, args, ctx) =>
+      forEachCustomer(ctx, loaderName('transactions', args), (cs) =>
+        transactionPages(ctx.db, ctx.merchantId, cs.map((c) => c.id), args),
+      ).load(customer),
+  }),
+}));
 
 // ---- admin: the customer page's manual adjustment ----
 
