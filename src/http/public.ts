@@ -19,6 +19,7 @@ import { useBody } from './plugins/body.js';
 import { useCompiledExecution } from './plugins/compiled-execution.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useIdempotency } from './plugins/idempotency.js';
+import { usePartialData } from './plugins/partial-data.js';
 import { useRateLimit } from './plugins/rate-limit.js';
 import { useRequestLog } from './plugins/request-log.js';
 import { useRequestMetrics } from './plugins/request-metrics.js';
@@ -100,6 +101,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
       idempotency,
       ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
       useCompiledExecution(),
+      usePartialData(),
       useOpenApiDocument(restSchema, REST_BASE),
       useSofaOver(restSchema, {
         basePath: REST_BASE,
