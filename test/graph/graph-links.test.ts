@@ -29,6 +29,9 @@ function all(typeName: string): string {
   return `{ ${fields.join(' ')} }`;
 }
 
+/** The selection of a REST list's items. */
+const all_ = (rest: 'activities' | 'transactions') => all(rest === 'activities' ? 'Activity' : 'PointsTransaction');
+
 beforeAll(async () => {
   app = await testApp();
   merchantId = (await newMerchant(app, 'graph')).id;
@@ -113,6 +116,37 @@ describe('Customer links', () => {
     expect(c.memberships.data[0].tier).toEqual(tiers.find((t: any) => t.name === 'Silver'));
     expect(c.referrals).toEqual((await api.rest('GET', `/v1/customers/referrals?${who}&per_page=1`)).body);
     expect(c.referrals.meta.pagination.total).toBe(2);
+  });
+
+  it('scrolls activities and transactions as Relay connections (first/after), in the order of their lists', async () => {
+    for (const [link, rest] of [
+      ['activities_connection', 'activities'],
+      ['transactions_connection', 'transactions'],
+    ] as const) {
+      const all = (await api.rest('GET', `/v1/customers/${rest}?customer_id=${panel.platformId}&per_page=100`)).body.data;
+      const seen: unknown[] = [];
+      let after: string | null = null;
+      for (let guard = 0; guard < 10; guard++) {
+        const res: any = await api.gql(
+          `query Scroll($id: ID!, $after: String) { customer(id: $id) { data {
+            ${link}(first: 2, after: $after) { edges { cursor node ${all_(rest)} } pageInfo { hasNextPage endCursor } total_count }
+          } } }`,
+          { id: panel.id, after },
+        );
+        expect(res.body.errors).toBeUndefined();
+        const connection = res.body.data.customer.data[link];
+        expect(connection.total_count).toBe(all.length);
+        expect(connection.edges.length).toBeLessThanOrEqual(2);
+        seen.push(...connection.edges.map((e: any) => e.node));
+        expect(connection.pageInfo.endCursor).toBe(connection.edges.at(-1)?.cursor ?? null);
+        if (!connection.pageInfo.hasNextPage) break;
+        after = connection.pageInfo.endCursor;
+      }
+      expect(seen).toEqual(all);
+      expect(all.length).toBeGreaterThan(4);
+    }
+    const bad = await api.gql(`{ customer(id: "${panel.id}") { data { id activities_connection(after: "nope") { total_count } } } }`);
+    expect(bad.body.errors![0]).toMatchObject({ path: ['customer', 'data', 'activities_connection'], extensions: { code: 'validation_error' } });
   });
 
   it('validates page arguments as REST does: 422 validation_error on that link', async () => {
@@ -211,6 +245,7 @@ describe('No N+1', () => {
         query: `query Page($n: Int) { customers(per_page: $n) { data {
           customer_id tier { name } balance { points_balance points_pending }
           activities(per_page: 3) { data { description } meta { pagination { total } } }
+          activities_connection(first: 1) { edges { node { description } } pageInfo { hasNextPage } }
         } } }`,
         variables: { n: perPage },
       }),
@@ -227,9 +262,9 @@ describe('No N+1', () => {
     const large = await operations(100);
     expect(large.customers).toHaveLength(100);
     expect(large.calls, JSON.stringify([small.calls, large.calls])).toEqual(small.calls);
-    // the raw statements are counted too: the activity pages are one of them
-    expect(large.calls.filter((c) => c === '$queryRaw')).toHaveLength(1);
-    expect(large.calls).toHaveLength(6);
+    // the raw statements are counted too: the activity pages and the connections are two of them
+    expect(large.calls.filter((c) => c === '$queryRaw')).toHaveLength(2);
+    expect(large.calls).toHaveLength(8);
     const one = large.customers.find((c) => c.customer_id === 'crowd-7');
     expect(one).toEqual({
       customer_id: 'crowd-7',
@@ -239,6 +274,7 @@ describe('No N+1', () => {
         data: [{ description: 'crowd-7 #4' }, { description: 'crowd-7 #3' }, { description: 'crowd-7 #2' }],
         meta: { pagination: { total: 4 } },
       },
+      activities_connection: { edges: [{ node: { description: 'crowd-7 #4' } }], pageInfo: { hasNextPage: true } },
     });
   });
 });

@@ -2,7 +2,7 @@
 // the list, newest first by when it happened.
 import type { Db } from '../../db/client.js';
 import { type Activity, Prisma } from '../../generated/prisma/client.js';
-import { type OwnedList, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
+import { type CursorArgs, type OwnedList, type PageArgs, connectEach, paginateEach, paginateOne } from '../shared/pagination.js';
 
 /** A bound parameter, or SQL over the columns of the statement's `from` (Prisma.sql`points_balance`). */
 type Value = Prisma.Sql | string | number | Date | null;
@@ -49,6 +49,7 @@ const activityLog: OwnedList<Activity> = {
   ownerType: 'uuid',
   where: (customer) => Prisma.sql`customer_id = ${customer}`,
   order: 'occurred_at DESC, created_at DESC, id DESC',
+  keyset: 'occurred_at, created_at, id',
   rows: (db, where) => db.activity.findMany({ where }),
 };
 
@@ -59,4 +60,9 @@ export function listActivities(db: Db, merchantId: string, customerId: string, a
 /** The same page of each customer's log, in as many statements as one. */
 export function activityPages(db: Db, merchantId: string, customerIds: readonly string[], args: PageArgs) {
   return paginateEach(db, merchantId, customerIds, args, activityLog);
+}
+
+/** Each customer's log after a cursor, in as many statements as one's. */
+export function activityConnections(db: Db, merchantId: string, customerIds: readonly string[], args: CursorArgs) {
+  return connectEach(db, merchantId, customerIds, args, activityLog);
 }

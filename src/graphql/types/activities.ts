@@ -1,10 +1,10 @@
 // The activity log: GET /customers/activities, and the admin's customer page.
-import { activityPages, listActivities } from '../../domain/ledger/activity-log.js';
+import { activityConnections, activityPages, listActivities } from '../../domain/ledger/activity-log.js';
 import { findCustomer } from '../../domain/customers/customers.js';
 import { builder } from '../builder.js';
 import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, forEachCustomer } from './customers.js';
 import { ActivityStatusEnum } from '../enums.js';
-import { listOf, pageArgs } from '../envelopes.js';
+import { connectionOf, cursorArgs, listOf, pageArgs } from '../envelopes.js';
 import { link } from '../links.js';
 import { loaderName } from '../loaders.js';
 
@@ -72,6 +72,16 @@ builder.objectFields(CustomerRef, (t) => ({
     resolve: (customer, args, ctx) =>
       forEachCustomer(ctx, loaderName('activities', args), (cs) =>
         activityPages(ctx.db, ctx.merchantId, cs.map((c) => c.id), args),
+      ).load(customer),
+  }),
+  activities_connection: t.field({
+    ...link('read:activities'),
+    type: connectionOf('Activity', ActivityRef),
+    description: 'The activity log as a Relay connection, newest first: scroll with first/after',
+    args: cursorArgs,
+    resolve: (customer, args, ctx) =>
+      forEachCustomer(ctx, loaderName('activities_connection', args), (cs) =>
+        activityConnections(ctx.db, ctx.merchantId, cs.map((c) => c.id), args),
       ).load(customer),
   }),
 }));

@@ -2,11 +2,11 @@
 import { adjustPoints, parseAdjustment } from '../../domain/ledger/adjustments.js';
 import { findCustomer } from '../../domain/customers/customers.js';
 import { type CustomerProfile, customerProfile } from '../../domain/customers/customer-records.js';
-import { listTransactions, transactionPages } from '../../domain/ledger/points-history.js';
+import { listTransactions, transactionConnections, transactionPages } from '../../domain/ledger/points-history.js';
 import { builder } from '../builder.js';
 import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, forEachCustomer } from './customers.js';
 import { TransactionSourceEnum, TransactionTypeEnum } from '../enums.js';
-import { listOf, pageArgs, resultOf } from '../envelopes.js';
+import { connectionOf, cursorArgs, listOf, pageArgs, resultOf } from '../envelopes.js';
 import { link } from '../links.js';
 import { loaderName } from '../loaders.js';
 
@@ -105,6 +105,16 @@ builder.objectFields(CustomerRef, (t) => ({
     resolve: (customer, args, ctx) =>
       forEachCustomer(ctx, loaderName('transactions', args), (cs) =>
         transactionPages(ctx.db, ctx.merchantId, cs.map((c) => c.id), args),
+      ).load(customer),
+  }),
+  transactions_connection: t.field({
+    ...link('read:transactions'),
+    type: connectionOf('PointsTransaction', PointsTransactionRef),
+    description: 'The points transaction history as a Relay connection, newest first: scroll with first/after',
+    args: cursorArgs,
+    resolve: (customer, args, ctx) =>
+      forEachCustomer(ctx, loaderName('transactions_connection', args), (cs) =>
+        transactionConnections(ctx.db, ctx.merchantId, cs.map((c) => c.id), args),
       ).load(customer),
   }),
 }));
