@@ -33,3 +33,15 @@ export function loaderOf<K, V, C = K>(
 export function loaderName(link: string, args: object): string {
   return `${link}:${JSON.stringify(args)}`;
 }
+
+/** The request's loader of records by id: `find` reads those of a batch (unknown ids: null). */
+export function byIdOf<T extends { id: string }>(
+  ctx: Context,
+  name: string,
+  find: (ids: readonly string[]) => Promise<T[]>,
+): DataLoader<string, T | null> {
+  return loaderOf(ctx, name, async (ids: readonly string[]) => {
+    const found = new Map((await find(ids)).map((r) => [r.id, r]));
+    return ids.map((id) => found.get(id) ?? null);
+  });
+}

@@ -19,14 +19,17 @@ export interface Page {
   take: number;
 }
 
+/** Records per page (or per window of a connection). */
+const perPage = z
+  .number()
+  .int()
+  .min(1, `must be between 1 and ${MAX_PER_PAGE}`)
+  .max(MAX_PER_PAGE, `must be between 1 and ${MAX_PER_PAGE}`)
+  .default(DEFAULT_PER_PAGE);
+
 const pageSchema = z.object({
   page: z.number().int().min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000').default(1),
-  per_page: z
-    .number()
-    .int()
-    .min(1, `must be between 1 and ${MAX_PER_PAGE}`)
-    .max(MAX_PER_PAGE, `must be between 1 and ${MAX_PER_PAGE}`)
-    .default(DEFAULT_PER_PAGE),
+  per_page: perPage,
 });
 
 export function toPage(args: PageArgs): Page {
@@ -196,12 +199,7 @@ export interface Connection<T> {
 const cursorOf = (id: string) => Buffer.from(`cursor:${id}`).toString('base64url');
 
 const cursorSchema = z.object({
-  first: z
-    .number()
-    .int()
-    .min(1, `must be between 1 and ${MAX_PER_PAGE}`)
-    .max(MAX_PER_PAGE, `must be between 1 and ${MAX_PER_PAGE}`)
-    .default(DEFAULT_PER_PAGE),
+  first: perPage,
   after: z
     .string()
     .transform((s) => /^cursor:([0-9a-f-]{36})$/.exec(Buffer.from(s, 'base64url').toString())?.[1])

@@ -2,11 +2,9 @@
 import { activityConnections, activityPages, listActivities } from '../../domain/ledger/activity-log.js';
 import { findCustomer } from '../../domain/customers/customers.js';
 import { builder } from '../builder.js';
-import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, forEachCustomer } from './customers.js';
+import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, scrollableLinks } from './customers.js';
 import { ActivityStatusEnum } from '../enums.js';
-import { connectionOf, cursorArgs, listOf, pageArgs } from '../envelopes.js';
-import { link } from '../links.js';
-import { loaderName } from '../loaders.js';
+import { listOf, pageArgs } from '../envelopes.js';
 
 const ActivityReferenceRef = builder.objectRef<{ kind: string; id: string }>('ActivityReference').implement({
   subGraphs: ['public', 'admin'],
@@ -63,25 +61,15 @@ builder.queryFields((t) => {
   };
 });
 
-builder.objectFields(CustomerRef, (t) => ({
-  activities: t.field({
-    ...link('read:activities'),
-    type: listOf('Activity', ActivityRef),
-    description: 'The activity log, newest first, as GET /v1/customers/activities',
-    args: pageArgs,
-    resolve: (customer, args, ctx) =>
-      forEachCustomer(ctx, loaderName('activities', args), (cs) =>
-        activityPages(ctx.db, ctx.merchantId, cs.map((c) => c.id), args),
-      ).load(customer),
+builder.objectFields(CustomerRef, (t) =>
+  scrollableLinks(t, {
+    name: 'activities',
+    typeName: 'Activity',
+    item: ActivityRef,
+    scope: 'read:activities',
+    what: 'The activity log',
+    twin: 'GET /v1/customers/activities',
+    pages: activityPages,
+    connections: activityConnections,
   }),
-  activities_connection: t.field({
-    ...link('read:activities'),
-    type: connectionOf('Activity', ActivityRef),
-    description: 'The activity log as a Relay connection, newest first: scroll with first/after',
-    args: cursorArgs,
-    resolve: (customer, args, ctx) =>
-      forEachCustomer(ctx, loaderName('activities_connection', args), (cs) =>
-        activityConnections(ctx.db, ctx.merchantId, cs.map((c) => c.id), args),
-      ).load(customer),
-  }),
-}));
+);

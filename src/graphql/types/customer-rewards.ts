@@ -13,9 +13,9 @@ import {
 } from '../../domain/rewards/redemption.js';
 import { findRewards } from '../../domain/rewards/rewards.js';
 import { builder } from '../builder.js';
-import { CustomerRef, customerRefArgs, forEachCustomer } from './customers.js';
+import { CustomerRef, customerRefArgs, pageLink } from './customers.js';
 import { link } from '../links.js';
-import { loaderName, loaderOf } from '../loaders.js';
+import { byIdOf } from '../loaders.js';
 import { CustomerRewardStatusEnum, RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, resultOf } from '../envelopes.js';
 import { RewardRef } from './rewards.js';
@@ -95,21 +95,21 @@ builder.queryFields((t) => ({
 }));
 
 builder.objectFields(CustomerRef, (t) => ({
-  rewards: t.field({
-    ...link('read:rewards'),
-    type: listOf('CustomerReward', CustomerRewardRef),
+  rewards: pageLink(t, {
+    name: 'rewards',
+    typeName: 'CustomerReward',
+    item: CustomerRewardRef,
+    scope: 'read:rewards',
     description: 'The rewards the customer holds (redeemed codes), newest first, as GET /v1/customers/rewards',
-    args: pageArgs,
-    resolve: (customer, args, ctx) =>
-      forEachCustomer(ctx, loaderName('rewards', args), (cs) => customerRewardPages(ctx.db, cs, args)).load(customer),
+    pages: (ctx, cs, args) => customerRewardPages(ctx.db, cs, args),
   }),
-  redeemable_rewards: t.field({
-    ...link('read:rewards'),
-    type: listOf('RedeemableReward', RewardRef),
+  redeemable_rewards: pageLink(t, {
+    name: 'redeemable_rewards',
+    typeName: 'RedeemableReward',
+    item: RewardRef,
+    scope: 'read:rewards',
     description: 'Active rewards the customer can afford now, cheapest first, as GET /v1/customers/rewards/redeemable',
-    args: pageArgs,
-    resolve: (customer, args, ctx) =>
-      forEachCustomer(ctx, loaderName('redeemable_rewards', args), (cs) => redeemablePages(ctx.db, cs, args)).load(customer),
+    pages: (ctx, cs, args) => redeemablePages(ctx.db, cs, args),
   }),
 }));
 
@@ -119,10 +119,7 @@ builder.objectFields(CustomerRewardRef, (t) => ({
     type: RewardRef,
     description: 'The catalogue reward this code was issued for (active or not), as GET /v1/rewards/{id} shows one',
     resolve: (held, _args, ctx) =>
-      loaderOf(ctx, 'catalogue_reward', async (ids: readonly string[]) => {
-        const rewards = new Map((await findRewards(ctx.db, ctx.merchantId, ids)).map((r) => [r.id, r]));
-        return ids.map((id) => rewards.get(id) ?? null);
-      }).load(held.reward.id),
+      byIdOf(ctx, 'catalogue_reward', (ids) => findRewards(ctx.db, ctx.merchantId, ids)).load(held.reward.id),
   }),
 }));
 

@@ -9,9 +9,7 @@ import type { ReferralProgram } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
 import { ReferralStatusEnum, RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
-import { CustomerRef, customerRefArgs, forEachCustomer } from './customers.js';
-import { link } from '../links.js';
-import { loaderName } from '../loaders.js';
+import { CustomerRef, customerRefArgs, idsOf, pageLink } from './customers.js';
 import { RewardRuleRef } from './rewards.js';
 
 // A plain object type: the domain loads the referee's platform id in the same query.
@@ -131,15 +129,13 @@ builder.queryFields((t) => ({
 }));
 
 builder.objectFields(CustomerRef, (t) => ({
-  referrals: t.field({
-    ...link('read:referrals'),
-    type: listOf('Referral', ReferralRef),
+  referrals: pageLink(t, {
+    name: 'referrals',
+    typeName: 'Referral',
+    item: ReferralRef,
+    scope: 'read:referrals',
     description: 'Referrals the customer made, newest first, as GET /v1/customers/referrals',
-    args: pageArgs,
-    resolve: (customer, args, ctx) =>
-      forEachCustomer(ctx, loaderName('referrals', args), (cs) =>
-        referralPages(ctx.db, ctx.merchantId, cs.map((c) => c.id), args),
-      ).load(customer),
+    pages: (ctx, cs, args) => referralPages(ctx.db, ctx.merchantId, idsOf(cs), args),
   }),
 }));
 

@@ -12,9 +12,9 @@ import {
 } from '../../domain/tiers/standing.js';
 import { allTiers, listTiers } from '../../domain/tiers/tiers.js';
 import { builder } from '../builder.js';
-import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, forEachCustomer } from './customers.js';
+import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, idsOf, pageLink, perCustomer } from './customers.js';
 import { link } from '../links.js';
-import { loaderName, loaderOf } from '../loaders.js';
+import { byIdOf } from '../loaders.js';
 import { MembershipSourceEnum, MembershipStatusEnum, TierQualificationEnum, TierWindowEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 
@@ -86,11 +86,7 @@ builder.objectFields(MembershipRef, (t) => ({
     type: TierRef,
     description: 'The tier held, as GET /v1/tiers lists it',
     // the merchant's ladder is short: read it once per request, whatever the number of memberships
-    resolve: (membership, _args, ctx) =>
-      loaderOf(ctx, 'tiers', async (ids: readonly string[]) => {
-        const tiers = new Map((await allTiers(ctx.db, ctx.merchantId)).map((tier) => [tier.id, tier]));
-        return ids.map((id) => tiers.get(id) ?? null);
-      }).load(membership.tierId),
+    resolve: (membership, _args, ctx) => byIdOf(ctx, 'tiers', () => allTiers(ctx.db, ctx.merchantId)).load(membership.tierId),
   }),
 }));
 
@@ -99,20 +95,15 @@ builder.objectFields(CustomerRef, (t) => ({
     ...link('read:tiers'),
     type: CustomerTierStatusRef,
     description: 'VIP tier status and progress to the next tier, as GET /v1/customers/tiers',
-    resolve: (customer, _args, ctx) =>
-      forEachCustomer(ctx, 'tier_status', (cs) => customerTierStatuses(ctx.db, ctx.merchantId, cs.map((c) => c.id))).load(
-        customer,
-      ),
+    resolve: perCustomer('tier_status', (ctx, cs) => customerTierStatuses(ctx.db, ctx.merchantId, idsOf(cs))),
   }),
-  memberships: t.field({
-    ...link('read:customers'),
-    type: listOf('Membership', MembershipRef),
+  memberships: pageLink(t, {
+    name: 'memberships',
+    typeName: 'Membership',
+    item: MembershipRef,
+    scope: 'read:customers',
     description: 'Tier memberships, newest first, as GET /v1/customers/memberships',
-    args: pageArgs,
-    resolve: (customer, args, ctx) =>
-      forEachCustomer(ctx, loaderName('memberships', args), (cs) =>
-        membershipPages(ctx.db, ctx.merchantId, cs.map((c) => c.id), args),
-      ).load(customer),
+    pages: (ctx, cs, args) => membershipPages(ctx.db, ctx.merchantId, idsOf(cs), args),
   }),
 }));
 

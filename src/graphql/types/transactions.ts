@@ -4,11 +4,9 @@ import { findCustomer } from '../../domain/customers/customers.js';
 import { type CustomerProfile, customerProfile } from '../../domain/customers/customer-records.js';
 import { listTransactions, transactionConnections, transactionPages } from '../../domain/ledger/points-history.js';
 import { builder } from '../builder.js';
-import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, forEachCustomer } from './customers.js';
+import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, scrollableLinks } from './customers.js';
 import { TransactionSourceEnum, TransactionTypeEnum } from '../enums.js';
-import { connectionOf, cursorArgs, listOf, pageArgs, resultOf } from '../envelopes.js';
-import { link } from '../links.js';
-import { loaderName } from '../loaders.js';
+import { listOf, pageArgs, resultOf } from '../envelopes.js';
 
 interface Adjustment {
   transaction_id: string;
@@ -96,28 +94,18 @@ builder.queryFields((t) => {
   };
 });
 
-builder.objectFields(CustomerRef, (t) => ({
-  transactions: t.field({
-    ...link('read:transactions'),
-    type: listOf('PointsTransaction', PointsTransactionRef),
-    description: 'The points transaction history, newest first, as GET /v1/customers/transactions',
-    args: pageArgs,
-    resolve: (customer, args, ctx) =>
-      forEachCustomer(ctx, loaderName('transactions', args), (cs) =>
-        transactionPages(ctx.db, ctx.merchantId, cs.map((c) => c.id), args),
-      ).load(customer),
+builder.objectFields(CustomerRef, (t) =>
+  scrollableLinks(t, {
+    name: 'transactions',
+    typeName: 'PointsTransaction',
+    item: PointsTransactionRef,
+    scope: 'read:transactions',
+    what: 'The points transaction history',
+    twin: 'GET /v1/customers/transactions',
+    pages: transactionPages,
+    connections: transactionConnections,
   }),
-  transactions_connection: t.field({
-    ...link('read:transactions'),
-    type: connectionOf('PointsTransaction', PointsTransactionRef),
-    description: 'The points transaction history as a Relay connection, newest first: scroll with first/after',
-    args: cursorArgs,
-    resolve: (customer, args, ctx) =>
-      forEachCustomer(ctx, loaderName('transactions_connection', args), (cs) =>
-        transactionConnections(ctx.db, ctx.merchantId, cs.map((c) => c.id), args),
-      ).load(customer),
-  }),
-}));
+);
 
 // ---- admin: the customer page's manual adjustment ----
 
