@@ -224,10 +224,38 @@ describe('No N+1', () => {
         })),
       ),
     });
+    // every link has rows to load: memberships (to a tier), held codes (to a catalogue reward), referrals
+    const rewards = await Promise.all(
+      [10, 20].map((cost) =>
+        app.db.reward.create({
+          data: { merchantId: shop, name: `Crowd ${cost}`, rewardType: 'fixed_discount', pointsCost: cost, rewardRule: { discount_value: 1 } },
+        }),
+      ),
+    );
+    const byPlatformId = new Map(customers.map((c) => [c.platformId, c]));
+    await app.db.tierMembership.createMany({
+      data: ids.map((c) => ({ merchantId: shop, customerId: c.id, tierId: byPlatformId.get(c.platformId)!.tierId })),
+    });
+    await app.db.customerReward.createMany({
+      data: ids.map((c, i) => ({
+        merchantId: shop,
+        customerId: c.id,
+        rewardId: rewards[i % 2]!.id,
+        code: `CROWD-${i}`,
+        pointsSpent: 10,
+      })),
+    });
+    await app.db.referral.createMany({
+      data: ids.map((c, i) => ({ merchantId: shop, referrerId: c.id, refereeEmail: `friend-of-crowd-${i}@example.com` })),
+    });
   });
 
   /** The Prisma operations (model calls and raw statements) of one request. */
-  async function operations(perPage: number) {
+  const panelQuery = `customer_id tier { name } balance { points_balance points_pending }
+    activities(per_page: 3) { data { description } meta { pagination { total } } }
+    activities_connection(first: 1) { edges { node { description } } pageInfo { hasNextPage } }`;
+
+  async function operations(perPage: number, selection = panelQuery) {
     const calls: string[] = [];
     const counting = app.db.$extends({
       query: {
@@ -242,11 +270,7 @@ describe('No N+1', () => {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({
-        query: `query Page($n: Int) { customers(per_page: $n) { data {
-          customer_id tier { name } balance { points_balance points_pending }
-          activities(per_page: 3) { data { description } meta { pagination { total } } }
-          activities_connection(first: 1) { edges { node { description } } pageInfo { hasNextPage } }
-        } } }`,
+        query: `query Page($n: Int) { customers(per_page: $n) { data { ${selection} } } }`,
         variables: { n: perPage },
       }),
     });
@@ -276,6 +300,28 @@ describe('No N+1', () => {
       },
       activities_connection: { edges: [{ node: { description: 'crowd-7 #4' } }], pageInfo: { hasNextPage: true } },
     });
+  });
+
+  it('every link of a page of customers runs as many statements for 100 customers as for 5', async () => {
+    const every = `customer_id tier_status { current_tier { name } progress { value } }
+      memberships { data { tier { name } } } transactions(per_page: 2) { data { points } }
+      transactions_connection(first: 2) { edges { cursor } }
+      rewards { data { code catalogue_reward { name } } } redeemable_rewards { data { name } }
+      referrals { meta { pagination { total } } }`;
+    const small = await operations(5, every);
+    const large = await operations(100, every);
+    expect(large.customers).toHaveLength(100);
+    expect(large.calls, JSON.stringify([small.calls, large.calls])).toEqual(small.calls);
+    const one = large.customers.find((c) => c.customer_id === 'crowd-7');
+    expect(one.tier_status).toEqual({ current_tier: { name: 'Bronze' }, progress: { value: 0 } });
+    expect(one.memberships.data).toEqual([{ tier: { name: 'Silver' } }]);
+    expect(one.rewards.data).toEqual([{ code: expect.stringMatching(/^CROWD-/), catalogue_reward: { name: expect.stringMatching(/^Crowd /) } }]);
+    expect(one.redeemable_rewards.data).toEqual([]);
+    expect(large.customers.find((c) => c.customer_id === 'crowd-42').redeemable_rewards.data).toEqual([
+      { name: 'Crowd 10' },
+      { name: 'Crowd 20' },
+    ]);
+    expect(one.referrals.meta.pagination.total).toBe(1);
   });
 });
 
