@@ -1,6 +1,6 @@
 // The operator commands. Each takes parsed options and an open database and returns a
 // JSON-able result; src/cli/index.ts prints it (as text, or as one JSON document).
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import type { Db } from '../db/client.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../domain/access/api-keys.js';
 import { demoProgram } from './seed/demo-program.js';
@@ -8,6 +8,9 @@ import { expirePoints } from '../domain/ledger/expiry.js';
 import { validationError } from '../domain/shared/errors.js';
 import { createMerchant, merchantBySlug, rotateAdminToken } from '../domain/merchants/merchants.js';
 import { importProgram } from '../domain/program-import/program-import.js';
+import { recordAudit } from '../domain/audit/audit.js';
+import { eraseCustomer } from '../domain/privacy/erasure.js';
+import { exportCustomer } from '../domain/privacy/export.js';
 import { type KeyType, keyTypes } from '../domain/access/scopes.js';
 
 export class UsageError extends Error {}
@@ -29,6 +32,14 @@ export interface Command {
 function required(value: string | undefined, flag: string): string {
   if (!value) throw new UsageError(`missing --${flag}`);
   return value;
+}
+
+/** The --merchant and the id the command names (`what`: key, customer). */
+async function merchantAnd(db: Db, values: Options['values'], positionals: string[], what: string) {
+  const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+  const id = positionals[0];
+  if (!id) throw new UsageError(`missing the ${what} id`);
+  return { merchant, id };
 }
 
 function parseScopeFlags(flags: string[] = []): Record<string, string> {
@@ -96,9 +107,7 @@ export const commands: Record<string, Command> = {
     usage: 'keys revoke --merchant <slug> <id>',
     summary: 'Revoke an API key (effective on its next request)',
     async run(db, { values, positionals }) {
-      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
-      const id = positionals[0];
-      if (!id) throw new UsageError('missing the key id');
+      const { merchant, id } = await merchantAnd(db, values, positionals, 'key');
       return revokeApiKey(db, merchant.id, id);
     },
     text: (r) => `API key ${r.id} revoked at ${new Date(r.revoked_at).toISOString()}.`,
@@ -130,6 +139,43 @@ export const commands: Record<string, Command> = {
       return importProgram(db, merchant.id, demoProgram());
     },
     text: (s) => `Seeded: ${Object.entries(s).map(([k, v]) => `${k}=${v}`).join(', ')}`,
+  },
+  'customers export': {
+    usage: 'customers export --merchant <slug> <id> [--file <out.json>]',
+    summary: 'Everything held about one customer (uuid or platform id), as one JSON document',
+    async run(db, { values, positionals }) {
+      const { merchant, id } = await merchantAnd(db, values, positionals, 'customer');
+      const document = await exportCustomer(db, merchant.id, id);
+      if (!values.file) return document;
+      await writeFile(values.file, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600 });
+      return { file: values.file, customer_id: (document.customer as { id: string }).id };
+    },
+    text: (r) => (r.file ? `Export of customer ${r.customer_id} written to ${r.file}.` : JSON.stringify(r, null, 2)),
+  },
+  'customers erase': {
+    usage: 'customers erase --merchant <slug> <id>',
+    summary: "Erase a customer's personal data (keeps the ledger's amounts; audited); safe to re-run by uuid",
+    async run(db, { values, positionals }) {
+      const { merchant, id } = await merchantAnd(db, values, positionals, 'customer');
+      const erased = await eraseCustomer(db, merchant.id, id);
+      if (erased.erased_now) {
+        // the argument may be the platform id: personal data, so the row names the uuid only
+        await recordAudit(db, {
+          merchantId: merchant.id,
+          actor: 'cli',
+          action: 'erase_customer',
+          resourceType: 'Customer',
+          resourceId: erased.id,
+          args: { id: erased.id },
+          after: await db.customer.findUnique({ where: { id: erased.id } }),
+        });
+      }
+      return erased;
+    },
+    text: (r) =>
+      r.erased_now
+        ? `Customer ${r.id} erased at ${new Date(r.erased_at).toISOString()} (balance kept: ${r.points_balance}).`
+        : `Customer ${r.id} had already been erased at ${new Date(r.erased_at).toISOString()}.`,
   },
   expire: {
     usage: 'expire [--merchant <slug>]',

@@ -19,6 +19,8 @@ export interface Context {
   db: Db;
   merchantId: string;
   principal: Principal | null;
+  /** Admin face: who acts, for the audit log (`token:<admin token prefix>` or `session:<id>`). */
+  actor?: string;
 }
 
 /** The scope(s) a failed check required, for the 403 message. */

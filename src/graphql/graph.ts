@@ -21,6 +21,8 @@ import './types/referrals.js';
 import './types/tiers.js';
 import './types/transactions.js';
 import './types/dashboard.js';
+import './types/privacy.js';
+import './types/audit.js';
 
 const declarationOrder = Object.keys(builder.toSchema({ sortSchema: false }).getTypeMap());
 

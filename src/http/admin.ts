@@ -87,9 +87,9 @@ export function createAdminApi({ db, config, logger, appDist = APP_DIST }: Admin
       logging: yogaLogger(logger),
       maskedErrors: { maskError: adminMaskError },
       context: (initial): Context => {
-        const { merchantId } = requestState(initial);
+        const { merchantId, actor } = requestState(initial);
         if (!merchantId) throw invalidAdminToken();
-        return { db, merchantId, principal: null };
+        return { db, merchantId, principal: null, actor };
       },
       plugins: [
         useRequestLog(logger),

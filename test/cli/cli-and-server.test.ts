@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliRunner } from './run-cli.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -17,15 +18,7 @@ const base = `http://127.0.0.1:${port}`;
 let server: ChildProcess;
 let output = '';
 
-async function cli(...args: string[]) {
-  try {
-    const { stdout } = await run(process.execPath, ['bin/loyalty.mjs', ...args, '--json'], { cwd: root, env });
-    return { code: 0, json: JSON.parse(stdout) };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, json: e.stdout ? JSON.parse(e.stdout) : null, stderr: e.stderr };
-  }
-}
+const cli = cliRunner(env);
 
 const get = (key: string, p: string) => fetch(`${base}${p}`, { headers: { authorization: `Bearer ${key}` } });
 
