@@ -8,6 +8,7 @@ import { findRunningEmbedded } from './db/embedded.js';
 import { bootstrapDemo } from './cli/seed/first-start.js';
 import { createApp } from './http/app.js';
 import { createLogger, flushLogger } from './http/logger.js';
+import { startTracing } from './observability/tracing.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -18,6 +19,9 @@ async function main() {
   }
   const started = Date.now();
   const logger = createLogger(config.LOG_LEVEL);
+  // opt-in: OTEL_EXPORTER_OTLP_ENDPOINT; started before the database client, so SQL is traced
+  const tracing = await startTracing();
+  if (tracing) logger.info({ endpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT }, 'tracing to OTLP/HTTP');
   const { db, database, applied, close } = await connect(config, {
     // an idle connection's error: the pool replaces the connection
     onPoolError: (err) => logger.warn({ err: err.message }, 'database pool error'),
@@ -73,6 +77,7 @@ async function main() {
     clearTimeout(deadline);
     await app.close();
     await close();
+    await tracing?.shutdown();
     await flushLogger(logger);
     process.exit(0);
   };

@@ -16,6 +16,7 @@ import { type Logger, yogaLogger } from './logger.js';
 import { useApiKeyAuth } from './plugins/api-key-auth.js';
 import { useBody } from './plugins/body.js';
 import { useCompiledExecution } from './plugins/compiled-execution.js';
+import { useTracing } from '../observability/tracing.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useIdempotency } from './plugins/idempotency.js';
 import { useRateLimit } from './plugins/rate-limit.js';
@@ -89,6 +90,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
       idempotency,
       ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
       useCompiledExecution(),
+      useTracing(),
       useOpenApiDocument(schema, REST_BASE),
       useSofa({
         basePath: REST_BASE,
