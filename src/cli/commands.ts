@@ -8,7 +8,7 @@ import { expirePoints } from '../domain/ledger/expiry.js';
 import { validationError } from '../domain/shared/errors.js';
 import { createMerchant, merchantBySlug, rotateAdminToken } from '../domain/merchants/merchants.js';
 import { importProgram } from '../domain/program-import/program-import.js';
-import { recordAudit } from '../domain/audit/audit.js';
+import { type Change, audited } from '../domain/audit/audit.js';
 import { eraseCustomer } from '../domain/privacy/erasure.js';
 import { exportCustomer } from '../domain/privacy/export.js';
 import { type KeyType, keyTypes } from '../domain/access/scopes.js';
@@ -33,6 +33,9 @@ function required(value: string | undefined, flag: string): string {
   if (!value) throw new UsageError(`missing --${flag}`);
   return value;
 }
+
+/** A change made from the CLI, recorded in the merchant's audit log like the admin API's. */
+const byCli = (db: Db, change: Omit<Change, 'actor'>) => <T>(run: () => Promise<T>) => audited(db, { ...change, actor: 'cli' }, run);
 
 /** The --merchant and the id the command names (`what`: key, customer). */
 async function merchantAnd(db: Db, values: Options['values'], positionals: string[], what: string) {
@@ -69,7 +72,11 @@ export const commands: Record<string, Command> = {
   'merchants token': {
     usage: 'merchants token --merchant <slug>',
     summary: "Rotate a merchant's admin token (prints the new one once)",
-    run: (db, { values }) => rotateAdminToken(db, required(values.merchant, 'merchant')),
+    async run(db, { values }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      const change = { merchantId: merchant.id, action: 'rotate_admin_token', type: 'Merchant', id: null, args: {} };
+      return byCli(db, change)(() => rotateAdminToken(db, merchant.slug));
+    },
     text: (m) => `New admin token for ${m.slug} (shown once): ${m.admin_token}`,
   },
   'keys create': {
@@ -84,7 +91,8 @@ export const commands: Record<string, Command> = {
       if (type === 'custom' && Object.keys(levels).length === 0) {
         throw validationError({ scopes: ['a custom key needs at least one --scope <name>=read|write'] });
       }
-      const key = await createApiKey(db, { merchantId: merchant.id, type: type as KeyType, name: values.name, levels });
+      const change = { merchantId: merchant.id, action: 'create_api_key', type: 'ApiKey', id: null, args: { type, name: values.name, levels } };
+      const key = await byCli(db, change)(() => createApiKey(db, { merchantId: merchant.id, type: type as KeyType, name: values.name, levels }));
       return { id: key.id, key: key.key, name: key.name, type: key.type, prefix: key.prefix, scopes: key.scopes };
     },
     text: (k) => `API key ${k.id} (${k.type}) created with scopes: ${k.scopes.join(' ')}\nKey (shown once): ${k.key}`,
@@ -108,7 +116,7 @@ export const commands: Record<string, Command> = {
     summary: 'Revoke an API key (effective on its next request)',
     async run(db, { values, positionals }) {
       const { merchant, id } = await merchantAnd(db, values, positionals, 'key');
-      return revokeApiKey(db, merchant.id, id);
+      return byCli(db, { merchantId: merchant.id, action: 'revoke_api_key', type: 'ApiKey', id, args: { id } })(() => revokeApiKey(db, merchant.id, id));
     },
     text: (r) => `API key ${r.id} revoked at ${new Date(r.revoked_at).toISOString()}.`,
   },
@@ -157,20 +165,8 @@ export const commands: Record<string, Command> = {
     summary: "Erase a customer's personal data (keeps the ledger's amounts; audited); safe to re-run by uuid",
     async run(db, { values, positionals }) {
       const { merchant, id } = await merchantAnd(db, values, positionals, 'customer');
-      const erased = await eraseCustomer(db, merchant.id, id);
-      if (erased.erased_now) {
-        // the argument may be the platform id: personal data, so the row names the uuid only
-        await recordAudit(db, {
-          merchantId: merchant.id,
-          actor: 'cli',
-          action: 'erase_customer',
-          resourceType: 'Customer',
-          resourceId: erased.id,
-          args: { id: erased.id },
-          after: await db.customer.findUnique({ where: { id: erased.id } }),
-        });
-      }
-      return erased;
+      const change = { merchantId: merchant.id, action: 'erase_customer', type: 'Customer', id, args: { id } };
+      return byCli(db, change)(() => eraseCustomer(db, merchant.id, id));
     },
     text: (r) =>
       r.erased_now

@@ -42,22 +42,31 @@ describe('loyalty customers export | erase', () => {
     expect(gone.json.error.code).toBe('not_found');
     expect((await cli('customers', 'export', '--merchant', 'shop', 'cust-ada-42')).json.error.code).toBe('not_found');
 
-    // the audit log (read here through the admin API's own domain read) holds one CLI erasure,
-    // naming the customer by its internal id only
+    const key = await cli('keys', 'create', '--merchant', 'shop', '--type', 'read_only');
+    expect(key.code).toBe(0);
+
+    // the audit log holds the CLI's changes: both erasure runs (the second changed nothing),
+    // naming the customer by its internal id only, and the key's creation without the key
     const { connect } = await import('../../src/db/database.js');
     const { loadConfig } = await import('../../src/config.js');
     const { db, close } = await connect(loadConfig(env));
     try {
-      const entries = await db.auditEntry.findMany({ where: { action: 'erase_customer' } });
-      expect(entries).toHaveLength(1);
-      expect(entries[0]).toMatchObject({ actor: 'cli', resourceType: 'Customer', resourceId: doc.customer.id });
+      const entries = await db.auditEntry.findMany({ where: { action: 'erase_customer' }, orderBy: { createdAt: 'asc' } });
+      expect(entries).toHaveLength(2);
+      for (const entry of entries) expect(entry).toMatchObject({ actor: 'cli', resourceType: 'Customer', resourceId: doc.customer.id });
+      expect((entries[0]!.before as { erasedAt: unknown }).erasedAt).toBeNull();
+      expect((entries[0]!.after as { erasedAt: unknown }).erasedAt).toBe(erased.json.erased_at);
       expect(JSON.stringify(entries)).not.toMatch(/ada@example.com|cust-ada-42|Lovelace/);
+      const created = await db.auditEntry.findFirstOrThrow({ where: { action: 'create_api_key' } });
+      expect(created).toMatchObject({ actor: 'cli', resourceType: 'ApiKey', resourceId: key.json.id });
+      expect(JSON.stringify(created)).not.toContain(key.json.key);
       const row = await db.customer.findUniqueOrThrow({ where: { id: doc.customer.id } });
       expect(row).toMatchObject({ firstName: null, lastName: null, pointsBalance: 300 });
     } finally {
       await close();
     }
-  }, 120_000);
+    // each CLI run starts the embedded database: slow on a busy machine
+  }, 300_000);
 
   it('says what is missing', async () => {
     const res = await cli('customers', 'erase', '--merchant', 'shop');

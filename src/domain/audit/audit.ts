@@ -6,7 +6,8 @@ import { getDatamodel } from '../../generated/pothos-types.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
 import { isUuid } from '../shared/records.js';
-import { redact } from './redact.js';
+import { ERASED, needlesOf } from '../privacy/erasure.js';
+import { redact, scrubValues } from './redact.js';
 
 export interface AuditInput {
   merchantId: string;
@@ -117,3 +118,57 @@ export async function readResource(db: Db, merchantId: string, type: string, id:
 
 /** Whether an audit entry can say what the resource looked like (it has a reader). */
 export const hasReader = (type: string) => Boolean(readers[type] ?? modelReader(type));
+
+// ---- one change, audited -------------------------------------------------------------------
+
+export interface Change {
+  merchantId: string;
+  actor: string;
+  action: string;
+  /** The resource's type (a GraphQL type name; auditResourceType maps result types). */
+  type: string;
+  /** How the caller named the resource (uuid, platform id), if it did. */
+  id: string | null;
+  args: unknown;
+}
+
+type Row = Record<string, unknown> | null;
+type Customerish = { platformId: string; email: string; firstName: string | null; lastName: string | null; erasedAt?: Date | null };
+
+/** The id a change's result names its resource by (`id`, or its customer's). */
+function idOfResult(result: unknown): string | null {
+  const r = result as { id?: unknown; customer?: { id?: unknown } } | null;
+  const id = r?.id ?? r?.customer?.id;
+  return typeof id === 'string' ? id : null;
+}
+
+/**
+ * Runs `run` (the change) and, when it succeeds, records it with the resource as stored before
+ * and after. Used by every admin mutation (src/graphql/audit.ts) and the CLI's changes.
+ */
+export async function audited<T>(db: Db, change: Change, run: () => Promise<T>): Promise<T> {
+  const { merchantId, type } = change;
+  let before = (await readResource(db, merchantId, type, change.id)) as Row;
+  const result = await run();
+  const id = (before?.id as string | undefined) ?? idOfResult(result) ?? change.id;
+  const after = (await readResource(db, merchantId, type, id)) as Row;
+  let args = change.args;
+  // an erasure must not keep what it erased: the person's identifiers leave its own row too
+  if (type === 'Customer' && before && !(before as Customerish).erasedAt && (after as Customerish | null)?.erasedAt) {
+    const needles = needlesOf(before as Customerish);
+    before = scrubValues(before, needles, ERASED) as Row;
+    args = scrubValues(args, needles, ERASED);
+  }
+  await recordAudit(db, {
+    merchantId,
+    actor: change.actor,
+    action: change.action,
+    resourceType: type,
+    resourceId: (after?.id as string | undefined) ?? id,
+    args,
+    before,
+    // a result with no stored resource behind it (an event's outcome) is the "after"
+    after: after ?? (before ? null : result),
+  });
+  return result;
+}
