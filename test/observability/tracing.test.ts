@@ -1,7 +1,9 @@
 // Opt-in tracing: with OTEL_EXPORTER_OTLP_ENDPOINT pointing at an OTLP/HTTP receiver on
 // 127.0.0.1, one request yields an HTTP span, a GraphQL execution span under it, and SQL
 // spans (Prisma's) under that, all of one trace. Without the variable, nothing starts.
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Tracing, startTracing } from '../../src/observability/tracing.js';
@@ -52,6 +54,18 @@ describe('tracing', () => {
   it('is off without OTEL_EXPORTER_OTLP_ENDPOINT', async () => {
     expect(await startTracing({})).toBeUndefined();
     expect(await startTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1', OTEL_SDK_DISABLED: 'true' })).toBeUndefined();
+  });
+
+  it('loads OpenTelemetry only when started: no source file imports it statically', () => {
+    const src = path.resolve(import.meta.dirname, '../../src');
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.startsWith('generated'));
+    const statics = files.flatMap((f) =>
+      readFileSync(path.join(src, f), 'utf8')
+        .split('\n')
+        .filter((line) => /^\s*import\s+(?!type\b)[^(]*from\s+'(@opentelemetry\/|@prisma\/instrumentation)/.test(line))
+        .map((line) => `${f}: ${line.trim()}`),
+    );
+    expect(statics).toEqual([]);
   });
 
   it('exports HTTP, GraphQL and SQL spans of one request, nested, to the OTLP endpoint', async () => {
