@@ -144,9 +144,13 @@ describe('privacy erasure', () => {
     const ledger = await app.db.pointsTransaction.aggregate({ where: { customerId: alice.id }, _sum: { points: true } });
     expect(ledger._sum.points).toBe(120);
 
-    // no copy of the personal data is left: referrals, stored event results, stored responses, audit rows
+    // no copy of the personal data is left: referrals, stored event results, stored responses,
+    // audit rows, webhook events (which held it before: customer.created names the customer)
     const needles = [alice.email, alice.customer_id, alice.first_name, alice.last_name];
+    const events = await app.db.outboxEvent.findMany({ where: { merchantId: merchant.id }, select: { type: true, payload: true, body: true } });
+    expect(events.map((e) => e.type)).toContain('customer.created');
     const copies = JSON.stringify([
+      events,
       await app.db.referral.findMany({ where: { merchantId: merchant.id } }),
       await app.db.engineEvent.findMany({ where: { merchantId: merchant.id } }),
       await app.db.idempotencyKey.findMany({ where: { merchantId: merchant.id } }),

@@ -105,7 +105,11 @@ export const erasureSteps: ErasureStep[] = [
   (tx, erasure) => scrubJsonColumn(tx, erasure, 'audit_entries', UUID_KEY, ['args', 'before', 'after']),
   // webhook events (the outbox): the one exception to an event's body never changing, so a
   // delivery still waiting, or a redelivery, sends the event without the personal data
-  (tx, erasure) => scrubJsonColumn(tx, erasure, 'events', UUID_KEY, ['payload']),
+  async (tx, erasure) => {
+    // the events' immutability trigger lets this transaction scrub (migration events_erasure)
+    await tx.$executeRaw`SELECT set_config('loyalty.erasure', 'on', true)`;
+    await scrubJsonColumn(tx, erasure, 'events', UUID_KEY, ['payload']);
+  },
   (tx, erasure) => scrubJsonColumn(tx, erasure, 'events', UUID_KEY, ['body'], { text: true }),
 ];
 
