@@ -333,5 +333,20 @@ describe('expiry dates and dashboard days', () => {
     expect(from).toBe('2026-11-19T08:00:00.000Z'); // Nov 19 00:00 PST, seven local days back
     expect(series).toHaveLength(7);
     expect(series.find((p: { issued: number }) => p.issued > 0)).toEqual({ period_start: '2026-11-23T08:00:00.000Z', issued: 10 });
+
+    // across the spring-forward day (Mar 8, 23 hours) the days start at 08:00Z, then 07:00Z
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-03-10T20:00:00Z')); // Mar 10 13:00 PDT
+    const spring = await s.admin(`{ dashboard(range: last_7_days) { series { period_start } } }`);
+    vi.useRealTimers();
+    expect(spring.body.data.dashboard.series.map((p: { period_start: string }) => p.period_start)).toEqual([
+      '2026-03-04T08:00:00.000Z',
+      '2026-03-05T08:00:00.000Z',
+      '2026-03-06T08:00:00.000Z',
+      '2026-03-07T08:00:00.000Z',
+      '2026-03-08T08:00:00.000Z',
+      '2026-03-09T07:00:00.000Z',
+      '2026-03-10T07:00:00.000Z',
+    ]);
   });
 });
