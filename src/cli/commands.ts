@@ -11,6 +11,9 @@ import { createMerchant, merchantBySlug, rotateAdminToken, updateMerchantSetting
 import { rejudgeTiers } from '../domain/tiers/rejudge.js';
 import { importProgram } from '../domain/program-import/program-import.js';
 import { type KeyType, keyTypes } from '../domain/access/scopes.js';
+import { loadConfig } from '../config.js';
+import { createEndpoint, deleteEndpoint, listEndpoints, updateEndpoint } from '../domain/webhooks/endpoints.js';
+import { listDeliveries, redeliver } from '../domain/webhooks/deliveries.js';
 
 export class UsageError extends Error {}
 
@@ -23,6 +26,14 @@ export interface Options {
     type?: string;
     scope?: string[];
     file?: string;
+    url?: string;
+    event?: string[];
+    description?: string;
+    endpoint?: string;
+    status?: string;
+    page?: string;
+    enable?: boolean;
+    disable?: boolean;
     timezone?: string;
     at?: string;
   };
@@ -52,6 +63,18 @@ function parseScopeFlags(flags: string[] = []): Record<string, string> {
   return levels;
 }
 
+function positional(positionals: string[], what: string): string {
+  const value = positionals[0];
+  if (!value) throw new UsageError(`missing the ${what}`);
+  return value;
+}
+
+const allowPrivateUrls = () => loadConfig().WEBHOOK_ALLOW_PRIVATE_URLS;
+const eventTypes = (events?: string[]) => events?.flatMap((e) => e.split(',')).map((e) => e.trim()).filter(Boolean);
+
+type Endpoint = Awaited<ReturnType<typeof listEndpoints>>[number];
+const endpointLine = (e: Endpoint) =>
+  `${e.id}  ${e.enabled ? 'enabled ' : 'disabled'}  ${e.url}  [${e.event_types.length ? e.event_types.join(' ') : 'all events'}]${e.disabled_reason ? `  (${e.disabled_reason})` : ''}`;
 /** `--at <ISO time>`: the moment a calendar job runs as (default now), e.g. to catch up a missed day. */
 function moment(at: string | undefined): Date {
   if (at === undefined) return new Date();
@@ -197,6 +220,95 @@ export const commands: Record<string, Command> = {
       return expirePoints(db, { merchantId });
     },
     text: (r) => `Expiry: ${JSON.stringify(r)}`,
+  },
+  worker: {
+    usage: 'worker',
+    summary: 'Run only the job workers (webhook deliveries, daily expiry) until SIGTERM',
+    // run by src/cli/worker.ts: it never returns a result
+    run: async () => {
+      throw new UsageError('worker runs by itself');
+    },
+    text: () => '',
+  },
+  'webhooks create': {
+    usage: 'webhooks create --merchant <slug> --url <https://…> [--event <type>]... [--description <text>]',
+    summary: 'Register a webhook endpoint (prints its signing secret once; no --event: every type)',
+    async run(db, { values }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      return createEndpoint(
+        db,
+        merchant.id,
+        { url: required(values.url, 'url'), event_types: eventTypes(values.event), description: values.description },
+        allowPrivateUrls(),
+      );
+    },
+    text: (e) => `${endpointLine(e)}\nSigning secret (shown once): ${e.secret}`,
+  },
+  'webhooks list': {
+    usage: 'webhooks list --merchant <slug>',
+    summary: "List a merchant's webhook endpoints (never their secrets)",
+    async run(db, { values }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      return listEndpoints(db, merchant.id);
+    },
+    text: (list: Endpoint[]) => (list.length ? list.map(endpointLine).join('\n') : 'No webhook endpoints.'),
+  },
+  'webhooks update': {
+    usage: 'webhooks update --merchant <slug> <id> [--url <url>] [--event <type>]... [--description <text>] [--enable|--disable]',
+    summary: 'Change a webhook endpoint; --enable also clears why it was disabled',
+    async run(db, { values, positionals }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      if (values.enable && values.disable) throw new UsageError('--enable or --disable, not both');
+      return updateEndpoint(
+        db,
+        merchant.id,
+        positional(positionals, 'endpoint id'),
+        {
+          url: values.url,
+          event_types: eventTypes(values.event),
+          description: values.description,
+          enabled: values.enable ? true : values.disable ? false : undefined,
+        },
+        allowPrivateUrls(),
+      );
+    },
+    text: endpointLine,
+  },
+  'webhooks delete': {
+    usage: 'webhooks delete --merchant <slug> <id>',
+    summary: 'Delete a webhook endpoint and its deliveries',
+    async run(db, { values, positionals }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      return deleteEndpoint(db, merchant.id, positional(positionals, 'endpoint id'));
+    },
+    text: (e) => `Deleted ${e.id} (${e.url}).`,
+  },
+  'webhooks deliveries': {
+    usage: 'webhooks deliveries --merchant <slug> [--endpoint <id>] [--status pending|succeeded|failed|cancelled] [--page <n>]',
+    summary: 'List webhook deliveries, newest first: status, attempts, last answer',
+    async run(db, { values }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      const status = values.status as 'pending' | 'succeeded' | 'failed' | 'cancelled' | undefined;
+      if (status && !['pending', 'succeeded', 'failed', 'cancelled'].includes(status)) {
+        throw new UsageError('--status must be pending, succeeded, failed or cancelled');
+      }
+      return listDeliveries(db, merchant.id, { endpointId: values.endpoint, status }, { page: values.page ? Number(values.page) : undefined });
+    },
+    text: (r: Awaited<ReturnType<typeof listDeliveries>>) =>
+      r.data.length
+        ? r.data
+            .map((d) => `${d.id}  ${d.event_type.padEnd(18)}  ${d.status.padEnd(9)}  attempts=${d.attempts}  last=${d.last_status ?? '-'} ${(d.last_response ?? '').slice(0, 60)}`)
+            .join('\n')
+        : 'No deliveries.',
+  },
+  'webhooks redeliver': {
+    usage: 'webhooks redeliver --merchant <slug> <delivery-id>',
+    summary: 'Send a delivery again (the same event id and body)',
+    async run(db, { values, positionals }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      return redeliver(db, merchant.id, positional(positionals, 'delivery id'));
+    },
+    text: (d) => `Delivery ${d.id} queued again.`,
   },
   'calendar pay': calendarJob(
     'calendar pay [--merchant <slug>] [--at <ISO time>]',
