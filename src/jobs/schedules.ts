@@ -4,6 +4,7 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { expirePoints, remindExpiringPoints } from '../domain/ledger/expiry.js';
+import { pruneEvents } from '../domain/webhooks/deliveries.js';
 
 export interface ScheduledJob {
   name: string;
@@ -13,5 +14,6 @@ export interface ScheduledJob {
 
 export const schedules: ScheduledJob[] = [
   { name: 'points-expiry', cron: (c) => c.EXPIRY_CRON, run: ({ db }) => expirePoints(db) },
+  { name: 'webhook-events-prune', cron: () => '30 4 * * *', run: ({ db, config }) => pruneEvents(db, config.WEBHOOK_EVENT_RETENTION_DAYS) },
   { name: 'points-expiring-reminders', cron: (c) => c.EXPIRY_CRON, run: ({ db, config }) => remindExpiringPoints(db, { days: config.POINTS_EXPIRING_DAYS }) },
 ];

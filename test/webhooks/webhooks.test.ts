@@ -7,6 +7,7 @@ import { recordOrder } from '../../src/domain/events/orders.js';
 import { applyPoints } from '../../src/domain/ledger/ledger.js';
 import { recordReferral } from '../../src/domain/referrals/referrals.js';
 import { expirePoints, remindExpiringPoints } from '../../src/domain/ledger/expiry.js';
+import { pruneEvents } from '../../src/domain/webhooks/deliveries.js';
 import { verifySignature } from '../../src/domain/webhooks/signature.js';
 import type { JobsRuntime } from '../../src/jobs/queue.js';
 import { adminClient, client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
@@ -179,6 +180,22 @@ describe('the outbox', () => {
     expect((await app.db.customer.findUniqueOrThrow({ where: { id: c.id } })).pointsBalance).toBe(10);
   });
 
+  it('forgets dispatched events after the retention period, never one with a pending delivery', async () => {
+    const { merchant } = await shop('/prune');
+    await newCustomer(app, merchant.id);
+    await eventually(async () => expect(await app.db.webhookDelivery.count({ where: { merchantId: merchant.id, status: 'succeeded' } })).toBe(1));
+    const later = new Date(Date.now() + 31 * 86_400_000);
+    await app.db.webhookDelivery.updateMany({ where: { merchantId: merchant.id }, data: { status: 'pending' } });
+    await pruneEvents(app.db, 30, later);
+    expect(await app.db.outboxEvent.count({ where: { merchantId: merchant.id } })).toBe(1);
+    await app.db.webhookDelivery.updateMany({ where: { merchantId: merchant.id }, data: { status: 'succeeded' } });
+    await pruneEvents(app.db, 30, new Date());
+    expect(await app.db.outboxEvent.count({ where: { merchantId: merchant.id } })).toBe(1);
+    await pruneEvents(app.db, 30, later);
+    expect(await app.db.outboxEvent.count({ where: { merchantId: merchant.id } })).toBe(0);
+    expect(await app.db.webhookDelivery.count({ where: { merchantId: merchant.id } })).toBe(0);
+  });
+
   it('keeps every event body as written', async () => {
     const merchant = await newMerchant(app, 'immutable');
     await newCustomer(app, merchant.id);
@@ -288,7 +305,9 @@ describe('delivery', () => {
 
   it('runs the registry\'s scheduled jobs through the queue, and counts jobs and deliveries in /metrics', async () => {
     const schedules = (await jobs!.boss.getSchedules()).map((s) => [s.name, s.cron]);
-    expect(schedules).toEqual(expect.arrayContaining([['points-expiry', '0 3 * * *'], ['points-expiring-reminders', '0 3 * * *']]));
+    expect(schedules).toEqual(
+      expect.arrayContaining([['points-expiry', '0 3 * * *'], ['points-expiring-reminders', '0 3 * * *'], ['webhook-events-prune', '30 4 * * *']]),
+    );
     const merchant = await newMerchant(app, 'cron');
     await app.db.merchant.update({ where: { id: merchant.id }, data: { pointsExpiryDays: 1 } });
     const c = await newCustomer(app, merchant.id, { points: 9 });

@@ -103,20 +103,17 @@ CREATE FUNCTION "loyalty_customer_ref"(customer uuid) RETURNS jsonb LANGUAGE sql
     FROM customers c WHERE c.id = customer
 $$;
 
--- The delivered body: {"id","type","created_at","merchant_id","data"}, written once.
-CREATE FUNCTION "loyalty_event_body"(event_id uuid, event_type text, at timestamptz, merchant uuid, data jsonb)
-RETURNS text LANGUAGE sql IMMUTABLE AS $$
-  SELECT jsonb_build_object('id', event_id, 'type', event_type, 'created_at', loyalty_iso(at),
-                            'merchant_id', merchant, 'data', data)::text
-$$;
-
 CREATE FUNCTION "loyalty_emit_event"(merchant uuid, event_type text, data jsonb, dedupe text DEFAULT NULL)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   event_id uuid := gen_random_uuid();
+  at timestamptz := now();
 BEGIN
   INSERT INTO events (id, merchant_id, type, payload, body, dedupe_key, created_at)
-  VALUES (event_id, merchant, event_type, data, loyalty_event_body(event_id, event_type, now(), merchant, data), dedupe, now())
+  VALUES (event_id, merchant, event_type, data,
+          jsonb_build_object('id', event_id, 'type', event_type, 'created_at', loyalty_iso(at),
+                             'merchant_id', merchant, 'data', data)::text,
+          dedupe, at)
   ON CONFLICT (merchant_id, dedupe_key) DO NOTHING;
 END $$;
 
@@ -131,37 +128,28 @@ END $$;
 CREATE TRIGGER "events_immutable" BEFORE UPDATE ON "events"
   FOR EACH ROW EXECUTE FUNCTION "events_reject_change"();
 
--- points.credited / points.debited for every ledger row; points.expired too for expiry. Per
--- statement, over its new rows at once (an import writes thousands in one statement).
+-- points.credited / points.debited for every ledger row; points.expired too for expiry.
 CREATE FUNCTION "points_transactions_emit"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  customer jsonb := loyalty_customer_ref(NEW.customer_id);
 BEGIN
-  WITH rows AS (
-    SELECT n.*, jsonb_build_object('id', c.id, 'customer_id', c.platform_id, 'email', c.email) AS customer
-      FROM new_rows n JOIN customers c ON c.id = n.customer_id
-  ), emitted AS (
-    SELECT merchant_id, CASE WHEN points >= 0 THEN 'points.credited' ELSE 'points.debited' END AS type,
-           jsonb_build_object(
-             'transaction_id', id, 'customer', customer, 'points', points, 'type', type,
-             'description', description, 'source', source, 'balance_after', balance_after,
-             'reference', CASE WHEN reference_kind IS NULL THEN NULL
-                               ELSE jsonb_build_object('kind', reference_kind, 'id', reference_id) END,
-             'created_at', loyalty_iso(created_at)) AS data, 0 AS rank, created_at, id AS row_id
-      FROM rows
-    UNION ALL
-    SELECT merchant_id, 'points.expired',
-           jsonb_build_object('transaction_id', id, 'customer', customer, 'points', -points,
-                              'balance_after', balance_after, 'expired_at', loyalty_iso(created_at)), 1, created_at, id
-      FROM rows WHERE source = 'expiry' AND points < 0
-  ), identified AS (
-    SELECT gen_random_uuid() AS id, * FROM emitted
-  )
-  INSERT INTO events (id, merchant_id, type, payload, body, created_at)
-  SELECT id, merchant_id, type, data, loyalty_event_body(id, type, now(), merchant_id, data), now()
-    FROM identified ORDER BY created_at, row_id, rank;
+  PERFORM loyalty_emit_event(NEW.merchant_id,
+    CASE WHEN NEW.points >= 0 THEN 'points.credited' ELSE 'points.debited' END,
+    jsonb_build_object(
+      'transaction_id', NEW.id, 'customer', customer, 'points', NEW.points, 'type', NEW.type,
+      'description', NEW.description, 'source', NEW.source, 'balance_after', NEW.balance_after,
+      'reference', CASE WHEN NEW.reference_kind IS NULL THEN NULL
+                        ELSE jsonb_build_object('kind', NEW.reference_kind, 'id', NEW.reference_id) END,
+      'created_at', loyalty_iso(NEW.created_at)));
+  IF NEW.source = 'expiry' AND NEW.points < 0 THEN
+    PERFORM loyalty_emit_event(NEW.merchant_id, 'points.expired', jsonb_build_object(
+      'transaction_id', NEW.id, 'customer', customer, 'points', -NEW.points,
+      'balance_after', NEW.balance_after, 'expired_at', loyalty_iso(NEW.created_at)));
+  END IF;
   RETURN NULL;
 END $$;
 CREATE TRIGGER "points_transactions_outbox" AFTER INSERT ON "points_transactions"
-  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "points_transactions_emit"();
+  FOR EACH ROW EXECUTE FUNCTION "points_transactions_emit"();
 
 -- reward.redeemed: a customer reward bought with points (not one given away, e.g. a referee's).
 CREATE FUNCTION "customer_rewards_emit"() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -177,32 +165,21 @@ END $$;
 CREATE TRIGGER "customer_rewards_outbox" AFTER INSERT ON "customer_rewards"
   FOR EACH ROW WHEN (NEW.points_spent > 0) EXECUTE FUNCTION "customer_rewards_emit"();
 
--- tier.changed: every new active membership, with the tier it replaced (per statement, as
--- above: an import gives thousands of customers their default tier at once).
+-- tier.changed: every new membership, with the tier it replaced.
 CREATE FUNCTION "tier_memberships_emit"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  WITH changed AS (
-    SELECT gen_random_uuid() AS event_id, n.merchant_id, n.id AS row_id, n.started_at, jsonb_build_object(
-             'membership_id', n.id,
-             'customer', jsonb_build_object('id', c.id, 'customer_id', c.platform_id, 'email', c.email),
-             'tier', jsonb_build_object('id', t.id, 'name', t.name),
-             'previous_tier', (SELECT jsonb_build_object('id', pt.id, 'name', pt.name)
-                                 FROM tier_memberships m JOIN tiers pt ON pt.id = m.tier_id
-                                WHERE m.merchant_id = n.merchant_id AND m.customer_id = n.customer_id
-                                  AND m.id <> n.id AND m.ended_at IS NOT NULL
-                                ORDER BY m.started_at DESC LIMIT 1),
-             'source', n.source, 'started_at', loyalty_iso(n.started_at), 'expires_at', loyalty_iso(n.expires_at)) AS data
-      FROM new_rows n JOIN customers c ON c.id = n.customer_id JOIN tiers t ON t.id = n.tier_id
-     WHERE n.status = 'active'
-  )
-  INSERT INTO events (id, merchant_id, type, payload, body, created_at)
-  SELECT event_id, merchant_id, 'tier.changed', data,
-         loyalty_event_body(event_id, 'tier.changed', now(), merchant_id, data), now()
-    FROM changed ORDER BY started_at, row_id;
+  PERFORM loyalty_emit_event(NEW.merchant_id, 'tier.changed', jsonb_build_object(
+    'membership_id', NEW.id, 'customer', loyalty_customer_ref(NEW.customer_id),
+    'tier', (SELECT jsonb_build_object('id', t.id, 'name', t.name) FROM tiers t WHERE t.id = NEW.tier_id),
+    'previous_tier', (SELECT jsonb_build_object('id', t.id, 'name', t.name)
+                        FROM tier_memberships m JOIN tiers t ON t.id = m.tier_id
+                       WHERE m.customer_id = NEW.customer_id AND m.id <> NEW.id AND m.ended_at IS NOT NULL
+                       ORDER BY m.ended_at DESC, m.started_at DESC LIMIT 1),
+    'source', NEW.source, 'started_at', loyalty_iso(NEW.started_at), 'expires_at', loyalty_iso(NEW.expires_at)));
   RETURN NULL;
 END $$;
 CREATE TRIGGER "tier_memberships_outbox" AFTER INSERT ON "tier_memberships"
-  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "tier_memberships_emit"();
+  FOR EACH ROW WHEN (NEW.status = 'active') EXECUTE FUNCTION "tier_memberships_emit"();
 
 -- referral.completed: the moment a referral's status becomes completed.
 CREATE FUNCTION "referrals_emit"() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -218,25 +195,18 @@ CREATE TRIGGER "referrals_outbox" AFTER UPDATE OF "status" ON "referrals"
   FOR EACH ROW WHEN (NEW.status = 'completed' AND OLD.status IS DISTINCT FROM 'completed')
   EXECUTE FUNCTION "referrals_emit"();
 
--- customer.created (per statement, as above: an import creates thousands at once)
+-- customer.created
 CREATE FUNCTION "customers_emit"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  WITH created AS (
-    SELECT gen_random_uuid() AS event_id, merchant_id, id AS row_id, jsonb_build_object(
-             'id', id, 'customer_id', platform_id, 'email', email,
-             'first_name', first_name, 'last_name', last_name, 'status', status,
-             'birthday', to_char(birthday, 'YYYY-MM-DD'), 'referral_code', referral_code,
-             'created_at', loyalty_iso(created_at)) AS data, created_at
-      FROM new_rows
-  )
-  INSERT INTO events (id, merchant_id, type, payload, body, created_at)
-  SELECT event_id, merchant_id, 'customer.created', data,
-         loyalty_event_body(event_id, 'customer.created', now(), merchant_id, data), now()
-    FROM created ORDER BY created_at, row_id;
+  PERFORM loyalty_emit_event(NEW.merchant_id, 'customer.created', jsonb_build_object(
+    'id', NEW.id, 'customer_id', NEW.platform_id, 'email', NEW.email,
+    'first_name', NEW.first_name, 'last_name', NEW.last_name, 'status', NEW.status,
+    'birthday', to_char(NEW.birthday, 'YYYY-MM-DD'), 'referral_code', NEW.referral_code,
+    'created_at', loyalty_iso(NEW.created_at)));
   RETURN NULL;
 END $$;
 CREATE TRIGGER "customers_outbox" AFTER INSERT ON "customers"
-  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "customers_emit"();
+  FOR EACH ROW EXECUTE FUNCTION "customers_emit"();
 
 -- the dispatcher's queue: events not yet turned into deliveries, oldest first
 DROP INDEX "events_dispatched_at_created_at_idx";
