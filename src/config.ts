@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 const portNumber = z.coerce.number().int().min(0).max(65535);
+const cron = z.string().regex(/^\S+( \S+){4,5}$/, 'must be a cron expression like "0 3 * * *"');
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const schema = z.object({
@@ -51,8 +52,10 @@ const schema = z.object({
   WORKERS: booleanFlag.default(true),
   /** How often an idle worker asks the queue for jobs. */
   JOBS_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
-  /** Cron (UTC) of the daily points expiry and its `points.expiring` reminders. */
-  EXPIRY_CRON: z.string().regex(/^\S+( \S+){4,5}$/, 'must be a cron expression like "0 3 * * *"').default('0 3 * * *'),
+  /** Cron (UTC) of the daily jobs: points expiry, its `points.expiring` reminders, tier re-judging. */
+  EXPIRY_CRON: cron.default('0 3 * * *'),
+  /** Cron (UTC) of the calendar rules (birthdays, anniversaries): hourly, so each zone's day is paid early in it. */
+  CALENDAR_CRON: cron.default('5 * * * *'),
   /** `points.expiring` is sent this many days before a balance expires (0: no reminder). */
   POINTS_EXPIRING_DAYS: z.coerce.number().int().min(0).max(365).default(7),
   /** Webhook URLs may be http and resolve to loopback/private addresses (tests, local development only). */

@@ -6,7 +6,9 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../domain/access/api-ke
 import { demoProgram } from './seed/demo-program.js';
 import { expirePoints } from '../domain/ledger/expiry.js';
 import { validationError } from '../domain/shared/errors.js';
-import { createMerchant, merchantBySlug, rotateAdminToken } from '../domain/merchants/merchants.js';
+import { payCalendarRules } from '../domain/earning/calendar-rules.js';
+import { createMerchant, merchantBySlug, rotateAdminToken, updateMerchantSettings } from '../domain/merchants/merchants.js';
+import { rejudgeTiers } from '../domain/tiers/rejudge.js';
 import { importProgram } from '../domain/program-import/program-import.js';
 import { type KeyType, keyTypes } from '../domain/access/scopes.js';
 import { loadConfig } from '../config.js';
@@ -32,6 +34,8 @@ export interface Options {
     page?: string;
     enable?: boolean;
     disable?: boolean;
+    timezone?: string;
+    at?: string;
   };
 }
 
@@ -71,6 +75,36 @@ const eventTypes = (events?: string[]) => events?.flatMap((e) => e.split(',')).m
 type Endpoint = Awaited<ReturnType<typeof listEndpoints>>[number];
 const endpointLine = (e: Endpoint) =>
   `${e.id}  ${e.enabled ? 'enabled ' : 'disabled'}  ${e.url}  [${e.event_types.length ? e.event_types.join(' ') : 'all events'}]${e.disabled_reason ? `  (${e.disabled_reason})` : ''}`;
+/** `--at <ISO time>`: the moment a calendar job runs as (default now), e.g. to catch up a missed day. */
+function moment(at: string | undefined): Date {
+  if (at === undefined) return new Date();
+  const date = new Date(at);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(at) || Number.isNaN(date.getTime())) {
+    throw new UsageError(`--at takes an ISO 8601 time with its offset, e.g. 2026-11-23T12:00:00Z; got "${at}"`);
+  }
+  return date;
+}
+
+/**
+ * A calendar job as a command: run at `--at` (default now), for every merchant or only
+ * `--merchant <slug>`.
+ */
+function calendarJob<T>(
+  usage: string,
+  summary: string,
+  label: string,
+  job: (db: Db, at: Date, opts: { merchantId?: string }) => Promise<T>,
+): Command {
+  return {
+    usage,
+    summary,
+    async run(db, { values }) {
+      const at = moment(values.at);
+      return job(db, at, values.merchant ? { merchantId: (await merchantBySlug(db, values.merchant)).id } : {});
+    },
+    text: (r) => `${label}: ${JSON.stringify(r)}`,
+  };
+}
 
 export const commands: Record<string, Command> = {
   migrate: {
@@ -81,10 +115,26 @@ export const commands: Record<string, Command> = {
       r.applied.length ? `Applied: ${r.applied.join(', ')}` : 'Database is up to date.',
   },
   'merchants create': {
-    usage: 'merchants create --slug <slug> [--name <name>]',
-    summary: 'Create a merchant (prints its admin token once)',
-    run: (db, { values }) => createMerchant(db, { slug: required(values.slug, 'slug'), name: values.name }),
-    text: (m) => `Merchant ${m.slug} (${m.id}) created.\nAdmin token (shown once): ${m.admin_token}`,
+    usage: 'merchants create --slug <slug> [--name <name>] [--timezone <IANA zone>]',
+    summary: 'Create a merchant (prints its admin token once); time zone default UTC',
+    run: (db, { values }) =>
+      createMerchant(db, { slug: required(values.slug, 'slug'), name: values.name, timezone: values.timezone }),
+    text: (m) => `Merchant ${m.slug} (${m.id}, ${m.timezone}) created.\nAdmin token (shown once): ${m.admin_token}`,
+  },
+  'merchants settings': {
+    usage: 'merchants settings --merchant <slug> [--name <name>] [--timezone <IANA zone>]',
+    summary: "Change a merchant's name or time zone (the zone governs periods that start after)",
+    async run(db, { values }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      const patch = {
+        ...(values.name !== undefined && { name: values.name }),
+        ...(values.timezone !== undefined && { timezone: values.timezone }),
+      };
+      if (Object.keys(patch).length === 0) throw new UsageError('give --name and/or --timezone');
+      const m = await updateMerchantSettings(db, merchant.id, patch);
+      return { id: m.id, slug: m.slug, name: m.name, currency: m.currency, timezone: m.timezone, points_expiry_days: m.pointsExpiryDays };
+    },
+    text: (m) => `Merchant ${m.slug}: name ${m.name}, time zone ${m.timezone}.`,
   },
   'merchants token': {
     usage: 'merchants token --merchant <slug>',
@@ -260,4 +310,16 @@ export const commands: Record<string, Command> = {
     },
     text: (d) => `Delivery ${d.id} queued again.`,
   },
+  'calendar pay': calendarJob(
+    'calendar pay [--merchant <slug>] [--at <ISO time>]',
+    "Pay birthday and anniversary rules on each merchant's local day; pays once a day however often run",
+    'Calendar rules',
+    payCalendarRules,
+  ),
+  'tiers rejudge': calendarJob(
+    'tiers rejudge [--merchant <slug>] [--at <ISO time>]',
+    'Re-judge customers in calendar-year and rolling tiers whose window turned; safe to re-run',
+    'Tiers',
+    rejudgeTiers,
+  ),
 };

@@ -50,6 +50,8 @@ async function main(argv: string[]) {
         page: { type: 'string' },
         enable: { type: 'boolean' },
         disable: { type: 'boolean' },
+        timezone: { type: 'string' },
+        at: { type: 'string' },
       },
     });
     json = values.json ?? false;

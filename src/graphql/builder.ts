@@ -1,6 +1,7 @@
 // The one Pothos builder of both faces: scope-auth first, then Prisma, then sub-graphs.
 // Every type is declared once, with the sub-graphs (faces) it belongs to: `public` (/graphql
 // and, through SOFA, REST /v1) and `admin` (/admin/graphql); public.ts and admin.ts build them.
+// The public GraphQL face adds `graph`: the links between records (links.ts), kept off REST.
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
@@ -41,7 +42,8 @@ export const builder = new SchemaBuilder<{
   Context: Context;
   PrismaTypes: PrismaTypes;
   AuthScopes: { scope: ScopeGrant };
-  SubGraphs: 'public' | 'admin';
+  // `graph`: the links of the public GraphQL face, which REST (the `public` sub-graph) never shows
+  SubGraphs: 'public' | 'admin' | 'graph';
   Scalars: {
     DateTime: { Input: Date; Output: Date };
     Date: { Input: Date; Output: Date };
