@@ -23,10 +23,10 @@ export function adminOps(app: TestApp, token: string) {
 }
 
 export const RECORD_ORDER = `mutation ($input: OrderEventInput!) {
-  record_order(input: $input) { order_id customer_id points_awarded transaction_id replayed } }`;
+  record_order(input: $input) { order_id customer_id points_awarded points_pending transaction_id replayed } }`;
 export const REFUND_ORDER = `mutation ($input: RefundEventInput!) {
   refund_order(input: $input) {
-    order_id refunded_amount points_to_claw_back points_clawed_back shortfall
-    transaction_id fully_refunded replayed } }`;
+    order_id refunded_amount points_to_claw_back points_clawed_back points_voided shortfall
+    referrer_points_clawed_back transaction_id fully_refunded replayed } }`;
 export const RECORD_REFERRAL = `mutation ($input: ReferralEventInput!) {
   record_referral(input: $input) { id status referrer_points } }`;

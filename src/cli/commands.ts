@@ -5,8 +5,9 @@ import type { Db } from '../db/client.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../domain/access/api-keys.js';
 import { demoProgram } from './seed/demo-program.js';
 import { expirePoints } from '../domain/ledger/expiry.js';
+import { approvePendingPoints } from '../domain/ledger/pending.js';
 import { validationError } from '../domain/shared/errors.js';
-import { createMerchant, merchantBySlug, rotateAdminToken } from '../domain/merchants/merchants.js';
+import { createMerchant, merchantBySlug, rotateAdminToken, updateMerchantSettings } from '../domain/merchants/merchants.js';
 import { importProgram } from '../domain/program-import/program-import.js';
 import { type KeyType, keyTypes } from '../domain/access/scopes.js';
 
@@ -14,7 +15,15 @@ export class UsageError extends Error {}
 
 export interface Options {
   positionals: string[];
-  values: { merchant?: string; slug?: string; name?: string; type?: string; scope?: string[]; file?: string };
+  values: {
+    merchant?: string;
+    slug?: string;
+    name?: string;
+    type?: string;
+    scope?: string[];
+    file?: string;
+    'points-pending-days'?: string;
+  };
 }
 
 export interface Command {
@@ -60,6 +69,25 @@ export const commands: Record<string, Command> = {
     summary: "Rotate a merchant's admin token (prints the new one once)",
     run: (db, { values }) => rotateAdminToken(db, required(values.merchant, 'merchant')),
     text: (m) => `New admin token for ${m.slug} (shown once): ${m.admin_token}`,
+  },
+  'merchants settings': {
+    usage: 'merchants settings --merchant <slug> [--points-pending-days <days>]',
+    summary: "Show a merchant's settings, changing those given",
+    async run(db, { values }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      const days = values['points-pending-days'];
+      if (days !== undefined && !/^\d{1,9}$/.test(days)) throw new UsageError('--points-pending-days takes a whole number of days');
+      const patch = days === undefined ? {} : { points_pending_days: Number(days) };
+      const m = await updateMerchantSettings(db, merchant.id, patch);
+      return {
+        slug: m.slug,
+        name: m.name,
+        currency: m.currency,
+        points_expiry_days: m.pointsExpiryDays,
+        points_pending_days: m.pointsPendingDays,
+      };
+    },
+    text: (m) => Object.entries(m).map(([k, v]) => `${k}: ${v ?? '-'}`).join('\n'),
   },
   'keys create': {
     usage: `keys create --merchant <slug> --type ${keyTypes.join('|')} [--scope <name>=read|write]... [--name <label>]`,
@@ -139,5 +167,11 @@ export const commands: Record<string, Command> = {
       return expirePoints(db, { merchantId });
     },
     text: (r) => `Expiry: ${JSON.stringify(r)}`,
+  },
+  'approve-pending': {
+    usage: 'approve-pending',
+    summary: "Credit pending order points older than their merchant's points_pending_days; safe to re-run",
+    run: (db) => approvePendingPoints(db),
+    text: (r) => `Approved: ${r.approved} pending activities, ${r.points} points, ${r.customers} customers`,
   },
 };

@@ -41,6 +41,7 @@ async function main(argv: string[]) {
         type: { type: 'string' },
         scope: { type: 'string', multiple: true },
         file: { type: 'string' },
+        'points-pending-days': { type: 'string' },
       },
     });
     json = values.json ?? false;

@@ -15,4 +15,4 @@ ALTER TABLE "referral_programs" ADD CONSTRAINT "referral_programs_referee_reward
 
 -- CreateIndex (partial: the approval of pending points scans only pending order activities, oldest
 -- first; a WHERE clause is not expressible in schema.prisma, so it is written here)
-CREATE INDEX "activities_pending_occurred_at_idx" ON "activities"("occurred_at") WHERE "status" = 'pending' AND "reference_kind" = 'order';
+CREATE INDEX "activities_pending_created_at_idx" ON "activities"("created_at") WHERE "status" = 'pending' AND "reference_kind" = 'order';

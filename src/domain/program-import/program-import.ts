@@ -1,5 +1,5 @@
 // Importing a whole program (customers with opening balances, rewards, earning rules,
-// tiers, boosters, referral program) from one JSON file: validated in full first, then
+// tiers, boosters, referral program, the merchant's settings) from one JSON file: validated in full first, then
 // written in ONE batch transaction, so a file is imported entirely or not at all.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -9,6 +9,7 @@ import { customerInput, generateReferralCode } from '../customers/customer-write
 import { boosterCampaignInput, boosterRow } from '../earning/booster-campaigns.js';
 import { earningRuleInput, earningRuleRow } from '../earning/earning-rules.js';
 import { insertActivity } from '../ledger/activity-log.js';
+import { settingsInput, settingsRow } from '../merchants/merchants.js';
 import { referralProgramInput, referralProgramRow } from '../referrals/referral-program.js';
 import { rewardInput, rewardRow } from '../rewards/rewards.js';
 import { AppError, type ErrorDetails, validationError } from '../shared/errors.js';
@@ -34,6 +35,8 @@ const sectionNames = Object.keys(sections) as Section[];
 /** The import file (field names as in the public API). */
 export type ProgramFile = { [K in Section]?: z.input<Sections[K]>[] | null } & {
   referral_program?: z.input<typeof referralProgramInput> | null;
+  /** The merchant's settings, as the admin API's update_merchant_settings takes them. */
+  settings?: z.input<typeof settingsInput> | null;
 };
 
 export interface ImportSummary {
@@ -43,6 +46,7 @@ export interface ImportSummary {
   tiers: number;
   booster_campaigns: number;
   referral_program: boolean;
+  settings: boolean;
   points_imported: number;
 }
 
@@ -52,7 +56,7 @@ const CHUNK = 5_000;
 const IMPORT_TIMEOUT_MS = 15 * 60_000;
 const OPENING_BALANCE = 'Opening balance (import)';
 
-const topLevelKeys = new Set<string>([...sectionNames, 'referral_program']);
+const topLevelKeys = new Set<string>([...sectionNames, 'referral_program', 'settings']);
 
 type Parsed = { [K in Section]: { index: number; value: z.output<Sections[K]> }[] };
 
@@ -89,6 +93,13 @@ export async function importProgram(db: Db, merchantId: string, file: unknown): 
     else problems.addZod(result.error, ['referral_program']);
   }
 
+  let settings: z.output<typeof settingsInput> | null = null;
+  if (top.settings != null) {
+    const result = settingsInput.safeParse(top.settings);
+    if (result.success) settings = result.data;
+    else problems.addZod(result.error, ['settings']);
+  }
+
   const records = parsed as Parsed;
   const existing = await readExisting(db, merchantId, records);
   checkCrossRecord(records, existing, problems);
@@ -96,6 +107,7 @@ export async function importProgram(db: Db, merchantId: string, file: unknown): 
 
   const referralCodes = await assignReferralCodes(db, merchantId, records.customers, existing.referralCodes);
   const plan = buildBatch(db, merchantId, records, referralProgram, referralCodes, existing.defaultTierId);
+  if (settings) plan.ops.push(db.merchant.update({ where: { id: merchantId }, data: settingsRow(settings) }));
   try {
     // one batch: a large file takes longer than Prisma's 5 s default
     await db.$transaction(plan.ops, { maxWait: 30_000, timeout: IMPORT_TIMEOUT_MS });
@@ -106,7 +118,7 @@ export async function importProgram(db: Db, merchantId: string, file: unknown): 
     }
     throw err;
   }
-  return plan.summary;
+  return { ...plan.summary, settings: settings !== null };
 }
 
 /** Collects `path → messages` across the whole file. */
@@ -449,6 +461,7 @@ function buildBatch(
     tiers: tiers.length,
     booster_campaigns: boosters.length,
     referral_program: referralProgram !== null,
+    settings: false,
     points_imported: pointsImported,
   };
   return { ops, summary };
