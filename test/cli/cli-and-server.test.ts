@@ -107,6 +107,17 @@ describe('npm start and the CLI', () => {
     expect((await cli('bogus')).code).toBe(2);
   }, 180_000);
 
+  it("sets a merchant's pending window and approves pending points", async () => {
+    const set = await cli('merchants', 'settings', '--merchant', 'acme', '--points-pending-days', '3');
+    expect(set).toMatchObject({ code: 0, json: { slug: 'acme', points_pending_days: 3 } });
+    expect((await cli('merchants', 'settings', '--merchant', 'acme')).json.points_pending_days).toBe(3);
+    expect((await cli('merchants', 'settings', '--merchant', 'acme', '--points-pending-days', 'soon')).code).toBe(2);
+    const tooLong = await cli('merchants', 'settings', '--merchant', 'acme', '--points-pending-days', '400');
+    expect(tooLong.json.error).toMatchObject({ code: 'validation_error', details: { points_pending_days: expect.any(Array) } });
+    const approved = await cli('approve-pending');
+    expect(approved).toMatchObject({ code: 0, json: { approved: 0, points: 0, customers: 0 } });
+  }, 60_000);
+
   it('stops on SIGTERM', async () => {
     const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
     server.kill('SIGTERM');
