@@ -12,7 +12,7 @@ import { findCustomer } from '../customers/customers.js';
 import { cartSchema, cents, checkCurrency } from '../earning/calculator.js';
 import { creditEarned, earn } from '../earning/earn.js';
 import { clawBack, reversalDescription } from '../ledger/claw-back.js';
-import { holdPoints, pendingDays, voidPendingPoints } from '../ledger/pending.js';
+import { holdPoints, voidPendingPoints } from '../ledger/pending.js';
 import { completeReferral, reverseReferral } from '../referrals/referrals.js';
 import { notFound } from '../shared/errors.js';
 import { MAX_AMOUNT } from '../shared/limits.js';

@@ -4,6 +4,8 @@
 // can never overdraw: under READ COMMITTED a second UPDATE re-checks the condition against
 // the row the first one committed. One statement, no interactive transaction
 // (prisma/prisma#30374). The CHECK constraint in the schema is the last line of defence.
+// A credit that approves pending points (pending.ts) is the same statement, turning the
+// pending activity approved instead of writing a new one.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';

@@ -12,12 +12,6 @@ import { reevaluateTier } from '../tiers/standing.js';
 import { insertActivity } from './activity-log.js';
 import { type LedgerEntry, tryApplyPoints } from './ledger.js';
 
-/** How long order points stay pending, in days (0: credited at once, as before). */
-export async function pendingDays(db: Db, merchantId: string): Promise<number> {
-  const merchant = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { pointsPendingDays: true } });
-  return merchant.pointsPendingDays;
-}
-
 /** Holds `entry.points` (> 0) as a pending activity; returns its id. */
 export async function holdPoints(db: Db, entry: Omit<LedgerEntry, 'source' | 'approves'>): Promise<string> {
   const id = randomUUID();
