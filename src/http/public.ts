@@ -4,13 +4,14 @@
 // validation-phase plugins never see. So a request without a key is 401 and one without the
 // scope 403, whatever its body.
 import { useSofa } from '@graphql-yoga/plugin-sofa';
-import { createYoga } from 'graphql-yoga';
+import type { GraphQLSchema } from 'graphql';
+import { type Plugin, createYoga } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../domain/shared/errors.js';
 import { keyAuthenticator } from '../domain/access/key-cache.js';
 import type { Context } from '../graphql/builder.js';
-import { schema } from '../graphql/public.js';
+import { restSchema, schema } from '../graphql/public.js';
 import { maskError } from './errors.js';
 import { type Logger, yogaLogger } from './logger.js';
 import { useApiKeyAuth } from './plugins/api-key-auth.js';
@@ -18,6 +19,7 @@ import { useBody } from './plugins/body.js';
 import { useCompiledExecution } from './plugins/compiled-execution.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useIdempotency } from './plugins/idempotency.js';
+import { usePartialData } from './plugins/partial-data.js';
 import { useRateLimit } from './plugins/rate-limit.js';
 import { useRequestLog } from './plugins/request-log.js';
 import { useRequestMetrics } from './plugins/request-metrics.js';
@@ -31,6 +33,16 @@ import { useOpenApiDocument } from './rest/openapi.js';
 import { routeMatcher, sofaRoutes } from './rest/routes.js';
 
 type SofaErrorHandler = NonNullable<Parameters<typeof useSofa>[0]['errorHandler']>;
+
+/**
+ * SOFA over `rest` (the public face without the graph's links) instead of the schema Yoga
+ * serves: SOFA selects every field of a route's type, so a link would enter every answer.
+ * Its documents run through this Yoga's execution all the same.
+ */
+function useSofaOver(rest: GraphQLSchema, config: Parameters<typeof useSofa>[0]): Plugin {
+  const sofa = useSofa(config);
+  return { ...sofa, onSchemaChange: (payload) => sofa.onSchemaChange?.({ ...payload, schema: rest }) };
+}
 
 export const REST_BASE = '/v1';
 export const GRAPHQL_PATH = '/graphql';
@@ -79,7 +91,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
       useRequestMetrics('public'),
       useRouting({
         graphqlPath: GRAPHQL_PATH,
-        rest: { basePath: REST_BASE, match: routeMatcher(schema, REST_BASE), documentPath: OPENAPI_PATH },
+        rest: { basePath: REST_BASE, match: routeMatcher(restSchema, REST_BASE), documentPath: OPENAPI_PATH },
       }),
       useApiKeyAuth(keys),
       useRateLimit(rateLimiter),
@@ -89,8 +101,9 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
       idempotency,
       ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
       useCompiledExecution(),
-      useOpenApiDocument(schema, REST_BASE),
-      useSofa({
+      usePartialData(),
+      useOpenApiDocument(restSchema, REST_BASE),
+      useSofaOver(restSchema, {
         basePath: REST_BASE,
         routes: sofaRoutes,
         // fets types its own Response class; ours is the platform's, which it accepts at run time

@@ -1,5 +1,6 @@
 // Importing a whole program (customers with opening balances, rewards, earning rules,
-// tiers, boosters, referral program, the merchant's settings) from one JSON file: validated in full first, then
+// tiers, boosters, referral program, the merchant's time zone and settings) from one JSON file:
+// validated in full first, then
 // written in ONE batch transaction, so a file is imported entirely or not at all.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -9,9 +10,10 @@ import { customerInput, generateReferralCode } from '../customers/customer-write
 import { boosterCampaignInput, boosterRow } from '../earning/booster-campaigns.js';
 import { earningRuleInput, earningRuleRow } from '../earning/earning-rules.js';
 import { insertActivity } from '../ledger/activity-log.js';
-import { settingsInput, settingsRow } from '../merchants/merchants.js';
 import { referralProgramInput, referralProgramRow } from '../referrals/referral-program.js';
 import { rewardInput, rewardRow } from '../rewards/rewards.js';
+import { merchantTimeZone, settingsInput, settingsRow } from '../merchants/merchants.js';
+import { timeZoneSchema } from '../shared/calendar.js';
 import { AppError, type ErrorDetails, validationError } from '../shared/errors.js';
 import { MAX_BALANCE } from '../shared/limits.js';
 import { detailsFromZod } from '../shared/validation.js';
@@ -35,8 +37,10 @@ const sectionNames = Object.keys(sections) as Section[];
 /** The import file (field names as in the public API). */
 export type ProgramFile = { [K in Section]?: z.input<Sections[K]>[] | null } & {
   referral_program?: z.input<typeof referralProgramInput> | null;
-  /** The merchant's settings, as the admin API's update_merchant_settings takes them. */
-  settings?: z.input<typeof settingsInput> | null;
+  /** The merchant's IANA time zone; dates in the file's earning rules are days of it. */
+  timezone?: string | null;
+  /** The merchant's settings, as the admin API's update_merchant_settings takes them (the time zone is `timezone`). */
+  settings?: z.input<typeof importSettingsInput> | null;
 };
 
 export interface ImportSummary {
@@ -56,7 +60,9 @@ const CHUNK = 5_000;
 const IMPORT_TIMEOUT_MS = 15 * 60_000;
 const OPENING_BALANCE = 'Opening balance (import)';
 
-const topLevelKeys = new Set<string>([...sectionNames, 'referral_program', 'settings']);
+const topLevelKeys = new Set<string>([...sectionNames, 'referral_program', 'timezone', 'settings']);
+/** The file's top-level `timezone` is the zone its dates are read in, so it is not a setting here too. */
+const importSettingsInput = settingsInput.omit({ timezone: true });
 
 type Parsed = { [K in Section]: { index: number; value: z.output<Sections[K]> }[] };
 
@@ -92,10 +98,16 @@ export async function importProgram(db: Db, merchantId: string, file: unknown): 
     if (result.success) referralProgram = result.data;
     else problems.addZod(result.error, ['referral_program']);
   }
+  let timezone: string | null = null;
+  if (top.timezone != null) {
+    const result = timeZoneSchema.safeParse(top.timezone);
+    if (result.success) timezone = result.data;
+    else problems.addZod(result.error, ['timezone']);
+  }
 
-  let settings: z.output<typeof settingsInput> | null = null;
+  let settings: z.output<typeof importSettingsInput> | null = null;
   if (top.settings != null) {
-    const result = settingsInput.safeParse(top.settings);
+    const result = importSettingsInput.safeParse(top.settings);
     if (result.success) settings = result.data;
     else problems.addZod(result.error, ['settings']);
   }
@@ -106,7 +118,9 @@ export async function importProgram(db: Db, merchantId: string, file: unknown): 
   if (problems.any()) throw problems.error();
 
   const referralCodes = await assignReferralCodes(db, merchantId, records.customers, existing.referralCodes);
-  const plan = buildBatch(db, merchantId, records, referralProgram, referralCodes, existing.defaultTierId);
+  const zone = timezone ?? (await merchantTimeZone(db, merchantId));
+  const plan = buildBatch(db, merchantId, records, referralProgram, referralCodes, existing.defaultTierId, zone);
+  if (timezone) plan.ops.push(db.merchant.update({ where: { id: merchantId }, data: { timezone } }));
   if (settings) plan.ops.push(db.merchant.update({ where: { id: merchantId }, data: settingsRow(settings) }));
   try {
     // one batch: a large file takes longer than Prisma's 5 s default
@@ -385,6 +399,7 @@ function buildBatch(
   referralProgram: z.output<typeof referralProgramInput> | null,
   referralCodes: string[],
   existingDefaultTierId: string | null,
+  zone: string,
 ) {
   const now = new Date();
   const ops: Prisma.PrismaPromise<unknown>[] = [];
@@ -437,7 +452,7 @@ function buildBatch(
   const earningRules = parsed.earning_rules.map(({ value: e }) => ({
     ...(e.id && { id: e.id }),
     merchantId,
-    ...earningRuleRow(e),
+    ...earningRuleRow(e, zone),
     createdAt: date(e.created_at) ?? now,
   }));
   for (const chunk of chunks(earningRules)) ops.push(db.earningRule.createMany({ data: chunk }));

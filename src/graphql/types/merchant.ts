@@ -18,6 +18,9 @@ const MerchantRef = builder.objectRef<Merchant>('Merchant').implement({
     points_pending_days: t.exposeInt('pointsPendingDays', {
       description: 'Points earned from an order stay pending this many days (the return window); 0: credited at once',
     }),
+    timezone: t.exposeString('timezone', {
+      description: 'IANA time zone of the program calendar (limit periods, tier years, expiry dates, dashboard days)',
+    }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -40,12 +43,13 @@ builder.mutationFields((t) => ({
   update_merchant_settings: t.field({
     subGraphs: ['admin'],
     type: MerchantRef,
-    description: 'Changes the given settings; points_expiry_days: null turns expiry off',
+    description: 'Changes the given settings; points_expiry_days: null turns expiry off; a new timezone governs periods that start after the change',
     args: {
       name: t.arg.string(),
       currency: t.arg.string({ description: 'ISO 4217, e.g. USD' }),
       points_expiry_days: t.arg.int({ description: '1 to 36500, or null for never' }),
       points_pending_days: t.arg.int({ description: '0 to 365: days order points stay pending before approval' }),
+      timezone: t.arg.string({ description: 'IANA time zone, e.g. America/Los_Angeles' }),
     },
     // an argument the client left out is absent from args; an explicit null is kept
     resolve: (_root, args, ctx) => updateMerchantSettings(ctx.db, ctx.merchantId, { ...args }),

@@ -1,4 +1,5 @@
--- AlterTable
+-- AlterTable (merchants.timezone is in the migration 20261123110222_merchant_timezone already: the
+-- schema kept by 20261123110325_webhooks_outbox was made before it, so the diff repeated it)
 ALTER TABLE "merchants" ADD COLUMN     "points_pending_days" INTEGER NOT NULL DEFAULT 0;
 
 -- AlterTable
