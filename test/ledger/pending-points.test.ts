@@ -115,6 +115,8 @@ describe('pending points', () => {
     const s = await shop();
     const c = await newCustomer(app, s.merchant.id);
     await s.order(c.platformId, 'a-1', 150);
+    const credited = () => app.db.outboxEvent.findMany({ where: { merchantId: s.merchant.id, type: 'points.credited' } });
+    expect(await credited()).toEqual([]); // held points are no ledger row, so no points event
     expect((await approve(inDays(13), [c.id])).pending).toBe(1); // inside the window: still pending
     expect(await s.balance(c.platformId)).toMatchObject({ points_balance: 0, points_pending: 150 });
 
@@ -127,6 +129,10 @@ describe('pending points', () => {
       expect.objectContaining({ status: 'approved', points_change: 150, balance_after: 150, reference: { kind: 'order', id: 'a-1' } }),
     ]);
     expect(await s.transactions(c.platformId)).toEqual([expect.objectContaining({ points: 150, source: 'earning_rule' })]);
+    // the approval is a ledger row: its event is in the outbox with it
+    expect((await credited()).map((e) => (e.payload as { points: number; reference: unknown }))).toEqual([
+      expect.objectContaining({ points: 150, reference: { kind: 'order', id: 'a-1' } }),
+    ]);
     expect(log.some((a) => a.type === 'tier_change')).toBe(true);
     const tier = await s.api.rest('GET', `/v1/customers/tiers?customer_id=${c.platformId}`);
     expect(tier.body.data.current_tier.name).toBe('Silver');

@@ -61,7 +61,7 @@ async function shop() {
 
 describe("the referee's reward", () => {
   it('is a code of the referee reward’s type, costing no points, issued once when the referral completes', async () => {
-    const { api, admin, order, pair, balance, heldRewards } = await shop();
+    const { merchant, api, admin, order, pair, balance, heldRewards } = await shop();
     const { referrer, friend } = await pair();
     await order(friend.platformId, 'small', 49); // under the minimum: no completion, no code
     expect(await heldRewards(friend.platformId)).toEqual([]);
@@ -80,6 +80,10 @@ describe("the referee's reward", () => {
     });
     const validFor = new Date(code!.expires_at!).getTime() - new Date(code!.issued_at).getTime();
     expect(Math.round(validFor / DAY)).toBe(30);
+    // webhooks: the referral completed; the code was given, not redeemed
+    const events = await app.db.outboxEvent.findMany({ where: { merchantId: merchant.id } });
+    expect(events.filter((e) => e.type === 'referral.completed')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'reward.redeemed')).toEqual([]);
     // the friend paid nothing for it; the referrer got its points
     expect(await balance(friend.platformId)).toBe(49 + 60 + 80);
     expect(await balance(referrer.platformId)).toBe(500);
