@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { payCalendarRules } from '../domain/earning/calendar-rules.js';
 import { expirePoints, remindExpiringPoints } from '../domain/ledger/expiry.js';
+import { approvePendingPoints } from '../domain/ledger/pending.js';
 import { rejudgeTiers } from '../domain/tiers/rejudge.js';
 
 export interface ScheduledJob {
@@ -18,4 +19,6 @@ export const schedules: ScheduledJob[] = [
   { name: 'points-expiring-reminders', cron: (c) => c.EXPIRY_CRON, run: ({ db, config }) => remindExpiringPoints(db, { days: config.POINTS_EXPIRING_DAYS }) },
   { name: 'tier-rejudge', cron: (c) => c.EXPIRY_CRON, run: ({ db }) => rejudgeTiers(db) },
   { name: 'calendar-rules', cron: (c) => c.CALENDAR_CRON, run: ({ db }) => payCalendarRules(db) },
+  // hourly too: order points are credited within the hour their return window ends
+  { name: 'pending-points-approval', cron: (c) => c.CALENDAR_CRON, run: ({ db }) => approvePendingPoints(db) },
 ];

@@ -5,8 +5,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { approvePendingPoints } from '../../src/domain/ledger/pending.js';
 import { importProgram } from '../../src/domain/program-import/program-import.js';
+import { schedules } from '../../src/jobs/schedules.js';
 import { adminOps, RECORD_ORDER, REFUND_ORDER } from '../admin-ops.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -182,6 +183,25 @@ describe('pending points', () => {
     await s.admin.ok(SETTINGS, { days: 0 });
     await approve(new Date(), [c.id]);
     expect(await s.balance(c.platformId)).toMatchObject({ points_balance: 30, points_pending: 0 });
+  });
+});
+
+describe('the scheduled approval', () => {
+  it('is a job of the registry the workers run (hourly, CALENDAR_CRON): it credits what is due', async () => {
+    const job = schedules.find((j) => j.name === 'pending-points-approval')!;
+    const config = testConfig();
+    expect(job.cron(config)).toBe(config.CALENDAR_CRON);
+    const s = await shop(1);
+    const c = await newCustomer(app, s.merchant.id);
+    await s.order(c.platformId, 'due', 12);
+    await s.order(c.platformId, 'not-yet', 30);
+    // recorded two days ago: past the 1-day window
+    await app.db.activity.updateMany({
+      where: { customerId: c.id, referenceId: 'due' },
+      data: { createdAt: new Date(Date.now() - 2 * DAY), occurredAt: new Date(Date.now() - 2 * DAY) },
+    });
+    await job.run({ db: app.db, config });
+    expect(await s.balance(c.platformId)).toMatchObject({ points_balance: 12, points_pending: 30 });
   });
 });
 
