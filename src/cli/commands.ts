@@ -5,6 +5,7 @@ import type { Db } from '../db/client.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../domain/access/api-keys.js';
 import { demoProgram } from './seed/demo-program.js';
 import { expirePoints } from '../domain/ledger/expiry.js';
+import { approvePendingPoints } from '../domain/ledger/pending.js';
 import { validationError } from '../domain/shared/errors.js';
 import { payCalendarRules } from '../domain/earning/calendar-rules.js';
 import { createMerchant, merchantBySlug, rotateAdminToken, updateMerchantSettings } from '../domain/merchants/merchants.js';
@@ -29,6 +30,7 @@ export interface Options {
     type?: string;
     scope?: string[];
     file?: string;
+    'points-pending-days'?: string;
     url?: string;
     event?: string[];
     description?: string;
@@ -136,19 +138,30 @@ export const commands: Record<string, Command> = {
     text: (m) => `Merchant ${m.slug} (${m.id}, ${m.timezone}) created.\nAdmin token (shown once): ${m.admin_token}`,
   },
   'merchants settings': {
-    usage: 'merchants settings --merchant <slug> [--name <name>] [--timezone <IANA zone>]',
-    summary: "Change a merchant's name or time zone (the zone governs periods that start after)",
+    usage: 'merchants settings --merchant <slug> [--name <name>] [--timezone <IANA zone>] [--points-pending-days <days>]',
+    summary: "Change a merchant's name, time zone (it governs periods that start after) or pending days for order points",
     async run(db, { values }) {
       const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      const days = values['points-pending-days'];
+      if (days !== undefined && !/^\d{1,9}$/.test(days)) throw new UsageError('--points-pending-days takes a whole number of days');
       const patch = {
         ...(values.name !== undefined && { name: values.name }),
         ...(values.timezone !== undefined && { timezone: values.timezone }),
+        ...(days !== undefined && { points_pending_days: Number(days) }),
       };
-      if (Object.keys(patch).length === 0) throw new UsageError('give --name and/or --timezone');
+      if (Object.keys(patch).length === 0) throw new UsageError('give --name, --timezone and/or --points-pending-days');
       const m = await updateMerchantSettings(db, merchant.id, patch);
-      return { id: m.id, slug: m.slug, name: m.name, currency: m.currency, timezone: m.timezone, points_expiry_days: m.pointsExpiryDays };
+      return {
+        id: m.id,
+        slug: m.slug,
+        name: m.name,
+        currency: m.currency,
+        timezone: m.timezone,
+        points_expiry_days: m.pointsExpiryDays,
+        points_pending_days: m.pointsPendingDays,
+      };
     },
-    text: (m) => `Merchant ${m.slug}: name ${m.name}, time zone ${m.timezone}.`,
+    text: (m) => `Merchant ${m.slug}: name ${m.name}, time zone ${m.timezone}, points pending ${m.points_pending_days} days.`,
   },
   'merchants token': {
     usage: 'merchants token --merchant <slug>',
@@ -262,6 +275,12 @@ export const commands: Record<string, Command> = {
       return expirePoints(db, { merchantId });
     },
     text: (r) => `Expiry: ${JSON.stringify(r)}`,
+  },
+  'approve-pending': {
+    usage: 'approve-pending',
+    summary: "Credit pending order points older than their merchant's points_pending_days; safe to re-run",
+    run: (db) => approvePendingPoints(db),
+    text: (r) => `Approved: ${r.approved} pending activities, ${r.points} points, ${r.customers} customers`,
   },
   worker: {
     usage: 'worker',

@@ -42,6 +42,7 @@ async function main(argv: string[]) {
         type: { type: 'string' },
         scope: { type: 'string', multiple: true },
         file: { type: 'string' },
+        'points-pending-days': { type: 'string' },
         url: { type: 'string' },
         event: { type: 'string', multiple: true },
         description: { type: 'string' },

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { payCalendarRules } from '../domain/earning/calendar-rules.js';
 import { expirePoints, remindExpiringPoints } from '../domain/ledger/expiry.js';
+import { approvePendingPoints } from '../domain/ledger/pending.js';
 import { rejudgeTiers } from '../domain/tiers/rejudge.js';
 import { pruneEvents } from '../domain/webhooks/deliveries.js';
 
@@ -20,4 +21,6 @@ export const schedules: ScheduledJob[] = [
   { name: 'tier-rejudge', cron: (c) => c.EXPIRY_CRON, run: ({ db }) => rejudgeTiers(db) },
   { name: 'calendar-rules', cron: (c) => c.CALENDAR_CRON, run: ({ db }) => payCalendarRules(db) },
   { name: 'webhook-events-prune', cron: () => '30 4 * * *', run: ({ db, config }) => pruneEvents(db, config.WEBHOOK_EVENT_RETENTION_DAYS) },
+  // hourly too: order points are credited within the hour their return window ends
+  { name: 'pending-points-approval', cron: (c) => c.CALENDAR_CRON, run: ({ db }) => approvePendingPoints(db) },
 ];

@@ -92,6 +92,17 @@ describe('npm start and the CLI', () => {
     expect((await cli('bogus')).code).toBe(2);
   }, 180_000);
 
+  it("sets a merchant's pending window and approves pending points", async () => {
+    const set = await cli('merchants', 'settings', '--merchant', 'acme', '--points-pending-days', '3');
+    expect(set).toMatchObject({ code: 0, json: { slug: 'acme', points_pending_days: 3 } });
+    expect((await cli('merchants', 'settings', '--merchant', 'acme')).code).toBe(2); // nothing to change
+    expect((await cli('merchants', 'settings', '--merchant', 'acme', '--points-pending-days', 'soon')).code).toBe(2);
+    const tooLong = await cli('merchants', 'settings', '--merchant', 'acme', '--points-pending-days', '400');
+    expect(tooLong.json.error).toMatchObject({ code: 'validation_error', details: { points_pending_days: expect.any(Array) } });
+    const approved = await cli('approve-pending');
+    expect(approved).toMatchObject({ code: 0, json: { approved: 0, points: 0, customers: 0 } });
+  }, 60_000);
+
   it("sets a merchant's time zone and runs the calendar jobs", async () => {
     const created = await cli('merchants', 'create', '--slug', 'kiwi', '--timezone', 'pacific/auckland');
     expect(created).toMatchObject({ code: 0, json: { slug: 'kiwi', timezone: 'Pacific/Auckland' } });

@@ -146,6 +146,7 @@ describe('orders: estimate == awarded', () => {
         order_id: order.order_id,
         customer_id: customer.platformId,
         points_awarded: byHand,
+        points_pending: 0,
         transaction_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
         replayed: false,
       });

@@ -120,6 +120,7 @@ describe('importProgram', () => {
       tiers: 2,
       booster_campaigns: 1,
       referral_program: true,
+      settings: false,
       points_imported: 1540,
     });
 

@@ -123,11 +123,23 @@ describe('GET /v1/customers/referrals', () => {
 });
 
 describe('GET /v1/referrals/program', () => {
-  it('answers 404 not_found with a clear message when the merchant has no program', async () => {
+  it('answers 200 with is_active false and null rewards when the merchant has no program (REST and GraphQL)', async () => {
     const bare = client(app, await newKey(app, (await newMerchant(app, 'bare')).id));
     const res = await bare.rest('GET', '/v1/referrals/program');
-    expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({ code: 'not_found', message: 'This merchant has no referral program' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      data: {
+        is_active: false,
+        referrer_reward: null,
+        referee_reward: null,
+        min_order_subtotal: null,
+        share_url_template: null,
+      },
+    });
+    const gql = await bare.gql(`{ referral_program { data {
+      is_active referrer_reward { points } referee_reward { reward_type } min_order_subtotal share_url_template } } }`);
+    expect(gql.body.errors).toBeUndefined();
+    expect(gql.body.data.referral_program).toEqual(res.body);
   });
 
   it('returns the program with exactly its fields; the referee reward costs no points', async () => {

@@ -13,15 +13,18 @@ import { conditionsSchema, effectiveLimit } from './rule-config.js';
 
 type ProgramCustomer = Pick<Customer, 'id' | 'tierId' | 'status'>;
 
-/** The customer's tier: its assigned one, else the merchant's default (as tier status shows it). */
+/**
+ * The customer's tier: its assigned one, else the merchant's default (as tier status shows it).
+ * An inactive tier is skipped, as evaluation skips it.
+ */
 async function tierOf(db: Db, merchantId: string, customer: ProgramCustomer) {
   const select = { id: true, name: true, earnMultiplier: true } as const;
   if (customer.tierId) {
-    const tier = await db.tier.findFirst({ where: { id: customer.tierId, merchantId }, select });
+    const tier = await db.tier.findFirst({ where: { id: customer.tierId, merchantId, isActive: true }, select });
     if (tier) return tier;
   }
   return db.tier.findFirst({
-    where: { merchantId },
+    where: { merchantId, isActive: true },
     orderBy: [{ isDefault: 'desc' }, { position: 'asc' }, { id: 'asc' }],
     select,
   });

@@ -1,18 +1,19 @@
 // Orders and refunds from the e-commerce platform. An order earns points from the active
 // `purchase` rules (the calculator), adds its subtotal to the customer's amount spent,
-// re-judges the tier and may complete a referral; a refund claws the points back.
+// re-judges the tier and may complete a referral; a refund claws the points back. With a
+// return window (the merchant's points_pending_days) the points are held pending instead
+// (ledger/pending.ts) and a refund before their approval voids them.
 // Idempotency: EngineEvent rows for the order (and its event id, when given) are inserted
 // before anything is awarded, and the result is stored on them.
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Order } from '../../generated/prisma/client.js';
 import { findCustomer } from '../customers/customers.js';
 import { cartSchema, cents, checkCurrency } from '../earning/calculator.js';
 import { creditEarned, earn } from '../earning/earn.js';
-import { insertActivity } from '../ledger/activity-log.js';
-import { tryApplyPoints } from '../ledger/ledger.js';
-import { completeReferral } from '../referrals/referrals.js';
+import { clawBack, reversalDescription } from '../ledger/claw-back.js';
+import { holdPoints, voidPendingPoints } from '../ledger/pending.js';
+import { completeReferral, reverseReferral } from '../referrals/referrals.js';
 import { notFound } from '../shared/errors.js';
 import { MAX_AMOUNT } from '../shared/limits.js';
 import { parseInput } from '../shared/validation.js';
@@ -41,6 +42,8 @@ export interface OrderResult {
   order_id: string;
   customer_id: string;
   points_awarded: number;
+  /** Points held pending the merchant's return window (then no transaction yet). */
+  points_pending: number;
   transaction_id: string | null;
   replayed: boolean;
 }
@@ -61,6 +64,8 @@ async function recordedOrder(db: Db, order: Order, customerId: string): Promise<
     order_id: order.platformOrderId,
     customer_id: customerId,
     points_awarded: order.pointsAwarded,
+    // no credit yet: the points were held (approval writes the credit)
+    points_pending: tx ? 0 : order.pointsAwarded,
     transaction_id: tx?.id ?? null,
     replayed: true,
   };
@@ -69,7 +74,7 @@ async function recordedOrder(db: Db, order: Order, customerId: string): Promise<
 export async function recordOrder(db: Db, merchantId: string, raw: OrderInput): Promise<OrderResult> {
   const input = parseInput(orderInput, raw);
   const [merchant, customer] = await Promise.all([
-    db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { currency: true } }),
+    db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { currency: true, pointsPendingDays: true } }),
     findCustomer(db, merchantId, { customer_id: input.customer_id }),
   ]);
   const currency = checkCurrency(input.currency, merchant.currency);
@@ -122,18 +127,23 @@ export async function recordOrder(db: Db, merchantId: string, raw: OrderInput): 
     }
     try {
       const calculation = await earn(db, merchantId, customer, 'purchase', input, placedAt);
-      const tx = await creditEarned(db, calculation, {
+      const earned = {
         merchantId,
         customerId: customer.id,
         description: `Purchase: order ${input.order_id}`,
         activityType: 'purchase',
         reference: { kind: 'order', id: input.order_id },
-      });
+      };
+      // inside the return window the points are held, not credited
+      const hold = merchant.pointsPendingDays > 0 && calculation.points > 0;
+      const tx = hold ? null : await creditEarned(db, calculation, earned);
+      if (hold) await holdPoints(db, { ...earned, points: calculation.points });
       orderId = order.id;
       return {
         order_id: input.order_id,
         customer_id: customer.platformId,
         points_awarded: calculation.points,
+        points_pending: hold ? calculation.points : 0,
         transaction_id: tx?.transactionId ?? null,
         replayed: false,
       };
@@ -175,10 +185,14 @@ export interface RefundResult {
   points_to_claw_back: number;
   /** Points actually debited: never more than the balance. */
   points_clawed_back: number;
+  /** Points still pending (the return window) voided instead of clawed back. */
+  points_voided: number;
   /** Owed but not debited because the balance was too low. */
   shortfall: number;
   transaction_id: string | null;
   fully_refunded: boolean;
+  /** Referral points clawed back from the referrer because this order no longer qualifies. */
+  referrer_points_clawed_back: number;
   replayed: boolean;
 }
 
@@ -192,8 +206,10 @@ function owedFor(order: Order, refundedCents: number, full: boolean): number {
 
 /**
  * Claws back a refunded order's points, proportionally for a partial amount, never below
- * zero: the debit is min(owed, balance) and the shortfall is noted. Without an event id a
- * refund is identified by its order and amount, so an identical refund sent twice counts once.
+ * zero: the debit is min(owed, balance) and the shortfall is noted; points still pending are
+ * voided instead. A referral the order completed is reversed when the order stops qualifying.
+ * Without an event id a refund is identified by its order and amount, so an identical refund
+ * sent twice counts once.
  */
 export async function refundOrder(db: Db, merchantId: string, raw: RefundInput): Promise<RefundResult> {
   const input = parseInput(refundInput, raw);
@@ -225,7 +241,7 @@ export async function refundOrder(db: Db, merchantId: string, raw: RefundInput):
     const full = after >= subtotalCents;
     const owed = Math.max(0, owedFor(order, after, full) - owedFor(order, before, before >= subtotalCents));
     try {
-      return await clawBack(db, merchantId, order, input.order_id, { owed, refunded, full });
+      return await takeBack(db, merchantId, order, input.order_id, { owed, refunded, full });
     } catch (err) {
       // nothing was debited: give the reservation back so the refund can be sent again
       await db.$executeRaw`
@@ -245,72 +261,47 @@ export async function refundOrder(db: Db, merchantId: string, raw: RefundInput):
        SET amount_spent = GREATEST(amount_spent - ${result.refunded_amount}::numeric, 0), updated_at = now()
      WHERE id IN (SELECT customer_id FROM refunded)`;
   await reevaluateTier(db, merchantId, order.customerId);
-  return result;
+  const reversal = await reverseReferral(db, merchantId, order.id);
+  if (!reversal) return result;
+  // a replay answers the whole outcome
+  const whole = { ...result, referrer_points_clawed_back: reversal.points_clawed_back };
+  await storeResult(db, claim.id, whole);
+  return whole;
 }
 
-/** Debits what a refund owes, never below zero: min(owed, balance), the shortfall noted. */
-async function clawBack(
+/** Takes back what a refund owes: voids it while pending, else debits min(owed, balance). */
+async function takeBack(
   db: Db,
   merchantId: string,
   order: Order & { customer: { platformId: string } },
   orderId: string,
   { owed, refunded, full }: { owed: number; refunded: number; full: boolean },
 ): Promise<RefundResult> {
-  let debited = 0;
-  let transactionId: string | null = null;
-  for (let attempt = 0; owed > 0 && attempt < 5; attempt++) {
-    const { pointsBalance } = await db.customer.findUniqueOrThrow({
-      where: { id: order.customerId },
-      select: { pointsBalance: true },
-    });
-    const take = Math.min(owed, pointsBalance);
-    const description = refundDescription(orderId, owed - take);
-    if (take === 0) {
-      // nothing to debit: the activity log still says what could not be reversed
-      await db.$executeRaw(
-        insertActivity({
-          id: randomUUID(),
+  const voided = owed > 0 ? await voidPendingPoints(db, merchantId, order.customerId, orderId, owed) : null;
+  const clawed =
+    voided === null
+      ? await clawBack(db, {
           merchantId,
           customerId: order.customerId,
-          type: 'purchase',
-          description,
-          pointsChange: 0,
-          balanceAfter: 0,
+          owed,
+          describe: (shortfall) => reversalDescription(`Refund: order ${orderId}`, shortfall),
+          source: 'earning_rule',
+          activityType: 'purchase',
           reference: { kind: 'order', id: orderId },
-        }),
-      );
-      break;
-    }
-    const tx = await tryApplyPoints(db, {
-      merchantId,
-      customerId: order.customerId,
-      points: -take,
-      description,
-      source: 'earning_rule',
-      activityType: 'purchase',
-      reference: { kind: 'order', id: orderId },
-    });
-    if (tx) {
-      debited = take;
-      transactionId = tx.transactionId;
-      break;
-    }
-    // the balance moved under us: read it again
-  }
+        })
+      : { debited: 0, transactionId: null };
+  const settled = (voided ?? 0) + clawed.debited;
   return {
     order_id: orderId,
     customer_id: order.customer.platformId,
     refunded_amount: refunded / 100,
     points_to_claw_back: owed,
-    points_clawed_back: debited,
-    shortfall: owed - debited,
-    transaction_id: transactionId,
+    points_clawed_back: clawed.debited,
+    points_voided: voided ?? 0,
+    shortfall: owed - settled,
+    transaction_id: clawed.transactionId,
     fully_refunded: full,
+    referrer_points_clawed_back: 0,
     replayed: false,
   };
-}
-
-function refundDescription(orderId: string, shortfall: number) {
-  const base = `Refund: order ${orderId}`;
-  return shortfall > 0 ? `${base} (${shortfall} points could not be reversed: balance too low)` : base;
 }

@@ -19,6 +19,8 @@ export interface ActivityRow {
   reference: { kind: Value; id: Value };
   /** occurred_at and created_at; by default the statement's now(). */
   at?: Value;
+  /** approved by default; pending: points held, not yet a ledger transaction (pending.ts). */
+  status?: 'approved' | 'pending';
 }
 
 const value = (v: Value) => (v instanceof Prisma.Sql ? Prisma.sql`(${v})` : v);
@@ -38,7 +40,7 @@ export function insertActivity(row: ActivityRow, from?: Prisma.Sql): Prisma.Sql 
        reference_kind, reference_id, occurred_at, created_at)
     SELECT ${value(row.id)}::uuid, ${row.merchantId}::uuid, ${value(row.customerId)}::uuid, ${value(row.type)}::text,
            ${value(row.description)}::text, ${value(row.pointsChange)}::int, ${value(row.balanceAfter)}::int,
-           'approved'::"ActivityStatus", ${value(row.reference.kind)}::text, ${value(row.reference.id)}::text,
+           ${row.status ?? 'approved'}::"ActivityStatus", ${value(row.reference.kind)}::text, ${value(row.reference.id)}::text,
            ${at}::timestamptz, ${at}::timestamptz
     ${from ? Prisma.sql`FROM ${from}` : Prisma.empty}`;
 }

@@ -4,6 +4,8 @@
 // can never overdraw: under READ COMMITTED a second UPDATE re-checks the condition against
 // the row the first one committed. One statement, no interactive transaction
 // (prisma/prisma#30374). The CHECK constraint in the schema is the last line of defence.
+// A credit that approves pending points (pending.ts) is the same statement, turning the
+// pending activity approved instead of writing a new one.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
@@ -23,6 +25,13 @@ export interface LedgerEntry {
   /** Activity log type: a campaign type, or adjustment, redemption, referral, expiry, import. */
   activityType: string;
   reference?: { kind: string; id: string };
+  /**
+   * A pending activity (pending.ts) this credit approves: the activity becomes approved, with
+   * its balance_after, instead of a new activity being written. The credit happens only while
+   * that activity is still pending (it is locked first), so an approval and a refund's void,
+   * or two approvals, can never both apply.
+   */
+  approves?: string;
 }
 
 export interface LedgerResult {
@@ -42,8 +51,36 @@ export async function tryApplyPoints(db: Db, entry: LedgerEntry): Promise<Ledger
   const activityId = randomUUID();
   const refKind = entry.reference?.kind ?? null;
   const refId = entry.reference?.id ?? null;
-  const rows = await db.$queryRaw<{ balance_after: number }[]>`
-    WITH updated AS (
+  const held = entry.approves
+    ? Prisma.sql`held AS (
+        SELECT id FROM activities
+         WHERE id = ${entry.approves}::uuid AND merchant_id = ${entry.merchantId}::uuid
+           AND customer_id = ${entry.customerId}::uuid AND status = 'pending'::"ActivityStatus"
+           AND points_change = ${entry.points}::int
+           FOR UPDATE
+      ),`
+    : Prisma.empty;
+  const act = entry.approves
+    ? Prisma.sql`
+      UPDATE activities a
+         SET status = 'approved'::"ActivityStatus", balance_after = updated.points_balance
+        FROM updated
+       WHERE a.id = ${entry.approves}::uuid`
+    : insertActivity(
+        {
+          id: activityId,
+          merchantId: entry.merchantId,
+          customerId: entry.customerId,
+          type: entry.activityType,
+          description: entry.description,
+          pointsChange: entry.points,
+          balanceAfter: Prisma.sql`points_balance`,
+          reference: { kind: refKind ?? 'transaction', id: refId ?? transactionId },
+        },
+        Prisma.sql`updated`,
+      );
+  const rows = await db.$queryRaw<{ balance_after: number; activity_id: string }[]>`
+    WITH ${held} updated AS (
       UPDATE customers
          SET points_balance = points_balance + ${entry.points}::int,
              points_earned  = points_earned + ${credit}::int,
@@ -55,6 +92,7 @@ export async function tryApplyPoints(db: Db, entry: LedgerEntry): Promise<Ledger
          AND points_balance + ${entry.points}::bigint BETWEEN 0 AND ${MAX_BALANCE}
          AND points_earned + ${credit}::bigint <= ${MAX_BALANCE}
          AND points_spent + ${debit}::bigint <= ${MAX_BALANCE}
+         ${entry.approves ? Prisma.sql`AND EXISTS (SELECT 1 FROM held)` : Prisma.empty}
       RETURNING points_balance
     ), tx AS (
       INSERT INTO points_transactions
@@ -64,26 +102,14 @@ export async function tryApplyPoints(db: Db, entry: LedgerEntry): Promise<Ledger
              points_balance, ${refKind}, ${refId}
         FROM updated
       RETURNING balance_after
-    ), act AS (${insertActivity(
-      {
-        id: activityId,
-        merchantId: entry.merchantId,
-        customerId: entry.customerId,
-        type: entry.activityType,
-        description: entry.description,
-        pointsChange: entry.points,
-        balanceAfter: Prisma.sql`points_balance`,
-        reference: { kind: refKind ?? 'transaction', id: refId ?? transactionId },
-      },
-      Prisma.sql`updated`,
-    )}
+    ), act AS (${act}
       RETURNING id
     )
-    SELECT tx.balance_after FROM tx, act`;
+    SELECT tx.balance_after, act.id::text AS activity_id FROM tx, act`;
   const row = rows[0];
   if (!row) return null;
   countLedgerEntry(entry.points);
-  return { transactionId, activityId, balanceAfter: Number(row.balance_after), type };
+  return { transactionId, activityId: row.activity_id, balanceAfter: Number(row.balance_after), type };
 }
 
 /** As tryApplyPoints, but a refused change is 422 `adjustment_failed`. */

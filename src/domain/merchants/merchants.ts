@@ -1,5 +1,6 @@
 // Merchants (shops): the tenant of every row. Each has an admin token for /admin/graphql and
-// settings (name, currency, points expiry) the admin API changes.
+// settings (name, currency, points expiry, points pending days) the admin API, the CLI and the
+// import change.
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Merchant } from '../../generated/prisma/client.js';
@@ -52,32 +53,39 @@ export async function rotateAdminToken(db: Db, slug: string) {
   return { id: merchant.id, slug: merchant.slug, admin_token: admin.token };
 }
 
-const settingsInput = z
+export const settingsInput = z
   .object({
     name: z.string().trim().min(1, 'is required').max(200),
     currency: z.string().regex(/^[A-Z]{3}$/, 'is a 3-letter ISO 4217 code, e.g. USD'),
     points_expiry_days: z.number().int().min(1).max(36_500).nullable(),
+    points_pending_days: z.number().int().min(0).max(365),
     timezone: timeZoneSchema,
   })
   .partial()
   .strict();
 
+export type SettingsInput = z.infer<typeof settingsInput>;
+
+/** The merchant row's columns for validated settings; absent fields are left alone. */
+export function settingsRow(input: SettingsInput) {
+  return {
+    ...(input.name !== undefined && { name: input.name }),
+    ...(input.currency !== undefined && { currency: input.currency }),
+    ...(input.points_expiry_days !== undefined && { pointsExpiryDays: input.points_expiry_days }),
+    ...(input.points_pending_days !== undefined && { pointsPendingDays: input.points_pending_days }),
+    ...(input.timezone !== undefined && { timezone: input.timezone }),
+  };
+}
+
 /**
- * Name, currency, points expiry (null turns expiry off) and time zone; absent fields are left
- * alone. A new time zone governs what is computed from then on: stored instants (memberships'
- * expiry, rule dates, past limit periods' slots) keep their UTC values.
+ * Name, currency, points expiry (null turns expiry off), the pending window for order points
+ * (0 turns it off; points already pending are approved by the next approval run) and time zone;
+ * absent fields are left alone. A new time zone governs what is computed from then on: stored
+ * instants (memberships' expiry, rule dates, past limit periods' slots) keep their UTC values.
  */
 export async function updateMerchantSettings(db: Db, merchantId: string, patch: Patch): Promise<Merchant> {
   const input = parseInput(settingsInput, patch);
-  return db.merchant.update({
-    where: { id: merchantId },
-    data: {
-      ...(input.name !== undefined && { name: input.name }),
-      ...(input.currency !== undefined && { currency: input.currency }),
-      ...(input.points_expiry_days !== undefined && { pointsExpiryDays: input.points_expiry_days }),
-      ...(input.timezone !== undefined && { timezone: input.timezone }),
-    },
-  });
+  return db.merchant.update({ where: { id: merchantId }, data: settingsRow(input) });
 }
 
 /** The merchant's time zone, the calendar its program is computed in. */

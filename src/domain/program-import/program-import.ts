@@ -1,5 +1,6 @@
 // Importing a whole program (customers with opening balances, rewards, earning rules,
-// tiers, boosters, referral program, the merchant's time zone) from one JSON file: validated in full first, then
+// tiers, boosters, referral program, the merchant's time zone and settings) from one JSON file:
+// validated in full first, then
 // written in ONE batch transaction, so a file is imported entirely or not at all.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -11,7 +12,7 @@ import { earningRuleInput, earningRuleRow } from '../earning/earning-rules.js';
 import { insertActivity } from '../ledger/activity-log.js';
 import { referralProgramInput, referralProgramRow } from '../referrals/referral-program.js';
 import { rewardInput, rewardRow } from '../rewards/rewards.js';
-import { merchantTimeZone } from '../merchants/merchants.js';
+import { merchantTimeZone, settingsInput, settingsRow } from '../merchants/merchants.js';
 import { timeZoneSchema } from '../shared/calendar.js';
 import { AppError, type ErrorDetails, validationError } from '../shared/errors.js';
 import { MAX_BALANCE } from '../shared/limits.js';
@@ -38,6 +39,8 @@ export type ProgramFile = { [K in Section]?: z.input<Sections[K]>[] | null } & {
   referral_program?: z.input<typeof referralProgramInput> | null;
   /** The merchant's IANA time zone; dates in the file's earning rules are days of it. */
   timezone?: string | null;
+  /** The merchant's settings, as the admin API's update_merchant_settings takes them (the time zone is `timezone`). */
+  settings?: z.input<typeof importSettingsInput> | null;
 };
 
 export interface ImportSummary {
@@ -47,6 +50,7 @@ export interface ImportSummary {
   tiers: number;
   booster_campaigns: number;
   referral_program: boolean;
+  settings: boolean;
   points_imported: number;
 }
 
@@ -56,7 +60,9 @@ const CHUNK = 5_000;
 const IMPORT_TIMEOUT_MS = 15 * 60_000;
 const OPENING_BALANCE = 'Opening balance (import)';
 
-const topLevelKeys = new Set<string>([...sectionNames, 'referral_program', 'timezone']);
+const topLevelKeys = new Set<string>([...sectionNames, 'referral_program', 'timezone', 'settings']);
+/** The file's top-level `timezone` is the zone its dates are read in, so it is not a setting here too. */
+const importSettingsInput = settingsInput.omit({ timezone: true });
 
 type Parsed = { [K in Section]: { index: number; value: z.output<Sections[K]> }[] };
 
@@ -99,6 +105,13 @@ export async function importProgram(db: Db, merchantId: string, file: unknown): 
     else problems.addZod(result.error, ['timezone']);
   }
 
+  let settings: z.output<typeof importSettingsInput> | null = null;
+  if (top.settings != null) {
+    const result = importSettingsInput.safeParse(top.settings);
+    if (result.success) settings = result.data;
+    else problems.addZod(result.error, ['settings']);
+  }
+
   const records = parsed as Parsed;
   const existing = await readExisting(db, merchantId, records);
   checkCrossRecord(records, existing, problems);
@@ -108,6 +121,7 @@ export async function importProgram(db: Db, merchantId: string, file: unknown): 
   const zone = timezone ?? (await merchantTimeZone(db, merchantId));
   const plan = buildBatch(db, merchantId, records, referralProgram, referralCodes, existing.defaultTierId, zone);
   if (timezone) plan.ops.push(db.merchant.update({ where: { id: merchantId }, data: { timezone } }));
+  if (settings) plan.ops.push(db.merchant.update({ where: { id: merchantId }, data: settingsRow(settings) }));
   try {
     // one batch: a large file takes longer than Prisma's 5 s default
     await db.$transaction(plan.ops, { maxWait: 30_000, timeout: IMPORT_TIMEOUT_MS });
@@ -118,7 +132,7 @@ export async function importProgram(db: Db, merchantId: string, file: unknown): 
     }
     throw err;
   }
-  return plan.summary;
+  return { ...plan.summary, settings: settings !== null };
 }
 
 /** Collects `path → messages` across the whole file. */
@@ -462,6 +476,7 @@ function buildBatch(
     tiers: tiers.length,
     booster_campaigns: boosters.length,
     referral_program: referralProgram !== null,
+    settings: false,
     points_imported: pointsImported,
   };
   return { ops, summary };

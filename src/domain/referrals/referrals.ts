@@ -1,11 +1,18 @@
 // Referrals: a customer shares their referral code; `recordReferral` registers the friend's
 // email as pending; the friend's first qualifying order (at least the program's minimum
-// subtotal) completes it and credits the referrer the program's points.
+// subtotal) completes it, issues the friend the program's referee reward (a code, costing no
+// points) and credits the referrer the program's points. Refunding that order until it no
+// longer qualifies reverses the referral and claws the referrer's points back.
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import type { Customer, Referral } from '../../generated/prisma/client.js';
+import { type Customer, Prisma, type Referral, type ReferralProgram } from '../../generated/prisma/client.js';
 import { customerIdsByEmail } from '../customers/customers.js';
+import { insertActivity } from '../ledger/activity-log.js';
+import { clawBack, reversalDescription } from '../ledger/claw-back.js';
 import { tryApplyPoints } from '../ledger/ledger.js';
+import { codeExpiry, withFreshCode } from '../rewards/redemption.js';
 import { AppError, notFound } from '../shared/errors.js';
 import { parseInput } from '../shared/validation.js';
 import { reevaluateTier } from '../tiers/standing.js';
@@ -78,8 +85,95 @@ export async function recordReferral(db: Db, merchantId: string, raw: ReferralIn
 }
 
 /**
+ * The reward the referee's codes are issued for: a reward row of the program's referee reward
+ * (referral_reward: never in the catalogue, never redeemable), made when first needed and again
+ * when the program's referee reward changed, so codes issued before keep what they were.
+ */
+async function refereeRewardId(db: Db, program: ReferralProgram): Promise<string> {
+  if (program.refereeRewardId) {
+    const current = await db.reward.findUnique({
+      where: { id: program.refereeRewardId },
+      select: { rewardType: true, rewardRule: true },
+    });
+    if (
+      current?.rewardType === program.refereeRewardType &&
+      isDeepStrictEqual(current.rewardRule, program.refereeRewardRule)
+    ) {
+      return program.refereeRewardId;
+    }
+  }
+  const reward = await db.reward.create({
+    data: {
+      merchantId: program.merchantId,
+      name: 'Referral reward',
+      description: "A referred friend's reward for their first qualifying order",
+      rewardType: program.refereeRewardType,
+      pointsCost: 0,
+      rewardRule: program.refereeRewardRule as Prisma.InputJsonValue,
+      isActive: false,
+      referralReward: true,
+    },
+  });
+  const adopted = await db.$executeRaw`
+    UPDATE referral_programs SET referee_reward_id = ${reward.id}::uuid
+     WHERE id = ${program.id}::uuid AND referee_reward_id IS NOT DISTINCT FROM ${program.refereeRewardId}::uuid`;
+  if (adopted) return reward.id;
+  // a concurrent completion replaced it first: use theirs
+  await db.reward.deleteMany({ where: { id: reward.id } });
+  return refereeRewardId(db, await db.referralProgram.findUniqueOrThrow({ where: { id: program.id } }));
+}
+
+/**
+ * Completes the referral and issues the referee's reward code in one statement, so the code
+ * exists exactly when the referral completed (once: only while it is still pending).
+ */
+function completeStatement(
+  db: Db,
+  referral: Referral,
+  referee: Pick<Customer, 'id'>,
+  order: { orderId: string },
+  program: ReferralProgram,
+  rewardId: string,
+  code: string,
+) {
+  const customerRewardId = randomUUID();
+  return db.$queryRaw<{ id: string }[]>`
+    WITH completed AS (
+      UPDATE referrals
+         SET status = 'completed'::"ReferralStatus", referee_id = ${referee.id}::uuid, order_id = ${order.orderId},
+             completed_at = now(), referrer_points = ${program.referrerPoints}::int
+       WHERE id = ${referral.id}::uuid AND status = 'pending'::"ReferralStatus"
+      RETURNING id
+    ), issued AS (
+      INSERT INTO customer_rewards
+        (id, merchant_id, customer_id, reward_id, code, status, points_spent, issued_at, expires_at)
+      SELECT ${customerRewardId}::uuid, ${referral.merchantId}::uuid, ${referee.id}::uuid, r.id, ${code},
+             'issued'::"CustomerRewardStatus", 0, now(), ${codeExpiry}
+        FROM completed, rewards r
+       WHERE r.id = ${rewardId}::uuid
+      RETURNING id
+    ), act AS (${insertActivity(
+      {
+        id: randomUUID(),
+        merchantId: referral.merchantId,
+        customerId: referee.id,
+        type: 'referral',
+        description: 'Referral reward: a welcome reward for your first order',
+        pointsChange: 0,
+        balanceAfter: Prisma.sql`SELECT points_balance FROM customers WHERE id = ${referee.id}::uuid`,
+        reference: { kind: 'customer_reward', id: customerRewardId },
+      },
+      Prisma.sql`issued`,
+    )}
+      RETURNING id
+    )
+    SELECT id::text FROM completed`;
+}
+
+/**
  * Completes the pending referral of `referee` when `order` qualifies: the referral is
- * claimed by a conditional update (so it completes once), then the referrer is credited.
+ * claimed by a conditional update (so it completes once) together with the referee's reward
+ * code, then the referrer is credited.
  */
 export async function completeReferral(
   db: Db,
@@ -99,18 +193,9 @@ export async function completeReferral(
   if (!program?.isActive) return null;
   if (program.minOrderSubtotal !== null && order.subtotal < Number(program.minOrderSubtotal)) return null;
 
-  const completedAt = new Date();
-  const { count } = await db.referral.updateMany({
-    where: { id: referral.id, status: 'pending' },
-    data: {
-      status: 'completed',
-      refereeId: referee.id,
-      orderId: order.orderId,
-      completedAt,
-      referrerPoints: program.referrerPoints,
-    },
-  });
-  if (count === 0) return null;
+  const rewardId = await refereeRewardId(db, program);
+  const completed = await withFreshCode((code) => completeStatement(db, referral, referee, order, program, rewardId, code));
+  if (completed.length === 0) return null;
   if (program.referrerPoints > 0) {
     await tryApplyPoints(db, {
       merchantId,
@@ -124,4 +209,41 @@ export async function completeReferral(
     await reevaluateTier(db, merchantId, referral.referrerId);
   }
   return { referral_id: referral.id, referrer_points: program.referrerPoints };
+}
+
+/**
+ * After a refund of the order `orderId` (its internal id): when that order completed a
+ * referral and no longer qualifies (refunded in full, or what is left of it is under the
+ * program's minimum subtotal), the referral is reversed once (status `rejected`, claimed by a
+ * conditional update) and the referrer's points are clawed back as a refund claws back an
+ * order's: min(points, balance), the shortfall noted. Null when nothing was reversed.
+ */
+export async function reverseReferral(db: Db, merchantId: string, orderId: string) {
+  const order = await db.order.findUniqueOrThrow({ where: { id: orderId } });
+  const referral = await db.referral.findFirst({
+    where: { merchantId, status: 'completed', refereeId: order.customerId, orderId: order.platformOrderId },
+  });
+  if (!referral) return null;
+  const left = Number(order.subtotal) - Number(order.refundedAmount);
+  if (left > 0) {
+    const program = await db.referralProgram.findUnique({ where: { merchantId }, select: { minOrderSubtotal: true } });
+    const min = program?.minOrderSubtotal == null ? 0 : Number(program.minOrderSubtotal);
+    if (left >= min) return null;
+  }
+  const { count } = await db.referral.updateMany({
+    where: { id: referral.id, status: 'completed' },
+    data: { status: 'rejected' },
+  });
+  if (count === 0) return null;
+  const clawed = await clawBack(db, {
+    merchantId,
+    customerId: referral.referrerId,
+    owed: referral.referrerPoints ?? 0,
+    describe: (shortfall) =>
+      reversalDescription(`Referral reversed: the referred friend's order ${order.platformOrderId} was refunded`, shortfall),
+    source: 'referral',
+    activityType: 'referral',
+    reference: { kind: 'referral', id: referral.id },
+  });
+  return { referral_id: referral.id, points_clawed_back: clawed.debited };
 }

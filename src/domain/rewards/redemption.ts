@@ -112,6 +112,27 @@ export const rewardCodes = {
   },
 };
 
+/** SQL: when a code issued now for a reward of `reward_rule` (a column in scope) expires. */
+export const codeExpiry = Prisma.sql`
+  CASE WHEN jsonb_typeof(reward_rule -> 'expires_after_days') = 'number'
+       THEN now() + make_interval(days => floor((reward_rule ->> 'expires_after_days')::numeric)::int)
+  END`;
+
+/**
+ * Runs `issue` with a fresh code, once more on a collision with an existing code (the failed
+ * statement changed nothing); a second collision in 2^50 codes means trouble: 409.
+ */
+export async function withFreshCode<T>(issue: (code: string) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await issue(rewardCodes.next());
+    } catch (err) {
+      if (!isCodeCollision(err)) throw err;
+      if (attempt >= 2) throw new AppError('conflict', 'Could not issue a unique reward code; try again');
+    }
+  }
+}
+
 const redeemInput = z.object({ reward_id: z.string().trim().min(1, 'is required') });
 
 /** The statement's row: the customer reward's own columns, flat with its reward's. */
@@ -146,9 +167,7 @@ async function redeemStatement(db: Db, customer: Customer, rewardId: string, cod
         (id, merchant_id, customer_id, reward_id, code, status, points_spent, issued_at, expires_at)
       SELECT ${customerRewardId}::uuid, ${merchantId}::uuid, ${customerId}::uuid, reward_id, ${code},
              'issued'::"CustomerRewardStatus", points_cost, now(),
-             CASE WHEN jsonb_typeof(reward_rule -> 'expires_after_days') = 'number'
-                  THEN now() + make_interval(days => floor((reward_rule ->> 'expires_after_days')::numeric)::int)
-             END
+             ${codeExpiry}
         FROM updated
       RETURNING id, code, status, points_spent, issued_at, expires_at, used_at
     ), tx AS (
@@ -195,17 +214,7 @@ export async function redeemReward(db: Db, customer: Customer, args: { reward_id
   const reward = await find();
   if (!canRedeem(customer)) throw unavailable();
 
-  let row: RedemptionRow | null = null;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      row = await redeemStatement(db, customer, reward.id, rewardCodes.next());
-      break;
-    } catch (err) {
-      // the failed statement changed nothing; a second collision in 2^50 codes means trouble
-      if (!isCodeCollision(err)) throw err;
-      if (attempt >= 2) throw new AppError('conflict', 'Could not issue a unique reward code; try again');
-    }
-  }
+  const row = await withFreshCode((code) => redeemStatement(db, customer, reward.id, code));
   if (row) {
     countLedgerEntry(-Number(row.points_spent));
     return {

@@ -59,7 +59,8 @@ function rewardAsInput(r: Reward): Patch {
 }
 
 /**
- * Rewards, newest first, optionally of one type. `activeOnly`: the catalogue (active rewards
+ * Rewards, newest first, optionally of one type; never a referral program's own reward
+ * (referrals.ts), which is not part of the catalogue. `activeOnly`: the catalogue (active rewards
  * only); the admin API sees them all, optionally filtered by `is_active`.
  */
 export function listRewards(
@@ -71,6 +72,7 @@ export function listRewards(
   const isActive = activeOnly ? true : args.is_active;
   const where = {
     merchantId,
+    referralReward: false,
     ...(isActive != null ? { isActive } : {}),
     ...(args.reward_type ? { rewardType: args.reward_type } : {}),
   };
@@ -92,7 +94,7 @@ export function findRewards(db: Db, merchantId: string, ids: readonly string[]) 
 
 export function findReward(db: Db, merchantId: string, id: string, { activeOnly }: { activeOnly: boolean }) {
   return findOwn('Reward', id, (id) =>
-    db.reward.findFirst({ where: { id, merchantId, ...(activeOnly ? { isActive: true } : {}) } }),
+    db.reward.findFirst({ where: { id, merchantId, referralReward: false, ...(activeOnly ? { isActive: true } : {}) } }),
   );
 }
 

@@ -22,8 +22,10 @@ export const tierInput = z
     earn_multiplier: z.number().min(0).max(100).default(1),
     benefits: z.array(z.string().trim().min(1).max(500)).max(50).default([]),
     is_default: z.boolean().default(false),
+    is_active: z.boolean().default(true),
   })
-  .strict();
+  .strict()
+  .refine((t) => t.is_active || !t.is_default, { path: ['is_active'], message: 'the default tier cannot be inactive' });
 export type TierInput = z.infer<typeof tierInput>;
 
 export function tierRow(input: TierInput) {
@@ -37,6 +39,7 @@ export function tierRow(input: TierInput) {
     earnMultiplier: input.earn_multiplier,
     benefits: input.benefits,
     isDefault: input.is_default,
+    isActive: input.is_active,
   };
 }
 
@@ -51,22 +54,27 @@ function tierAsInput(t: Tier): Patch {
     earn_multiplier: Number(t.earnMultiplier),
     benefits: t.benefits,
     is_default: t.isDefault,
+    is_active: t.isActive,
   };
 }
 
 const tierOrder = [{ position: 'asc' as const }, { id: 'asc' as const }];
 
-/** The merchant's tiers, lowest position first. */
+/** The merchant's active tiers, lowest position first: the ladder evaluation judges on. */
 export function allTiers(db: Db, merchantId: string) {
-  return db.tier.findMany({ where: { merchantId }, orderBy: tierOrder });
+  return db.tier.findMany({ where: { merchantId, isActive: true }, orderBy: tierOrder });
 }
 
-/** The tier ladder, lowest position first: `GET /tiers` and the admin API's list. */
-export function listTiers(db: Db, merchantId: string, args: PageArgs) {
+/**
+ * The tier ladder, lowest position first. `activeOnly`: `GET /tiers` (like every public list,
+ * active records only); the admin API sees them all.
+ */
+export function listTiers(db: Db, merchantId: string, args: PageArgs, { activeOnly }: { activeOnly: boolean }) {
+  const where = { merchantId, ...(activeOnly ? { isActive: true } : {}) };
   return paginate(
     args,
-    (p) => db.tier.findMany({ where: { merchantId }, orderBy: tierOrder, ...p }),
-    () => db.tier.count({ where: { merchantId } }),
+    (p) => db.tier.findMany({ where, orderBy: tierOrder, ...p }),
+    () => db.tier.count({ where }),
   );
 }
 

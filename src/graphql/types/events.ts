@@ -15,7 +15,13 @@ const OrderResultRef = builder.objectRef<OrderResult>('OrderResult').implement({
     order_id: t.exposeString('order_id'),
     customer_id: t.exposeString('customer_id', { description: "The customer's platform id" }),
     points_awarded: t.exposeInt('points_awarded'),
-    transaction_id: t.exposeID('transaction_id', { nullable: true, description: 'The ledger credit; null when nothing was earned' }),
+    points_pending: t.exposeInt('points_pending', {
+      description: "Points held pending the merchant's points_pending_days (credited when approved); 0 otherwise",
+    }),
+    transaction_id: t.exposeID('transaction_id', {
+      nullable: true,
+      description: 'The ledger credit; null when nothing was earned or the points are pending',
+    }),
     replayed: t.exposeBoolean('replayed', { description: 'True when this order was already recorded: nothing changed' }),
   }),
 });
@@ -28,9 +34,13 @@ const RefundResultRef = builder.objectRef<RefundResult>('RefundResult').implemen
     refunded_amount: t.exposeFloat('refunded_amount'),
     points_to_claw_back: t.exposeInt('points_to_claw_back', { description: 'Points this refund owes back' }),
     points_clawed_back: t.exposeInt('points_clawed_back', { description: 'Points debited (never more than the balance)' }),
+    points_voided: t.exposeInt('points_voided', { description: 'Pending points voided instead of clawed back' }),
     shortfall: t.exposeInt('shortfall', { description: 'Owed but not debited: the balance was too low' }),
     transaction_id: t.exposeID('transaction_id', { nullable: true }),
     fully_refunded: t.exposeBoolean('fully_refunded'),
+    referrer_points_clawed_back: t.exposeInt('referrer_points_clawed_back', {
+      description: 'Points taken back from the referrer when this order completed a referral and no longer qualifies',
+    }),
     replayed: t.exposeBoolean('replayed'),
   }),
 });
@@ -120,7 +130,8 @@ builder.mutationFields((t) => ({
   refund_order: t.field({
     subGraphs: ['admin'],
     type: RefundResultRef,
-    description: "Claws back a refunded order's points, proportionally to the amount, never below zero",
+    description:
+      "Claws back a refunded order's points, proportionally to the amount, never below zero (voids them while still pending); reverses a referral the order no longer qualifies for",
     args: { input: t.arg({ type: RefundEventInput, required: true }) },
     resolve: (_root, args, ctx) => refundOrder(ctx.db, ctx.merchantId, provided(args.input)),
   }),

@@ -15,6 +15,9 @@ const MerchantRef = builder.objectRef<Merchant>('Merchant').implement({
       nullable: true,
       description: 'Points expire after this many days without activity; null: never',
     }),
+    points_pending_days: t.exposeInt('pointsPendingDays', {
+      description: 'Points earned from an order stay pending this many days (the return window); 0: credited at once',
+    }),
     timezone: t.exposeString('timezone', {
       description: 'IANA time zone of the program calendar (limit periods, tier years, expiry dates, dashboard days)',
     }),
@@ -45,6 +48,7 @@ builder.mutationFields((t) => ({
       name: t.arg.string(),
       currency: t.arg.string({ description: 'ISO 4217, e.g. USD' }),
       points_expiry_days: t.arg.int({ description: '1 to 36500, or null for never' }),
+      points_pending_days: t.arg.int({ description: '0 to 365: days order points stay pending before approval' }),
       timezone: t.arg.string({ description: 'IANA time zone, e.g. America/Los_Angeles' }),
     },
     // an argument the client left out is absent from args; an explicit null is kept

@@ -1,7 +1,7 @@
-// Referrals. Public: GET /customers/referrals and GET /referrals/program. Admin: the merchant's
-// one referral program, read and set (create or replace).
+// Referrals. Public: GET /customers/referrals and GET /referrals/program (a merchant without a
+// program answers it too: inactive, null rewards). Admin: the merchant's one referral program,
+// read and set (create or replace).
 import { findCustomer } from '../../domain/customers/customers.js';
-import { AppError } from '../../domain/shared/errors.js';
 import { getReferralProgram, setReferralProgram } from '../../domain/referrals/referral-program.js';
 import { type ReferralRecord, listReferrals, referralPages } from '../../domain/referrals/referral-records.js';
 import type { RewardRule } from '../../domain/rewards/reward-rules.js';
@@ -55,20 +55,43 @@ const RefereeRewardRef = builder
     }),
   });
 
-const ReferralProgramRef = builder.prismaObject('ReferralProgram', {
+/** What GET /referrals/program answers for a merchant without a program: inactive, no rewards. */
+const noProgram = { isActive: false } as const;
+type ProgramOrNone = ReferralProgram | typeof noProgram;
+const stored = (r: ProgramOrNone) => ('id' in r ? r : null);
+
+const ReferralProgramRef = builder.objectRef<ProgramOrNone>('ReferralProgram').implement({
   subGraphs: ['public', 'admin'],
+  description: 'The referral program; a merchant without one answers is_active false and null rewards',
   fields: (t) => ({
     is_active: t.exposeBoolean('isActive'),
-    referrer_reward: t.field({ type: ReferrerRewardRef, resolve: (r) => ({ points: r.referrerPoints }) }),
-    referee_reward: t.field({ type: RefereeRewardRef, resolve: (r) => r }),
+    referrer_reward: t.field({
+      type: ReferrerRewardRef,
+      nullable: true,
+      description: 'Null when the merchant has no referral program',
+      resolve: (r) => {
+        const program = stored(r);
+        return program && { points: program.referrerPoints };
+      },
+    }),
+    referee_reward: t.field({
+      type: RefereeRewardRef,
+      nullable: true,
+      description: 'Null when the merchant has no referral program',
+      resolve: stored,
+    }),
     min_order_subtotal: t.float({
       nullable: true,
       description: "Smallest subtotal of the referee's order that completes a referral",
-      resolve: (r) => (r.minOrderSubtotal === null ? null : Number(r.minOrderSubtotal)),
+      resolve: (r) => {
+        const min = stored(r)?.minOrderSubtotal ?? null;
+        return min === null ? null : Number(min);
+      },
     }),
-    share_url_template: t.exposeString('shareUrlTemplate', { nullable: true }),
-    created_at: t.expose('createdAt', { subGraphs: ['admin'], type: 'DateTime' }),
-    updated_at: t.expose('updatedAt', { subGraphs: ['admin'], type: 'DateTime' }),
+    share_url_template: t.string({ nullable: true, resolve: (r) => stored(r)?.shareUrlTemplate ?? null }),
+    // the admin API answers null rather than the placeholder, so these always have a program
+    created_at: t.field({ subGraphs: ['admin'], type: 'DateTime', resolve: (r) => stored(r)!.createdAt }),
+    updated_at: t.field({ subGraphs: ['admin'], type: 'DateTime', resolve: (r) => stored(r)!.updatedAt }),
   }),
 });
 
@@ -114,9 +137,8 @@ builder.queryFields((t) => ({
     description: "The merchant's referral program. REST: GET /v1/referrals/program",
     authScopes: { scope: 'read:referrals' },
     resolve: async (_root, _args, ctx) => {
-      const program = await getReferralProgram(ctx.db, ctx.merchantId);
-      if (!program) throw new AppError('not_found', 'This merchant has no referral program');
-      return { data: program };
+      // no program is an answer too (200): a storefront renders "no referral program" from it
+      return { data: (await getReferralProgram(ctx.db, ctx.merchantId)) ?? noProgram };
     },
   }),
   admin_referral_program: t.field({

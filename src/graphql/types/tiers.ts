@@ -1,6 +1,7 @@
 // VIP tiers. Public: GET /tiers, GET /customers/tiers, GET /customers/memberships. Admin: all
-// of them by position, create, update. Tiers have no active flag: a tier applies from its
-// threshold (and the default tier to everyone below the first threshold).
+// of them by position, create, update. An active tier applies from its threshold (and the default
+// tier to everyone below the first threshold); an inactive one is skipped by evaluation and left
+// out of GET /tiers, so `is_active` is an admin field.
 import { findCustomer } from '../../domain/customers/customers.js';
 import { createTier, updateTier } from '../../domain/tiers/tiers.js';
 import {
@@ -32,6 +33,10 @@ export const TierRef = builder.prismaObject('Tier', {
     earn_multiplier: t.float({ resolve: (tier) => Number(tier.earnMultiplier) }),
     benefits: t.exposeStringList('benefits'),
     is_default: t.exposeBoolean('isDefault'),
+    is_active: t.exposeBoolean('isActive', {
+      subGraphs: ['admin'],
+      description: 'An inactive tier is skipped by evaluation and not listed by the public API',
+    }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { subGraphs: ['admin'], type: 'DateTime' }),
   }),
@@ -119,6 +124,7 @@ const TierInput = builder.inputType('TierInput', {
     earn_multiplier: t.float({ description: 'Default 1' }),
     benefits: t.stringList(),
     is_default: t.boolean({ description: 'The tier of customers below every threshold; one per merchant' }),
+    is_active: t.boolean({ description: 'Default true; an inactive tier is skipped by evaluation (the default tier must be active)' }),
   }),
 });
 
@@ -135,6 +141,7 @@ const TierPatch = builder.inputType('TierPatch', {
     earn_multiplier: t.float(),
     benefits: t.stringList(),
     is_default: t.boolean(),
+    is_active: t.boolean(),
   }),
 });
 
@@ -144,17 +151,17 @@ builder.queryFields((t) => {
     tiers: t.field({
       subGraphs: ['public'],
       type: TierList,
-      description: 'The VIP tiers, lowest position first. REST: GET /v1/tiers',
+      description: 'The active VIP tiers, lowest position first. REST: GET /v1/tiers',
       authScopes: { scope: 'read:tiers' },
       args: pageArgs,
-      resolve: (_root, args, ctx) => listTiers(ctx.db, ctx.merchantId, args),
+      resolve: (_root, args, ctx) => listTiers(ctx.db, ctx.merchantId, args, { activeOnly: true }),
     }),
     admin_tiers: t.field({
       subGraphs: ['admin'],
       type: TierList,
-      description: 'Every tier, by position',
+      description: 'Every tier, active or not, by position',
       args: pageArgs,
-      resolve: (_root, args, ctx) => listTiers(ctx.db, ctx.merchantId, args),
+      resolve: (_root, args, ctx) => listTiers(ctx.db, ctx.merchantId, args, { activeOnly: false }),
     }),
     customer_tier: t.field({
       subGraphs: ['public'],

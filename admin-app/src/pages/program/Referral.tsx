@@ -38,7 +38,8 @@ export function Referral() {
 
 function ReferralForm({ program }: { program: Program }) {
   const [v, setV] = useState(() =>
-    program
+    // the admin API answers null, never a program without rewards (that is the public API's answer)
+    program?.referrer_reward && program.referee_reward
       ? {
           is_active: program.is_active,
           points: fromNumber(program.referrer_reward.points),

@@ -1,16 +1,16 @@
-// VIP tiers by position: create and edit (a tier has no active flag: it applies from its threshold).
+// VIP tiers by position: create and edit; an inactive tier is skipped when customers' tiers are judged.
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { type FieldErrors, fieldErrorsOf } from '../../api';
 import { formatNumber, humanize } from '../../format';
 import { type ResultOf, graphql } from '../../graphql';
-import { CheckboxField, FormFooter, SelectField, TextAreaField, TextField } from '../../ui';
+import { CheckboxField, FormFooter, SelectField, StatusBadge, TextAreaField, TextField } from '../../ui';
 import { RecordList, fromNumber, mergeErrors, numberErrors, optionsOf } from './kit';
 
 const TiersQuery = graphql(`
   query AdminTiers {
     tiers(per_page: 100) {
-      data { id name description position threshold qualification window earn_multiplier benefits is_default }
+      data { id name description position threshold qualification window earn_multiplier benefits is_default is_active }
     }
   }
 `);
@@ -22,7 +22,7 @@ const UpdateTier = graphql(`
 `);
 
 type Tier = ResultOf<typeof TiersQuery>['tiers']['data'][number];
-const SHOWN = ['name', 'description', 'position', 'threshold', 'qualification', 'window', 'earn_multiplier', 'benefits', 'is_default'];
+const SHOWN = ['name', 'description', 'position', 'threshold', 'qualification', 'window', 'earn_multiplier', 'benefits', 'is_default', 'is_active'];
 
 function TierForm({ tier, nextPosition, onSaved }: { tier: Tier | null; nextPosition: number; onSaved: (name: string) => void }) {
   const [v, setV] = useState({
@@ -35,6 +35,7 @@ function TierForm({ tier, nextPosition, onSaved }: { tier: Tier | null; nextPosi
     earn_multiplier: fromNumber(tier?.earn_multiplier ?? 1),
     benefits: tier?.benefits.join('\n') ?? '',
     is_default: tier?.is_default ?? false,
+    is_active: tier?.is_active ?? true,
   });
   const set = <K extends keyof typeof v>(k: K) => (value: (typeof v)[K]) => setV((old) => ({ ...old, [k]: value }));
   const [local, setLocal] = useState<FieldErrors>({});
@@ -62,6 +63,7 @@ function TierForm({ tier, nextPosition, onSaved }: { tier: Tier | null; nextPosi
       earn_multiplier: Number(v.earn_multiplier),
       benefits: v.benefits.split('\n').map((b) => b.trim()).filter(Boolean),
       is_default: v.is_default,
+      is_active: v.is_active,
     };
     const res = tier ? await update({ id: tier.id, input }) : await create({ input });
     const saved = res.data && ('create_tier' in res.data ? res.data.create_tier : res.data.update_tier);
@@ -83,6 +85,7 @@ function TierForm({ tier, nextPosition, onSaved }: { tier: Tier | null; nextPosi
       <TextField label="Points multiplier" hint="Earning rules' points are multiplied by this" inputMode="decimal" value={v.earn_multiplier} onChange={(e) => set('earn_multiplier')(e.target.value)} errors={errors.earn_multiplier} />
       <TextAreaField label="Benefits" hint="One per line" rows={3} value={v.benefits} onChange={(e) => set('benefits')(e.target.value)} errors={errors.benefits} />
       <CheckboxField label="Default tier (customers below every threshold)" checked={v.is_default} onChange={(e) => set('is_default')(e.target.checked)} errors={errors.is_default} />
+      <CheckboxField label="Active (customers can reach it)" checked={v.is_active} onChange={(e) => set('is_active')(e.target.checked)} errors={errors.is_active} />
       <FormFooter errors={errors} shown={SHOWN} error={result.error} busy={result.fetching} submit={tier ? 'Save tier' : 'Create tier'} />
     </form>
   );
@@ -117,6 +120,7 @@ export function Tiers() {
         },
         { header: 'Multiplier', cell: (t) => `×${t.earn_multiplier}` },
         { header: 'Benefits', cell: (t) => t.benefits.join('; ') || '—' },
+        { header: 'Status', cell: (t) => <StatusBadge active={t.is_active} /> },
       ]}
       form={(tier, onSaved) => <TierForm tier={tier} nextPosition={nextPosition} onSaved={onSaved} />}
     />
