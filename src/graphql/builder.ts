@@ -8,24 +8,28 @@ import SubGraphPlugin from '@pothos/plugin-sub-graph';
 import { GraphQLError } from 'graphql';
 import type { Db } from '../db/client.js';
 import type { Principal } from '../domain/access/api-keys.js';
+import type { SessionLimits } from '../domain/access/customer-sessions.js';
 import { errorStatus } from '../domain/shared/errors.js';
 import { type ScopeGrant, allows } from '../domain/access/scopes.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 
-/** One context for both faces: the merchant every resolver is bound to, and the API key of a
- * public request (null on the admin face, whose token grants everything: no scopes there). */
+/** One context for both faces: the merchant every resolver is bound to, and the principal of a
+ * public request, an API key or a customer session (null on the admin face, whose token grants
+ * everything: no scopes there). */
 export interface Context {
   db: Db;
   merchantId: string;
   principal: Principal | null;
+  /** The lifetimes customer sessions may be minted with (public face; defaults otherwise). */
+  sessionLimits?: SessionLimits;
 }
 
 /** The scope(s) a failed check required, for the 403 message. */
 function requiredScopes(failure: AuthFailure): string[] {
   switch (failure.kind) {
     case AuthScopeFailureType.AuthScope:
-      return [String(failure.parameter)];
+      return failure.scope === 'scope' ? [String(failure.parameter)] : [];
     case AuthScopeFailureType.AnyAuthScopes:
     case AuthScopeFailureType.AllAuthScopes:
       return failure.failures.flatMap(requiredScopes);
@@ -37,7 +41,10 @@ function requiredScopes(failure: AuthFailure): string[] {
 export const builder = new SchemaBuilder<{
   Context: Context;
   PrismaTypes: PrismaTypes;
-  AuthScopes: { scope: ScopeGrant };
+  // scope: the grant a field needs. merchant: the request is the merchant's (an API key or the
+  // admin token), not a shopper's session; every root field needs it unless it is declared
+  // `...forShoppers`. shopper: the request is a customer session.
+  AuthScopes: { scope: ScopeGrant; merchant: boolean; shopper: boolean };
   SubGraphs: 'public' | 'admin';
   Scalars: {
     DateTime: { Input: Date; Output: Date };
@@ -54,11 +61,19 @@ export const builder = new SchemaBuilder<{
     fieldsInheritFromTypes: true,
   },
   scopeAuth: {
-    authScopes: (ctx) => ({ scope: (required) => allows(ctx.principal?.scopes ?? [], required) }),
-    unauthorizedError: (_parent, _ctx, _info, result) => {
+    authScopes: (ctx) => ({
+      scope: (required) => allows(ctx.principal?.scopes ?? [], required),
+      merchant: ctx.principal?.kind !== 'session',
+      shopper: ctx.principal?.kind === 'session',
+    }),
+    unauthorizedError: (_parent, ctx, _info, result) => {
       const scopes = requiredScopes(result.failure);
       return new GraphQLError(
-        scopes.length ? `This API key lacks the scope ${scopes.join(' or ')}` : 'This API key lacks a required scope',
+        ctx.principal?.kind === 'session'
+          ? 'A customer session may read only its own customer and the public program'
+          : scopes.length
+            ? `This API key lacks the scope ${scopes.join(' or ')}`
+            : 'This API key lacks a required scope',
         {
           extensions: {
             code: 'insufficient_scope',
@@ -77,5 +92,10 @@ export const builder = new SchemaBuilder<{
 });
 
 // Both faces have a Query and a Mutation; each root field names its face (none by default).
-builder.queryType({ subGraphs: ['public', 'admin'], defaultSubGraphsForFields: [] });
-builder.mutationType({ subGraphs: ['public', 'admin'], defaultSubGraphsForFields: [] });
+// A customer session may use no root field but those declared `...forShoppers`.
+builder.queryType({ subGraphs: ['public', 'admin'], defaultSubGraphsForFields: [], authScopes: { merchant: true } });
+builder.mutationType({ subGraphs: ['public', 'admin'], defaultSubGraphsForFields: [], authScopes: { merchant: true } });
+
+/** A root field a shopper's customer session may use too (its own records, the public
+ * program): it skips the root type's `merchant` check and keeps its own scope. */
+export const forShoppers = { skipTypeScopes: true } as const;

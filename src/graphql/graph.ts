@@ -21,6 +21,7 @@ import './types/referrals.js';
 import './types/tiers.js';
 import './types/transactions.js';
 import './types/dashboard.js';
+import './types/customer-sessions.js';
 
 const declarationOrder = Object.keys(builder.toSchema({ sortSchema: false }).getTypeMap());
 

@@ -4,11 +4,14 @@
 // validation-phase plugins never see. So a request without a key is 401 and one without the
 // scope 403, whatever its body.
 import { useSofa } from '@graphql-yoga/plugin-sofa';
-import { createYoga } from 'graphql-yoga';
+import type { GraphQLSchema } from 'graphql';
+import { type Plugin, createYoga } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../domain/shared/errors.js';
+import { verifyCustomerSession } from '../domain/access/customer-sessions.js';
 import { keyAuthenticator } from '../domain/access/key-cache.js';
+import { storefrontCache } from '../domain/storefront/storefront-settings.js';
 import type { Context } from '../graphql/builder.js';
 import { schema } from '../graphql/public.js';
 import { maskError } from './errors.js';
@@ -18,17 +21,19 @@ import { useBody } from './plugins/body.js';
 import { useCompiledExecution } from './plugins/compiled-execution.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useIdempotency } from './plugins/idempotency.js';
+import { persistedOperations } from './plugins/persisted-operations.js';
 import { useRateLimit } from './plugins/rate-limit.js';
 import { useRequestLog } from './plugins/request-log.js';
 import { useRequestMetrics } from './plugins/request-metrics.js';
 import { useRestArguments } from './plugins/rest-arguments.js';
 import { useRestScope } from './plugins/rest-scope.js';
 import { useRouting } from './plugins/routing.js';
+import { corsAllowedHeaders, corsExposedHeaders, storefrontCors } from './plugins/storefront-cors.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { requestState } from './request-state.js';
 import { restErrorHandler } from './rest/error-handler.js';
 import { useOpenApiDocument } from './rest/openapi.js';
-import { routeMatcher, sofaRoutes } from './rest/routes.js';
+import { restSchema, routeMatcher, sofaRoutes } from './rest/routes.js';
 
 type SofaErrorHandler = NonNullable<Parameters<typeof useSofa>[0]['errorHandler']>;
 
@@ -52,14 +57,24 @@ function corsFor(origins: string[]) {
     origin: origins,
     credentials: false,
     methods: ['GET', 'POST'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed'],
+    allowedHeaders: corsAllowedHeaders,
+    exposedHeaders: corsExposedHeaders,
     maxAge: 600,
   };
 }
 
+/** SOFA over a narrower schema than Yoga's: only the root fields REST routes (so GraphQL-only
+ * fields, such as customer sessions, get no route and stay out of the OpenAPI document). */
+function sofaOver(narrow: (schema: GraphQLSchema) => GraphQLSchema, config: Parameters<typeof useSofa>[0]): Plugin {
+  const sofa = useSofa(config);
+  return { ...sofa, onSchemaChange: (payload) => sofa.onSchemaChange!({ ...payload, schema: narrow(payload.schema) }) };
+}
+
 export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }: PublicApiOptions) {
   const keys = keyAuthenticator(db, databaseUrl);
+  const storefronts = storefrontCache(db, databaseUrl);
+  const cors = storefrontCors({ db, storefronts, operatorOrigins: config.CORS_ORIGINS });
+  const sessionLimits = { defaultTtl: config.CUSTOMER_SESSION_TTL_SECONDS, maxTtl: config.CUSTOMER_SESSION_MAX_TTL_SECONDS };
   const idempotency = useIdempotency(db, (err) => logger.warn({ err }, 'idempotency purge failed'));
   const yoga = createYoga<object, Context>({
     schema,
@@ -72,7 +87,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
     context: (initial) => {
       const { principal } = requestState(initial);
       if (!principal) throw new AppError('invalid_token', 'The API key is invalid or revoked');
-      return { db, merchantId: principal.merchantId, principal };
+      return { db, merchantId: principal.merchantId, principal, sessionLimits };
     },
     plugins: [
       useRequestLog(logger),
@@ -81,16 +96,19 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
         graphqlPath: GRAPHQL_PATH,
         rest: { basePath: REST_BASE, match: routeMatcher(schema, REST_BASE), documentPath: OPENAPI_PATH },
       }),
-      useApiKeyAuth(keys),
+      cors.preflight,
+      useApiKeyAuth(keys, (token) => verifyCustomerSession(token, storefronts.get)),
+      cors.actual,
       useRateLimit(rateLimiter),
       useRestScope(),
       useBody(config.BODY_LIMIT_BYTES),
       useRestArguments(),
       idempotency,
+      ...persistedOperations(storefronts),
       ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
       useCompiledExecution(),
       useOpenApiDocument(schema, REST_BASE),
-      useSofa({
+      sofaOver(restSchema, {
         basePath: REST_BASE,
         routes: sofaRoutes,
         // fets types its own Response class; ours is the platform's, which it accepts at run time
@@ -109,7 +127,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
     yoga,
     async close() {
       idempotency.stop();
-      await keys.close();
+      await Promise.all([keys.close(), storefronts.close()]);
     },
   };
 }

@@ -1,11 +1,11 @@
 // VIP tiers. Public: GET /tiers, GET /customers/tiers, GET /customers/memberships. Admin: all
 // of them by position, create, update. Tiers have no active flag: a tier applies from its
 // threshold (and the default tier to everyone below the first threshold).
-import { findCustomer } from '../../domain/customers/customers.js';
+import { customerInView } from '../../domain/access/customer-sessions.js';
 import { createTier, updateTier } from '../../domain/tiers/tiers.js';
 import { type CustomerTierStatus, customerTierStatus, listMemberships } from '../../domain/tiers/standing.js';
 import { listTiers } from '../../domain/tiers/tiers.js';
-import { builder } from '../builder.js';
+import { builder, forShoppers } from '../builder.js';
 import { customerIdArgs, customerRefArgs, customerUuid } from './customers.js';
 import { MembershipSourceEnum, MembershipStatusEnum, TierQualificationEnum, TierWindowEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
@@ -108,6 +108,7 @@ builder.queryFields((t) => {
   return {
     tiers: t.field({
       subGraphs: ['public'],
+      ...forShoppers,
       type: TierList,
       description: 'The VIP tiers, lowest position first. REST: GET /v1/tiers',
       authScopes: { scope: 'read:tiers' },
@@ -123,12 +124,13 @@ builder.queryFields((t) => {
     }),
     customer_tier: t.field({
       subGraphs: ['public'],
+      ...forShoppers,
       type: resultOf('CustomerTierStatus', CustomerTierStatusRef),
       description: "A customer's VIP tier status and progress to the next tier. REST: GET /v1/customers/tiers",
       authScopes: { scope: 'read:tiers' },
       args: customerRefArgs,
       resolve: async (_root, args, ctx) => {
-        const customer = await findCustomer(ctx.db, ctx.merchantId, args);
+        const customer = await customerInView(ctx.db, ctx, args);
         return { data: await customerTierStatus(ctx.db, ctx.merchantId, customer.id) };
       },
     }),
@@ -141,12 +143,13 @@ builder.queryFields((t) => {
     }),
     customer_memberships: t.field({
       subGraphs: ['public'],
+      ...forShoppers,
       type: listOf('Membership', MembershipRef),
       description: "A customer's tier memberships, newest first. REST: GET /v1/customers/memberships",
       authScopes: { scope: 'read:customers' },
       args: { ...customerRefArgs, ...pageArgs },
       resolve: async (_root, args, ctx) => {
-        const customer = await findCustomer(ctx.db, ctx.merchantId, args);
+        const customer = await customerInView(ctx.db, ctx, args);
         return listMemberships(ctx.db, ctx.merchantId, customer.id, args);
       },
     }),
