@@ -73,7 +73,7 @@ function sofaOver(narrow: (schema: GraphQLSchema) => GraphQLSchema, config: Para
 export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }: PublicApiOptions) {
   const keys = keyAuthenticator(db, databaseUrl);
   const storefronts = storefrontCache(db, databaseUrl);
-  const cors = storefrontCors({ db, storefronts, operatorOrigins: config.CORS_ORIGINS });
+  const cors = storefrontCors({ db, storefronts, operatorOrigins: config.CORS_ORIGINS, graphqlPath: GRAPHQL_PATH });
   const sessionLimits = { defaultTtl: config.CUSTOMER_SESSION_TTL_SECONDS, maxTtl: config.CUSTOMER_SESSION_MAX_TTL_SECONDS };
   const idempotency = useIdempotency(db, (err) => logger.warn({ err }, 'idempotency purge failed'));
   const yoga = createYoga<object, Context>({

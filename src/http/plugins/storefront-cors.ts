@@ -23,28 +23,48 @@ function grant(headers: Headers, origin: string) {
   headers.delete('Access-Control-Allow-Credentials');
 }
 
-export function storefrontCors({ db, storefronts, operatorOrigins }: { db: Db; storefronts: StorefrontCache; operatorOrigins: string[] }) {
+export interface StorefrontCorsOptions {
+  db: Db;
+  storefronts: StorefrontCache;
+  /** CORS_ORIGINS: the operator's origins, served by Yoga's own CORS as before. */
+  operatorOrigins: string[];
+  graphqlPath: string;
+}
+
+export function storefrontCors({ db, storefronts, operatorOrigins, graphqlPath }: StorefrontCorsOptions) {
   const foreignOrigin = (request: Request) => {
     const origin = request.headers.get('origin');
     return origin && !operatorOrigins.includes(origin) ? origin : undefined;
   };
   const granted = new WeakSet<object>();
 
-  /** Before authentication: answers the preflight of an origin some merchant allows. */
+  const preflightOrigin = (request: Request, url: URL) =>
+    request.method === 'OPTIONS' && url.pathname === graphqlPath ? foreignOrigin(request) : undefined;
+  const grantPreflight = (headers: Headers, origin: string) => {
+    headers.set('Access-Control-Allow-Methods', 'GET, POST');
+    headers.set('Access-Control-Allow-Headers', corsAllowedHeaders.join(', '));
+    headers.set('Access-Control-Max-Age', String(MAX_AGE_SECONDS));
+    grant(headers, origin);
+  };
+
+  /**
+   * Before authentication: answers the preflight of an origin some merchant allows. With
+   * CORS_ORIGINS set, Yoga's own CORS answers every preflight first; the grant is then added
+   * to its answer.
+   */
   const preflight: Plugin = {
-    onRequest: checkRequest(async ({ request, state }) => {
-      const origin = foreignOrigin(request);
-      if (state.face !== 'graphql' || request.method !== 'OPTIONS' || !origin) return;
-      if (!(await anyStorefrontAllows(db, origin))) return;
-      const headers = new Headers({
-        'Content-Length': '0',
-        'Access-Control-Allow-Methods': 'GET, POST',
-        'Access-Control-Allow-Headers': corsAllowedHeaders.join(', '),
-        'Access-Control-Max-Age': String(MAX_AGE_SECONDS),
-      });
-      grant(headers, origin);
+    onRequest: checkRequest(async ({ request, url }) => {
+      const origin = preflightOrigin(request, url);
+      if (!origin || !(await anyStorefrontAllows(db, origin))) return;
+      const headers = new Headers({ 'Content-Length': '0' });
+      grantPreflight(headers, origin);
       return new Response(null, { status: 204, headers });
     }),
+    async onResponse({ request, response }) {
+      const origin = preflightOrigin(request, new URL(request.url));
+      if (!origin || response.headers.get('Access-Control-Allow-Origin') === origin) return;
+      if (await anyStorefrontAllows(db, origin)) grantPreflight(response.headers, origin);
+    },
   };
 
   /** After authentication: a session's page must be of an origin its merchant allows. */
