@@ -9,12 +9,13 @@ import { validationError } from '../domain/shared/errors.js';
 import { createMerchant, merchantBySlug, rotateAdminToken } from '../domain/merchants/merchants.js';
 import { importProgram } from '../domain/program-import/program-import.js';
 import { type KeyType, keyTypes } from '../domain/access/scopes.js';
+import { rotateSessionSecret, storefrontSettings, updateStorefrontSettings } from '../domain/storefront/storefront-settings.js';
 
 export class UsageError extends Error {}
 
 export interface Options {
   positionals: string[];
-  values: { merchant?: string; slug?: string; name?: string; type?: string; scope?: string[]; file?: string };
+  values: { merchant?: string; slug?: string; name?: string; type?: string; scope?: string[]; file?: string; origin?: string[] };
 }
 
 export interface Command {
@@ -39,6 +40,10 @@ function parseScopeFlags(flags: string[] = []): Record<string, string> {
     levels[match[1]!] = match[2]!;
   }
   return levels;
+}
+
+function storefrontText(s: Awaited<ReturnType<typeof storefrontSettings>>) {
+  return `Allowed origins: ${s.allowed_origins.join(' ') || '(none)'}\nPersisted operations only: ${s.persisted_operations_only}`;
 }
 
 export const commands: Record<string, Command> = {
@@ -102,6 +107,31 @@ export const commands: Record<string, Command> = {
       return revokeApiKey(db, merchant.id, id);
     },
     text: (r) => `API key ${r.id} revoked at ${new Date(r.revoked_at).toISOString()}.`,
+  },
+  'storefront show': {
+    usage: 'storefront show --merchant <slug>',
+    summary: "Show a merchant's storefront settings (allowed origins, persisted-operations-only mode)",
+    async run(db, { values }) {
+      return storefrontSettings(db, (await merchantBySlug(db, required(values.merchant, 'merchant'))).id);
+    },
+    text: (s) => storefrontText(s),
+  },
+  'storefront origins': {
+    usage: 'storefront origins --merchant <slug> [--origin <https://shop.example.com>]...',
+    summary: 'Set the origins whose pages may call /graphql with a customer session (none: no origin)',
+    async run(db, { values }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      return updateStorefrontSettings(db, merchant.id, { allowed_origins: values.origin ?? [] });
+    },
+    text: (s) => storefrontText(s),
+  },
+  'storefront rotate-secret': {
+    usage: 'storefront rotate-secret --merchant <slug>',
+    summary: "Rotate a merchant's customer session signing secret (ends every customer session)",
+    async run(db, { values }) {
+      return rotateSessionSecret(db, (await merchantBySlug(db, required(values.merchant, 'merchant'))).id);
+    },
+    text: (r) => `Customer sessions signing secret rotated at ${new Date(r.rotated_at).toISOString()}; every earlier session has ended.`,
   },
   import: {
     usage: 'import --merchant <slug> --file <program.json>',

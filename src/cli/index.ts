@@ -41,6 +41,7 @@ async function main(argv: string[]) {
         type: { type: 'string' },
         scope: { type: 'string', multiple: true },
         file: { type: 'string' },
+        origin: { type: 'string', multiple: true },
       },
     });
     json = values.json ?? false;

@@ -3,6 +3,7 @@
 // redeems a reward with it, and everything else is refused.
 import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { commands } from '../../src/cli/commands.js';
 import { adminClient, client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
 
 let app: TestApp;
@@ -210,6 +211,20 @@ describe('a session on /graphql', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('ends with `loyalty storefront rotate-secret` too, and the CLI sets the allowed origins', async () => {
+    const { token } = await mint({ customer_id: shopper.platformId });
+    expect((await asShopper(token, '{ me { id } }')).status).toBe(200);
+    const values = { merchant: merchant.slug };
+    const rotated = await commands['storefront rotate-secret']!.run(app.db, { values, positionals: [] }, []);
+    expect(rotated).toHaveProperty('rotated_at');
+    expect((await asShopper(token, '{ me { id } }')).status).toBe(401);
+    const set = await commands['storefront origins']!.run(app.db, { values: { ...values, origin: [STOREFRONT, 'http://localhost:3000'] }, positionals: [] }, []);
+    expect(set).toMatchObject({ allowed_origins: [STOREFRONT, 'http://localhost:3000'] });
+    await commands['storefront origins']!.run(app.db, { values: { ...values, origin: [STOREFRONT] }, positionals: [] }, []);
+    const shown = await commands['storefront show']!.run(app.db, { values, positionals: [] }, []);
+    expect(shown).toMatchObject({ allowed_origins: [STOREFRONT], persisted_operations_only: false });
   });
 
   it('never shows the signing secret in the admin API', async () => {
