@@ -9,6 +9,8 @@ import { adminClient, client, newCustomer, newKey, newMerchant, testApp, type Te
 let app: TestApp;
 let merchant: Awaited<ReturnType<typeof newMerchant>>;
 let backend: ReturnType<typeof client>;
+let backendKey: string;
+const backendKeyOf = () => backendKey;
 let admin: ReturnType<typeof adminClient>;
 let shopper: Awaited<ReturnType<typeof newCustomer>>;
 let neighbour: Awaited<ReturnType<typeof newCustomer>>;
@@ -63,7 +65,8 @@ const codes = (body: { errors?: { extensions?: { code?: string } }[] }) => (body
 beforeAll(async () => {
   app = await testApp();
   merchant = await newMerchant(app, 'storefront');
-  backend = client(app, await newKey(app, merchant.id));
+  backendKey = await newKey(app, merchant.id);
+  backend = client(app, backendKey);
   admin = adminClient(app, merchant.admin_token);
   shopper = await newCustomer(app, merchant.id, { points: 500 });
   neighbour = await newCustomer(app, merchant.id, { points: 900 });
@@ -141,8 +144,27 @@ describe('a session on /graphql', () => {
     expect(theirs!.pointsBalance).toBe(900);
   });
 
+  it('never replays, under the same Idempotency-Key, an answer given to the merchant’s backend', async () => {
+    const { token } = await mint({ customer_id: shopper.platformId });
+    const redeem = `mutation { redeem_reward(customer_id: "${neighbour.platformId}", reward_id: "${rewardId}") { data { code } } }`;
+    const key = `order-${Date.now()}`;
+    const send = (bearer: string) =>
+      app.fetch('/graphql', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify({ query: redeem }),
+      });
+    const backendAnswer = (await (await send(backendKeyOf())).json()) as { data: any };
+    expect(backendAnswer.data.redeem_reward.data.code).toBeTruthy();
+    const replayed = await send(token);
+    expect(replayed.headers.get('idempotent-replayed')).toBeNull();
+    expect(JSON.stringify(await replayed.json())).not.toContain(backendAnswer.data.redeem_reward.data.code);
+  });
+
   it("answers another customer's id as not_found, whether named by customer_id, email or id", async () => {
     const { token } = await mint({ customer_id: shopper.platformId });
+    const balanceOf = async () => (await app.db.customer.findUniqueOrThrow({ where: { id: neighbour.id } })).pointsBalance;
+    const before = await balanceOf();
     const asked = [
       [`{ customer_balance(customer_id: "${neighbour.platformId}") { data { points_balance } } }`, 'customer_balance'],
       [`{ customer_transactions(email: "${neighbour.email}") { data { points } } }`, 'customer_transactions'],
@@ -157,7 +179,7 @@ describe('a session on /graphql', () => {
     // naming itself is fine
     const own = await asShopper(token, `{ customer(id: "${shopper.platformId}") { data { email } } }`);
     expect(own.body.data.customer.data.email).toBe(shopper.email);
-    expect((await app.db.customer.findUniqueOrThrow({ where: { id: neighbour.id } })).pointsBalance).toBe(900);
+    expect(await balanceOf()).toBe(before);
   });
 
   it('is insufficient_scope for anything but its own records and the public program', async () => {
