@@ -35,10 +35,13 @@ CREATE INDEX "storefront_settings_allowed_origins_idx" ON "storefront_settings" 
 -- 'storefront:<merchant id>', which names no key hash).
 CREATE FUNCTION "storefront_settings_announce_change"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM pg_notify('loyalty_auth', 'storefront:' || OLD."merchant_id");
+  PERFORM pg_notify('loyalty_auth', 'storefront:' || CASE WHEN TG_OP = 'INSERT' THEN NEW."merchant_id" ELSE OLD."merchant_id" END);
   RETURN NULL;
 END $$;
 
+-- an insert too: instances may have cached the defaults (no row, no secret)
+CREATE TRIGGER "storefront_settings_announce_insert" AFTER INSERT ON "storefront_settings"
+  FOR EACH ROW EXECUTE FUNCTION "storefront_settings_announce_change"();
 CREATE TRIGGER "storefront_settings_announce_update" AFTER UPDATE ON "storefront_settings"
   FOR EACH ROW EXECUTE FUNCTION "storefront_settings_announce_change"();
 CREATE TRIGGER "storefront_settings_announce_delete" AFTER DELETE ON "storefront_settings"

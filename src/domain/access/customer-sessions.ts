@@ -12,7 +12,7 @@ import { findCustomer } from '../customers/customers.js';
 import { AppError, notFound, validationError } from '../shared/errors.js';
 import { isUuid } from '../shared/records.js';
 import type { Storefront } from '../storefront/storefront-settings.js';
-import { loadStorefront } from '../storefront/storefront-settings.js';
+import { sessionSecretOf } from '../storefront/storefront-settings.js';
 import type { ScopeGrant } from './scopes.js';
 
 const ISSUER = 'loyalty';
@@ -61,7 +61,7 @@ export async function mintCustomerSession(
     throw validationError({ expires_in: [`must be a whole number of seconds from 60 to ${maxTtl}`] });
   }
   const customer = await findCustomer(db, merchantId, input);
-  const { sessionSecret } = await loadStorefront(db, merchantId);
+  const sessionSecret = await sessionSecretOf(db, merchantId);
   const issuedAt = Math.floor(Date.now() / 1000);
   const expiresAt = new Date((issuedAt + ttl) * 1000);
   const token = await new SignJWT({ mid: merchantId })
@@ -94,6 +94,8 @@ export async function verifyCustomerSession(
   }
   if (typeof merchantId !== 'string' || !isUuid(merchantId)) throw invalidSession();
   const { sessionSecret } = await storefront(merchantId);
+  // no secret: the merchant never minted a session
+  if (!sessionSecret) throw invalidSession();
   try {
     const { payload } = await jwtVerify(token, sessionSecret, {
       algorithms: [ALGORITHM],

@@ -1,5 +1,5 @@
 // A merchant's storefront settings (issue 11): the secret that signs its customer session
-// tokens (created on first use, never returned; rotating it ends every session), the origins
+// tokens (created when the first session is minted, never returned; rotating it ends every session), the origins
 // whose pages may call /graphql with a session, and the persisted-operations-only mode.
 // Every instance caches them; the database announces each change (migration
 // storefront_sessions) on the API key cache's channel, and each instance forgets that
@@ -15,7 +15,8 @@ import { persistedOperationText } from './persisted-operations.js';
 
 export interface Storefront {
   merchantId: string;
-  sessionSecret: Uint8Array;
+  /** null until the merchant's first customer session is minted. */
+  sessionSecret: Uint8Array | null;
   allowedOrigins: string[];
   persistedOnly: boolean;
 }
@@ -24,14 +25,21 @@ const SECRET_BYTES = 32;
 const MAX_ORIGINS = 50;
 const newSecret = () => new Uint8Array(randomBytes(SECRET_BYTES));
 
-/** The merchant's settings, created (with a fresh signing secret) the first time they are asked for. */
-export async function loadStorefront(db: Db, merchantId: string): Promise<Storefront> {
-  const row = await db.storefrontSettings.upsert({
-    where: { merchantId },
-    create: { merchantId, sessionSecret: newSecret() },
-    update: {},
-  });
-  return { ...row, sessionSecret: new Uint8Array(row.sessionSecret) };
+/** The merchant's settings as stored, or the defaults (no origins, no secret) without a row. */
+export async function readStorefront(db: Db, merchantId: string): Promise<Storefront> {
+  const row = await db.storefrontSettings.findUnique({ where: { merchantId } });
+  return row
+    ? { ...row, sessionSecret: new Uint8Array(row.sessionSecret) }
+    : { merchantId, sessionSecret: null, allowedOrigins: [], persistedOnly: false };
+}
+
+/** The merchant's session signing secret, created the first time it is needed. */
+export async function sessionSecretOf(db: Db, merchantId: string): Promise<Uint8Array> {
+  const stored = await db.storefrontSettings.findUnique({ where: { merchantId }, select: { sessionSecret: true } });
+  if (stored) return new Uint8Array(stored.sessionSecret);
+  // created (or found, if another request just created it): caches holding the defaults forget them
+  const row = await change(db, merchantId, {});
+  return new Uint8Array(row.sessionSecret);
 }
 
 const changedHere = new Set<(merchantId: string) => void>();
@@ -55,13 +63,13 @@ export async function storefrontChanged(db: Db, merchantId: string) {
 }
 
 /** What the admin API and the CLI show: never the secret. */
-export function storefrontView(row: { allowedOrigins: string[]; persistedOnly: boolean; updatedAt: Date }) {
+export function storefrontView(row: { allowedOrigins: string[]; persistedOnly: boolean; updatedAt: Date | null }) {
   return { allowed_origins: row.allowedOrigins, persisted_operations_only: row.persistedOnly, updated_at: row.updatedAt };
 }
 
 export async function storefrontSettings(db: Db, merchantId: string) {
-  await loadStorefront(db, merchantId);
-  return storefrontView(await db.storefrontSettings.findUniqueOrThrow({ where: { merchantId } }));
+  const row = await db.storefrontSettings.findUnique({ where: { merchantId } });
+  return storefrontView(row ?? { allowedOrigins: [], persistedOnly: false, updatedAt: null });
 }
 
 /** A new signing secret: every session token minted before is refused from the next request. */
@@ -134,7 +142,7 @@ export function storefrontCache(db: Db, databaseUrl?: string): StorefrontCache {
       const cached = feed?.live ? cache.get(merchantId) : undefined;
       if (cached) return cached;
       const seen = generation;
-      const loaded = await loadStorefront(db, merchantId);
+      const loaded = await readStorefront(db, merchantId);
       if (feed?.live && seen === generation) {
         if (cache.size >= MAX_MERCHANTS) cache.delete(cache.keys().next().value!);
         cache.set(merchantId, loaded);

@@ -89,7 +89,7 @@ const StorefrontSettingsRef = builder
       persisted_operations_only: t.exposeBoolean('persisted_operations_only', {
         description: 'When true, /graphql runs only the persisted operations below',
       }),
-      updated_at: t.expose('updated_at', { type: 'DateTime' }),
+      updated_at: t.expose('updated_at', { type: 'DateTime', nullable: true, description: 'null: never changed' }),
     }),
   });
 
