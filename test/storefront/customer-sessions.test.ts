@@ -33,6 +33,7 @@ const PANEL = `{
   customer_transactions(per_page: 3) { data { points } }
   customer_rewards { data { code } }
   customer_referrals { data { id } }
+  customer_memberships { data { tier_name } }
   rewards { data { id } }
   tiers { data { name } }
   earning_rules { data { id } }
@@ -221,6 +222,14 @@ describe('a session on /graphql', () => {
     expect(after.status).toBe(401);
     expect(codes(after.body)).toEqual(['invalid_token']);
     expect((await asShopper((await mint({ customer_id: shopper.platformId })).token, '{ me { id } }')).status).toBe(200);
+  });
+
+  it('ends when the secret changes in the database by any means (another instance, SQL): every instance hears of it', async () => {
+    const { token } = await mint({ customer_id: shopper.platformId });
+    expect((await asShopper(token, '{ me { id } }')).status).toBe(200);
+    expect((await asShopper(token, '{ me { id } }')).status).toBe(200);
+    await app.db.$executeRaw`UPDATE storefront_settings SET session_secret = decode(md5(random()::text) || md5(random()::text), 'hex') WHERE merchant_id = ${merchant.id}::uuid`;
+    await expect.poll(async () => (await asShopper(token, '{ me { id } }')).status, { timeout: 5000 }).toBe(401);
   });
 
   it('refuses its own token once the clock has passed its expiry', async () => {
