@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 const portNumber = z.coerce.number().int().min(0).max(65535);
+const cron = z.string().regex(/^\S+( \S+){4,5}$/, 'must be a cron expression like "0 3 * * *"');
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const schema = z.object({
@@ -52,6 +53,25 @@ const schema = z.object({
     .min(16, 'must be at least 16 characters')
     .optional()
     .or(z.literal('').transform(() => undefined)),
+  /** Run the job workers (webhook delivery, daily expiry) in the server process; `loyalty worker` runs only them. */
+  WORKERS: booleanFlag.default(true),
+  /** How often an idle worker asks the queue for jobs. */
+  JOBS_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
+  /** Cron (UTC) of the daily jobs: points expiry, its `points.expiring` reminders, tier re-judging. */
+  EXPIRY_CRON: cron.default('0 3 * * *'),
+  /** Cron (UTC) of the calendar rules (birthdays, anniversaries): hourly, so each zone's day is paid early in it. */
+  CALENDAR_CRON: cron.default('5 * * * *'),
+  /** `points.expiring` is sent this many days before a balance expires (0: no reminder). */
+  POINTS_EXPIRING_DAYS: z.coerce.number().int().min(0).max(365).default(7),
+  /** Webhook URLs may be http and resolve to loopback/private addresses (tests, local development only). */
+  WEBHOOK_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** A failed delivery is retried after about this long, then twice as long each time (with jitter)... */
+  WEBHOOK_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  /** ...until this long after its first attempt; an endpoint failing this long is disabled. */
+  WEBHOOK_RETRY_WINDOW_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(3 * 86_400),
+  /** How often the dispatcher turns new events into deliveries. */
+  WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   /** Default: on, except in production. */
   GRAPHQL_INTROSPECTION: booleanFlag.optional(),
   GRAPHIQL: booleanFlag.optional(),

@@ -8,6 +8,7 @@ import { findRunningEmbedded } from './db/embedded.js';
 import { bootstrapDemo } from './cli/seed/first-start.js';
 import { createApp } from './http/app.js';
 import { createLogger, flushLogger } from './http/logger.js';
+import { startJobs } from './jobs/queue.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -51,6 +52,8 @@ async function main() {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, resolve);
   });
+  // the job workers (webhooks, daily expiry) unless WORKERS=false; `loyalty worker` runs only them
+  const jobs = config.WORKERS ? await startJobs({ db, databaseUrl: database.url, config, logger }) : undefined;
   const where = database.embedded ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL';
   logger.info(
     { database: where, ready_ms: Date.now() - started, paths: { rest: '/v1', graphql: '/graphql', admin: '/admin/graphql', admin_app: '/admin', openapi: '/v1/openapi.json', docs: '/docs' } },
@@ -71,6 +74,7 @@ async function main() {
     await closed;
     clearInterval(sweep);
     clearTimeout(deadline);
+    await jobs?.stop();
     await app.close();
     await close();
     await flushLogger(logger);

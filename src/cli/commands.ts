@@ -6,16 +6,39 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../domain/access/api-ke
 import { demoProgram } from './seed/demo-program.js';
 import { expirePoints } from '../domain/ledger/expiry.js';
 import { validationError } from '../domain/shared/errors.js';
-import { createMerchant, merchantBySlug, rotateAdminToken } from '../domain/merchants/merchants.js';
+import { payCalendarRules } from '../domain/earning/calendar-rules.js';
+import { createMerchant, merchantBySlug, rotateAdminToken, updateMerchantSettings } from '../domain/merchants/merchants.js';
+import { rejudgeTiers } from '../domain/tiers/rejudge.js';
 import { importProgram } from '../domain/program-import/program-import.js';
 import { type KeyType, keyTypes } from '../domain/access/scopes.js';
 import { rotateSessionSecret, storefrontSettings, updateStorefrontSettings } from '../domain/storefront/storefront-settings.js';
+import { loadConfig } from '../config.js';
+import { createEndpoint, deleteEndpoint, listEndpoints, updateEndpoint } from '../domain/webhooks/endpoints.js';
+import { listDeliveries, redeliver } from '../domain/webhooks/deliveries.js';
 
 export class UsageError extends Error {}
 
 export interface Options {
   positionals: string[];
-  values: { merchant?: string; slug?: string; name?: string; type?: string; scope?: string[]; file?: string; origin?: string[] };
+  values: {
+    merchant?: string;
+    slug?: string;
+    name?: string;
+    type?: string;
+    scope?: string[];
+    file?: string;
+    origin?: string[];
+    url?: string;
+    event?: string[];
+    description?: string;
+    endpoint?: string;
+    status?: string;
+    page?: string;
+    enable?: boolean;
+    disable?: boolean;
+    timezone?: string;
+    at?: string;
+  };
 }
 
 export interface Command {
@@ -46,6 +69,49 @@ function storefrontText(s: Awaited<ReturnType<typeof storefrontSettings>>) {
   return `Allowed origins: ${s.allowed_origins.join(' ') || '(none)'}\nPersisted operations only: ${s.persisted_operations_only}`;
 }
 
+function positional(positionals: string[], what: string): string {
+  const value = positionals[0];
+  if (!value) throw new UsageError(`missing the ${what}`);
+  return value;
+}
+
+const allowPrivateUrls = () => loadConfig().WEBHOOK_ALLOW_PRIVATE_URLS;
+const eventTypes = (events?: string[]) => events?.flatMap((e) => e.split(',')).map((e) => e.trim()).filter(Boolean);
+
+type Endpoint = Awaited<ReturnType<typeof listEndpoints>>[number];
+const endpointLine = (e: Endpoint) =>
+  `${e.id}  ${e.enabled ? 'enabled ' : 'disabled'}  ${e.url}  [${e.event_types.length ? e.event_types.join(' ') : 'all events'}]${e.disabled_reason ? `  (${e.disabled_reason})` : ''}`;
+/** `--at <ISO time>`: the moment a calendar job runs as (default now), e.g. to catch up a missed day. */
+function moment(at: string | undefined): Date {
+  if (at === undefined) return new Date();
+  const date = new Date(at);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(at) || Number.isNaN(date.getTime())) {
+    throw new UsageError(`--at takes an ISO 8601 time with its offset, e.g. 2026-11-23T12:00:00Z; got "${at}"`);
+  }
+  return date;
+}
+
+/**
+ * A calendar job as a command: run at `--at` (default now), for every merchant or only
+ * `--merchant <slug>`.
+ */
+function calendarJob<T>(
+  usage: string,
+  summary: string,
+  label: string,
+  job: (db: Db, at: Date, opts: { merchantId?: string }) => Promise<T>,
+): Command {
+  return {
+    usage,
+    summary,
+    async run(db, { values }) {
+      const at = moment(values.at);
+      return job(db, at, values.merchant ? { merchantId: (await merchantBySlug(db, values.merchant)).id } : {});
+    },
+    text: (r) => `${label}: ${JSON.stringify(r)}`,
+  };
+}
+
 export const commands: Record<string, Command> = {
   migrate: {
     usage: 'migrate',
@@ -55,10 +121,26 @@ export const commands: Record<string, Command> = {
       r.applied.length ? `Applied: ${r.applied.join(', ')}` : 'Database is up to date.',
   },
   'merchants create': {
-    usage: 'merchants create --slug <slug> [--name <name>]',
-    summary: 'Create a merchant (prints its admin token once)',
-    run: (db, { values }) => createMerchant(db, { slug: required(values.slug, 'slug'), name: values.name }),
-    text: (m) => `Merchant ${m.slug} (${m.id}) created.\nAdmin token (shown once): ${m.admin_token}`,
+    usage: 'merchants create --slug <slug> [--name <name>] [--timezone <IANA zone>]',
+    summary: 'Create a merchant (prints its admin token once); time zone default UTC',
+    run: (db, { values }) =>
+      createMerchant(db, { slug: required(values.slug, 'slug'), name: values.name, timezone: values.timezone }),
+    text: (m) => `Merchant ${m.slug} (${m.id}, ${m.timezone}) created.\nAdmin token (shown once): ${m.admin_token}`,
+  },
+  'merchants settings': {
+    usage: 'merchants settings --merchant <slug> [--name <name>] [--timezone <IANA zone>]',
+    summary: "Change a merchant's name or time zone (the zone governs periods that start after)",
+    async run(db, { values }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      const patch = {
+        ...(values.name !== undefined && { name: values.name }),
+        ...(values.timezone !== undefined && { timezone: values.timezone }),
+      };
+      if (Object.keys(patch).length === 0) throw new UsageError('give --name and/or --timezone');
+      const m = await updateMerchantSettings(db, merchant.id, patch);
+      return { id: m.id, slug: m.slug, name: m.name, currency: m.currency, timezone: m.timezone, points_expiry_days: m.pointsExpiryDays };
+    },
+    text: (m) => `Merchant ${m.slug}: name ${m.name}, time zone ${m.timezone}.`,
   },
   'merchants token': {
     usage: 'merchants token --merchant <slug>',
@@ -170,4 +252,105 @@ export const commands: Record<string, Command> = {
     },
     text: (r) => `Expiry: ${JSON.stringify(r)}`,
   },
+  worker: {
+    usage: 'worker',
+    summary: 'Run only the job workers (webhook deliveries, daily expiry) until SIGTERM',
+    // run by src/cli/worker.ts: it never returns a result
+    run: async () => {
+      throw new UsageError('worker runs by itself');
+    },
+    text: () => '',
+  },
+  'webhooks create': {
+    usage: 'webhooks create --merchant <slug> --url <https://…> [--event <type>]... [--description <text>]',
+    summary: 'Register a webhook endpoint (prints its signing secret once; no --event: every type)',
+    async run(db, { values }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      return createEndpoint(
+        db,
+        merchant.id,
+        { url: required(values.url, 'url'), event_types: eventTypes(values.event), description: values.description },
+        allowPrivateUrls(),
+      );
+    },
+    text: (e) => `${endpointLine(e)}\nSigning secret (shown once): ${e.secret}`,
+  },
+  'webhooks list': {
+    usage: 'webhooks list --merchant <slug>',
+    summary: "List a merchant's webhook endpoints (never their secrets)",
+    async run(db, { values }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      return listEndpoints(db, merchant.id);
+    },
+    text: (list: Endpoint[]) => (list.length ? list.map(endpointLine).join('\n') : 'No webhook endpoints.'),
+  },
+  'webhooks update': {
+    usage: 'webhooks update --merchant <slug> <id> [--url <url>] [--event <type>]... [--description <text>] [--enable|--disable]',
+    summary: 'Change a webhook endpoint; --enable also clears why it was disabled',
+    async run(db, { values, positionals }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      if (values.enable && values.disable) throw new UsageError('--enable or --disable, not both');
+      return updateEndpoint(
+        db,
+        merchant.id,
+        positional(positionals, 'endpoint id'),
+        {
+          url: values.url,
+          event_types: eventTypes(values.event),
+          description: values.description,
+          enabled: values.enable ? true : values.disable ? false : undefined,
+        },
+        allowPrivateUrls(),
+      );
+    },
+    text: endpointLine,
+  },
+  'webhooks delete': {
+    usage: 'webhooks delete --merchant <slug> <id>',
+    summary: 'Delete a webhook endpoint and its deliveries',
+    async run(db, { values, positionals }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      return deleteEndpoint(db, merchant.id, positional(positionals, 'endpoint id'));
+    },
+    text: (e) => `Deleted ${e.id} (${e.url}).`,
+  },
+  'webhooks deliveries': {
+    usage: 'webhooks deliveries --merchant <slug> [--endpoint <id>] [--status pending|succeeded|failed|cancelled] [--page <n>]',
+    summary: 'List webhook deliveries, newest first: status, attempts, last answer',
+    async run(db, { values }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      const status = values.status as 'pending' | 'succeeded' | 'failed' | 'cancelled' | undefined;
+      if (status && !['pending', 'succeeded', 'failed', 'cancelled'].includes(status)) {
+        throw new UsageError('--status must be pending, succeeded, failed or cancelled');
+      }
+      return listDeliveries(db, merchant.id, { endpointId: values.endpoint, status }, { page: values.page ? Number(values.page) : undefined });
+    },
+    text: (r: Awaited<ReturnType<typeof listDeliveries>>) =>
+      r.data.length
+        ? r.data
+            .map((d) => `${d.id}  ${d.event_type.padEnd(18)}  ${d.status.padEnd(9)}  attempts=${d.attempts}  last=${d.last_status ?? '-'} ${(d.last_response ?? '').slice(0, 60)}`)
+            .join('\n')
+        : 'No deliveries.',
+  },
+  'webhooks redeliver': {
+    usage: 'webhooks redeliver --merchant <slug> <delivery-id>',
+    summary: 'Send a delivery again (the same event id and body)',
+    async run(db, { values, positionals }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      return redeliver(db, merchant.id, positional(positionals, 'delivery id'));
+    },
+    text: (d) => `Delivery ${d.id} queued again.`,
+  },
+  'calendar pay': calendarJob(
+    'calendar pay [--merchant <slug>] [--at <ISO time>]',
+    "Pay birthday and anniversary rules on each merchant's local day; pays once a day however often run",
+    'Calendar rules',
+    payCalendarRules,
+  ),
+  'tiers rejudge': calendarJob(
+    'tiers rejudge [--merchant <slug>] [--at <ISO time>]',
+    'Re-judge customers in calendar-year and rolling tiers whose window turned; safe to re-run',
+    'Tiers',
+    rejudgeTiers,
+  ),
 };

@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { connect } from '../db/database.js';
 import { AppError } from '../domain/shared/errors.js';
 import { commands, type Options, UsageError } from './commands.js';
+import { runWorker } from './worker.js';
 
 function help() {
   const lines = Object.values(commands).map((c) => `  loyalty ${c.usage.padEnd(58)} ${c.summary}`);
@@ -42,6 +43,16 @@ async function main(argv: string[]) {
         scope: { type: 'string', multiple: true },
         file: { type: 'string' },
         origin: { type: 'string', multiple: true },
+        url: { type: 'string' },
+        event: { type: 'string', multiple: true },
+        description: { type: 'string' },
+        endpoint: { type: 'string' },
+        status: { type: 'string' },
+        page: { type: 'string' },
+        enable: { type: 'boolean' },
+        disable: { type: 'boolean' },
+        timezone: { type: 'string' },
+        at: { type: 'string' },
       },
     });
     json = values.json ?? false;
@@ -53,6 +64,7 @@ async function main(argv: string[]) {
     if (!found) throw new UsageError(`unknown command "${positionals.join(' ')}"\n\n${help()}`);
     const command = commands[found.name]!;
     const config = loadConfig();
+    if (found.name === 'worker') return await runWorker(config);
     const { db, applied, close } = await connect(config);
     try {
       const result = await command.run(db, { values, positionals: found.rest } as Options, applied);

@@ -1,11 +1,13 @@
 // The one Pothos builder of both faces: scope-auth first, then Prisma, then sub-graphs.
 // Every type is declared once, with the sub-graphs (faces) it belongs to: `public` (/graphql
 // and, through SOFA, REST /v1) and `admin` (/admin/graphql); public.ts and admin.ts build them.
+// The public GraphQL face adds `graph`: the links between records (links.ts), kept off REST.
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
 import SubGraphPlugin from '@pothos/plugin-sub-graph';
 import { GraphQLError } from 'graphql';
+import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import type { Principal } from '../domain/access/api-keys.js';
 import type { SessionLimits } from '../domain/access/customer-sessions.js';
@@ -23,6 +25,8 @@ export interface Context {
   principal: Principal | null;
   /** The lifetimes customer sessions may be minted with (public face; defaults otherwise). */
   sessionLimits?: SessionLimits;
+  /** The service's configuration, on the admin face (webhook URL policy). */
+  config?: Config;
 }
 
 /** The scope(s) a failed check required, for the 403 message. */
@@ -45,7 +49,8 @@ export const builder = new SchemaBuilder<{
   // admin token), not a shopper's session; every root field needs it unless it is declared
   // `...forShoppers`. shopper: the request is a customer session.
   AuthScopes: { scope: ScopeGrant; merchant: boolean; shopper: boolean };
-  SubGraphs: 'public' | 'admin';
+  // `graph`: the links of the public GraphQL face, which REST (the `public` sub-graph) never shows
+  SubGraphs: 'public' | 'admin' | 'graph';
   Scalars: {
     DateTime: { Input: Date; Output: Date };
     Date: { Input: Date; Output: Date };

@@ -2,7 +2,7 @@
 // ({ data, meta: { pagination } } and { data }, spec 2.4), the page arguments, and how an
 // admin input drops the fields the client left out.
 import type { ObjectRef } from '@pothos/core';
-import type { Paginated, PaginationMeta } from '../domain/shared/pagination.js';
+import type { Connection, Paginated, PaginationMeta } from '../domain/shared/pagination.js';
 import { builder } from './builder.js';
 
 type Ref<T> = ObjectRef<typeof builder.$inferSchemaTypes, T>;
@@ -24,9 +24,13 @@ const PageMeta = builder.objectRef<{ pagination: PaginationMeta }>('PageMeta').i
   fields: (t) => ({ pagination: t.expose('pagination', { type: Pagination }) }),
 });
 
-/** `<Name>List`: a page of `item`. */
+const lists = new Map<string, unknown>();
+
+/** `<Name>List`: a page of `item` (one type per name: a root field and a link share it). */
 export function listOf<T>(name: string, item: Ref<T>) {
-  return builder.objectRef<Paginated<T>>(`${name}List`).implement({
+  const declared = lists.get(name) as Ref<Paginated<T>> | undefined;
+  if (declared) return declared;
+  const list = builder.objectRef<Paginated<T>>(`${name}List`).implement({
     subGraphs: ['public', 'admin'],
     description: `A page of ${name} records`,
     fields: (t) => ({
@@ -34,6 +38,8 @@ export function listOf<T>(name: string, item: Ref<T>) {
       meta: t.expose('meta', { type: PageMeta }),
     }),
   });
+  lists.set(name, list);
+  return list;
 }
 
 /** `<Name>Result`: a single record, as `{ data }`. */
@@ -54,3 +60,40 @@ export const pageArgs = builder.args((t) => ({
 export function provided<T extends object>(input: T): T {
   return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as T;
 }
+
+// Relay connections, for the graph's scrolling lists (Customer.activities_connection...). Their
+// names follow the Relay connection spec (edges, node, cursor, pageInfo, hasNextPage,
+// endCursor) so that Relay-aware clients page them as they are; they are graph-only types.
+const PageInfo = builder.objectRef<Connection<unknown>['pageInfo']>('PageInfo').implement({
+  subGraphs: ['graph'],
+  fields: (t) => ({
+    hasNextPage: t.exposeBoolean('hasNextPage'),
+    endCursor: t.exposeString('endCursor', { nullable: true, description: 'Pass as `after` for the next rows' }),
+  }),
+});
+
+/** `<Name>Connection`: rows after a cursor, each an edge with its cursor. */
+export function connectionOf<T>(name: string, item: Ref<T>) {
+  const Edge = builder.objectRef<Connection<T>['edges'][number]>(`${name}Edge`).implement({
+    subGraphs: ['graph'],
+    fields: (t) => ({
+      cursor: t.exposeString('cursor'),
+      node: t.expose('node', { type: item }),
+    }),
+  });
+  return builder.objectRef<Connection<T>>(`${name}Connection`).implement({
+    subGraphs: ['graph'],
+    description: `${name} records after a cursor (Relay connection)`,
+    fields: (t) => ({
+      edges: t.expose('edges', { type: [Edge] }),
+      pageInfo: t.expose('pageInfo', { type: PageInfo }),
+      total_count: t.exposeInt('total', { description: 'All the records of the list, whatever the cursor' }),
+    }),
+  });
+}
+
+/** `first` / `after`: a connection's window (first 1 to 100, default 20). */
+export const cursorArgs = builder.args((t) => ({
+  first: t.int({ description: 'Records to return, 1 to 100 (default 20)' }),
+  after: t.string({ description: 'The endCursor of the previous rows; absent: from the newest' }),
+}));

@@ -21,13 +21,14 @@ import './types/referrals.js';
 import './types/tiers.js';
 import './types/transactions.js';
 import './types/dashboard.js';
+import './types/webhooks.js';
 import './types/customer-sessions.js';
 
 const declarationOrder = Object.keys(builder.toSchema({ sortSchema: false }).getTypeMap());
 
 /** One face of the graph. The sub-graph plugin lists a face's types in the order its root
  * fields reach them; this keeps the order they were declared in. */
-export function faceSchema(face: 'public' | 'admin'): GraphQLSchema {
+export function faceSchema(face: 'public' | 'admin' | ('public' | 'graph')[]): GraphQLSchema {
   const config = builder.toSchema({ subGraph: face, sortSchema: false }).toConfig();
   const rank = (name: string) => declarationOrder.indexOf(name);
   return new GraphQLSchema({ ...config, types: [...config.types].sort((a, b) => rank(a.name) - rank(b.name)) });

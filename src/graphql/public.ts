@@ -1,4 +1,7 @@
-// The public schema (/graphql and, through SOFA, REST /v1): the graph's public face.
+// The public schema: /graphql serves the public face with the graph's links; REST /v1 (SOFA)
+// serves the public face alone, so its answers never gain a link (src/graphql/links.ts).
 import { faceSchema } from './graph.js';
 
-export const schema = faceSchema('public');
+export const schema = faceSchema(['public', 'graph']);
+
+export const restSchema = faceSchema('public');

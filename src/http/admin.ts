@@ -89,7 +89,7 @@ export function createAdminApi({ db, config, logger, appDist = APP_DIST }: Admin
       context: (initial): Context => {
         const { merchantId } = requestState(initial);
         if (!merchantId) throw invalidAdminToken();
-        return { db, merchantId, principal: null };
+        return { db, merchantId, principal: null, config };
       },
       plugins: [
         useRequestLog(logger),

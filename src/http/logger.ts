@@ -1,16 +1,25 @@
 // Structured JSON logs (pino) on stdout, written asynchronously so a request never waits for
-// the terminal or the pipe (main.ts flushes on shutdown). Authorization headers and tokens
-// are never logged; each request's line comes from plugins/request-log.ts.
+// the terminal or the pipe (main.ts flushes on shutdown). Lines are gathered up to 4 KiB and
+// written together, and at least every 250 ms: one write per line cost each request a
+// thread-pool write and two wake-ups (bench/README.md, issue 10). Authorization headers and
+// tokens are never logged; each request's line comes from plugins/request-log.ts.
 import { type Logger, pino } from 'pino';
 
 export type { Logger };
 
+const BUFFER_BYTES = 4096;
+const FLUSH_EVERY_MS = 250;
+
 export function createLogger(level: string): Logger {
+  const destination = pino.destination({ dest: 1, sync: false, minLength: BUFFER_BYTES });
+  // a quiet service still shows its lines promptly; unref'd, so it never keeps the process up;
+  // with a callback, flush reports a closed destination instead of throwing
+  setInterval(() => destination.flush(() => {}), FLUSH_EVERY_MS).unref();
   return pino({
     level,
     base: undefined,
     redact: { paths: ['req.headers.authorization', '*.authorization', '*.key', '*.token', '*.admin_token'], censor: '[redacted]' },
-  }, pino.destination({ dest: 1, sync: false }));
+  }, destination);
 }
 
 /** Writes out what the asynchronous destination still holds. */

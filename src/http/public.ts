@@ -13,7 +13,7 @@ import { verifyCustomerSession } from '../domain/access/customer-sessions.js';
 import { keyAuthenticator } from '../domain/access/key-cache.js';
 import { storefrontCache } from '../domain/storefront/storefront-settings.js';
 import type { Context } from '../graphql/builder.js';
-import { schema } from '../graphql/public.js';
+import { restSchema, schema } from '../graphql/public.js';
 import { maskError } from './errors.js';
 import { type Logger, yogaLogger } from './logger.js';
 import { useApiKeyAuth } from './plugins/api-key-auth.js';
@@ -22,6 +22,7 @@ import { useCompiledExecution } from './plugins/compiled-execution.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useIdempotency } from './plugins/idempotency.js';
 import { persistedOperations } from './plugins/persisted-operations.js';
+import { usePartialData } from './plugins/partial-data.js';
 import { useRateLimit } from './plugins/rate-limit.js';
 import { useRequestLog } from './plugins/request-log.js';
 import { useRequestMetrics } from './plugins/request-metrics.js';
@@ -33,9 +34,19 @@ import type { RateLimiter } from './rate-limiter.js';
 import { requestState } from './request-state.js';
 import { restErrorHandler } from './rest/error-handler.js';
 import { useOpenApiDocument } from './rest/openapi.js';
-import { restSchema, routeMatcher, sofaRoutes } from './rest/routes.js';
+import { routeMatcher, sofaRoutes } from './rest/routes.js';
 
 type SofaErrorHandler = NonNullable<Parameters<typeof useSofa>[0]['errorHandler']>;
+
+/**
+ * SOFA over `rest` (the public face without the graph's links) instead of the schema Yoga
+ * serves: SOFA selects every field of a route's type, so a link would enter every answer.
+ * Its documents run through this Yoga's execution all the same.
+ */
+function useSofaOver(rest: GraphQLSchema, config: Parameters<typeof useSofa>[0]): Plugin {
+  const sofa = useSofa(config);
+  return { ...sofa, onSchemaChange: (payload) => sofa.onSchemaChange?.({ ...payload, schema: rest }) };
+}
 
 export const REST_BASE = '/v1';
 export const GRAPHQL_PATH = '/graphql';
@@ -63,13 +74,6 @@ function corsFor(origins: string[]) {
   };
 }
 
-/** SOFA over a narrower schema than Yoga's: only the root fields REST routes (so GraphQL-only
- * fields, such as customer sessions, get no route and stay out of the OpenAPI document). */
-function sofaOver(narrow: (schema: GraphQLSchema) => GraphQLSchema, config: Parameters<typeof useSofa>[0]): Plugin {
-  const sofa = useSofa(config);
-  return { ...sofa, onSchemaChange: (payload) => sofa.onSchemaChange!({ ...payload, schema: narrow(payload.schema) }) };
-}
-
 export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }: PublicApiOptions) {
   const keys = keyAuthenticator(db, databaseUrl);
   const storefronts = storefrontCache(db, databaseUrl);
@@ -94,7 +98,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
       useRequestMetrics('public'),
       useRouting({
         graphqlPath: GRAPHQL_PATH,
-        rest: { basePath: REST_BASE, match: routeMatcher(schema, REST_BASE), documentPath: OPENAPI_PATH },
+        rest: { basePath: REST_BASE, match: routeMatcher(restSchema, REST_BASE), documentPath: OPENAPI_PATH },
       }),
       cors.preflight,
       useApiKeyAuth(keys, (token) => verifyCustomerSession(token, storefronts.get)),
@@ -107,8 +111,9 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
       ...persistedOperations(storefronts),
       ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
       useCompiledExecution(),
-      useOpenApiDocument(schema, REST_BASE),
-      sofaOver(restSchema, {
+      usePartialData(),
+      useOpenApiDocument(restSchema, REST_BASE),
+      useSofaOver(restSchema, {
         basePath: REST_BASE,
         routes: sofaRoutes,
         // fets types its own Response class; ours is the platform's, which it accepts at run time

@@ -87,3 +87,34 @@ export function countLedgerEntry(points: number) {
   ledgerEntries.inc({ type });
   ledgerPoints.inc({ type }, Math.abs(points));
 }
+
+export const webhookDeliveries = new Counter({
+  name: 'loyalty_webhook_deliveries_total',
+  help: 'Webhook delivery attempts, by outcome: succeeded, retry (failed, tried again later), failed (given up), skipped',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+/** Job counts by queue and state, from the job queue of this process (when it runs workers). */
+type JobCounts = () => Promise<{ queue: string; state: string; count: number }[]>;
+let jobCounts: JobCounts | undefined;
+
+export function watchJobs(counts: JobCounts | undefined) {
+  jobCounts = counts;
+}
+
+new Gauge({
+  name: 'loyalty_jobs',
+  help: 'Jobs in the queue by queue and state: created and retry (waiting), active, failed (kept until archived)',
+  labelNames: ['queue', 'state'] as const,
+  registers: [registry],
+  async collect() {
+    this.reset();
+    if (!jobCounts) return;
+    try {
+      for (const { queue, state, count } of await jobCounts()) this.set({ queue, state }, count);
+    } catch {
+      // the queue is stopping or the database is away: no figures rather than a failed scrape
+    }
+  },
+});

@@ -1,21 +1,20 @@
 // The README's path end to end: `npm start` on a fresh embedded database prints a working
 // key; the CLI works while the server runs (it reaches the server's embedded database);
 // a key revoked by the CLI is refused on its next request; SIGTERM stops cleanly.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot as root, randomPort, startServerProcess, type ServerProcess } from '../processes.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
 const dataDir = mkdtempSync(path.join(tmpdir(), 'loyalty-e2e-'));
-const port = 20000 + Math.floor(Math.random() * 20000);
+const port = randomPort();
 const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', DATABASE_URL: '' };
 const base = `http://127.0.0.1:${port}`;
-let server: ChildProcess;
-let output = '';
+let server: ServerProcess;
 
 async function cli(...args: string[]) {
   try {
@@ -31,24 +30,17 @@ const get = (key: string, p: string) => fetch(`${base}${p}`, { headers: { author
 
 beforeAll(async () => {
   // npm start's own script: builds dist/ when the sources are newer, then serves with plain node
-  server = spawn(process.execPath, ['scripts/start.mjs'], { cwd: root, env });
-  server.stdout!.on('data', (d) => (output += d));
-  server.stderr!.on('data', (d) => (output += d));
-  const deadline = Date.now() + 90_000;
-  while (!/listening on/.test(output)) {
-    if (Date.now() > deadline || server.exitCode !== null) throw new Error(`server did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  server = await startServerProcess(env, { args: ['scripts/start.mjs'], port });
 }, 120_000);
 
 afterAll(() => {
-  server.kill('SIGKILL');
+  server.child.kill('SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('npm start and the CLI', () => {
   it('prints a Full Access key on the first start that works at once', async () => {
-    const key = /Full Access API key \(shown once\): (\S+)/.exec(output)?.[1];
+    const key = /Full Access API key \(shown once\): (\S+)/.exec(server.output())?.[1];
     expect(key).toMatch(/^lpk_/);
     const res = await get(key!, '/v1/rewards');
     expect(res.status).toBe(200);
@@ -107,9 +99,34 @@ describe('npm start and the CLI', () => {
     expect((await cli('bogus')).code).toBe(2);
   }, 180_000);
 
+  it("sets a merchant's time zone and runs the calendar jobs", async () => {
+    const created = await cli('merchants', 'create', '--slug', 'kiwi', '--timezone', 'pacific/auckland');
+    expect(created).toMatchObject({ code: 0, json: { slug: 'kiwi', timezone: 'Pacific/Auckland' } });
+    const bad = await cli('merchants', 'create', '--slug', 'mars', '--timezone', 'Mars/Olympus_Mons');
+    expect(bad.json.error).toMatchObject({ code: 'validation_error', details: { timezone: expect.any(Array) } });
+    const changed = await cli('merchants', 'settings', '--merchant', 'kiwi', '--timezone', 'America/Los_Angeles');
+    expect(changed).toMatchObject({ code: 0, json: { slug: 'kiwi', timezone: 'America/Los_Angeles' } });
+    expect((await cli('merchants', 'settings', '--merchant', 'kiwi', '--timezone', 'Nowhere')).json.error.code).toBe('validation_error');
+
+    const file = path.join(dataDir, 'birthday.json');
+    writeFileSync(file, JSON.stringify({
+      customers: [{ customer_id: 'b-1', email: 'b1@example.com', birthday: '1990-11-24' }],
+      earning_rules: [{ name: 'Birthday', campaign_type: 'birthday', earning_rule: { type: 'fixed', value: 50 } }],
+    }));
+    expect((await cli('import', '--merchant', 'kiwi', '--file', file)).code).toBe(0);
+    // Nov 23 23:00 in Los Angeles, then Nov 24 01:00 there: paid on the local day, once
+    const early = await cli('calendar', 'pay', '--merchant', 'kiwi', '--at', '2026-11-24T07:00:00Z');
+    expect(early.json).toMatchObject({ customers: 0, paid: 0 });
+    const paid = await cli('calendar', 'pay', '--merchant', 'kiwi', '--at', '2026-11-24T09:00:00Z');
+    expect(paid.json).toMatchObject({ customers: 1, paid: 1, points: 50 });
+    const again = await cli('calendar', 'pay', '--merchant', 'kiwi', '--at', '2026-11-24T10:00:00Z');
+    expect(again.json).toMatchObject({ customers: 1, paid: 0 });
+    expect((await cli('tiers', 'rejudge', '--merchant', 'kiwi')).json).toEqual({ merchants: 0, customers: 0, changed: 0 });
+    expect((await cli('calendar', 'pay', '--at', 'yesterday')).code).toBe(2);
+  }, 180_000);
+
   it('stops on SIGTERM', async () => {
-    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
-    server.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
   });
 });

@@ -1,7 +1,6 @@
 // Issue 5, faults: the database going away mid-run answers 503 service_unavailable and the
 // service recovers by itself when it returns; SIGTERM during a burst of writes finishes
 // in-flight requests, and exactly the requests that got 201 are in the ledger.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +11,7 @@ import { openDatabase, startEmbedded } from '../../src/db/embedded.js';
 import { SNAPSHOT } from '../global-setup.js';
 import { createApp } from '../../src/http/app.js';
 import { newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
+import { startServerProcess, type ServerProcess } from '../processes.js';
 
 /** A TCP proxy to the database that the test can cut and restore. */
 function cuttableProxy(target: URL) {
@@ -110,20 +110,15 @@ describe('recognising an unreachable database', () => {
 });
 
 describe('SIGTERM', () => {
-  const root = path.resolve(import.meta.dirname, '../..');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'loyalty-sigterm-'));
-  let server: ChildProcess;
+  let server: ServerProcess | undefined;
   afterAll(() => {
-    server?.kill('SIGKILL');
+    server?.child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('finishes in-flight writes: every 201 is in the ledger, and nothing else', async () => {
-    const port = 20000 + Math.floor(Math.random() * 20000);
     const env = {
-      ...process.env,
-      PORT: String(port),
-      LOG_LEVEL: 'info', // the 'listening on' line is an info log
       DATA_DIR: dataDir,
       DATABASE_URL: process.env.TEST_DATABASE_URL ?? '',
       RATE_LIMIT_PER_KEY: '0',
@@ -140,17 +135,9 @@ describe('SIGTERM', () => {
     await db.$disconnect();
     await database.close();
 
-    let output = '';
-    server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env });
-    server.stdout!.on('data', (d) => (output += d));
-    server.stderr!.on('data', (d) => (output += d));
-    while (!/listening on/.test(output)) {
-      if (server.exitCode !== null) throw new Error(output);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
+    const started = (server = await startServerProcess(env));
     const send = () =>
-      fetch(`http://127.0.0.1:${port}/v1/customers/transactions?customer_id=${customer.platformId}`, {
+      fetch(`${started.base}/v1/customers/transactions?customer_id=${customer.platformId}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ points: 1, description: 'burst' }),
@@ -161,11 +148,11 @@ describe('SIGTERM', () => {
     const burst: Promise<number>[] = [];
     for (let i = 0; i < 150; i++) {
       burst.push(send());
-      if (i === 60) server.kill('SIGTERM');
+      if (i === 60) started.child.kill('SIGTERM');
       await new Promise((r) => setTimeout(r, 2));
     }
     const statuses = await Promise.all(burst);
-    expect(await exited).toBe(0);
+    expect(await started.exited).toBe(0);
     const created = statuses.filter((s) => s === 201).length;
     expect(created, JSON.stringify(statuses)).toBeGreaterThan(0);
     expect(statuses.filter((s) => s >= 500)).toEqual([]);

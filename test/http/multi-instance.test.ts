@@ -1,15 +1,13 @@
 // Several instances on one database (issue 10): API keys are cached per process, and a
 // revocation reaches every instance through the database's notifications; on PostgreSQL
 // and Redis, two server processes share key revocation, idempotency keys and rate limits.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma } from '../../src/db/client.js';
 import { createApp } from '../../src/http/app.js';
 import { newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
+import { randomPort, startServerProcess, type ServerProcess } from '../processes.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
 
 describe('two instances in one process, one database', () => {
   let app: TestApp;
@@ -46,44 +44,27 @@ describe('two instances in one process, one database', () => {
 
 // Two server processes, as an operator runs them behind a load balancer.
 describe.skipIf(!process.env.TEST_DATABASE_URL)('two server processes on one PostgreSQL', () => {
-  const servers: ChildProcess[] = [];
-  const ports: number[] = [];
+  const servers: ServerProcess[] = [];
   let app: TestApp;
 
-  const start = async (port: number) => {
+  beforeAll(async () => {
+    app = await testApp();
     const env = {
-      ...process.env,
-      PORT: String(port),
-      LOG_LEVEL: 'info', // the 'listening on' line is an info log
       DATABASE_URL: process.env.TEST_DATABASE_URL,
       REDIS_URL: process.env.REDIS_URL ?? '',
       RATE_LIMIT_PER_KEY: '6',
       RATE_LIMIT_PER_MERCHANT: '0',
     };
-    const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env });
-    servers.push(server);
-    let output = '';
-    server.stdout!.on('data', (d) => (output += d));
-    server.stderr!.on('data', (d) => (output += d));
-    while (!/listening on/.test(output)) {
-      if (server.exitCode !== null) throw new Error(output);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
-
-  beforeAll(async () => {
-    app = await testApp();
-    const base = 20000 + Math.floor(Math.random() * 20000);
-    ports.push(base, base + 1);
-    await Promise.all(ports.map(start));
+    const port = randomPort();
+    servers.push(...(await Promise.all([port, port + 1].map((p) => startServerProcess(env, { port: p })))));
   }, 120_000);
 
   afterAll(() => {
-    for (const server of servers) server.kill('SIGKILL');
+    for (const server of servers) server.child.kill('SIGKILL');
   });
 
   const call = (instance: number, key: string, pathname: string, init: RequestInit = {}) =>
-    fetch(`http://127.0.0.1:${ports[instance]}${pathname}`, {
+    fetch(`${servers[instance]!.base}${pathname}`, {
       ...init,
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(init.headers as object) },
     });

@@ -133,6 +133,23 @@ describe('a session on /graphql', () => {
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
   });
 
+  it('follows the graph from `me`: the whole panel under one field', async () => {
+    const { token } = await mint({ customer_id: shopper.platformId });
+    const res = await asShopper(
+      token,
+      `{ me {
+          balance { points_balance }
+          tier_status { next_tier { name } }
+          redeemable_rewards { data { id } }
+          activities(per_page: 3) { data { points_change } }
+          transactions_connection(first: 1) { edges { node { points } } }
+        } }`,
+    );
+    expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
+    expect(res.body.data.me.balance.points_balance).toBeGreaterThan(0);
+    expect(res.body.data.me.activities.data.length).toBeGreaterThan(0);
+  });
+
   it('redeems a reward for itself, and moves its own points only', async () => {
     const { token } = await mint({ customer_id: shopper.platformId });
     const res = await asShopper(token, `mutation ($r: ID!) { redeem_reward(reward_id: $r) { data { code balance_after } } }`, {

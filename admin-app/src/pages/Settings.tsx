@@ -1,4 +1,4 @@
-// The merchant's settings: the shop's name, currency and points expiry.
+// The merchant's settings: the shop's name, currency, time zone and points expiry.
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../api';
@@ -8,11 +8,13 @@ import { Alert, CheckboxField, FormFooter, PageTitle, TextField } from '../ui';
 import { numberErrors } from './program/kit';
 
 const MerchantQuery = graphql(`
-  query Merchant { merchant { id slug name currency points_expiry_days } }
+  query Merchant { merchant { id slug name currency timezone points_expiry_days } }
 `);
 const UpdateSettings = graphql(`
-  mutation UpdateSettings($name: String, $currency: String, $points_expiry_days: Int) {
-    update_merchant_settings(name: $name, currency: $currency, points_expiry_days: $points_expiry_days) { id name currency points_expiry_days }
+  mutation UpdateSettings($name: String, $currency: String, $timezone: String, $points_expiry_days: Int) {
+    update_merchant_settings(name: $name, currency: $currency, timezone: $timezone, points_expiry_days: $points_expiry_days) {
+      id name currency timezone points_expiry_days
+    }
   }
 `);
 
@@ -30,7 +32,7 @@ export function Settings() {
 
 function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery>['merchant'] }) {
   const { updateMerchant } = useSession();
-  const [v, setV] = useState({ name: m.name, currency: m.currency, expires: m.points_expiry_days !== null, days: String(m.points_expiry_days ?? 365) });
+  const [v, setV] = useState({ name: m.name, currency: m.currency, timezone: m.timezone, expires: m.points_expiry_days !== null, days: String(m.points_expiry_days ?? 365) });
   const [local, setLocal] = useState<FieldErrors>({});
   const [result, save] = useMutation(UpdateSettings);
   const [saved, setSaved] = useState(false);
@@ -42,7 +44,7 @@ function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery
     const problems = v.expires ? numberErrors({ points_expiry_days: { text: v.days, integer: true, required: true } }) : {};
     setLocal(problems);
     if (Object.keys(problems).length) return;
-    const res = await save({ name: v.name, currency: v.currency.trim().toUpperCase(), points_expiry_days: v.expires ? Number(v.days) : null });
+    const res = await save({ name: v.name, currency: v.currency.trim().toUpperCase(), timezone: v.timezone.trim(), points_expiry_days: v.expires ? Number(v.days) : null });
     if (res.data) {
       updateMerchant(res.data.update_merchant_settings);
       setSaved(true);
@@ -56,6 +58,13 @@ function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery
       </p>
       <TextField label="Shop name" value={v.name} onChange={(e) => setV({ ...v, name: e.target.value })} errors={errors.name} />
       <TextField label="Currency" hint="ISO 4217 code, e.g. USD" maxLength={3} value={v.currency} onChange={(e) => setV({ ...v, currency: e.target.value })} errors={errors.currency} />
+      <TextField
+        label="Time zone"
+        hint="IANA name, e.g. America/Los_Angeles: days, weeks, years and expiry dates of the program follow it"
+        value={v.timezone}
+        onChange={(e) => setV({ ...v, timezone: e.target.value })}
+        errors={errors.timezone}
+      />
       <fieldset className="field">
         <legend>Points expiry</legend>
         <CheckboxField label="Points expire after a period without activity" checked={v.expires} onChange={(e) => setV({ ...v, expires: e.target.checked })} />
@@ -64,7 +73,7 @@ function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery
         )}
       </fieldset>
       <Alert tone="success">{saved && 'Settings saved.'}</Alert>
-      <FormFooter errors={errors} shown={['name', 'currency', 'points_expiry_days']} error={result.error} busy={result.fetching} submit="Save settings" />
+      <FormFooter errors={errors} shown={['name', 'currency', 'timezone', 'points_expiry_days']} error={result.error} busy={result.fetching} submit="Save settings" />
     </form>
   );
 }

@@ -42,6 +42,8 @@ export interface EarningProgram {
   boosters: EarningProgramBooster[];
   /** Awards each limited rule already made in its current period (rule id → count). */
   usage: Record<string, number>;
+  /** The merchant's time zone, whose calendar the limit periods follow (UTC when absent). */
+  timezone?: string;
 }
 
 export interface LineItem {

@@ -2,10 +2,12 @@
 // take a limit slot for each limited rule that pays (a slot lost to a concurrent award means
 // the rule is used up, so the calculation is redone without it), then credit the result.
 // Rules, tier and boosters are judged when the event is recorded (what the estimate and
-// GET /booster-campaigns show then); limits count in the period the action happened in.
+// GET /booster-campaigns show then); limits count in the period the action happened in, in
+// the merchant's time zone.
 import type { Db } from '../../db/client.js';
 import type { Customer } from '../../generated/prisma/client.js';
 import type { CampaignType } from '../../generated/prisma/enums.js';
+import { DEFAULT_TIMEZONE } from '../shared/calendar.js';
 import { type LedgerEntry, type LedgerResult, applyPoints } from '../ledger/ledger.js';
 import { type Cart, type PointsCalculation, calculatePoints } from './calculator.js';
 import { limitedRules, loadEarningProgram } from './earning-program.js';
@@ -31,7 +33,9 @@ export async function earn(
     if (pending.length === 0) return calculation;
     for (const entry of pending) {
       const rule = limits.get(entry.id)!;
-      if (await claimSlot(db, merchantId, customer.id, rule, program.usage[rule.id] ?? 0, happenedAt)) claimed.add(rule.id);
+      const used = program.usage[rule.id] ?? 0;
+      const zone = program.timezone ?? DEFAULT_TIMEZONE;
+      if (await claimSlot(db, merchantId, customer.id, rule, used, happenedAt, zone)) claimed.add(rule.id);
       else program.usage[rule.id] = rule.limit.count;
     }
   }

@@ -5,6 +5,7 @@
 import type { Db } from '../../db/client.js';
 import type { Customer } from '../../generated/prisma/client.js';
 import type { CampaignType } from '../../generated/prisma/enums.js';
+import { merchantTimeZone } from '../merchants/merchants.js';
 import { currentBoostersWhere } from './booster-campaigns.js';
 import type { EarningProgram } from './calculator.js';
 import { type LimitedRule, countUsage } from './limits.js';
@@ -38,8 +39,8 @@ export function limitedRules(rules: EarningProgram['earningRules']): LimitedRule
 
 /**
  * The program as it applies to `customer` (null: an anonymous cart, no tier, no usage) for
- * `campaignType` at `at`, with limit usage counted in the periods containing `usageAt`
- * (when the action happened). An excluded customer earns nothing.
+ * `campaignType` at `at`, with limit usage counted in the periods of the merchant's calendar
+ * containing `usageAt` (when the action happened). An excluded customer earns nothing.
  */
 export async function loadEarningProgram(
   db: Db,
@@ -52,7 +53,7 @@ export async function loadEarningProgram(
   if (customer?.status === 'excluded') {
     return { earningRules: [], tierMultiplier: 1, tierId: null, boosters: [], usage: {} };
   }
-  const [rules, boosters, tier] = await Promise.all([
+  const [rules, boosters, tier, timezone] = await Promise.all([
     db.earningRule.findMany({
       where: { merchantId, isActive: true, campaignType },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
@@ -63,8 +64,9 @@ export async function loadEarningProgram(
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     }),
     customer ? tierOf(db, merchantId, customer) : null,
+    merchantTimeZone(db, merchantId),
   ]);
-  const usage = customer ? await countUsage(db, merchantId, customer.id, limitedRules(rules), usageAt) : {};
+  const usage = customer ? await countUsage(db, merchantId, customer.id, limitedRules(rules), usageAt, timezone) : {};
   return {
     earningRules: rules,
     tierMultiplier: tier ? Number(tier.earnMultiplier) : 1,
@@ -78,5 +80,6 @@ export async function loadEarningProgram(
       endsAt: b.endsAt,
     })),
     usage,
+    timezone,
   };
 }

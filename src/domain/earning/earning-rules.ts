@@ -9,7 +9,8 @@ import { field } from '../shared/fields.js';
 import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
 import { type Patch, findOwn, jsonOrNull, mergePatch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
-import { conditionsSchema, earningRuleSchema } from './rule-config.js';
+import { merchantTimeZone } from '../merchants/merchants.js';
+import { conditionsInputSchema, earningRuleSchema, resolveRuleDates } from './rule-config.js';
 
 export const earningRuleInput = z
   .object({
@@ -18,20 +19,21 @@ export const earningRuleInput = z
     description: field.description,
     campaign_type: z.enum(CampaignType),
     earning_rule: earningRuleSchema.nullish(),
-    conditions: conditionsSchema.nullish(),
+    conditions: conditionsInputSchema.nullish(),
     is_active: z.boolean().default(true),
     created_at: field.timestamp.nullish(),
   })
   .strict();
 export type EarningRuleInput = z.infer<typeof earningRuleInput>;
 
-export function earningRuleRow(input: EarningRuleInput) {
+/** The row of a rule; dates in its conditions are days of `zone`, the merchant's calendar. */
+export function earningRuleRow(input: EarningRuleInput, zone: string) {
   return {
     name: input.name,
     description: input.description ?? null,
     campaignType: input.campaign_type,
     earningRule: jsonOrNull(input.earning_rule),
-    conditions: jsonOrNull(input.conditions),
+    conditions: jsonOrNull(input.conditions && resolveRuleDates(input.conditions, zone)),
     isActive: input.is_active,
   };
 }
@@ -75,13 +77,15 @@ const findEarningRule = (db: Db, merchantId: string, id: string) =>
 
 export async function createEarningRule(db: Db, merchantId: string, raw: unknown) {
   const input = parseInput(earningRuleInput, raw);
-  return db.earningRule.create({ data: { merchantId, ...earningRuleRow(input) } });
+  const zone = await merchantTimeZone(db, merchantId);
+  return db.earningRule.create({ data: { merchantId, ...earningRuleRow(input, zone) } });
 }
 
 export async function updateEarningRule(db: Db, merchantId: string, id: string, patch: Patch) {
   const current = await findEarningRule(db, merchantId, id);
   const input = mergePatch(earningRuleInput, earningRuleAsInput(current), patch);
-  return db.earningRule.update({ where: { id: current.id }, data: earningRuleRow(input) });
+  const zone = await merchantTimeZone(db, merchantId);
+  return db.earningRule.update({ where: { id: current.id }, data: earningRuleRow(input, zone) });
 }
 
 export async function setEarningRuleActive(db: Db, merchantId: string, id: string, isActive: boolean) {

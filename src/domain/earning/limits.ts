@@ -1,29 +1,17 @@
 // How often an earning rule has paid a customer: a limit (rule-config.ts) is a number of
-// awards per calendar period (UTC). Each award takes a numbered slot, an EngineEvent row keyed
-// `limit:<rule>:<customer>:<period>:<n>`, so the unique index decides races: two
-// concurrent signups can never both take the single lifetime slot.
+// awards per calendar period of the merchant's time zone (shared/calendar.ts). Each award
+// takes a numbered slot, an EngineEvent row keyed `limit:<rule>:<customer>:<period>:<n>`,
+// where <period> names the local period (2026-11-21, week-2026-11-16, 2026-11, 2026, all), so
+// the unique index decides races: two concurrent signups can never both take the single
+// lifetime slot. Slots taken before a change of zone keep their keys; the change counts from
+// the periods computed after it.
 import type { Db } from '../../db/client.js';
-import { DAY_MS } from '../shared/limits.js';
+import { periodKey as calendarPeriodKey } from '../shared/calendar.js';
 import type { Limit, LimitPeriod } from './rule-config.js';
 
-const isoDate = (d: Date) => d.toISOString().slice(0, 10);
-
-/** The calendar period containing `at`, as a key: 2026-11-21, week-2026-11-16 (its Monday), 2026-11, 2026, all. */
-export function periodKey(period: LimitPeriod, at: Date): string {
-  switch (period) {
-    case 'day':
-      return isoDate(at);
-    case 'week': {
-      const monday = new Date(at.getTime() - ((at.getUTCDay() + 6) % 7) * DAY_MS);
-      return `week-${isoDate(monday)}`;
-    }
-    case 'month':
-      return isoDate(at).slice(0, 7);
-    case 'year':
-      return String(at.getUTCFullYear());
-    case 'lifetime':
-      return 'all';
-  }
+/** The period containing `at` in `zone`, as a key. */
+export function periodKey(period: LimitPeriod, at: Date, zone: string): string {
+  return period === 'lifetime' ? 'all' : calendarPeriodKey(period, at, zone);
 }
 
 export interface LimitedRule {
@@ -32,8 +20,8 @@ export interface LimitedRule {
 }
 
 const SLOT_KIND = 'limit';
-const slotPrefix = (rule: LimitedRule, customerId: string, at: Date) =>
-  `limit:${rule.id}:${customerId}:${periodKey(rule.limit.period, at)}:`;
+const slotPrefix = (rule: LimitedRule, customerId: string, at: Date, zone: string) =>
+  `limit:${rule.id}:${customerId}:${periodKey(rule.limit.period, at, zone)}:`;
 
 /** Awards already taken by each rule in its current period (rule id → count). */
 export async function countUsage(
@@ -42,9 +30,10 @@ export async function countUsage(
   customerId: string,
   rules: LimitedRule[],
   at: Date,
+  zone: string,
 ): Promise<Record<string, number>> {
   if (rules.length === 0) return {};
-  const prefixes = rules.map((r) => [r.id, slotPrefix(r, customerId, at)] as const);
+  const prefixes = rules.map((r) => [r.id, slotPrefix(r, customerId, at, zone)] as const);
   const taken = await db.engineEvent.findMany({
     where: { merchantId, kind: SLOT_KIND, OR: prefixes.map(([, p]) => ({ eventId: { startsWith: p } })) },
     select: { eventId: true },
@@ -65,8 +54,9 @@ export async function claimSlot(
   rule: LimitedRule,
   used: number,
   at: Date,
+  zone: string,
 ): Promise<boolean> {
-  const prefix = slotPrefix(rule, customerId, at);
+  const prefix = slotPrefix(rule, customerId, at, zone);
   for (let n = used + 1; n <= rule.limit.count; n++) {
     const { count } = await db.engineEvent.createMany({
       data: [{ merchantId, eventId: `${prefix}${n}`, kind: SLOT_KIND }],

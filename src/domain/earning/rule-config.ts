@@ -3,6 +3,7 @@
 // Pure shapes and rules, no database: the calculator judges a rule with them alone.
 import { z } from 'zod';
 import type { CampaignType } from '../../generated/prisma/enums.js';
+import { addPeriods, startOfLocalDate } from '../shared/calendar.js';
 import { MAX_AMOUNT } from '../shared/limits.js';
 
 export const earningRuleSchema = z.discriminatedUnion('type', [
@@ -37,6 +38,32 @@ export const conditionsSchema = z
   })
   .strict();
 export type EarningConditions = z.infer<typeof conditionsSchema>;
+
+/**
+ * Conditions as the admin API and the import take them: `starts_at` / `ends_at` may also be a
+ * local date (YYYY-MM-DD) of the merchant's calendar, stored as the instant it resolves to
+ * (resolveRuleDates), so a stored rule only ever holds UTC instants.
+ */
+export const conditionsInputSchema = conditionsSchema.extend({
+  starts_at: z.union([z.iso.datetime({ offset: true }), z.iso.date()]).nullish(),
+  ends_at: z.union([z.iso.datetime({ offset: true }), z.iso.date()]).nullish(),
+});
+export type EarningConditionsInput = z.infer<typeof conditionsInputSchema>;
+
+/**
+ * A date-only `starts_at` is the start of that local day; a date-only `ends_at` is the last
+ * local day the rule pays, so it ends at the start of the next one. Both in `zone`.
+ */
+export function resolveRuleDates(conditions: EarningConditionsInput, zone: string): EarningConditions {
+  const isDate = (v: string | null | undefined): v is string => v != null && !v.includes('T');
+  return {
+    ...conditions,
+    ...(isDate(conditions.starts_at) && { starts_at: startOfLocalDate(conditions.starts_at, zone).toISOString() }),
+    ...(isDate(conditions.ends_at) && {
+      ends_at: addPeriods('day', startOfLocalDate(conditions.ends_at, zone), 1, zone).toISOString(),
+    }),
+  };
+}
 
 /** Limits that hold when a rule names none: some actions can only happen so often. */
 const defaultLimits: Partial<Record<CampaignType, Limit>> = {

@@ -1,8 +1,8 @@
 // The customer-visible activity log (DESIGN.md "Activity"): the one way a row is written, and
 // the list, newest first by when it happened.
 import type { Db } from '../../db/client.js';
-import { Prisma } from '../../generated/prisma/client.js';
-import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
+import { type Activity, Prisma } from '../../generated/prisma/client.js';
+import { type CursorArgs, type OwnedList, type PageArgs, connectEach, paginateEach, paginateOne } from '../shared/pagination.js';
 
 /** A bound parameter, or SQL over the columns of the statement's `from` (Prisma.sql`points_balance`). */
 type Value = Prisma.Sql | string | number | Date | null;
@@ -43,16 +43,26 @@ export function insertActivity(row: ActivityRow, from?: Prisma.Sql): Prisma.Sql 
     ${from ? Prisma.sql`FROM ${from}` : Prisma.empty}`;
 }
 
+/** A customer's log, newest first by when it happened. */
+const activityLog: OwnedList<Activity> = {
+  table: 'activities',
+  ownerType: 'uuid',
+  where: (customer) => Prisma.sql`customer_id = ${customer}`,
+  order: 'occurred_at DESC, created_at DESC, id DESC',
+  keyset: 'occurred_at, created_at, id',
+  rows: (db, where) => db.activity.findMany({ where }),
+};
+
 export function listActivities(db: Db, merchantId: string, customerId: string, args: PageArgs) {
-  const where = { merchantId, customerId };
-  return paginate(
-    args,
-    (p) =>
-      db.activity.findMany({
-        where,
-        orderBy: [{ occurredAt: 'desc' }, ...newestFirst],
-        ...p,
-      }),
-    () => db.activity.count({ where }),
-  );
+  return paginateOne(db, merchantId, customerId, args, activityLog);
+}
+
+/** The same page of each customer's log, in as many statements as one. */
+export function activityPages(db: Db, merchantId: string, customerIds: readonly string[], args: PageArgs) {
+  return paginateEach(db, merchantId, customerIds, args, activityLog);
+}
+
+/** Each customer's log after a cursor, in as many statements as one's. */
+export function activityConnections(db: Db, merchantId: string, customerIds: readonly string[], args: CursorArgs) {
+  return connectEach(db, merchantId, customerIds, args, activityLog);
 }

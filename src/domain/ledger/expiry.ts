@@ -1,9 +1,21 @@
 // Points expiry (`loyalty expire`): for merchants with points_expiry_days set, a customer
 // inactive for that many days loses the whole balance through the ledger. The debit is
-// itself activity and leaves a zero balance, so a second run finds nothing to do.
+// itself activity and leaves a zero balance, so a second run finds nothing to do. Days are
+// the merchant's local calendar days: points last through N whole local days without
+// activity after the day of the last activity, and lapse at the local midnight ending the Nth.
 import type { Db } from '../../db/client.js';
-import { DAY_MS } from '../shared/limits.js';
+import { addPeriods, periodStart } from '../shared/calendar.js';
 import { tryApplyPoints } from './ledger.js';
+
+/** When a balance whose last activity was at `since` lapses, for N = `days`, in `zone`. */
+export function pointsExpireAt(since: Date, days: number, zone: string): Date {
+  return addPeriods('day', periodStart('day', since, zone), days + 1, zone);
+}
+
+/** Activity before this instant has lapsed by `now`: the start of the local day N days ago. */
+function expiryCutoff(now: Date, days: number, zone: string): Date {
+  return addPeriods('day', periodStart('day', now, zone), -days, zone);
+}
 
 const BATCH = 200;
 
@@ -17,12 +29,12 @@ export async function expirePoints(db: Db, opts: { now?: Date; merchantId?: stri
   const now = opts.now ?? new Date();
   const merchants = await db.merchant.findMany({
     where: { pointsExpiryDays: { not: null }, ...(opts.merchantId ? { id: opts.merchantId } : {}) },
-    select: { id: true, pointsExpiryDays: true },
+    select: { id: true, pointsExpiryDays: true, timezone: true },
   });
   const report: ExpiryReport = { merchants: merchants.length, customers: 0, points: 0 };
   for (const merchant of merchants) {
     const days = merchant.pointsExpiryDays!;
-    const cutoff = new Date(now.getTime() - days * DAY_MS);
+    const cutoff = expiryCutoff(now, days, merchant.timezone);
     const stale = {
       merchantId: merchant.id,
       pointsBalance: { gt: 0 },
@@ -61,4 +73,51 @@ async function expireBalance(db: Db, merchantId: string, customerId: string, bal
     activityType: 'expiry',
   });
   return result ? balance : 0;
+}
+
+/**
+ * `points.expiring` reminders: one event per customer whose balance expires (under the rule
+ * above, in the merchant's zone) within the next `days` days, once per expiry date (a later
+ * activity moves the date, and a new reminder is due then). Returns how many customers were
+ * due; re-running is safe (the event's dedupe key is the customer and the expiry date).
+ */
+export async function remindExpiringPoints(db: Db, opts: { days: number; now?: Date; merchantId?: string }): Promise<number> {
+  if (opts.days <= 0) return 0;
+  const now = opts.now ?? new Date();
+  const merchants = await db.merchant.findMany({
+    where: { pointsExpiryDays: { not: null }, ...(opts.merchantId ? { id: opts.merchantId } : {}) },
+    select: { id: true, pointsExpiryDays: true, timezone: true },
+  });
+  let due = 0;
+  for (const merchant of merchants) {
+    const days = merchant.pointsExpiryDays!;
+    const zone = merchant.timezone;
+    // balances lapsing in (now, now + opts.days]: last activity on a local day from
+    // (days + 1) days before today to (days + 1 - opts.days) days after it, read with a day's
+    // margin each side and then judged exactly by pointsExpireAt
+    const from = addPeriods('day', expiryCutoff(now, days + 1, zone), -1, zone);
+    const to = addPeriods('day', expiryCutoff(now, days - opts.days, zone), 1, zone);
+    const customers = await db.customer.findMany({
+      where: {
+        merchantId: merchant.id,
+        pointsBalance: { gt: 0 },
+        OR: [{ lastActivityAt: { gte: from, lt: to } }, { lastActivityAt: null, createdAt: { gte: from, lt: to } }],
+      },
+      select: { id: true, pointsBalance: true, lastActivityAt: true, createdAt: true },
+    });
+    const until = addPeriods('day', now, opts.days, zone);
+    const reminders = customers
+      .map((c) => ({ ...c, expiresAt: pointsExpireAt(c.lastActivityAt ?? c.createdAt, days, zone) }))
+      .filter((c) => c.expiresAt > now && c.expiresAt <= until);
+    if (reminders.length === 0) continue;
+    due += reminders.length;
+    await db.$executeRaw`
+      SELECT loyalty_emit_event(${merchant.id}::uuid, 'points.expiring',
+               jsonb_build_object('customer', loyalty_customer_ref(r.id), 'points', r.points,
+                                  'expires_at', loyalty_iso(r.expires_at)),
+               'points.expiring:' || r.id || ':' || loyalty_iso(r.expires_at))::text
+        FROM unnest(${reminders.map((r) => r.id)}::uuid[], ${reminders.map((r) => r.pointsBalance)}::int[],
+                    ${reminders.map((r) => r.expiresAt)}::timestamptz[]) AS r(id, points, expires_at)`;
+  }
+  return due;
 }

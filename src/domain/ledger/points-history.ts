@@ -1,12 +1,27 @@
 // A customer's points transaction history (DESIGN.md "Points transaction"), newest first.
 import type { Db } from '../../db/client.js';
-import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
+import { type PointsTransaction, Prisma } from '../../generated/prisma/client.js';
+import { type CursorArgs, type OwnedList, type PageArgs, connectEach, paginateEach, paginateOne } from '../shared/pagination.js';
+
+const history: OwnedList<PointsTransaction> = {
+  table: 'points_transactions',
+  ownerType: 'uuid',
+  where: (customer) => Prisma.sql`customer_id = ${customer}`,
+  order: 'created_at DESC, id DESC',
+  keyset: 'created_at, id',
+  rows: (db, where) => db.pointsTransaction.findMany({ where }),
+};
 
 export function listTransactions(db: Db, merchantId: string, customerId: string, args: PageArgs) {
-  const where = { merchantId, customerId };
-  return paginate(
-    args,
-    (p) => db.pointsTransaction.findMany({ where, orderBy: newestFirst, ...p }),
-    () => db.pointsTransaction.count({ where }),
-  );
+  return paginateOne(db, merchantId, customerId, args, history);
+}
+
+/** The same page of each customer's history, in as many statements as one. */
+export function transactionPages(db: Db, merchantId: string, customerIds: readonly string[], args: PageArgs) {
+  return paginateEach(db, merchantId, customerIds, args, history);
+}
+
+/** Each customer's history after a cursor, in as many statements as one's. */
+export function transactionConnections(db: Db, merchantId: string, customerIds: readonly string[], args: CursorArgs) {
+  return connectEach(db, merchantId, customerIds, args, history);
 }

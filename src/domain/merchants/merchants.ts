@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Merchant } from '../../generated/prisma/client.js';
 import { generateToken } from '../access/tokens.js';
+import { DEFAULT_TIMEZONE, timeZoneSchema } from '../shared/calendar.js';
 import { AppError, notFound } from '../shared/errors.js';
 import type { Patch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
@@ -13,18 +14,25 @@ const createSchema = z.object({
     .string()
     .regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'lowercase letters, digits and dashes, 2 to 63 characters'),
   name: z.string().trim().min(1).max(200).optional(),
+  timezone: timeZoneSchema.optional(),
 });
 
-export async function createMerchant(db: Db, input: { slug: string; name?: string }) {
-  const { slug, name } = parseInput(createSchema, input);
+export async function createMerchant(db: Db, input: { slug: string; name?: string; timezone?: string }) {
+  const { slug, name, timezone } = parseInput(createSchema, input);
   if (await db.merchant.findUnique({ where: { slug } })) {
     throw new AppError('conflict', `A merchant with slug "${slug}" already exists`);
   }
   const admin = generateToken('admin');
   const merchant = await db.merchant.create({
-    data: { slug, name: name ?? slug, adminTokenHash: admin.hash, adminTokenPrefix: admin.prefix },
+    data: {
+      slug,
+      name: name ?? slug,
+      timezone: timezone ?? DEFAULT_TIMEZONE,
+      adminTokenHash: admin.hash,
+      adminTokenPrefix: admin.prefix,
+    },
   });
-  return { id: merchant.id, slug: merchant.slug, name: merchant.name, admin_token: admin.token };
+  return { id: merchant.id, slug: merchant.slug, name: merchant.name, timezone: merchant.timezone, admin_token: admin.token };
 }
 
 export async function merchantBySlug(db: Db, slug: string) {
@@ -49,11 +57,16 @@ const settingsInput = z
     name: z.string().trim().min(1, 'is required').max(200),
     currency: z.string().regex(/^[A-Z]{3}$/, 'is a 3-letter ISO 4217 code, e.g. USD'),
     points_expiry_days: z.number().int().min(1).max(36_500).nullable(),
+    timezone: timeZoneSchema,
   })
   .partial()
   .strict();
 
-/** Name, currency and points expiry (null turns expiry off); absent fields are left alone. */
+/**
+ * Name, currency, points expiry (null turns expiry off) and time zone; absent fields are left
+ * alone. A new time zone governs what is computed from then on: stored instants (memberships'
+ * expiry, rule dates, past limit periods' slots) keep their UTC values.
+ */
 export async function updateMerchantSettings(db: Db, merchantId: string, patch: Patch): Promise<Merchant> {
   const input = parseInput(settingsInput, patch);
   return db.merchant.update({
@@ -62,6 +75,13 @@ export async function updateMerchantSettings(db: Db, merchantId: string, patch: 
       ...(input.name !== undefined && { name: input.name }),
       ...(input.currency !== undefined && { currency: input.currency }),
       ...(input.points_expiry_days !== undefined && { pointsExpiryDays: input.points_expiry_days }),
+      ...(input.timezone !== undefined && { timezone: input.timezone }),
     },
   });
+}
+
+/** The merchant's time zone, the calendar its program is computed in. */
+export async function merchantTimeZone(db: Db, merchantId: string): Promise<string> {
+  const merchant = await db.merchant.findUnique({ where: { id: merchantId }, select: { timezone: true } });
+  return merchant?.timezone ?? DEFAULT_TIMEZONE;
 }

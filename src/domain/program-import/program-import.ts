@@ -1,5 +1,5 @@
 // Importing a whole program (customers with opening balances, rewards, earning rules,
-// tiers, boosters, referral program) from one JSON file: validated in full first, then
+// tiers, boosters, referral program, the merchant's time zone) from one JSON file: validated in full first, then
 // written in ONE batch transaction, so a file is imported entirely or not at all.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -11,6 +11,8 @@ import { earningRuleInput, earningRuleRow } from '../earning/earning-rules.js';
 import { insertActivity } from '../ledger/activity-log.js';
 import { referralProgramInput, referralProgramRow } from '../referrals/referral-program.js';
 import { rewardInput, rewardRow } from '../rewards/rewards.js';
+import { merchantTimeZone } from '../merchants/merchants.js';
+import { timeZoneSchema } from '../shared/calendar.js';
 import { AppError, type ErrorDetails, validationError } from '../shared/errors.js';
 import { MAX_BALANCE } from '../shared/limits.js';
 import { detailsFromZod } from '../shared/validation.js';
@@ -34,6 +36,8 @@ const sectionNames = Object.keys(sections) as Section[];
 /** The import file (field names as in the public API). */
 export type ProgramFile = { [K in Section]?: z.input<Sections[K]>[] | null } & {
   referral_program?: z.input<typeof referralProgramInput> | null;
+  /** The merchant's IANA time zone; dates in the file's earning rules are days of it. */
+  timezone?: string | null;
 };
 
 export interface ImportSummary {
@@ -52,7 +56,7 @@ const CHUNK = 5_000;
 const IMPORT_TIMEOUT_MS = 15 * 60_000;
 const OPENING_BALANCE = 'Opening balance (import)';
 
-const topLevelKeys = new Set<string>([...sectionNames, 'referral_program']);
+const topLevelKeys = new Set<string>([...sectionNames, 'referral_program', 'timezone']);
 
 type Parsed = { [K in Section]: { index: number; value: z.output<Sections[K]> }[] };
 
@@ -88,6 +92,12 @@ export async function importProgram(db: Db, merchantId: string, file: unknown): 
     if (result.success) referralProgram = result.data;
     else problems.addZod(result.error, ['referral_program']);
   }
+  let timezone: string | null = null;
+  if (top.timezone != null) {
+    const result = timeZoneSchema.safeParse(top.timezone);
+    if (result.success) timezone = result.data;
+    else problems.addZod(result.error, ['timezone']);
+  }
 
   const records = parsed as Parsed;
   const existing = await readExisting(db, merchantId, records);
@@ -95,7 +105,9 @@ export async function importProgram(db: Db, merchantId: string, file: unknown): 
   if (problems.any()) throw problems.error();
 
   const referralCodes = await assignReferralCodes(db, merchantId, records.customers, existing.referralCodes);
-  const plan = buildBatch(db, merchantId, records, referralProgram, referralCodes, existing.defaultTierId);
+  const zone = timezone ?? (await merchantTimeZone(db, merchantId));
+  const plan = buildBatch(db, merchantId, records, referralProgram, referralCodes, existing.defaultTierId, zone);
+  if (timezone) plan.ops.push(db.merchant.update({ where: { id: merchantId }, data: { timezone } }));
   try {
     // one batch: a large file takes longer than Prisma's 5 s default
     await db.$transaction(plan.ops, { maxWait: 30_000, timeout: IMPORT_TIMEOUT_MS });
@@ -373,6 +385,7 @@ function buildBatch(
   referralProgram: z.output<typeof referralProgramInput> | null,
   referralCodes: string[],
   existingDefaultTierId: string | null,
+  zone: string,
 ) {
   const now = new Date();
   const ops: Prisma.PrismaPromise<unknown>[] = [];
@@ -425,7 +438,7 @@ function buildBatch(
   const earningRules = parsed.earning_rules.map(({ value: e }) => ({
     ...(e.id && { id: e.id }),
     merchantId,
-    ...earningRuleRow(e),
+    ...earningRuleRow(e, zone),
     createdAt: date(e.created_at) ?? now,
   }));
   for (const chunk of chunks(earningRules)) ops.push(db.earningRule.createMany({ data: chunk }));

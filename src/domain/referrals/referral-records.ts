@@ -1,22 +1,25 @@
 // What the public API reads of referrals: a customer's referrals, as referrer
 // (DESIGN.md "Referral").
 import type { Db } from '../../db/client.js';
-import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import { type OwnedList, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
+
+const referralsMade = {
+  table: 'referrals',
+  ownerType: 'uuid',
+  where: (referrer) => Prisma.sql`referrer_id = ${referrer}`,
+  order: 'created_at DESC, id DESC',
+  // the referee's platform id, in the same query
+  rows: (db, where) => db.referral.findMany({ where, include: { referee: { select: { platformId: true } } } }),
+} satisfies OwnedList<{ id: string }>;
+
+export type ReferralRecord = Awaited<ReturnType<(typeof referralsMade)['rows']>>[number];
 
 export function listReferrals(db: Db, merchantId: string, referrerId: string, args: PageArgs) {
-  const where = { merchantId, referrerId };
-  return paginate(
-    args,
-    (p) =>
-      db.referral.findMany({
-        where,
-        // the referee's platform id, in the same query
-        include: { referee: { select: { platformId: true } } },
-        orderBy: newestFirst,
-        ...p,
-      }),
-    () => db.referral.count({ where }),
-  );
+  return paginateOne(db, merchantId, referrerId, args, referralsMade);
 }
 
-export type ReferralRecord = Awaited<ReturnType<typeof listReferrals>>['data'][number];
+/** The same page of each customer's referrals, in as many statements as one. */
+export function referralPages(db: Db, merchantId: string, referrerIds: readonly string[], args: PageArgs) {
+  return paginateEach(db, merchantId, referrerIds, args, referralsMade);
+}

@@ -5,8 +5,11 @@
 //   INCLUDE (type, source, points) over the range;
 // - members per tier: an index-only count over customers (merchant_id, tier_id);
 // - top rewards: customer_rewards (merchant_id, issued_at) INCLUDE (reward_id, points_spent).
-// Buckets are UTC days (the merchant's time zone is not a setting yet).
+// Buckets are the merchant's local days, weeks (from Monday) and months: their bounds are
+// computed in its time zone (shared/calendar.ts) and the rows are sorted into them with
+// width_bucket, so a 23- or 25-hour day around a DST change is one bucket.
 import type { Db } from '../../db/client.js';
+import { addPeriods, periodStart, periodStarts } from '../shared/calendar.js';
 
 export const dashboardRanges = {
   last_7_days: { days: 7, bucket: 'day' },
@@ -40,34 +43,27 @@ export interface Dashboard {
   top_rewards: { reward_id: string; name: string; redemptions: number; points_spent: number }[];
 }
 
-const DAY_MS = 86_400_000;
 const TOP_REWARDS = 5;
 
-/** The first bucket starts at the start of the day, week (Monday) or month holding `from`. */
-function pointsSeries(db: Db, merchantId: string, bucket: Bucket, from: Date, to: Date) {
-  return db.$queryRaw<{ period_start: Date; issued: bigint; redeemed: bigint; expired: bigint }[]>`
-    WITH periods AS (
-      SELECT generate_series(
-               date_trunc(${bucket}, ${from}::timestamptz AT TIME ZONE 'UTC'),
-               ${to}::timestamptz AT TIME ZONE 'UTC',
-               ('1 ' || ${bucket})::interval) AS period
-    ), sums AS (
-      SELECT date_trunc(${bucket}, created_at AT TIME ZONE 'UTC') AS period,
-             COALESCE(SUM(points) FILTER (WHERE type = 'credit'), 0)::bigint AS issued,
-             COALESCE(-SUM(points) FILTER (WHERE type = 'debit' AND source = 'redemption'), 0)::bigint AS redeemed,
-             COALESCE(-SUM(points) FILTER (WHERE type = 'debit' AND source = 'expiry'), 0)::bigint AS expired
-        FROM points_transactions
-       WHERE merchant_id = ${merchantId}::uuid
-         AND created_at >= date_trunc(${bucket}, ${from}::timestamptz AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
-         AND created_at < ${to}::timestamptz
-       GROUP BY 1
-    )
-    SELECT periods.period AT TIME ZONE 'UTC' AS period_start,
-           COALESCE(sums.issued, 0)::bigint AS issued,
-           COALESCE(sums.redeemed, 0)::bigint AS redeemed,
-           COALESCE(sums.expired, 0)::bigint AS expired
-      FROM periods LEFT JOIN sums USING (period)
-     ORDER BY periods.period`;
+/** One bucket per local day, week (Monday) or month from the one holding `from` to `to`. */
+async function pointsSeries(db: Db, merchantId: string, bucket: Bucket, from: Date, to: Date, zone: string) {
+  const starts = periodStarts(bucket, from, to, zone);
+  const bounds = starts.map((d) => d.toISOString());
+  // width_bucket gives 1 for the first period, 2 for the second... (bounds are ascending)
+  const sums = await db.$queryRaw<{ bucket: number; issued: bigint; redeemed: bigint; expired: bigint }[]>`
+    SELECT width_bucket(created_at, ${bounds}::timestamptz[]) AS bucket,
+           COALESCE(SUM(points) FILTER (WHERE type = 'credit'), 0)::bigint AS issued,
+           COALESCE(-SUM(points) FILTER (WHERE type = 'debit' AND source = 'redemption'), 0)::bigint AS redeemed,
+           COALESCE(-SUM(points) FILTER (WHERE type = 'debit' AND source = 'expiry'), 0)::bigint AS expired
+      FROM points_transactions
+     WHERE merchant_id = ${merchantId}::uuid
+       AND created_at >= ${bounds[0]}::timestamptz
+       AND created_at < ${to}::timestamptz
+     GROUP BY 1`;
+  return starts.map((period_start, i) => {
+    const row = sums.find((s) => Number(s.bucket) === i + 1);
+    return { period_start, issued: row?.issued ?? 0n, redeemed: row?.redeemed ?? 0n, expired: row?.expired ?? 0n };
+  });
 }
 
 async function membersPerTier(db: Db, merchantId: string) {
@@ -102,13 +98,17 @@ async function topRewards(db: Db, merchantId: string, from: Date, to: Date) {
 export async function dashboard(db: Db, merchantId: string, range: DashboardRange, now = new Date()): Promise<Dashboard> {
   const { days, bucket } = dashboardRanges[range];
   const to = now;
-  const from = new Date(now.getTime() - (days - 1) * DAY_MS);
-  from.setUTCHours(0, 0, 0, 0);
-  const [rows, tiers, rewards, merchant] = await Promise.all([
-    pointsSeries(db, merchantId, bucket, from, to),
+  const merchant = await db.merchant.findUniqueOrThrow({
+    where: { id: merchantId },
+    select: { customerCount: true, timezone: true },
+  });
+  const zone = merchant.timezone;
+  // the range starts at local midnight `days - 1` local days ago
+  const from = addPeriods('day', periodStart('day', now, zone), -(days - 1), zone);
+  const [rows, tiers, rewards] = await Promise.all([
+    pointsSeries(db, merchantId, bucket, from, to, zone),
     membersPerTier(db, merchantId),
     topRewards(db, merchantId, from, to),
-    db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { customerCount: true } }),
   ]);
   const series = rows.map((r) => ({
     period_start: r.period_start,

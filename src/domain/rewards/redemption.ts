@@ -5,12 +5,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { type Customer, Prisma } from '../../generated/prisma/client.js';
+import { type Customer, Prisma, type Reward } from '../../generated/prisma/client.js';
 import type { CustomerRewardStatus, RewardType } from '../../generated/prisma/enums.js';
 import { insertActivity } from '../ledger/activity-log.js';
 import { AppError, notFound } from '../shared/errors.js';
 import { MAX_BALANCE } from '../shared/limits.js';
-import { type PageArgs, newestFirst, paginate, paginated, toPage } from '../shared/pagination.js';
+import { type OwnedList, type PageArgs, paginateEach, paginated, toPage } from '../shared/pagination.js';
 import { parseInput } from '../shared/validation.js';
 import { findReward } from './rewards.js';
 import { countLedgerEntry } from '../../observability/metrics.js';
@@ -38,45 +38,68 @@ export function effectiveStatus(status: CustomerRewardStatus, expiresAt: Date | 
 /** An excluded customer takes no part in the program, so it can redeem nothing. */
 const canRedeem = (customer: Pick<Customer, 'status'>) => customer.status !== 'excluded';
 
-export function listCustomerRewards(db: Db, customer: Customer, args: PageArgs) {
-  const where = { merchantId: customer.merchantId, customerId: customer.id };
-  return paginate(
-    args,
-    async (p) => {
-      const rows = await db.customerReward.findMany({
-        where,
-        include: { reward: { select: { id: true, name: true, rewardType: true } } },
-        orderBy: [{ issuedAt: 'desc' }, { id: 'desc' }],
-        ...p,
-      });
-      const now = new Date();
-      return rows.map(
-        (r): CustomerRewardRecord => ({
-          id: r.id,
-          reward: { id: r.reward.id, name: r.reward.name, reward_type: r.reward.rewardType },
-          code: r.code,
-          status: effectiveStatus(r.status, r.expiresAt, now),
-          points_spent: r.pointsSpent,
-          issued_at: r.issuedAt,
-          expires_at: r.expiresAt,
-          used_at: r.usedAt,
-        }),
-      );
-    },
-    () => db.customerReward.count({ where }),
-  );
+/** The codes a customer holds, newest first. */
+const heldRewards: OwnedList<CustomerRewardRecord> = {
+  table: 'customer_rewards',
+  ownerType: 'uuid',
+  where: (customer) => Prisma.sql`customer_id = ${customer}`,
+  order: 'issued_at DESC, id DESC',
+  rows: async (db, where) => {
+    const rows = await db.customerReward.findMany({
+      where,
+      include: { reward: { select: { id: true, name: true, rewardType: true } } },
+    });
+    const now = new Date();
+    return rows.map(
+      (r): CustomerRewardRecord => ({
+        id: r.id,
+        reward: { id: r.reward.id, name: r.reward.name, reward_type: r.reward.rewardType },
+        code: r.code,
+        status: effectiveStatus(r.status, r.expiresAt, now),
+        points_spent: r.pointsSpent,
+        issued_at: r.issuedAt,
+        expires_at: r.expiresAt,
+        used_at: r.usedAt,
+      }),
+    );
+  },
+};
+
+type Holder = Pick<Customer, 'id' | 'merchantId' | 'status' | 'pointsBalance'>;
+
+/** The same page of the codes each customer (of one merchant) holds, in as many statements as for one. */
+export function customerRewardPages(db: Db, customers: readonly Holder[], args: PageArgs) {
+  return paginateEach(db, customers[0]?.merchantId ?? '', customers.map((c) => c.id), args, heldRewards);
+}
+
+export async function listCustomerRewards(db: Db, customer: Holder, args: PageArgs) {
+  const [page] = await customerRewardPages(db, [customer], args);
+  return page!;
+}
+
+/** Active catalogue rewards costing at most a balance, cheapest first: what a customer with it can afford. */
+const affordable: OwnedList<Reward> = {
+  table: 'rewards',
+  ownerType: 'int',
+  where: (balance) => Prisma.sql`is_active AND points_cost <= ${balance}`,
+  order: 'points_cost ASC, created_at DESC, id DESC',
+  rows: (db, where) => db.reward.findMany({ where }),
+};
+
+/** The same page of what each customer (of one merchant) can redeem now, in as many statements as for one. */
+export async function redeemablePages(db: Db, customers: readonly Holder[], args: PageArgs) {
+  const page = toPage(args);
+  // an excluded customer redeems nothing; customers with the same balance share one page
+  const balances = [...new Set(customers.filter(canRedeem).map((c) => c.pointsBalance))];
+  const pages = await paginateEach(db, customers[0]?.merchantId ?? '', balances, args, affordable);
+  const byBalance = new Map(balances.map((b, i) => [b, pages[i]!]));
+  return customers.map((c) => (canRedeem(c) && byBalance.get(c.pointsBalance)) || paginated<Reward>(page, [], 0));
 }
 
 /** Active rewards the customer can afford now, cheapest first. */
-export async function listRedeemableRewards(db: Db, customer: Customer, args: PageArgs) {
-  if (!canRedeem(customer)) return paginated(toPage(args), [], 0);
-  const where = { merchantId: customer.merchantId, isActive: true, pointsCost: { lte: customer.pointsBalance } };
-  return paginate(
-    args,
-    (p) =>
-      db.reward.findMany({ where, orderBy: [{ pointsCost: 'asc' }, ...newestFirst], ...p }),
-    () => db.reward.count({ where }),
-  );
+export async function listRedeemableRewards(db: Db, customer: Holder, args: PageArgs) {
+  const [page] = await redeemablePages(db, [customer], args);
+  return page!;
 }
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';

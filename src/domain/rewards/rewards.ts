@@ -7,7 +7,7 @@ import type { Prisma, Reward } from '../../generated/prisma/client.js';
 import { RewardType } from '../../generated/prisma/enums.js';
 import { field } from '../shared/fields.js';
 import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
-import { type Patch, findOwn, mergePatch } from '../shared/records.js';
+import { type Patch, findOwn, isUuid, mergePatch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 import { checkRewardRule } from './reward-rules.js';
 
@@ -85,6 +85,11 @@ export function listRewards(
  * One reward of the merchant, else 404. `activeOnly`: the catalogue's view (an inactive
  * reward is not found, as in the list, and cannot be redeemed); the admin API sees them all.
  */
+/** The merchant's rewards with these ids, active or not, in any order (unknown ids are absent). */
+export function findRewards(db: Db, merchantId: string, ids: readonly string[]) {
+  return db.reward.findMany({ where: { merchantId, id: { in: ids.filter(isUuid) } } });
+}
+
 export function findReward(db: Db, merchantId: string, id: string, { activeOnly }: { activeOnly: boolean }) {
   return findOwn('Reward', id, (id) =>
     db.reward.findFirst({ where: { id, merchantId, ...(activeOnly ? { isActive: true } : {}) } }),

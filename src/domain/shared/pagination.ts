@@ -1,5 +1,7 @@
 // Page-number pagination shared by every list (spec 2.4 and section 8).
 import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import { parseInput } from './validation.js';
 
 export const MAX_PER_PAGE = 100;
@@ -17,14 +19,17 @@ export interface Page {
   take: number;
 }
 
+/** Records per page (or per window of a connection). */
+const perPage = z
+  .number()
+  .int()
+  .min(1, `must be between 1 and ${MAX_PER_PAGE}`)
+  .max(MAX_PER_PAGE, `must be between 1 and ${MAX_PER_PAGE}`)
+  .default(DEFAULT_PER_PAGE);
+
 const pageSchema = z.object({
   page: z.number().int().min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000').default(1),
-  per_page: z
-    .number()
-    .int()
-    .min(1, `must be between 1 and ${MAX_PER_PAGE}`)
-    .max(MAX_PER_PAGE, `must be between 1 and ${MAX_PER_PAGE}`)
-    .default(DEFAULT_PER_PAGE),
+  per_page: perPage,
 });
 
 export function toPage(args: PageArgs): Page {
@@ -76,4 +81,149 @@ export async function paginate<T>(
   const page = toPage(args);
   const [data, total] = await Promise.all([find({ skip: page.skip, take: page.take }), count()]);
   return paginated(page, data, total);
+}
+
+/**
+ * A list every owner (a customer, or a balance) has, read for many owners at once: its table,
+ * which of the merchant's rows belong to one owner, and its order (ties by id, so pages never
+ * overlap). Names are code, never input.
+ */
+export interface OwnedList<T extends { id: string }> {
+  table: string;
+  /** SQL type of an owner: uuid (a customer's id) or int. */
+  ownerType: 'uuid' | 'int';
+  /** The condition that picks one owner's rows, `owner` standing for it. */
+  where: (owner: Prisma.Sql) => Prisma.Sql;
+  order: string;
+  /**
+   * Lists read by cursor: the columns of `order` (all descending), so that the rows after
+   * a cursor row are those whose columns compare lower.
+   */
+  keyset?: string;
+  /** The rows with these ids (as the list shows them, with what it includes), in any order. */
+  rows: (db: Db, where: { merchantId: string; id: { in: string[] } }) => Promise<T[]>;
+}
+
+interface Window {
+  skip: number;
+  take: number;
+  /** Only the rows after this one (by `keyset`). */
+  after?: string;
+}
+
+/**
+ * The ids of each owner's rows in the window (a LATERAL subquery per owner: the same index scan
+ * with OFFSET and LIMIT as a single list) and each owner's total, in one statement; then the rows
+ * by id in a second. Whatever the number of owners, two statements.
+ */
+async function windowEach<T extends { id: string }>(
+  db: Db,
+  merchantId: string,
+  owners: readonly (string | number)[],
+  window: Window,
+  list: OwnedList<T>,
+): Promise<{ rows: T[]; total: number }[]> {
+  if (owners.length === 0) return [];
+  const table = Prisma.raw(list.table);
+  const order = Prisma.raw(list.order);
+  const mine = (owner: Prisma.Sql) => Prisma.sql`merchant_id = ${merchantId}::uuid AND ${list.where(owner)}`;
+  const keyset = Prisma.raw(list.keyset ?? 'id');
+  const after = window.after
+    ? Prisma.sql`AND (${keyset}) < (SELECT ${keyset} FROM ${table} WHERE id = ${window.after}::uuid AND merchant_id = ${merchantId}::uuid)`
+    : Prisma.empty;
+  const found = await db.$queryRaw<{ i: bigint; id: string | null; total: number }[]>`
+    SELECT o._i AS i, p.id::text AS id,
+           (SELECT count(*) FROM ${table} WHERE ${mine(Prisma.sql`o._owner`)})::int AS total
+      FROM unnest(${[...owners]}::${Prisma.raw(`${list.ownerType}[]`)}) WITH ORDINALITY AS o(_owner, _i)
+      LEFT JOIN LATERAL (
+        SELECT id, row_number() OVER (ORDER BY ${order}) AS _n
+          FROM ${table}
+         WHERE ${mine(Prisma.sql`o._owner`)} ${after}
+         ORDER BY ${order}
+        OFFSET ${window.skip} LIMIT ${window.take}
+      ) p ON true
+     ORDER BY o._i, p._n`;
+  const ids = found.flatMap((f) => (f.id ? [f.id] : []));
+  const rows = ids.length ? await list.rows(db, { merchantId, id: { in: ids } }) : [];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const windows = owners.map(() => ({ rows: [] as T[], total: 0 }));
+  for (const f of found) {
+    const w = windows[Number(f.i) - 1]!;
+    w.total = f.total;
+    const row = f.id ? byId.get(f.id) : undefined;
+    if (row) w.rows.push(row);
+  }
+  return windows;
+}
+
+/** One page of each owner's list, in two statements whatever the number of owners, in the order of `owners`. */
+export async function paginateEach<T extends { id: string }>(
+  db: Db,
+  merchantId: string,
+  owners: readonly (string | number)[],
+  args: PageArgs,
+  list: OwnedList<T>,
+): Promise<Paginated<T>[]> {
+  const page = toPage(args);
+  const windows = await windowEach(db, merchantId, owners, { skip: page.skip, take: page.take }, list);
+  return windows.map((w) => paginated(page, w.rows, w.total));
+}
+
+/** One owner's page of `list`. */
+export async function paginateOne<T extends { id: string }>(
+  db: Db,
+  merchantId: string,
+  owner: string | number,
+  args: PageArgs,
+  list: OwnedList<T>,
+): Promise<Paginated<T>> {
+  const [page] = await paginateEach(db, merchantId, [owner], args, list);
+  return page!;
+}
+
+// ---- cursors (Relay-style connections of the GraphQL graph) ----
+
+export interface CursorArgs {
+  first?: number | null;
+  after?: string | null;
+}
+
+/** A Relay connection: the rows after a cursor, each with its own cursor. */
+export interface Connection<T> {
+  edges: { cursor: string; node: T }[];
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  total: number;
+}
+
+/** A cursor names the row it follows (opaque to clients). */
+const cursorOf = (id: string) => Buffer.from(`cursor:${id}`).toString('base64url');
+
+const cursorSchema = z.object({
+  first: perPage,
+  after: z
+    .string()
+    .transform((s) => /^cursor:([0-9a-f-]{36})$/.exec(Buffer.from(s, 'base64url').toString())?.[1])
+    .refine((id) => id !== undefined, 'is not a cursor of this list')
+    .optional(),
+});
+
+/** The `first` rows after the cursor of each owner's list, in two statements whatever the number of owners. */
+export async function connectEach<T extends { id: string }>(
+  db: Db,
+  merchantId: string,
+  owners: readonly (string | number)[],
+  args: CursorArgs,
+  list: OwnedList<T>,
+): Promise<Connection<T>[]> {
+  const { first, after } = parseInput(cursorSchema, { first: args.first ?? undefined, after: args.after ?? undefined });
+  // one more row than asked says whether there is a next page
+  const windows = await windowEach(db, merchantId, owners, { skip: 0, take: first + 1, after }, list);
+  return windows.map((w) => {
+    const edges = w.rows.slice(0, first).map((node) => ({ cursor: cursorOf(node.id), node }));
+    return {
+      edges,
+      pageInfo: { hasNextPage: w.rows.length > first, endCursor: edges.at(-1)?.cursor ?? null },
+      total: w.total,
+    };
+  });
 }

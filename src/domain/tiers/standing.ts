@@ -1,55 +1,57 @@
 // A customer's VIP tier. Status is judged on what a customer *earned* (points credited, or
 // money spent) in each tier's own window, never on the spendable balance, so spending points
 // never drops a tier. `tierStanding` is the one place for that rule: the live status endpoint
-// and `reevaluateTier` both use it.
+// and `reevaluateTier` both use it. Windows follow the merchant's calendar (shared/calendar.ts):
+// a calendar year runs from local New Year to local New Year.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { Prisma, type Tier } from '../../generated/prisma/client.js';
 import type { TierQualification, TierWindow } from '../../generated/prisma/enums.js';
 import { insertActivity } from '../ledger/activity-log.js';
-import { type PageArgs, paginate } from '../shared/pagination.js';
+import { merchantTimeZone } from '../merchants/merchants.js';
+import { addPeriods, periodStart } from '../shared/calendar.js';
+import { type OwnedList, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
 import { allTiers } from './tiers.js';
 
-/** Where a tier's window starts (null = the beginning of time). */
-export function windowStart(window: TierWindow, now: Date): Date | null {
+/** Where a tier's window starts in `zone` (null = the beginning of time). */
+export function windowStart(window: TierWindow, now: Date, zone: string): Date | null {
   switch (window) {
     case 'lifetime':
       return null;
     case 'calendar_year':
-      return new Date(Date.UTC(now.getUTCFullYear(), 0, 1));
-    case 'rolling_12_months': {
-      const start = new Date(now);
-      start.setUTCMonth(start.getUTCMonth() - 12);
-      return start;
-    }
+      return periodStart('year', now, zone);
+    case 'rolling_12_months':
+      return addPeriods('month', now, -12, zone);
   }
 }
 
 /**
  * When status earned in `tier` lapses: a calendar-year tier at the end of the year (the
- * next Jan 1, 00:00 UTC); a rolling window re-judges continuously and lifetime never
- * lapses, so null. A tier held without qualifying (the default) or that anyone reaches
- * (threshold 0) cannot lapse either.
+ * next local Jan 1, 00:00 in `zone`); a rolling window re-judges continuously and lifetime
+ * never lapses, so null. A tier held without qualifying (the default) or that anyone
+ * reaches (threshold 0) cannot lapse either.
  */
-function tierExpiresAt(tier: Tier, qualified: boolean, now: Date): Date | null {
+function tierExpiresAt(tier: Tier, qualified: boolean, now: Date, zone: string): Date | null {
   if (!qualified || tier.window !== 'calendar_year' || tier.threshold <= 0) return null;
-  return new Date(Date.UTC(now.getUTCFullYear() + 1, 0, 1));
+  return addPeriods('year', periodStart('year', now, zone), 1, zone);
 }
+
+const tierHistory = {
+  table: 'tier_memberships',
+  ownerType: 'uuid',
+  where: (customer) => Prisma.sql`customer_id = ${customer}`,
+  order: 'started_at DESC, id DESC',
+  rows: (db, where) => db.tierMembership.findMany({ where, include: { tier: { select: { name: true } } } }),
+} satisfies OwnedList<{ id: string }>;
 
 /** `GET /customers/memberships`: the customer's tier history, newest first. */
 export function listMemberships(db: Db, merchantId: string, customerId: string, args: PageArgs) {
-  const where = { merchantId, customerId };
-  return paginate(
-    args,
-    (p) =>
-      db.tierMembership.findMany({
-        where,
-        include: { tier: { select: { name: true } } },
-        orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
-        ...p,
-      }),
-    () => db.tierMembership.count({ where }),
-  );
+  return paginateOne(db, merchantId, customerId, args, tierHistory);
+}
+
+/** The same page of each customer's tier history, in as many statements as one. */
+export function membershipPages(db: Db, merchantId: string, customerIds: readonly string[], args: PageArgs) {
+  return paginateEach(db, merchantId, customerIds, args, tierHistory);
 }
 
 type MetricKey = `${TierQualification}:${TierWindow}`;
@@ -64,38 +66,50 @@ type Metrics = Record<MetricKey, number>;
 async function customerMetrics(
   db: Db,
   merchantId: string,
-  customerId: string,
+  customerIds: readonly string[],
   now: Date,
+  zone: string,
   needSpent: boolean,
-): Promise<Metrics> {
-  const year = windowStart('calendar_year', now)!;
-  const rolling = windowStart('rolling_12_months', now)!;
-  const pointsQuery = db.$queryRaw<{ lifetime: bigint; year: bigint; rolling: bigint }[]>`
-    SELECT COALESCE(SUM(points), 0)::bigint AS lifetime,
+): Promise<Metrics[]> {
+  const year = windowStart('calendar_year', now, zone)!;
+  const rolling = windowStart('rolling_12_months', now, zone)!;
+  const ids = [...customerIds];
+  const pointsQuery = db.$queryRaw<{ customer_id: string; lifetime: bigint; year: bigint; rolling: bigint }[]>`
+    SELECT customer_id::text AS customer_id,
+           COALESCE(SUM(points), 0)::bigint AS lifetime,
            COALESCE(SUM(points) FILTER (WHERE created_at >= ${year.toISOString()}::timestamptz), 0)::bigint AS year,
            COALESCE(SUM(points) FILTER (WHERE created_at >= ${rolling.toISOString()}::timestamptz), 0)::bigint AS rolling
       FROM points_transactions
-     WHERE merchant_id = ${merchantId}::uuid AND customer_id = ${customerId}::uuid
-       AND type = 'credit'::"TransactionType"`;
+     WHERE merchant_id = ${merchantId}::uuid AND customer_id = ANY(${ids}::uuid[])
+       AND type = 'credit'::"TransactionType"
+     GROUP BY customer_id`;
   const spentQuery = needSpent
-    ? db.$queryRaw<{ lifetime: string; year: string; rolling: string }[]>`
-    SELECT COALESCE(SUM(subtotal), 0)::text AS lifetime,
+    ? db.$queryRaw<{ customer_id: string; lifetime: string; year: string; rolling: string }[]>`
+    SELECT customer_id::text AS customer_id,
+           COALESCE(SUM(subtotal), 0)::text AS lifetime,
            COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${year.toISOString()}::timestamptz), 0)::text AS year,
            COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${rolling.toISOString()}::timestamptz), 0)::text AS rolling
       FROM orders
-     WHERE merchant_id = ${merchantId}::uuid AND customer_id = ${customerId}::uuid
-       AND refunded_at IS NULL`
-    : Promise.resolve([{ lifetime: '0', year: '0', rolling: '0' }]);
+     WHERE merchant_id = ${merchantId}::uuid AND customer_id = ANY(${ids}::uuid[])
+       AND refunded_at IS NULL
+     GROUP BY customer_id`
+    : Promise.resolve([]);
   // no upper bound at `now`: a credit just written by the database's clock must count
-  const [[p], [s]] = await Promise.all([pointsQuery, spentQuery]);
-  return {
-    'points_earned:lifetime': Number(p?.lifetime ?? 0),
-    'points_earned:calendar_year': Number(p?.year ?? 0),
-    'points_earned:rolling_12_months': Number(p?.rolling ?? 0),
-    'amount_spent:lifetime': Number(s?.lifetime ?? 0),
-    'amount_spent:calendar_year': Number(s?.year ?? 0),
-    'amount_spent:rolling_12_months': Number(s?.rolling ?? 0),
-  };
+  const [points, spent] = await Promise.all([pointsQuery, spentQuery]);
+  const pointsOf = new Map(points.map((p) => [p.customer_id, p]));
+  const spentOf = new Map(spent.map((s) => [s.customer_id, s]));
+  return ids.map((id) => {
+    const p = pointsOf.get(id);
+    const s = spentOf.get(id);
+    return {
+      'points_earned:lifetime': Number(p?.lifetime ?? 0),
+      'points_earned:calendar_year': Number(p?.year ?? 0),
+      'points_earned:rolling_12_months': Number(p?.rolling ?? 0),
+      'amount_spent:lifetime': Number(s?.lifetime ?? 0),
+      'amount_spent:calendar_year': Number(s?.year ?? 0),
+      'amount_spent:rolling_12_months': Number(s?.rolling ?? 0),
+    };
+  });
 }
 
 export interface TierStanding {
@@ -116,25 +130,39 @@ export interface TierStanding {
  * metric reaches; else the default tier (is_default, or the lowest position).
  */
 export async function tierStanding(db: Db, merchantId: string, customerId: string, now = new Date()): Promise<TierStanding> {
-  const tiers = await allTiers(db, merchantId);
-  const metrics = await customerMetrics(
+  const [standing] = await tierStandings(db, merchantId, [customerId], now);
+  return standing!;
+}
+
+/** The standings of many customers of one merchant, in as many statements as one's. */
+export async function tierStandings(
+  db: Db,
+  merchantId: string,
+  customerIds: readonly string[],
+  now = new Date(),
+): Promise<TierStanding[]> {
+  const [tiers, zone] = await Promise.all([allTiers(db, merchantId), merchantTimeZone(db, merchantId)]);
+  const metricsOf = await customerMetrics(
     db,
     merchantId,
-    customerId,
+    customerIds,
     now,
+    zone,
     tiers.some((t) => t.qualification === 'amount_spent'),
   );
-  const metricOf = (tier: Pick<Tier, 'qualification' | 'window'>) => metrics[`${tier.qualification}:${tier.window}`];
-  const qualified = tiers.findLast((t) => metricOf(t) >= t.threshold) ?? null;
-  const current = qualified ?? tiers.find((t) => t.isDefault) ?? tiers[0] ?? null;
-  const next = current ? (tiers.find((t) => t.position > current.position) ?? null) : null;
-  return {
-    current,
-    next,
-    expiresAt: current && tierExpiresAt(current, current === qualified, now),
-    metricOf,
-    lifetimePoints: metrics['points_earned:lifetime'],
-  };
+  return metricsOf.map((metrics) => {
+    const metricOf = (tier: Pick<Tier, 'qualification' | 'window'>) => metrics[`${tier.qualification}:${tier.window}`];
+    const qualified = tiers.findLast((t) => metricOf(t) >= t.threshold) ?? null;
+    const current = qualified ?? tiers.find((t) => t.isDefault) ?? tiers[0] ?? null;
+    const next = current ? (tiers.find((t) => t.position > current.position) ?? null) : null;
+    return {
+      current,
+      next,
+      expiresAt: current && tierExpiresAt(current, current === qualified, now, zone),
+      metricOf,
+      lifetimePoints: metrics['points_earned:lifetime'],
+    };
+  });
 }
 
 /**
@@ -230,7 +258,21 @@ export async function customerTierStatus(
   customerId: string,
   now = new Date(),
 ): Promise<CustomerTierStatus> {
-  const standing = await tierStanding(db, merchantId, customerId, now);
+  const [status] = await customerTierStatuses(db, merchantId, [customerId], now);
+  return status!;
+}
+
+/** The tier statuses of many customers of one merchant, in as many statements as one's. */
+export async function customerTierStatuses(
+  db: Db,
+  merchantId: string,
+  customerIds: readonly string[],
+  now = new Date(),
+): Promise<CustomerTierStatus[]> {
+  return (await tierStandings(db, merchantId, customerIds, now)).map(tierStatus);
+}
+
+function tierStatus(standing: TierStanding): CustomerTierStatus {
   const { current, next } = standing;
   const measured = next ?? current;
   const value = measured ? standing.metricOf(measured) : standing.lifetimePoints;

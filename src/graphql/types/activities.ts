@@ -1,8 +1,9 @@
 // The activity log: GET /customers/activities, and the admin's customer page.
 import { customerInView } from '../../domain/access/customer-sessions.js';
-import { listActivities } from '../../domain/ledger/activity-log.js';
+import { activityConnections, activityPages, listActivities } from '../../domain/ledger/activity-log.js';
+import { findCustomer } from '../../domain/customers/customers.js';
 import { builder, forShoppers } from '../builder.js';
-import { customerIdArgs, customerRefArgs, customerUuid } from './customers.js';
+import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, scrollableLinks } from './customers.js';
 import { ActivityStatusEnum } from '../enums.js';
 import { listOf, pageArgs } from '../envelopes.js';
 
@@ -61,3 +62,16 @@ builder.queryFields((t) => {
     }),
   };
 });
+
+builder.objectFields(CustomerRef, (t) =>
+  scrollableLinks(t, {
+    name: 'activities',
+    typeName: 'Activity',
+    item: ActivityRef,
+    scope: 'read:activities',
+    what: 'The activity log',
+    twin: 'GET /v1/customers/activities',
+    pages: activityPages,
+    connections: activityConnections,
+  }),
+);

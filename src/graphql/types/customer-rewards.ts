@@ -2,9 +2,21 @@
 // POST /customers/rewards/redeem (DESIGN.md "Customer reward", "Redeem").
 import { customerInView } from '../../domain/access/customer-sessions.js';
 import type { ObjectFieldBuilder } from '@pothos/core';
-import { type CustomerRewardRecord, type Redemption, listCustomerRewards, listRedeemableRewards, redeemReward } from '../../domain/rewards/redemption.js';
+import { findCustomer } from '../../domain/customers/customers.js';
+import {
+  type CustomerRewardRecord,
+  type Redemption,
+  customerRewardPages,
+  listCustomerRewards,
+  listRedeemableRewards,
+  redeemReward,
+  redeemablePages,
+} from '../../domain/rewards/redemption.js';
+import { findRewards } from '../../domain/rewards/rewards.js';
 import { builder, forShoppers } from '../builder.js';
-import { customerRefArgs } from './customers.js';
+import { CustomerRef, customerRefArgs, pageLink } from './customers.js';
+import { link } from '../links.js';
+import { byIdOf } from '../loaders.js';
 import { CustomerRewardStatusEnum, RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, resultOf } from '../envelopes.js';
 import { RewardRef } from './rewards.js';
@@ -82,6 +94,35 @@ builder.queryFields((t) => ({
       const customer = await customerInView(ctx.db, ctx, args);
       return listRedeemableRewards(ctx.db, customer, args);
     },
+  }),
+}));
+
+builder.objectFields(CustomerRef, (t) => ({
+  rewards: pageLink(t, {
+    name: 'rewards',
+    typeName: 'CustomerReward',
+    item: CustomerRewardRef,
+    scope: 'read:rewards',
+    description: 'The rewards the customer holds (redeemed codes), newest first, as GET /v1/customers/rewards',
+    pages: (ctx, cs, args) => customerRewardPages(ctx.db, cs, args),
+  }),
+  redeemable_rewards: pageLink(t, {
+    name: 'redeemable_rewards',
+    typeName: 'RedeemableReward',
+    item: RewardRef,
+    scope: 'read:rewards',
+    description: 'Active rewards the customer can afford now, cheapest first, as GET /v1/customers/rewards/redeemable',
+    pages: (ctx, cs, args) => redeemablePages(ctx.db, cs, args),
+  }),
+}));
+
+builder.objectFields(CustomerRewardRef, (t) => ({
+  catalogue_reward: t.field({
+    ...link('read:rewards'),
+    type: RewardRef,
+    description: 'The catalogue reward this code was issued for (active or not), as GET /v1/rewards/{id} shows one',
+    resolve: (held, _args, ctx) =>
+      byIdOf(ctx, 'catalogue_reward', (ids) => findRewards(ctx.db, ctx.merchantId, ids)).load(held.reward.id),
   }),
 }));
 

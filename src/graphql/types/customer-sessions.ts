@@ -1,5 +1,5 @@
-// Customer sessions and what a storefront configures for them (issue 11). Public (GraphQL
-// only, never REST: rest/routes.ts routes no field of this file): the merchant's backend mints
+// Customer sessions and what a storefront configures for them (issue 11). Public GraphQL only
+// (the `graph` sub-graph, which REST never sees): the merchant's backend mints
 // a session for one shopper (`create_customer_session`, write:customers), and the session
 // reads its own customer (`me`). Admin: the storefront settings (allowed browser origins, the
 // persisted-operations-only mode), rotating the session signing secret (which ends every
@@ -31,7 +31,7 @@ interface MintedSession {
 }
 
 const CustomerSessionRef = builder.objectRef<MintedSession>('CustomerSession').implement({
-  subGraphs: ['public'],
+  subGraphs: ['graph'],
   description: "A shopper's session: send `Authorization: Bearer <token>` to /graphql from the storefront",
   fields: (t) => ({
     token: t.exposeString('token', { description: 'A signed token (JWT); keep it in the browser only for this shopper' }),
@@ -45,7 +45,7 @@ const CustomerSessionRef = builder.objectRef<MintedSession>('CustomerSession').i
 
 builder.queryFields((t) => ({
   me: t.field({
-    subGraphs: ['public'],
+    subGraphs: ['graph'],
     ...forShoppers,
     type: CustomerRef,
     description: "The customer session's own customer (customer sessions only)",
@@ -59,7 +59,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   create_customer_session: t.field({
-    subGraphs: ['public'],
+    subGraphs: ['graph'],
     type: resultOf('CustomerSession', CustomerSessionRef),
     description:
       'A short-lived session for one shopper, for the storefront to call /graphql from their browser (GraphQL only). ' +

@@ -84,7 +84,9 @@ const EarningRuleList = listOf('EarningRule', EarningRuleRef);
 const earningRuleDescription = '{type: "fixed", value} or {type: "variable", value, per_amount}: value points per per_amount spent';
 const conditionsDescription =
   'Optional: {min_order_subtotal, max_points_per_order, tier_ids, product_ids, excluded_product_ids, ' +
-  'limit {count, period: day|week|month|year|lifetime}, starts_at, ends_at}';
+  'limit {count, period: day|week|month|year|lifetime}, starts_at, ends_at}. Periods are days of the merchant ' +
+  'time zone; starts_at/ends_at are ISO times, or dates (YYYY-MM-DD) of that zone: from the start of starts_at ' +
+  'through the end of ends_at, stored as UTC instants';
 
 const EarningRuleInput = builder.inputType('EarningRuleInput', {
   subGraphs: ['admin'],

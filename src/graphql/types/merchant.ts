@@ -15,6 +15,9 @@ const MerchantRef = builder.objectRef<Merchant>('Merchant').implement({
       nullable: true,
       description: 'Points expire after this many days without activity; null: never',
     }),
+    timezone: t.exposeString('timezone', {
+      description: 'IANA time zone of the program calendar (limit periods, tier years, expiry dates, dashboard days)',
+    }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -37,11 +40,12 @@ builder.mutationFields((t) => ({
   update_merchant_settings: t.field({
     subGraphs: ['admin'],
     type: MerchantRef,
-    description: 'Changes the given settings; points_expiry_days: null turns expiry off',
+    description: 'Changes the given settings; points_expiry_days: null turns expiry off; a new timezone governs periods that start after the change',
     args: {
       name: t.arg.string(),
       currency: t.arg.string({ description: 'ISO 4217, e.g. USD' }),
       points_expiry_days: t.arg.int({ description: '1 to 36500, or null for never' }),
+      timezone: t.arg.string({ description: 'IANA time zone, e.g. America/Los_Angeles' }),
     },
     // an argument the client left out is absent from args; an explicit null is kept
     resolve: (_root, args, ctx) => updateMerchantSettings(ctx.db, ctx.merchantId, { ...args }),

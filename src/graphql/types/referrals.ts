@@ -3,13 +3,13 @@
 import { customerInView } from '../../domain/access/customer-sessions.js';
 import { AppError } from '../../domain/shared/errors.js';
 import { getReferralProgram, setReferralProgram } from '../../domain/referrals/referral-program.js';
-import { type ReferralRecord, listReferrals } from '../../domain/referrals/referral-records.js';
+import { type ReferralRecord, listReferrals, referralPages } from '../../domain/referrals/referral-records.js';
 import type { RewardRule } from '../../domain/rewards/reward-rules.js';
 import type { ReferralProgram } from '../../generated/prisma/client.js';
 import { builder, forShoppers } from '../builder.js';
 import { ReferralStatusEnum, RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
-import { customerRefArgs } from './customers.js';
+import { CustomerRef, customerRefArgs, idsOf, pageLink } from './customers.js';
 import { RewardRuleRef } from './rewards.js';
 
 // A plain object type: the domain loads the referee's platform id in the same query.
@@ -127,6 +127,17 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'The referral program; null until one is set',
     resolve: (_root, _args, ctx) => getReferralProgram(ctx.db, ctx.merchantId),
+  }),
+}));
+
+builder.objectFields(CustomerRef, (t) => ({
+  referrals: pageLink(t, {
+    name: 'referrals',
+    typeName: 'Referral',
+    item: ReferralRef,
+    scope: 'read:referrals',
+    description: 'Referrals the customer made, newest first, as GET /v1/customers/referrals',
+    pages: (ctx, cs, args) => referralPages(ctx.db, ctx.merchantId, idsOf(cs), args),
   }),
 }));
 

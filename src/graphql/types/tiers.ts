@@ -3,10 +3,18 @@
 // threshold (and the default tier to everyone below the first threshold).
 import { customerInView } from '../../domain/access/customer-sessions.js';
 import { createTier, updateTier } from '../../domain/tiers/tiers.js';
-import { type CustomerTierStatus, customerTierStatus, listMemberships } from '../../domain/tiers/standing.js';
-import { listTiers } from '../../domain/tiers/tiers.js';
+import {
+  type CustomerTierStatus,
+  customerTierStatus,
+  customerTierStatuses,
+  listMemberships,
+  membershipPages,
+} from '../../domain/tiers/standing.js';
+import { allTiers, listTiers } from '../../domain/tiers/tiers.js';
 import { builder, forShoppers } from '../builder.js';
-import { customerIdArgs, customerRefArgs, customerUuid } from './customers.js';
+import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, idsOf, pageLink, perCustomer } from './customers.js';
+import { link } from '../links.js';
+import { byIdOf } from '../loaders.js';
 import { MembershipSourceEnum, MembershipStatusEnum, TierQualificationEnum, TierWindowEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 
@@ -59,7 +67,7 @@ const MembershipRef = builder.prismaObject('TierMembership', {
   subGraphs: ['public'],
   name: 'Membership',
   description: 'A period the customer held a tier',
-  select: { tier: { select: { name: true } } },
+  select: { tierId: true, tier: { select: { name: true } } },
   fields: (t) => ({
     id: t.exposeID('id'),
     tier_id: t.exposeID('tierId'),
@@ -71,6 +79,33 @@ const MembershipRef = builder.prismaObject('TierMembership', {
     expires_at: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
   }),
 });
+
+builder.objectFields(MembershipRef, (t) => ({
+  tier: t.field({
+    ...link('read:tiers'),
+    type: TierRef,
+    description: 'The tier held, as GET /v1/tiers lists it',
+    // the merchant's ladder is short: read it once per request, whatever the number of memberships
+    resolve: (membership, _args, ctx) => byIdOf(ctx, 'tiers', () => allTiers(ctx.db, ctx.merchantId)).load(membership.tierId),
+  }),
+}));
+
+builder.objectFields(CustomerRef, (t) => ({
+  tier_status: t.field({
+    ...link('read:tiers'),
+    type: CustomerTierStatusRef,
+    description: 'VIP tier status and progress to the next tier, as GET /v1/customers/tiers',
+    resolve: perCustomer('tier_status', (ctx, cs) => customerTierStatuses(ctx.db, ctx.merchantId, idsOf(cs))),
+  }),
+  memberships: pageLink(t, {
+    name: 'memberships',
+    typeName: 'Membership',
+    item: MembershipRef,
+    scope: 'read:customers',
+    description: 'Tier memberships, newest first, as GET /v1/customers/memberships',
+    pages: (ctx, cs, args) => membershipPages(ctx.db, ctx.merchantId, idsOf(cs), args),
+  }),
+}));
 
 const TierInput = builder.inputType('TierInput', {
   subGraphs: ['admin'],

@@ -3,9 +3,9 @@ import { customerInView } from '../../domain/access/customer-sessions.js';
 import { adjustPoints, parseAdjustment } from '../../domain/ledger/adjustments.js';
 import { findCustomer } from '../../domain/customers/customers.js';
 import { type CustomerProfile, customerProfile } from '../../domain/customers/customer-records.js';
-import { listTransactions } from '../../domain/ledger/points-history.js';
+import { listTransactions, transactionConnections, transactionPages } from '../../domain/ledger/points-history.js';
 import { builder, forShoppers } from '../builder.js';
-import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid } from './customers.js';
+import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, scrollableLinks } from './customers.js';
 import { TransactionSourceEnum, TransactionTypeEnum } from '../enums.js';
 import { listOf, pageArgs, resultOf } from '../envelopes.js';
 
@@ -95,6 +95,19 @@ builder.queryFields((t) => {
     }),
   };
 });
+
+builder.objectFields(CustomerRef, (t) =>
+  scrollableLinks(t, {
+    name: 'transactions',
+    typeName: 'PointsTransaction',
+    item: PointsTransactionRef,
+    scope: 'read:transactions',
+    what: 'The points transaction history',
+    twin: 'GET /v1/customers/transactions',
+    pages: transactionPages,
+    connections: transactionConnections,
+  }),
+);
 
 // ---- admin: the customer page's manual adjustment ----
 

@@ -1,6 +1,6 @@
 // The REST v1 surface (spec 4.1): each spec path is one root field of the public schema,
 // served by SOFA. This table is the only place that names REST paths.
-import { GraphQLObjectType, GraphQLSchema, type GraphQLField } from 'graphql';
+import type { GraphQLField, GraphQLSchema } from 'graphql';
 import type { ScopeGrant } from '../../domain/access/scopes.js';
 
 export interface RestRoute {
@@ -96,24 +96,3 @@ function decoded(value: string): string | undefined {
   }
 }
 
-/**
- * The schema SOFA serves: the public schema with only the root fields a route names, and only
- * the types those reach, in the public schema's order (the OpenAPI document lists them so).
- * Root fields REST does not route (GraphQL-only ones) never become SOFA routes or components.
- */
-export function restSchema(schema: GraphQLSchema): GraphQLSchema {
-  const routed = new Set<string>(restRoutes.map((r) => r.field));
-  const only = (type: GraphQLObjectType | null | undefined) => {
-    if (!type) return undefined;
-    const config = type.toConfig();
-    const fields = Object.fromEntries(Object.entries(config.fields).filter(([name]) => routed.has(`${type.name}.${name}`)));
-    return new GraphQLObjectType({ ...config, fields });
-  };
-  const config = schema.toConfig();
-  const roots = { query: only(config.query), mutation: only(config.mutation) };
-  const reachable = new GraphQLSchema({ ...roots, directives: config.directives }).getTypeMap();
-  const types = config.types
-    .filter((t) => t !== config.query && t !== config.mutation && Object.hasOwn(reachable, t.name))
-    .map((t) => (t.name === roots.query?.name ? roots.query : t.name === roots.mutation?.name ? roots.mutation : t));
-  return new GraphQLSchema({ ...config, ...roots, types });
-}

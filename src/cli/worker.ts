@@ -1,0 +1,24 @@
+// `loyalty worker`: only the job workers (webhook delivery, the outbox dispatcher, scheduled
+// jobs), no HTTP; run as many as needed beside servers started with WORKERS=false. SIGTERM or
+// SIGINT lets running jobs finish, then stops.
+import type { Config } from '../config.js';
+import { connect } from '../db/database.js';
+import { createLogger, flushLogger } from '../http/logger.js';
+import { startJobs } from '../jobs/queue.js';
+
+export async function runWorker(config: Config) {
+  const logger = createLogger(config.LOG_LEVEL);
+  const { db, database, close } = await connect(config, {
+    onPoolError: (err) => logger.warn({ err: err.message }, 'database pool error'),
+  });
+  const jobs = await startJobs({ db, databaseUrl: database.url, config, logger });
+  logger.info('worker running (no HTTP); stop with SIGTERM');
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  logger.info('finishing running jobs, then stopping');
+  await jobs.stop();
+  await close();
+  await flushLogger(logger);
+}

@@ -1,0 +1,128 @@
+// The merchant's calendar (issue 15): every calendar notion of the program (limit periods,
+// rule dates, tier windows, expiry dates, dashboard buckets, birthdays) is computed here, in
+// the merchant's IANA time zone, with @date-fns/tz over date-fns: no offset arithmetic of our
+// own, so a daylight-saving change neither creates nor loses a day (a local day is 23 or 25
+// hours long then). Everything goes in and out as UTC instants (`Date`); only the local
+// calendar in between is zoned.
+import { TZDate, tz } from '@date-fns/tz';
+import {
+  addDays,
+  addMonths,
+  addWeeks,
+  addYears,
+  format,
+  startOfDay,
+  startOfMonth,
+  startOfWeek,
+  startOfYear,
+} from 'date-fns';
+import { z } from 'zod';
+
+export const DEFAULT_TIMEZONE = 'UTC';
+
+/** The canonical spelling of an IANA zone name, or null when the platform does not know it. */
+export function canonicalTimeZone(name: string): string | null {
+  // zone names only: Node 24 also takes offsets like "+01:00", which are not a place's calendar
+  if (name !== 'UTC' && !/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(name)) return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+/** A time zone as the admin API, the CLI and the import take it: stored in its canonical spelling. */
+export const timeZoneSchema = z
+  .string()
+  .trim()
+  .transform((name, ctx) => {
+    const zone = canonicalTimeZone(name);
+    if (zone) return zone;
+    ctx.addIssue({ code: 'custom', message: 'is not a known IANA time zone, e.g. America/Los_Angeles' });
+    return z.NEVER;
+  });
+
+export type CalendarPeriod = 'day' | 'week' | 'month' | 'year';
+
+const inZone = (zone: string) => ({ in: tz(zone) });
+const instant = (d: Date) => new Date(d.getTime());
+
+/** The local calendar date of `at` in `zone`, as YYYY-MM-DD. */
+export function localDate(at: Date, zone: string): string {
+  return format(at, 'yyyy-MM-dd', inZone(zone));
+}
+
+/** The instant a local calendar date (YYYY-MM-DD) starts in `zone`. */
+export function startOfLocalDate(date: string, zone: string): Date {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  return instant(startOfDay(new TZDate(y, m - 1, d, 12, zone)));
+}
+
+/** The start of the local day, week (Monday), month or year holding `at`. */
+export function periodStart(period: CalendarPeriod, at: Date, zone: string): Date {
+  const opts = inZone(zone);
+  switch (period) {
+    case 'day':
+      return instant(startOfDay(at, opts));
+    case 'week':
+      return instant(startOfWeek(at, { ...opts, weekStartsOn: 1 }));
+    case 'month':
+      return instant(startOfMonth(at, opts));
+    case 'year':
+      return instant(startOfYear(at, opts));
+  }
+}
+
+/** `at` moved by `n` local days, weeks, months or years (the local time of day is kept). */
+export function addPeriods(period: CalendarPeriod, at: Date, n: number, zone: string): Date {
+  const opts = inZone(zone);
+  const add = { day: addDays, week: addWeeks, month: addMonths, year: addYears }[period];
+  return instant(add(at, n, opts));
+}
+
+/**
+ * The period holding `at` as a key, named by its first local date: 2026-11-21, week-2026-11-16
+ * (its Monday), 2026-11, 2026.
+ */
+export function periodKey(period: CalendarPeriod, at: Date, zone: string): string {
+  const start = localDate(periodStart(period, at, zone), zone);
+  switch (period) {
+    case 'day':
+      return start;
+    case 'week':
+      return `week-${start}`;
+    case 'month':
+      return start.slice(0, 7);
+    case 'year':
+      return start.slice(0, 4);
+  }
+}
+
+/** The starts of the consecutive local periods from the one holding `from` up to `to` (inclusive). */
+export function periodStarts(period: CalendarPeriod, from: Date, to: Date, zone: string): Date[] {
+  const first = periodStart(period, from, zone);
+  const starts: Date[] = [];
+  // each start from the first by whole periods, so a short month or a DST day cannot drift
+  for (let n = 0; ; n++) {
+    const start = periodStart(period, addPeriods(period, first, n, zone), zone);
+    if (start > to) return starts;
+    starts.push(start);
+  }
+}
+
+/**
+ * The month-days (MM-DD) whose yearly return the local date `today` (YYYY-MM-DD) is, e.g. for
+ * birthdays: February 29 comes back on February 28 in years without it.
+ */
+export function yearlyMonthDays(today: string): string[] {
+  const year = Number(today.slice(0, 4));
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const monthDay = today.slice(5);
+  return monthDay === '02-28' && !leap ? ['02-28', '02-29'] : [monthDay];
+}
+
+/** Whether YYYY-MM-DD names a day of the Gregorian calendar (2025-02-29 does not). */
+export function isCalendarDate(date: string): boolean {
+  const parsed = new Date(`${date}T12:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(date);
+}

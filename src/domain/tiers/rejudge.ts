@@ -1,0 +1,40 @@
+// Re-judging tiers whose window turned (issue 12's calendar job; `loyalty tiers rejudge`): a
+// calendar-year window empties at the merchant's local New Year and a rolling 12-month window
+// drops a day of history every day, so a customer holding a tier of either kind may no longer
+// qualify without having done anything. Each such customer is re-judged by reevaluateTier
+// (standing.ts), the same judgement an award makes; it changes nothing when the tier still
+// holds, so running this often, or on two instances at once, is safe.
+import type { Db } from '../../db/client.js';
+import { reevaluateTier } from './standing.js';
+
+export interface RejudgeReport {
+  merchants: number;
+  customers: number;
+  changed: number;
+}
+
+const BATCH = 500;
+
+export async function rejudgeTiers(db: Db, now = new Date(), opts: { merchantId?: string } = {}): Promise<RejudgeReport> {
+  const windowed = await db.tier.findMany({
+    where: { window: { not: 'lifetime' }, ...(opts.merchantId ? { merchantId: opts.merchantId } : {}) },
+    select: { id: true, merchantId: true },
+  });
+  const report: RejudgeReport = { merchants: new Set(windowed.map((t) => t.merchantId)).size, customers: 0, changed: 0 };
+  if (windowed.length === 0) return report;
+  let after: string | undefined;
+  for (;;) {
+    const batch = await db.customer.findMany({
+      where: { tierId: { in: windowed.map((t) => t.id) }, ...(after ? { id: { gt: after } } : {}) },
+      orderBy: { id: 'asc' },
+      take: BATCH,
+      select: { id: true, merchantId: true },
+    });
+    if (batch.length === 0) return report;
+    after = batch.at(-1)!.id;
+    for (const customer of batch) {
+      report.customers += 1;
+      if ((await reevaluateTier(db, customer.merchantId, customer.id, now)).changed) report.changed += 1;
+    }
+  }
+}

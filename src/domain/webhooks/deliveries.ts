@@ -1,0 +1,195 @@
+// Webhook deliveries: the dispatcher turns outbox events into one delivery per matching
+// enabled endpoint and queues a job for each in the same transaction (so an event is never
+// marked dispatched without its jobs); a job attempts its delivery (send.ts) and records the
+// outcome; the merchant lists deliveries and redelivers one.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import type { Prisma, WebhookDeliveryStatus } from '../../generated/prisma/client.js';
+import { AppError, notFound, validationError } from '../shared/errors.js';
+import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
+import { type Attempt, type WebhookRequest, isSuccess } from './send.js';
+
+/** A pg connection (`pg.PoolClient`), for the dispatcher's transaction. */
+export interface SqlClient {
+  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+}
+
+/** Queues one job per delivery on `client`, inside its open transaction. */
+export type Enqueue = (jobs: { jobId: string; deliveryId: string }[], client: SqlClient) => Promise<void>;
+
+/**
+ * One dispatcher pass: fans up to `batch` undispatched events out to deliveries, then queues
+ * every delivery that has no job yet (new ones, redeliveries). One transaction: the events are
+ * dispatched, and the deliveries queued, together or not at all. Returns what it did.
+ */
+export async function dispatchOutbox(client: SqlClient, enqueue: Enqueue, batch = 200) {
+  await client.query('BEGIN');
+  try {
+    const fanned = await client.query(
+      `WITH ev AS (
+         SELECT id, merchant_id, type FROM events
+          WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED
+       ), fan AS (
+         INSERT INTO webhook_deliveries (id, merchant_id, endpoint_id, event_id, updated_at)
+         SELECT gen_random_uuid(), ev.merchant_id, e.id, ev.id, now()
+           FROM ev JOIN webhook_endpoints e
+             ON e.merchant_id = ev.merchant_id AND e.enabled
+            AND (cardinality(e.event_types) = 0 OR ev.type = ANY(e.event_types))
+         ON CONFLICT (endpoint_id, event_id) DO NOTHING
+         RETURNING id
+       ), done AS (
+         UPDATE events SET dispatched_at = now() WHERE id IN (SELECT id FROM ev) RETURNING id
+       )
+       SELECT (SELECT count(*) FROM done)::int AS events`,
+      [batch],
+    );
+    const waiting = await client.query(
+      `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND job_id IS NULL
+        ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [batch * 4],
+    );
+    const jobs = waiting.rows.map((r: { id: string }) => ({ jobId: randomUUID(), deliveryId: r.id }));
+    if (jobs.length) {
+      await enqueue(jobs, client);
+      await client.query(
+        `UPDATE webhook_deliveries d SET job_id = j.job_id, updated_at = now()
+           FROM unnest($1::uuid[], $2::text[]) AS j(id, job_id) WHERE d.id = j.id`,
+        [jobs.map((j) => j.deliveryId), jobs.map((j) => j.jobId)],
+      );
+    }
+    await client.query('COMMIT');
+    return { events: Number(fanned.rows[0]?.events ?? 0), queued: jobs.length };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  }
+}
+
+export interface AttemptOptions {
+  send: (req: Omit<WebhookRequest, 'timeoutMs' | 'allowPrivate'>) => Promise<Attempt>;
+  /** How long a delivery, and an endpoint, may keep failing (3 days). */
+  windowMs: number;
+  /** The queue has no retry left: this attempt is the last. */
+  lastTry?: boolean;
+  now?: () => Date;
+}
+
+export type AttemptOutcome = 'succeeded' | 'retry' | 'failed' | 'skipped';
+
+/** One attempt of a delivery job; 'retry' asks the queue to try again later (backoff). */
+export async function attemptDelivery(db: Db, deliveryId: string, opts: AttemptOptions): Promise<AttemptOutcome> {
+  const delivery = await db.webhookDelivery.findUnique({
+    where: { id: deliveryId },
+    include: { endpoint: true, event: { select: { id: true, type: true, body: true } } },
+  });
+  if (!delivery || delivery.status !== 'pending') return 'skipped';
+  const { endpoint, event } = delivery;
+  if (!endpoint.enabled) {
+    await db.webhookDelivery.updateMany({
+      where: { id: delivery.id, status: 'pending' },
+      data: { status: 'cancelled', lastResponse: 'not sent: the endpoint is disabled' },
+    });
+    return 'skipped';
+  }
+  const attempt = await opts.send({
+    url: endpoint.url,
+    secret: endpoint.secret,
+    eventId: event.id,
+    eventType: event.type,
+    deliveryId: delivery.id,
+    body: event.body,
+  });
+  const now = opts.now?.() ?? new Date();
+  const recorded = { attempts: { increment: 1 }, lastAttemptAt: now, lastStatus: attempt.status, lastResponse: attempt.response };
+  if (isSuccess(attempt)) {
+    await db.$transaction([
+      db.webhookDelivery.update({ where: { id: delivery.id }, data: { ...recorded, status: 'succeeded', deliveredAt: now } }),
+      db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: { not: null } }, data: { failingSince: null } }),
+    ]);
+    return 'succeeded';
+  }
+  const firstAttemptAt = delivery.firstAttemptAt ?? now;
+  const failingSince = endpoint.failingSince ?? now;
+  const expired = (since: Date) => now.getTime() - since.getTime() >= opts.windowMs;
+  const giveUp = expired(firstAttemptAt) || opts.lastTry === true;
+  const why = attempt.status === null ? attempt.response : `HTTP ${attempt.status}`;
+  const writes: Prisma.PrismaPromise<unknown>[] = [
+    db.webhookDelivery.update({
+      where: { id: delivery.id },
+      data: { ...recorded, firstAttemptAt, ...(giveUp ? { status: 'failed' as const } : {}) },
+    }),
+    db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: null }, data: { failingSince: now } }),
+  ];
+  if (expired(failingSince)) {
+    writes.push(
+      db.webhookEndpoint.updateMany({
+        where: { id: endpoint.id, enabled: true },
+        data: {
+          enabled: false,
+          disabledAt: now,
+          disabledReason: `Disabled after failing since ${failingSince.toISOString()}; the last attempt: ${why}`.slice(0, 1000),
+        },
+      }),
+    );
+  }
+  await db.$transaction(writes);
+  return giveUp ? 'failed' : 'retry';
+}
+
+export function deliveryView(d: Prisma.WebhookDeliveryGetPayload<{ include: { event: { select: { type: true } } } }>) {
+  return {
+    id: d.id,
+    endpoint_id: d.endpointId,
+    event_id: d.eventId,
+    event_type: d.event.type,
+    status: d.status,
+    attempts: d.attempts,
+    last_attempt_at: d.lastAttemptAt,
+    last_status: d.lastStatus,
+    last_response: d.lastResponse,
+    delivered_at: d.deliveredAt,
+    created_at: d.createdAt,
+  };
+}
+export type DeliveryView = ReturnType<typeof deliveryView>;
+
+const isUuid = (id: string) => z.uuid().safeParse(id).success;
+
+export function listDeliveries(
+  db: Db,
+  merchantId: string,
+  filter: { endpointId?: string | null; status?: WebhookDeliveryStatus | null },
+  args: PageArgs,
+) {
+  if (filter.endpointId && !isUuid(filter.endpointId)) throw validationError({ endpoint_id: ['must be a uuid'] });
+  const where = {
+    merchantId,
+    ...(filter.endpointId ? { endpointId: filter.endpointId } : {}),
+    ...(filter.status ? { status: filter.status } : {}),
+  };
+  return paginate(
+    args,
+    async (p) =>
+      (await db.webhookDelivery.findMany({ where, orderBy: newestFirst, include: { event: { select: { type: true } } }, ...p })).map(
+        deliveryView,
+      ),
+    () => db.webhookDelivery.count({ where }),
+  );
+}
+
+/** Queues a delivery again (the dispatcher picks it up): the same event id, the same body. */
+export async function redeliver(db: Db, merchantId: string, deliveryId: string) {
+  const delivery = isUuid(deliveryId)
+    ? await db.webhookDelivery.findFirst({ where: { id: deliveryId, merchantId }, include: { endpoint: { select: { enabled: true } } } })
+    : null;
+  if (!delivery) throw notFound('Webhook delivery');
+  if (!delivery.endpoint.enabled) throw validationError({ id: ['its endpoint is disabled: enable it first'] });
+  const { count } = await db.webhookDelivery.updateMany({
+    where: { id: delivery.id, status: { not: 'pending' } },
+    data: { status: 'pending', jobId: null, firstAttemptAt: null },
+  });
+  if (count === 0) throw new AppError('conflict', 'The delivery is already queued');
+  const updated = await db.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { event: { select: { type: true } } } });
+  return deliveryView(updated);
+}

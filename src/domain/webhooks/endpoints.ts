@@ -1,0 +1,120 @@
+// Webhook endpoints of a merchant (admin API and CLI): register (the signing secret is shown
+// once), update, enable/disable, delete, list. A URL must pass the SSRF guard (url-guard.ts).
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import type { WebhookEndpoint } from '../../generated/prisma/client.js';
+import { notFound, validationError } from '../shared/errors.js';
+import { parseInput } from '../shared/validation.js';
+import { webhookEventTypes } from './event-types.js';
+import { newWebhookSecret } from './signature.js';
+import { checkWebhookUrl } from './url-guard.js';
+
+const MAX_ENDPOINTS = 20;
+
+const fields = {
+  url: z.string().trim().min(1, 'is required').max(2000, 'must be at most 2000 characters'),
+  description: z.string().trim().max(500, 'must be at most 500 characters').nullish(),
+  event_types: z
+    .array(z.enum(webhookEventTypes, { message: `must be among ${webhookEventTypes.join(', ')}` }))
+    .max(webhookEventTypes.length)
+    .nullish(),
+  enabled: z.boolean().nullish(),
+};
+const createInput = z.object(fields);
+const updateInput = z.object({ ...fields, url: fields.url.optional() });
+
+/** As clients send it (validated here): event_types are checked against the known types. */
+export interface CreateEndpointInput {
+  url: string;
+  description?: string | null;
+  event_types?: string[] | null;
+  enabled?: boolean | null;
+}
+export type UpdateEndpointInput = Partial<CreateEndpointInput>;
+
+/** An endpoint in the API's field names; `secret` only when just created. */
+export function endpointView(e: WebhookEndpoint, secret?: string) {
+  return {
+    id: e.id,
+    url: e.url,
+    description: e.description,
+    event_types: e.eventTypes,
+    enabled: e.enabled,
+    disabled_reason: e.disabledReason,
+    disabled_at: e.disabledAt,
+    failing_since: e.failingSince,
+    created_at: e.createdAt,
+    updated_at: e.updatedAt,
+    ...(secret ? { secret } : {}),
+  };
+}
+export type EndpointView = ReturnType<typeof endpointView>;
+
+async function safeUrl(url: string, allowPrivate: boolean) {
+  const problem = await checkWebhookUrl(url, allowPrivate);
+  if (problem) throw validationError({ url: [problem] });
+  return url;
+}
+
+const uniqueTypes = (types: readonly string[] | null | undefined) => [...new Set(types ?? [])];
+
+export async function createEndpoint(db: Db, merchantId: string, raw: CreateEndpointInput, allowPrivate: boolean) {
+  const input = parseInput(createInput, raw);
+  const url = await safeUrl(input.url, allowPrivate);
+  if ((await db.webhookEndpoint.count({ where: { merchantId } })) >= MAX_ENDPOINTS) {
+    throw validationError({ url: [`a merchant has at most ${MAX_ENDPOINTS} webhook endpoints`] });
+  }
+  const secret = newWebhookSecret();
+  const endpoint = await db.webhookEndpoint.create({
+    data: {
+      merchantId,
+      url,
+      description: input.description ?? null,
+      eventTypes: uniqueTypes(input.event_types),
+      secret,
+      enabled: input.enabled ?? true,
+    },
+  });
+  return endpointView(endpoint, secret);
+}
+
+async function findEndpoint(db: Db, merchantId: string, id: string) {
+  const endpoint = z.uuid().safeParse(id).success
+    ? await db.webhookEndpoint.findFirst({ where: { id, merchantId } })
+    : null;
+  if (!endpoint) throw notFound('Webhook endpoint');
+  return endpoint;
+}
+
+/** Changes what is given; enabling clears the reason it was disabled and its failure streak. */
+export async function updateEndpoint(db: Db, merchantId: string, id: string, raw: UpdateEndpointInput, allowPrivate: boolean) {
+  const input = parseInput(updateInput, raw);
+  const endpoint = await findEndpoint(db, merchantId, id);
+  const url = input.url === undefined ? undefined : await safeUrl(input.url, allowPrivate);
+  const enabled = input.enabled ?? undefined;
+  const updated = await db.webhookEndpoint.update({
+    where: { id: endpoint.id },
+    data: {
+      url,
+      description: input.description === undefined ? undefined : input.description,
+      eventTypes: input.event_types === undefined ? undefined : uniqueTypes(input.event_types),
+      enabled,
+      ...(enabled === true && !endpoint.enabled ? { disabledReason: null, disabledAt: null, failingSince: null } : {}),
+      ...(enabled === false && endpoint.enabled ? { disabledReason: null, disabledAt: new Date() } : {}),
+    },
+  });
+  return endpointView(updated);
+}
+
+export async function deleteEndpoint(db: Db, merchantId: string, id: string) {
+  const endpoint = await findEndpoint(db, merchantId, id);
+  await db.webhookEndpoint.delete({ where: { id: endpoint.id } });
+  return endpointView(endpoint);
+}
+
+export async function listEndpoints(db: Db, merchantId: string) {
+  const rows = await db.webhookEndpoint.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+  return rows.map((e) => endpointView(e));
+}
+
+export { findEndpoint };

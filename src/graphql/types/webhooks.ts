@@ -1,0 +1,158 @@
+// Webhooks (admin face): endpoints (the signing secret is shown once, at creation), their
+// deliveries with status, attempts and last answer, and redelivery. The events themselves are
+// written by the database with each change (the outbox) and delivered by the job workers.
+import {
+  createEndpoint,
+  deleteEndpoint,
+  type EndpointView,
+  listEndpoints,
+  updateEndpoint,
+} from '../../domain/webhooks/endpoints.js';
+import { type DeliveryView, listDeliveries, redeliver } from '../../domain/webhooks/deliveries.js';
+import { webhookEventTypes } from '../../domain/webhooks/event-types.js';
+import { SIGNATURE_HEADER } from '../../domain/webhooks/signature.js';
+import { builder } from '../builder.js';
+import { listOf, pageArgs } from '../envelopes.js';
+
+const eventTypesDescription = `Event types: ${webhookEventTypes.join(', ')}. Empty: every type.`;
+
+type Types = typeof builder.$inferSchemaTypes;
+
+const endpointFields = (t: PothosSchemaTypes.ObjectFieldBuilder<Types, EndpointView>) => ({
+  id: t.exposeID('id'),
+  url: t.exposeString('url'),
+  description: t.exposeString('description', { nullable: true }),
+  event_types: t.exposeStringList('event_types', { description: eventTypesDescription }),
+  enabled: t.exposeBoolean('enabled'),
+  disabled_reason: t.exposeString('disabled_reason', {
+    nullable: true,
+    description: 'Why the service disabled the endpoint (it kept failing); null when enabled or disabled by the merchant',
+  }),
+  disabled_at: t.expose('disabled_at', { type: 'DateTime', nullable: true }),
+  failing_since: t.expose('failing_since', {
+    type: 'DateTime',
+    nullable: true,
+    description: 'First failed attempt since the last success; the endpoint is disabled after failing for the retry window (3 days)',
+  }),
+  created_at: t.expose('created_at', { type: 'DateTime' }),
+  updated_at: t.expose('updated_at', { type: 'DateTime' }),
+});
+
+const WebhookEndpointRef = builder.objectRef<EndpointView>('WebhookEndpoint').implement({
+  subGraphs: ['admin'],
+  description: `A URL that receives the merchant's events, signed in the ${SIGNATURE_HEADER} header`,
+  fields: endpointFields,
+});
+
+const CreatedWebhookEndpointRef = builder.objectRef<EndpointView>('CreatedWebhookEndpoint').implement({
+  subGraphs: ['admin'],
+  description: 'A new endpoint: `secret` (for verifying signatures) is shown this once',
+  fields: (t) => ({
+    secret: t.string({ resolve: (e) => e.secret ?? '' }),
+    ...endpointFields(t),
+  }),
+});
+
+const DeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
+  subGraphs: ['admin'],
+  values: {
+    pending: { description: 'Queued or being retried' },
+    succeeded: { description: 'The endpoint answered 2xx' },
+    failed: { description: 'Still failing at the end of the retry window' },
+    cancelled: { description: 'Not sent: the endpoint was disabled' },
+  },
+});
+
+const WebhookDeliveryRef = builder.objectRef<DeliveryView>('WebhookDelivery').implement({
+  subGraphs: ['admin'],
+  description: 'One event to one endpoint',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    endpoint_id: t.exposeID('endpoint_id'),
+    event_id: t.exposeID('event_id', { description: 'The same id (and body) on every attempt and redelivery' }),
+    event_type: t.exposeString('event_type'),
+    status: t.expose('status', { type: DeliveryStatusEnum }),
+    attempts: t.exposeInt('attempts'),
+    last_attempt_at: t.expose('last_attempt_at', { type: 'DateTime', nullable: true }),
+    last_status: t.exposeInt('last_status', { nullable: true, description: 'HTTP status of the last answer; null: no answer' }),
+    last_response: t.exposeString('last_response', {
+      nullable: true,
+      description: "The start of the last answer's body, or why there was no answer",
+    }),
+    delivered_at: t.expose('delivered_at', { type: 'DateTime', nullable: true }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+  }),
+});
+
+const WebhookDeliveryList = listOf('WebhookDelivery', WebhookDeliveryRef);
+
+builder.queryFields((t) => ({
+  webhook_endpoints: t.field({
+    subGraphs: ['admin'],
+    type: [WebhookEndpointRef],
+    description: "The merchant's webhook endpoints, newest first (never their secrets)",
+    resolve: (_root, _args, ctx) => listEndpoints(ctx.db, ctx.merchantId),
+  }),
+  webhook_deliveries: t.field({
+    subGraphs: ['admin'],
+    type: WebhookDeliveryList,
+    description: 'Webhook deliveries, newest first',
+    args: {
+      endpoint_id: t.arg.id(),
+      status: t.arg({ type: DeliveryStatusEnum }),
+      ...pageArgs,
+    },
+    resolve: (_root, args, ctx) =>
+      listDeliveries(ctx.db, ctx.merchantId, { endpointId: args.endpoint_id ? String(args.endpoint_id) : null, status: args.status }, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  create_webhook_endpoint: t.field({
+    subGraphs: ['admin'],
+    type: CreatedWebhookEndpointRef,
+    description:
+      'Registers an https URL (it must not resolve to a private address). The signing secret is in this answer only.',
+    args: {
+      url: t.arg.string({ required: true }),
+      event_types: t.arg.stringList({ description: eventTypesDescription }),
+      description: t.arg.string(),
+      enabled: t.arg.boolean({ description: 'Default true' }),
+    },
+    resolve: (_root, args, ctx) => createEndpoint(ctx.db, ctx.merchantId, args, ctx.config?.WEBHOOK_ALLOW_PRIVATE_URLS === true),
+  }),
+  update_webhook_endpoint: t.field({
+    subGraphs: ['admin'],
+    type: WebhookEndpointRef,
+    description: 'Changes what is given. enabled: true re-enables a disabled endpoint and clears why it was disabled.',
+    args: {
+      id: t.arg.id({ required: true }),
+      url: t.arg.string(),
+      event_types: t.arg.stringList({ description: eventTypesDescription }),
+      description: t.arg.string(),
+      enabled: t.arg.boolean(),
+    },
+    resolve: (_root, { id, ...input }, ctx) =>
+      updateEndpoint(
+        ctx.db,
+        ctx.merchantId,
+        String(id),
+        { ...input, url: input.url ?? undefined, event_types: input.event_types, enabled: input.enabled },
+        ctx.config?.WEBHOOK_ALLOW_PRIVATE_URLS === true,
+      ),
+  }),
+  delete_webhook_endpoint: t.field({
+    subGraphs: ['admin'],
+    type: WebhookEndpointRef,
+    description: 'Deletes the endpoint and its deliveries',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => deleteEndpoint(ctx.db, ctx.merchantId, String(args.id)),
+  }),
+  redeliver_webhook: t.field({
+    subGraphs: ['admin'],
+    type: WebhookDeliveryRef,
+    description: 'Sends a delivery again: the same event id and body. 409 conflict while it is still queued.',
+    args: { delivery_id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => redeliver(ctx.db, ctx.merchantId, String(args.delivery_id)),
+  }),
+}));

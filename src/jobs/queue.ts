@@ -1,0 +1,157 @@
+// The job queue (pg-boss 10, in the service's own database: the embedded one or PostgreSQL)
+// and the workers: webhook delivery, the outbox dispatcher, and every scheduled job of the
+// registry (schedules.ts). The server runs them unless WORKERS=false; `loyalty worker` runs
+// only them. stop() lets running jobs finish (up to a deadline), then returns the others to
+// the queue (pg-boss fails them into their retry), so nothing is lost.
+import pg from 'pg';
+import PgBoss from 'pg-boss';
+import type { Config } from '../config.js';
+import type { Db } from '../db/client.js';
+import { type SqlClient, attemptDelivery, dispatchOutbox } from '../domain/webhooks/deliveries.js';
+import { postWebhook } from '../domain/webhooks/send.js';
+import type { Logger } from '../http/logger.js';
+import { watchJobs, webhookDeliveries } from '../observability/metrics.js';
+import { schedules } from './schedules.js';
+
+export const DELIVERY_QUEUE = 'webhook-delivery';
+const SCHEMA = 'pgboss';
+/** Enough retries for the window: the window itself (attemptDelivery) decides when to give up. */
+const DELIVERY_RETRY_LIMIT = 40;
+const DELIVERY_WORKERS = 4;
+const STOP_DEADLINE_MS = 15_000;
+
+export interface JobsOptions {
+  db: Db;
+  databaseUrl: string;
+  config: Config;
+  logger: Logger;
+  /** pg-boss housekeeping (expired jobs back to retry, archiving) every this many seconds. */
+  maintenanceSeconds?: number;
+}
+
+export interface JobsRuntime {
+  boss: PgBoss;
+  /** One dispatcher pass now (tests; the loop runs by itself). */
+  dispatch(): Promise<{ events: number; queued: number }>;
+  /** graceful (default): finish running jobs first; otherwise return them to the queue at once. */
+  stop(opts?: { graceful?: boolean }): Promise<void>;
+}
+
+export async function startJobs({ db, databaseUrl, config, logger, maintenanceSeconds = 60 }: JobsOptions): Promise<JobsRuntime> {
+  const log = logger.child({ component: 'jobs' });
+  const boss = new PgBoss({
+    connectionString: databaseUrl,
+    schema: SCHEMA,
+    max: 4,
+    application_name: 'loyalty-jobs',
+    maintenanceIntervalSeconds: maintenanceSeconds,
+  });
+  boss.on('error', (err) => log.error({ err: err.message }, 'job queue error'));
+  await boss.start();
+
+  // the dispatcher's own connection: its transaction holds the events, deliveries and jobs
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
+  pool.on('error', (err) => log.warn({ err: err.message }, 'dispatcher connection error'));
+
+  const deliveryQueue = {
+    name: DELIVERY_QUEUE,
+    retryLimit: DELIVERY_RETRY_LIMIT,
+    retryDelay: config.WEBHOOK_RETRY_DELAY_SECONDS,
+    retryBackoff: true,
+    expireInSeconds: Math.ceil(config.WEBHOOK_TIMEOUT_MS / 1000) + 30,
+  };
+  await ensureQueue(boss, deliveryQueue);
+
+  const polling = { pollingIntervalSeconds: config.JOBS_POLL_SECONDS };
+  for (let i = 0; i < DELIVERY_WORKERS; i++) {
+    await boss.work<{ delivery_id: string }>(DELIVERY_QUEUE, { ...polling, batchSize: 1, includeMetadata: true }, async ([job]) => {
+      if (!job) return;
+      const outcome = await attemptDelivery(db, job.data.delivery_id, {
+        windowMs: config.WEBHOOK_RETRY_WINDOW_SECONDS * 1000,
+        lastTry: job.retryCount >= job.retryLimit,
+        send: (req) =>
+          postWebhook({ ...req, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS }),
+      });
+      webhookDeliveries.inc({ outcome });
+      // the queue retries with backoff; the job's failure is the delivery's failed attempt
+      if (outcome === 'retry') throw new Error(`delivery ${job.data.delivery_id} failed; retrying`);
+    });
+  }
+
+  const registered = new Set<string>();
+  for (const job of schedules) {
+    await ensureQueue(boss, { name: job.name, retryLimit: 2, retryDelay: 60, expireInSeconds: 3600 });
+    await boss.schedule(job.name, job.cron(config), {}, { tz: 'UTC' });
+    await boss.work(job.name, polling, async () => {
+      const started = Date.now();
+      const result = await job.run({ db, config });
+      log.info({ job: job.name, result, ms: Date.now() - started }, 'scheduled job done');
+    });
+    registered.add(job.name);
+  }
+  for (const old of await boss.getSchedules()) {
+    if (!registered.has(old.name)) await boss.unschedule(old.name);
+  }
+
+  const enqueue = async (jobs: { jobId: string; deliveryId: string }[], client: SqlClient) => {
+    await boss.insert(
+      jobs.map((j) => ({ id: j.jobId, name: DELIVERY_QUEUE, data: { delivery_id: j.deliveryId } })),
+      { db: { executeSql: (text, values) => client.query(text, values) } },
+    );
+  };
+  const dispatch = async () => {
+    const client = await pool.connect();
+    try {
+      return await dispatchOutbox(client, enqueue);
+    } finally {
+      client.release();
+    }
+  };
+
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        const { events } = await dispatch();
+        if (events > 0) continue; // more may be waiting
+      } catch (err) {
+        if (!stopped) log.warn({ err: (err as Error).message }, 'webhook dispatcher pass failed');
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, config.WEBHOOK_DISPATCH_INTERVAL_MS);
+        wake = () => (clearTimeout(timer), resolve());
+      });
+    }
+  })();
+
+  watchJobs(async () => {
+    const { rows } = await boss.getDb().executeSql(
+      `SELECT name AS queue, state::text AS state, count(*)::int AS count FROM ${SCHEMA}.job
+        WHERE state IN ('created', 'retry', 'active', 'failed') GROUP BY name, state`,
+      [],
+    );
+    return rows as { queue: string; state: string; count: number }[];
+  });
+  log.info({ schedules: schedules.map((s) => `${s.name} (${s.cron(config)})`) }, 'job workers started');
+
+  return {
+    boss,
+    dispatch,
+    async stop({ graceful = true } = {}) {
+      if (stopped) return;
+      stopped = true;
+      wake?.();
+      await loop;
+      watchJobs(undefined);
+      await boss.stop({ graceful, wait: true, timeout: STOP_DEADLINE_MS });
+      await pool.end();
+    },
+  };
+}
+
+/** Creates the queue, or brings its options up to date with the configuration. */
+async function ensureQueue(boss: PgBoss, queue: PgBoss.Queue) {
+  if (await boss.getQueue(queue.name)) await boss.updateQueue(queue.name, queue);
+  else await boss.createQueue(queue.name, queue);
+}

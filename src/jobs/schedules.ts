@@ -1,0 +1,21 @@
+// The registry of scheduled jobs: each is a name, a cron (UTC) and a domain function. Adding
+// one is one line here; the queue (queue.ts) schedules and works every entry, and drops
+// schedules no longer listed.
+import type { Config } from '../config.js';
+import type { Db } from '../db/client.js';
+import { payCalendarRules } from '../domain/earning/calendar-rules.js';
+import { expirePoints, remindExpiringPoints } from '../domain/ledger/expiry.js';
+import { rejudgeTiers } from '../domain/tiers/rejudge.js';
+
+export interface ScheduledJob {
+  name: string;
+  cron: (config: Config) => string;
+  run: (ctx: { db: Db; config: Config }) => Promise<unknown>;
+}
+
+export const schedules: ScheduledJob[] = [
+  { name: 'points-expiry', cron: (c) => c.EXPIRY_CRON, run: ({ db }) => expirePoints(db) },
+  { name: 'points-expiring-reminders', cron: (c) => c.EXPIRY_CRON, run: ({ db, config }) => remindExpiringPoints(db, { days: config.POINTS_EXPIRING_DAYS }) },
+  { name: 'tier-rejudge', cron: (c) => c.EXPIRY_CRON, run: ({ db }) => rejudgeTiers(db) },
+  { name: 'calendar-rules', cron: (c) => c.CALENDAR_CRON, run: ({ db }) => payCalendarRules(db) },
+];

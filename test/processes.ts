@@ -1,0 +1,46 @@
+// A service started as its own process, the way an operator runs it: for tests of start-up,
+// signals, several instances and crashes. In-process tests use harness.ts instead.
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+
+export const projectRoot = path.resolve(import.meta.dirname, '..');
+
+export interface ServerProcess {
+  child: ChildProcess;
+  port: number;
+  base: string;
+  /** Everything the process printed so far (stdout and stderr). */
+  output(): string;
+  /** Resolves with the exit code once the process has ended. */
+  exited: Promise<number | null>;
+}
+
+/** A port unlikely to be taken by another test file running at the same time. */
+export const randomPort = () => 20000 + Math.floor(Math.random() * 20000);
+
+/**
+ * Spawns `node <args>` in the project folder and waits for its 'listening on' log line
+ * (an info log, so LOG_LEVEL is info unless the caller sets it).
+ */
+export async function startServerProcess(
+  env: Record<string, string | undefined>,
+  { args = ['--import', 'tsx', 'src/main.ts'], port = randomPort(), timeoutMs = 90_000 } = {},
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, args, {
+    cwd: projectRoot,
+    env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env, PORT: String(port) },
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const deadline = Date.now() + timeoutMs;
+  while (!/listening on/.test(output)) {
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not start:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, port, base: `http://127.0.0.1:${port}`, output: () => output, exited };
+}
