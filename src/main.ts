@@ -9,6 +9,7 @@ import { bootstrapDemo } from './cli/seed/first-start.js';
 import { createApp } from './http/app.js';
 import { createLogger, flushLogger } from './http/logger.js';
 import { startJobs } from './jobs/queue.js';
+import { startTracing } from './observability/tracing.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -19,6 +20,9 @@ async function main() {
   }
   const started = Date.now();
   const logger = createLogger(config.LOG_LEVEL);
+  // opt-in: OTEL_EXPORTER_OTLP_ENDPOINT; started before the database client, so SQL is traced
+  const tracing = await startTracing();
+  if (tracing) logger.info({ endpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT }, 'tracing to OTLP/HTTP');
   const { db, database, applied, close } = await connect(config, {
     // an idle connection's error: the pool replaces the connection
     onPoolError: (err) => logger.warn({ err: err.message }, 'database pool error'),
@@ -77,6 +81,7 @@ async function main() {
     await jobs?.stop();
     await app.close();
     await close();
+    await tracing?.shutdown();
     await flushLogger(logger);
     process.exit(0);
   };

@@ -1,6 +1,6 @@
 // The operator commands. Each takes parsed options and an open database and returns a
 // JSON-able result; src/cli/index.ts prints it (as text, or as one JSON document).
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import type { Db } from '../db/client.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../domain/access/api-keys.js';
 import { demoProgram } from './seed/demo-program.js';
@@ -10,6 +10,9 @@ import { payCalendarRules } from '../domain/earning/calendar-rules.js';
 import { createMerchant, merchantBySlug, rotateAdminToken, updateMerchantSettings } from '../domain/merchants/merchants.js';
 import { rejudgeTiers } from '../domain/tiers/rejudge.js';
 import { importProgram } from '../domain/program-import/program-import.js';
+import { type Change, audited } from '../domain/audit/audit.js';
+import { eraseCustomer } from '../domain/privacy/erasure.js';
+import { exportCustomer } from '../domain/privacy/export.js';
 import { type KeyType, keyTypes } from '../domain/access/scopes.js';
 import { rotateSessionSecret, storefrontSettings, updateStorefrontSettings } from '../domain/storefront/storefront-settings.js';
 import { loadConfig } from '../config.js';
@@ -53,6 +56,17 @@ export interface Command {
 function required(value: string | undefined, flag: string): string {
   if (!value) throw new UsageError(`missing --${flag}`);
   return value;
+}
+
+/** A change made from the CLI, recorded in the merchant's audit log like the admin API's. */
+const byCli = (db: Db, change: Omit<Change, 'actor'>) => <T>(run: () => Promise<T>) => audited(db, { ...change, actor: 'cli' }, run);
+
+/** The --merchant and the id the command names (`what`: key, customer). */
+async function merchantAnd(db: Db, values: Options['values'], positionals: string[], what: string) {
+  const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+  const id = positionals[0];
+  if (!id) throw new UsageError(`missing the ${what} id`);
+  return { merchant, id };
 }
 
 function parseScopeFlags(flags: string[] = []): Record<string, string> {
@@ -145,7 +159,11 @@ export const commands: Record<string, Command> = {
   'merchants token': {
     usage: 'merchants token --merchant <slug>',
     summary: "Rotate a merchant's admin token (prints the new one once)",
-    run: (db, { values }) => rotateAdminToken(db, required(values.merchant, 'merchant')),
+    async run(db, { values }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      const change = { merchantId: merchant.id, action: 'rotate_admin_token', type: 'Merchant', id: null, args: {} };
+      return byCli(db, change)(() => rotateAdminToken(db, merchant.slug));
+    },
     text: (m) => `New admin token for ${m.slug} (shown once): ${m.admin_token}`,
   },
   'keys create': {
@@ -160,7 +178,8 @@ export const commands: Record<string, Command> = {
       if (type === 'custom' && Object.keys(levels).length === 0) {
         throw validationError({ scopes: ['a custom key needs at least one --scope <name>=read|write'] });
       }
-      const key = await createApiKey(db, { merchantId: merchant.id, type: type as KeyType, name: values.name, levels });
+      const change = { merchantId: merchant.id, action: 'create_api_key', type: 'ApiKey', id: null, args: { type, name: values.name, levels } };
+      const key = await byCli(db, change)(() => createApiKey(db, { merchantId: merchant.id, type: type as KeyType, name: values.name, levels }));
       return { id: key.id, key: key.key, name: key.name, type: key.type, prefix: key.prefix, scopes: key.scopes };
     },
     text: (k) => `API key ${k.id} (${k.type}) created with scopes: ${k.scopes.join(' ')}\nKey (shown once): ${k.key}`,
@@ -183,10 +202,8 @@ export const commands: Record<string, Command> = {
     usage: 'keys revoke --merchant <slug> <id>',
     summary: 'Revoke an API key (effective on its next request)',
     async run(db, { values, positionals }) {
-      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
-      const id = positionals[0];
-      if (!id) throw new UsageError('missing the key id');
-      return revokeApiKey(db, merchant.id, id);
+      const { merchant, id } = await merchantAnd(db, values, positionals, 'key');
+      return byCli(db, { merchantId: merchant.id, action: 'revoke_api_key', type: 'ApiKey', id, args: { id } })(() => revokeApiKey(db, merchant.id, id));
     },
     text: (r) => `API key ${r.id} revoked at ${new Date(r.revoked_at).toISOString()}.`,
   },
@@ -242,6 +259,31 @@ export const commands: Record<string, Command> = {
       return importProgram(db, merchant.id, demoProgram());
     },
     text: (s) => `Seeded: ${Object.entries(s).map(([k, v]) => `${k}=${v}`).join(', ')}`,
+  },
+  'customers export': {
+    usage: 'customers export --merchant <slug> <id> [--file <out.json>]',
+    summary: 'Everything held about one customer (uuid or platform id), as one JSON document',
+    async run(db, { values, positionals }) {
+      const { merchant, id } = await merchantAnd(db, values, positionals, 'customer');
+      const document = await exportCustomer(db, merchant.id, id);
+      if (!values.file) return document;
+      await writeFile(values.file, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600 });
+      return { file: values.file, customer_id: (document.customer as { id: string }).id };
+    },
+    text: (r) => (r.file ? `Export of customer ${r.customer_id} written to ${r.file}.` : JSON.stringify(r, null, 2)),
+  },
+  'customers erase': {
+    usage: 'customers erase --merchant <slug> <id>',
+    summary: "Erase a customer's personal data (keeps the ledger's amounts; audited); safe to re-run by uuid",
+    async run(db, { values, positionals }) {
+      const { merchant, id } = await merchantAnd(db, values, positionals, 'customer');
+      const change = { merchantId: merchant.id, action: 'erase_customer', type: 'Customer', id, args: { id } };
+      return byCli(db, change)(() => eraseCustomer(db, merchant.id, id));
+    },
+    text: (r) =>
+      r.erased_now
+        ? `Customer ${r.id} erased at ${new Date(r.erased_at).toISOString()} (balance kept: ${r.points_balance}).`
+        : `Customer ${r.id} had already been erased at ${new Date(r.erased_at).toISOString()}.`,
   },
   expire: {
     usage: 'expire [--merchant <slug>]',

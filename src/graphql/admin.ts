@@ -1,5 +1,6 @@
 // The merchant admin schema (/admin/graphql): the graph's admin face. Never exposed as REST.
 import { GraphQLObjectType, GraphQLSchema } from 'graphql';
+import { withAudit } from './audit.js';
 import { faceSchema } from './graph.js';
 
 const ADMIN_PREFIX = /^admin_/;
@@ -29,4 +30,5 @@ function withAdminRootNames(schema: GraphQLSchema): GraphQLSchema {
   });
 }
 
-export const adminSchema = withAdminRootNames(faceSchema('admin'));
+// every admin change is audited (graphql/audit.ts)
+export const adminSchema = withAudit(withAdminRootNames(faceSchema('admin')));

@@ -27,6 +27,8 @@ export interface Context {
   sessionLimits?: SessionLimits;
   /** The service's configuration, on the admin face (webhook URL policy). */
   config?: Config;
+  /** Admin face: who acts, for the audit log (`token:<admin token prefix>` or `session:<id>`). */
+  actor?: string;
 }
 
 /** The scope(s) a failed check required, for the 403 message. */

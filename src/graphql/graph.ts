@@ -22,6 +22,8 @@ import './types/tiers.js';
 import './types/transactions.js';
 import './types/dashboard.js';
 import './types/webhooks.js';
+import './types/privacy.js';
+import './types/audit.js';
 import './types/customer-sessions.js';
 
 const declarationOrder = Object.keys(builder.toSchema({ sortSchema: false }).getTypeMap());

@@ -21,6 +21,7 @@ import { maskError, variableOf } from './errors.js';
 import { type Logger, yogaLogger } from './logger.js';
 import { invalidAdminToken, useAdminAuth } from './plugins/admin-auth.js';
 import { useBody } from './plugins/body.js';
+import { useTracing } from '../observability/tracing.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useIdempotency } from './plugins/idempotency.js';
 import { useRateLimit } from './plugins/rate-limit.js';
@@ -87,9 +88,9 @@ export function createAdminApi({ db, config, logger, appDist = APP_DIST }: Admin
       logging: yogaLogger(logger),
       maskedErrors: { maskError: adminMaskError },
       context: (initial): Context => {
-        const { merchantId } = requestState(initial);
+        const { merchantId, actor } = requestState(initial);
         if (!merchantId) throw invalidAdminToken();
-        return { db, merchantId, principal: null, config };
+        return { db, merchantId, principal: null, config, actor };
       },
       plugins: [
         useRequestLog(logger),
@@ -100,6 +101,7 @@ export function createAdminApi({ db, config, logger, appDist = APP_DIST }: Admin
         useBody(config.BODY_LIMIT_BYTES),
         idempotency,
         ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
+        useTracing(),
       ],
     });
 

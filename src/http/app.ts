@@ -8,6 +8,7 @@ import { ADMIN_APP_PATH, ADMIN_PATH, createAdminApi } from './admin.js';
 import { DOCS_PATH, docs } from './docs.js';
 import { HEALTH_PATH, METRICS_PATH, READY_PATH, healthz, metrics, readyz } from './health.js';
 import { type Logger, createLogger } from './logger.js';
+import { tracedFetch, tracedListener } from '../observability/tracing.js';
 import { OPENAPI_PATH, createPublicApi } from './public.js';
 import { type RateLimiter, createRateLimiter } from './rate-limiter.js';
 
@@ -63,9 +64,8 @@ export function createApp({
     async fetch(url: string, init?: RequestInit): Promise<Response> {
       const request = new Request(url, init);
       const path = new URL(url).pathname;
-      return (
-        (await operational(path, request.headers.get('authorization'))) ??
-        faces[faceOf(path)].fetch(request)
+      return tracedFetch(request.method, path, async () =>
+        (await operational(path, request.headers.get('authorization'))) ?? faces[faceOf(path)].fetch(request),
       );
     },
     listener(req: IncomingMessage, res: ServerResponse) {
@@ -78,7 +78,7 @@ export function createApp({
         });
         return;
       }
-      return faces[faceOf(path)](req, res);
+      return tracedListener(req, res, () => faces[faceOf(path)](req, res));
     },
     async close() {
       await Promise.all([closePublicApi(), closeAdminApi(), limiter.close()]);

@@ -19,6 +19,7 @@ import { type Logger, yogaLogger } from './logger.js';
 import { useApiKeyAuth } from './plugins/api-key-auth.js';
 import { useBody } from './plugins/body.js';
 import { useCompiledExecution } from './plugins/compiled-execution.js';
+import { useTracing } from '../observability/tracing.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useIdempotency } from './plugins/idempotency.js';
 import { persistedOperations } from './plugins/persisted-operations.js';
@@ -112,6 +113,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
       ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
       useCompiledExecution(),
       usePartialData(),
+      useTracing(),
       useOpenApiDocument(restSchema, REST_BASE),
       useSofaOver(restSchema, {
         basePath: REST_BASE,

@@ -19,6 +19,8 @@ export interface RequestState {
   principal?: Principal;
   /** Admin faces: the merchant of the admin token, or of the admin app's session. */
   merchantId?: string;
+  /** Admin faces: who acts, for the audit log (`token:<admin token prefix>` or `session:<session id>`). */
+  actor?: string;
   /** The request body, read once by the body plugin ('' for a request without one). */
   body: string;
   /** GraphQL: the operation's name, if it has one. */

@@ -6,6 +6,7 @@ import type { Db } from '../db/client.js';
 import { payCalendarRules } from '../domain/earning/calendar-rules.js';
 import { expirePoints, remindExpiringPoints } from '../domain/ledger/expiry.js';
 import { rejudgeTiers } from '../domain/tiers/rejudge.js';
+import { pruneEvents } from '../domain/webhooks/deliveries.js';
 
 export interface ScheduledJob {
   name: string;
@@ -18,4 +19,5 @@ export const schedules: ScheduledJob[] = [
   { name: 'points-expiring-reminders', cron: (c) => c.EXPIRY_CRON, run: ({ db, config }) => remindExpiringPoints(db, { days: config.POINTS_EXPIRING_DAYS }) },
   { name: 'tier-rejudge', cron: (c) => c.EXPIRY_CRON, run: ({ db }) => rejudgeTiers(db) },
   { name: 'calendar-rules', cron: (c) => c.CALENDAR_CRON, run: ({ db }) => payCalendarRules(db) },
+  { name: 'webhook-events-prune', cron: () => '30 4 * * *', run: ({ db, config }) => pruneEvents(db, config.WEBHOOK_EVENT_RETENTION_DAYS) },
 ];

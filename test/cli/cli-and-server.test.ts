@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot as root, randomPort, startServerProcess, type ServerProcess } from '../processes.js';
+import { cliRunner } from './run-cli.js';
 
 const run = promisify(execFile);
 const dataDir = mkdtempSync(path.join(tmpdir(), 'loyalty-e2e-'));
@@ -16,15 +17,7 @@ const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.
 const base = `http://127.0.0.1:${port}`;
 let server: ServerProcess;
 
-async function cli(...args: string[]) {
-  try {
-    const { stdout } = await run(process.execPath, ['bin/loyalty.mjs', ...args, '--json'], { cwd: root, env });
-    return { code: 0, json: JSON.parse(stdout) };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, json: e.stdout ? JSON.parse(e.stdout) : null, stderr: e.stderr };
-  }
-}
+const cli = cliRunner(env);
 
 const get = (key: string, p: string) => fetch(`${base}${p}`, { headers: { authorization: `Bearer ${key}` } });
 

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { payCalendarRules } from '../../src/domain/earning/calendar-rules.js';
+import { expirePoints, remindExpiringPoints } from '../../src/domain/ledger/expiry.js';
 import { importProgram } from '../../src/domain/program-import/program-import.js';
 import { rejudgeTiers } from '../../src/domain/tiers/rejudge.js';
 import { adminClient, client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
@@ -318,6 +319,16 @@ describe('expiry dates and dashboard days', () => {
     // last active Nov 23 23:30 in LA: 30 whole days Nov 24 .. Dec 23, lapsing Dec 24 00:00 PST
     await app.db.customer.update({ where: { id: c.id }, data: { lastActivityAt: new Date('2026-11-24T07:30:00Z') } });
     expect((await balance(s, c.platformId)).next_expiry).toEqual({ points: 10, expires_at: '2026-12-24T08:00:00.000Z' });
+    // the points.expiring reminder names the same instant, once, when it falls within its days
+    await remindExpiringPoints(app.db, { days: 7, now: new Date('2026-12-10T12:00:00Z'), merchantId: s.merchantId });
+    for (let i = 0; i < 2; i++) {
+      await remindExpiringPoints(app.db, { days: 7, now: new Date('2026-12-20T12:00:00Z'), merchantId: s.merchantId });
+    }
+    const reminders = await app.db.outboxEvent.findMany({ where: { merchantId: s.merchantId, type: 'points.expiring' } });
+    expect(reminders.map((e) => e.payload)).toEqual([expect.objectContaining({ points: 10, expires_at: '2026-12-24T08:00:00.000Z' })]);
+    // at Dec 24 00:00 PST it has lapsed, a minute before it had not
+    expect(await expirePoints(app.db, { now: new Date('2026-12-24T07:59:00Z'), merchantId: s.merchantId })).toMatchObject({ customers: 0 });
+    expect(await expirePoints(app.db, { now: new Date('2026-12-24T08:00:00Z'), merchantId: s.merchantId })).toMatchObject({ customers: 1, points: 10 });
   });
 
   it('buckets the dashboard by local day', async () => {
@@ -333,5 +344,20 @@ describe('expiry dates and dashboard days', () => {
     expect(from).toBe('2026-11-19T08:00:00.000Z'); // Nov 19 00:00 PST, seven local days back
     expect(series).toHaveLength(7);
     expect(series.find((p: { issued: number }) => p.issued > 0)).toEqual({ period_start: '2026-11-23T08:00:00.000Z', issued: 10 });
+
+    // across the spring-forward day (Mar 8, 23 hours) the days start at 08:00Z, then 07:00Z
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-03-10T20:00:00Z')); // Mar 10 13:00 PDT
+    const spring = await s.admin(`{ dashboard(range: last_7_days) { series { period_start } } }`);
+    vi.useRealTimers();
+    expect(spring.body.data.dashboard.series.map((p: { period_start: string }) => p.period_start)).toEqual([
+      '2026-03-04T08:00:00.000Z',
+      '2026-03-05T08:00:00.000Z',
+      '2026-03-06T08:00:00.000Z',
+      '2026-03-07T08:00:00.000Z',
+      '2026-03-08T08:00:00.000Z',
+      '2026-03-09T07:00:00.000Z',
+      '2026-03-10T07:00:00.000Z',
+    ]);
   });
 });

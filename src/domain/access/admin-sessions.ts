@@ -13,6 +13,8 @@ export interface SessionPolicy {
 
 export interface AdminSessionView {
   merchantId: string;
+  /** The session's row id (not the cookie's secret id): names the session in the audit log. */
+  rowId: string;
   expiresAt: Date;
   /** When the session ends if unused from now on: min(last request + idle, expiresAt). */
   idleExpiresAt: Date;
@@ -36,8 +38,9 @@ export function isCsrfTokenOf(sessionId: string, given: string | null): boolean 
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-const view = (merchantId: string, lastSeenAt: Date, expiresAt: Date, policy: SessionPolicy): AdminSessionView => ({
+const view = (rowId: string, merchantId: string, lastSeenAt: Date, expiresAt: Date, policy: SessionPolicy): AdminSessionView => ({
   merchantId,
+  rowId,
   expiresAt,
   idleExpiresAt: new Date(Math.min(lastSeenAt.getTime() + policy.idleSeconds * 1000, expiresAt.getTime())),
 });
@@ -46,8 +49,11 @@ const view = (merchantId: string, lastSeenAt: Date, expiresAt: Date, policy: Ses
 export async function openSession(db: Db, merchantId: string, policy: SessionPolicy, now = new Date()) {
   const id = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now.getTime() + policy.maxSeconds * 1000);
-  await db.adminSession.create({ data: { merchantId, idHash: hashId(id), createdAt: now, lastSeenAt: now, expiresAt } });
-  return { id, ...view(merchantId, now, expiresAt, policy) };
+  const row = await db.adminSession.create({
+    data: { merchantId, idHash: hashId(id), createdAt: now, lastSeenAt: now, expiresAt },
+    select: { id: true },
+  });
+  return { id, ...view(row.id, merchantId, now, expiresAt, policy) };
 }
 
 /** The live session with this id (and notes its use), or null: unknown, idle too long or past its end. */
@@ -64,7 +70,7 @@ export async function findSession(db: Db, id: string, policy: SessionPolicy, now
     lastSeenAt = now;
     await db.adminSession.updateMany({ where: { idHash }, data: { lastSeenAt: now } });
   }
-  return view(row.merchantId, lastSeenAt, row.expiresAt, policy);
+  return view(row.id, row.merchantId, lastSeenAt, row.expiresAt, policy);
 }
 
 /** Sign-out: the session is gone at once. */

@@ -21,6 +21,7 @@ export function listCustomers(db: Db, merchantId: string, args: CustomerFilter) 
   if (!storable(platformId) || !storable(email)) return paginate(args, async () => [], async () => 0);
   const where = async () => ({
     merchantId,
+    erasedAt: null,
     ...(platformId ? { platformId } : {}),
     ...(email ? { id: { in: await customerIdsByEmail(db, merchantId, email) } } : {}),
   });

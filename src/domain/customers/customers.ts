@@ -45,15 +45,20 @@ export async function findCustomer(db: Db, merchantId: string, ref: CustomerRef)
     const [id] = await customerIdsByEmail(db, merchantId, email!);
     customer = id ? await db.customer.findUnique({ where: { id } }) : null;
   }
-  if (!customer) throw notFound('Customer');
+  // an erased customer is a tombstone the API no longer finds (domain/privacy/erasure.ts)
+  if (!customer || customer.erasedAt) throw notFound('Customer');
   return customer;
 }
 
 /** `GET /customers/{id}`: the internal uuid or the platform id. */
-export async function findCustomerById(db: Db, merchantId: string, id: string) {
+export async function findCustomerById(db: Db, merchantId: string, id: string, { erased = false } = {}) {
   if (!storable(id)) throw notFound('Customer');
   const customer = await db.customer.findFirst({
-    where: isUuid(id) ? { merchantId, OR: [{ id }, { platformId: id }] } : { merchantId, platformId: id },
+    where: {
+      ...(isUuid(id) ? { merchantId, OR: [{ id }, { platformId: id }] } : { merchantId, platformId: id }),
+      // erased customers are found only when asked for (erasing again answers the same)
+      ...(erased ? {} : { erasedAt: null }),
+    },
   });
   if (!customer) throw notFound('Customer');
   return customer;

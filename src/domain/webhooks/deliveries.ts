@@ -193,3 +193,15 @@ export async function redeliver(db: Db, merchantId: string, deliveryId: string) 
   const updated = await db.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { event: { select: { type: true } } } });
   return deliveryView(updated);
 }
+
+/**
+ * Forgets events dispatched more than `days` ago (their deliveries with them), unless a
+ * delivery of theirs is still pending. Returns how many went.
+ */
+export function pruneEvents(db: Db, days: number, now = new Date()) {
+  const before = new Date(now.getTime() - days * 86_400_000);
+  return db.$executeRaw`
+    DELETE FROM events e
+     WHERE e.dispatched_at < ${before}::timestamptz
+       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')`;
+}

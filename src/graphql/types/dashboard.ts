@@ -16,7 +16,7 @@ const DashboardBucketEnum = builder.enumType('DashboardBucket', {
 const PointsPeriodRef = builder.objectRef<Dashboard['series'][number]>('PointsPeriod').implement({
   subGraphs: ['admin'],
   fields: (t) => ({
-    period_start: t.expose('period_start', { type: 'DateTime', description: 'Start of the day, week (Monday) or month, UTC' }),
+    period_start: t.expose('period_start', { type: 'DateTime', description: "Start of the merchant's local day, week (Monday) or month, as a UTC instant" }),
     issued: t.exposeFloat('issued', { description: 'Points credited (earned, manual, imported, referral)' }),
     redeemed: t.exposeFloat('redeemed', { description: 'Points spent on rewards' }),
     expired: t.exposeFloat('expired', { description: 'Points removed by expiry' }),

@@ -101,6 +101,7 @@ export function useSessionAuth(db: Db, policy: SessionPolicy): Plugin {
       if (!id || !session) throw sessionEnded();
       if (!isCsrfTokenOf(id, request.headers.get(CSRF_HEADER))) throw csrfRefused();
       state.merchantId = session.merchantId;
+      state.actor = `session:${session.rowId}`;
     }),
   };
 }

@@ -17,12 +17,15 @@ import { checkRequest } from './checks.js';
 
 export const invalidAdminToken = () => new AppError('invalid_token', 'The admin token is invalid');
 
-/** The merchant of an admin token, or 401. */
-export async function merchantOfAdminToken(db: Db, token: string | undefined): Promise<string> {
+/** The merchant of an admin token (and the token's prefix, which names it in the audit log), or 401. */
+export async function merchantOfAdminToken(db: Db, token: string | undefined): Promise<{ merchantId: string; tokenPrefix: string }> {
   if (!token || !isWellFormed('admin', token)) throw invalidAdminToken();
-  const merchant = await db.merchant.findUnique({ where: { adminTokenHash: hashToken(token) }, select: { id: true } });
+  const merchant = await db.merchant.findUnique({
+    where: { adminTokenHash: hashToken(token) },
+    select: { id: true, adminTokenPrefix: true },
+  });
   if (!merchant) throw invalidAdminToken();
-  return merchant.id;
+  return { merchantId: merchant.id, tokenPrefix: merchant.adminTokenPrefix ?? '' };
 }
 
 export interface AdminSignIn {
@@ -38,7 +41,7 @@ export interface AdminSignIn {
 export async function signInAttempt(
   { db, lockout, logger }: AdminSignIn,
   attempt: { client: string; path: string; face: Face; token: () => string | undefined },
-): Promise<{ merchantId: string } | { refused: Response }> {
+): Promise<{ merchantId: string; tokenPrefix: string } | { refused: Response }> {
   const wait = await lockout.lockedFor(attempt.client);
   if (wait) {
     const locked = refusal(new AppError('rate_limited', `Too many failed sign-ins; retry in ${wait} s`), attempt.face);
@@ -47,7 +50,7 @@ export async function signInAttempt(
     return { refused: locked };
   }
   try {
-    return { merchantId: await merchantOfAdminToken(db, attempt.token()) };
+    return await merchantOfAdminToken(db, attempt.token());
   } catch (err) {
     if (err instanceof AppError && err.code === 'invalid_token') {
       await lockout.failed(attempt.client);
@@ -64,6 +67,7 @@ export function useAdminAuth(signIn: AdminSignIn): Plugin {
     const result = await signInAttempt(signIn, { client, path: url.pathname, face: state.face, token });
     if ('refused' in result) return result.refused;
     state.merchantId = result.merchantId;
+    state.actor = `token:${result.tokenPrefix}`;
   });
   return { onRequest: check };
 }

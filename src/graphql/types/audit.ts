@@ -1,0 +1,37 @@
+// The audit log (admin face only): every admin change, newest first (domain/audit). Rows are
+// written by graphql/audit.ts around every admin mutation, and by the CLI's erasures.
+import { listAudit } from '../../domain/audit/audit.js';
+import type { AuditEntry } from '../../generated/prisma/client.js';
+import { builder } from '../builder.js';
+import { listOf, pageArgs } from '../envelopes.js';
+
+const AuditEntryRef = builder.objectRef<AuditEntry>('AuditEntry').implement({
+  subGraphs: ['admin'],
+  description: 'One admin change: who, what, the resource before and after, when. Secrets never appear.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    actor: t.exposeString('actor', { description: 'token:<admin token prefix>, session:<admin session id> or cli' }),
+    action: t.exposeString('action', { description: 'The admin mutation, e.g. update_reward, erase_customer' }),
+    resource_type: t.exposeString('resourceType', { nullable: true }),
+    resource_id: t.exposeString('resourceId', { nullable: true }),
+    args: t.expose('args', { type: 'JSON', nullable: true, description: 'The arguments, secrets redacted' }),
+    before: t.expose('before', { type: 'JSON', nullable: true, description: 'The resource before the change, as stored' }),
+    after: t.expose('after', { type: 'JSON', nullable: true, description: 'The resource after the change, as stored' }),
+    created_at: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  audit_log: t.field({
+    subGraphs: ['admin'],
+    type: listOf('AuditEntry', AuditEntryRef),
+    description: 'Admin changes, newest first; filter by action, resource_type or resource_id',
+    args: {
+      ...pageArgs,
+      action: t.arg.string(),
+      resource_type: t.arg.string(),
+      resource_id: t.arg.string(),
+    },
+    resolve: (_root, args, ctx) => listAudit(ctx.db, ctx.merchantId, args),
+  }),
+}));

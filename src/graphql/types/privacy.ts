@@ -1,0 +1,44 @@
+// Privacy requests (admin face only): a customer's export, everything held about them as one
+// JSON document, and their erasure (domain/privacy). The erasure is audited like every admin
+// change (graphql/audit.ts).
+import { eraseCustomer } from '../../domain/privacy/erasure.js';
+import { exportCustomer } from '../../domain/privacy/export.js';
+import { type ErasedCustomer } from '../../domain/privacy/erasure.js';
+import { builder } from '../builder.js';
+import { customerIdArgs } from './customers.js';
+
+const CustomerErasureRef = builder.objectRef<ErasedCustomer>('CustomerErasure').implement({
+  subGraphs: ['admin'],
+  description: "An erased customer: its personal data is gone, its ledger's amounts stay",
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'Internal id (uuid): the only name left for the customer' }),
+    erased_at: t.expose('erased_at', { type: 'DateTime' }),
+    erased_now: t.exposeBoolean('erased_now', { description: 'False when it had already been erased (nothing changed)' }),
+    points_balance: t.exposeInt('points_balance', { description: 'The balance kept on the merchant accounts' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  customer_export: t.field({
+    subGraphs: ['admin'],
+    type: 'JSON',
+    description:
+      'Everything held about one customer (profile, balance, ledger, activities, rewards, referrals, memberships, orders) ' +
+      'as one JSON document, for a privacy access request. An erased customer is not_found.',
+    args: customerIdArgs,
+    resolve: (_root, args, ctx) => exportCustomer(ctx.db, ctx.merchantId, String(args.id)),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  erase_customer: t.field({
+    subGraphs: ['admin'],
+    type: CustomerErasureRef,
+    description:
+      "Erases a customer's personal data (privacy deletion request): email, names, birthday and platform id are replaced " +
+      'by a tombstone, copies in referrals, stored event results, stored responses and audit rows are scrubbed; the ' +
+      "ledger's amounts stay. Afterwards the customer is not_found everywhere. Erasing again (by internal id) changes nothing.",
+    args: customerIdArgs,
+    resolve: (_root, args, ctx) => eraseCustomer(ctx.db, ctx.merchantId, String(args.id)),
+  }),
+}));

@@ -1,0 +1,19 @@
+// Runs the `loyalty` CLI as an operator does (bin/loyalty.mjs, --json) with the given environment.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const run = promisify(execFile);
+
+export function cliRunner(env: NodeJS.ProcessEnv) {
+  return async (...args: string[]) => {
+    try {
+      const { stdout } = await run(process.execPath, ['bin/loyalty.mjs', ...args, '--json'], { cwd: root, env });
+      return { code: 0, json: JSON.parse(stdout) };
+    } catch (err) {
+      const e = err as { code: number; stdout: string; stderr: string };
+      return { code: e.code, json: e.stdout ? JSON.parse(e.stdout) : null, stderr: e.stderr };
+    }
+  };
+}
