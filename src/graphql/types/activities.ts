@@ -1,7 +1,6 @@
 // The activity log: GET /customers/activities, and the admin's customer page.
 import { customerInView } from '../../domain/access/customer-sessions.js';
 import { activityConnections, activityPages, listActivities } from '../../domain/ledger/activity-log.js';
-import { findCustomer } from '../../domain/customers/customers.js';
 import { builder, forShoppers } from '../builder.js';
 import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, scrollableLinks } from './customers.js';
 import { ActivityStatusEnum } from '../enums.js';

@@ -2,7 +2,6 @@
 // POST /customers/rewards/redeem (DESIGN.md "Customer reward", "Redeem").
 import { customerInView } from '../../domain/access/customer-sessions.js';
 import type { ObjectFieldBuilder } from '@pothos/core';
-import { findCustomer } from '../../domain/customers/customers.js';
 import {
   type CustomerRewardRecord,
   type Redemption,

@@ -5,7 +5,7 @@ import { confineToView, customerInView } from '../../domain/access/customer-sess
 import { type Balance, balanceOf, balancesOf } from '../../domain/ledger/balances.js';
 import { type CustomerProfile, customerProfile, listCustomers } from '../../domain/customers/customer-records.js';
 import { createCustomer, updateCustomer } from '../../domain/customers/customer-writes.js';
-import { findCustomer, findCustomerById } from '../../domain/customers/customers.js';
+import { findCustomerById } from '../../domain/customers/customers.js';
 import type { ObjectFieldBuilder, ObjectRef } from '@pothos/core';
 import type { Db } from '../../db/client.js';
 import type { ScopeGrant } from '../../domain/access/scopes.js';
