@@ -27,6 +27,11 @@ const schema = z.object({
   /** Requests per window per API key, and per merchant across its keys; 0 turns a limit off. */
   RATE_LIMIT_PER_KEY: z.coerce.number().int().min(0).default(1200),
   RATE_LIMIT_PER_MERCHANT: z.coerce.number().int().min(0).default(6000),
+  /** Requests per window per customer session (a shopper's browser); 0 turns it off. */
+  RATE_LIMIT_PER_SESSION: z.coerce.number().int().min(0).default(300),
+  /** Customer session tokens: the lifetime when the mint names none, and the longest it may ask for. */
+  CUSTOMER_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  CUSTOMER_SESSION_MAX_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(86_400),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /** Failed admin sign-ins from one client address that lock it out for the lockout window (0: no lockout). */
   ADMIN_LOGIN_MAX_FAILURES: z.coerce.number().int().min(0).default(10),

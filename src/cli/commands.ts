@@ -15,6 +15,7 @@ import { type Change, audited } from '../domain/audit/audit.js';
 import { eraseCustomer } from '../domain/privacy/erasure.js';
 import { exportCustomer } from '../domain/privacy/export.js';
 import { type KeyType, keyTypes } from '../domain/access/scopes.js';
+import { rotateSessionSecret, storefrontSettings, updateStorefrontSettings } from '../domain/storefront/storefront-settings.js';
 import { loadConfig } from '../config.js';
 import { createEndpoint, deleteEndpoint, listEndpoints, updateEndpoint } from '../domain/webhooks/endpoints.js';
 import { listDeliveries, redeliver } from '../domain/webhooks/deliveries.js';
@@ -31,6 +32,7 @@ export interface Options {
     scope?: string[];
     file?: string;
     'points-pending-days'?: string;
+    origin?: string[];
     url?: string;
     event?: string[];
     description?: string;
@@ -77,6 +79,10 @@ function parseScopeFlags(flags: string[] = []): Record<string, string> {
     levels[match[1]!] = match[2]!;
   }
   return levels;
+}
+
+function storefrontText(s: Awaited<ReturnType<typeof storefrontSettings>>) {
+  return `Allowed origins: ${s.allowed_origins.join(' ') || '(none)'}\nPersisted operations only: ${s.persisted_operations_only}`;
 }
 
 function positional(positionals: string[], what: string): string {
@@ -213,6 +219,31 @@ export const commands: Record<string, Command> = {
       return byCli(db, { merchantId: merchant.id, action: 'revoke_api_key', type: 'ApiKey', id, args: { id } })(() => revokeApiKey(db, merchant.id, id));
     },
     text: (r) => `API key ${r.id} revoked at ${new Date(r.revoked_at).toISOString()}.`,
+  },
+  'storefront show': {
+    usage: 'storefront show --merchant <slug>',
+    summary: "Show a merchant's storefront settings (allowed origins, persisted-operations-only mode)",
+    async run(db, { values }) {
+      return storefrontSettings(db, (await merchantBySlug(db, required(values.merchant, 'merchant'))).id);
+    },
+    text: (s) => storefrontText(s),
+  },
+  'storefront origins': {
+    usage: 'storefront origins --merchant <slug> [--origin <https://shop.example.com>]...',
+    summary: 'Set the origins whose pages may call /graphql with a customer session (none: no origin)',
+    async run(db, { values }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      return updateStorefrontSettings(db, merchant.id, { allowed_origins: values.origin ?? [] });
+    },
+    text: (s) => storefrontText(s),
+  },
+  'storefront rotate-secret': {
+    usage: 'storefront rotate-secret --merchant <slug>',
+    summary: "Rotate a merchant's customer session signing secret (ends every customer session)",
+    async run(db, { values }) {
+      return rotateSessionSecret(db, (await merchantBySlug(db, required(values.merchant, 'merchant'))).id);
+    },
+    text: (r) => `Customer sessions signing secret rotated at ${new Date(r.rotated_at).toISOString()}; every earlier session has ended.`,
   },
   import: {
     usage: 'import --merchant <slug> --file <program.json>',

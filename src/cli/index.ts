@@ -43,6 +43,7 @@ async function main(argv: string[]) {
         scope: { type: 'string', multiple: true },
         file: { type: 'string' },
         'points-pending-days': { type: 'string' },
+        origin: { type: 'string', multiple: true },
         url: { type: 'string' },
         event: { type: 'string', multiple: true },
         description: { type: 'string' },

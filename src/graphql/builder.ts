@@ -10,17 +10,21 @@ import { GraphQLError } from 'graphql';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import type { Principal } from '../domain/access/api-keys.js';
+import type { SessionLimits } from '../domain/access/customer-sessions.js';
 import { errorStatus } from '../domain/shared/errors.js';
 import { type ScopeGrant, allows } from '../domain/access/scopes.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 
-/** One context for both faces: the merchant every resolver is bound to, and the API key of a
- * public request (null on the admin face, whose token grants everything: no scopes there). */
+/** One context for both faces: the merchant every resolver is bound to, and the principal of a
+ * public request, an API key or a customer session (null on the admin face, whose token grants
+ * everything: no scopes there). */
 export interface Context {
   db: Db;
   merchantId: string;
   principal: Principal | null;
+  /** The lifetimes customer sessions may be minted with (public face; defaults otherwise). */
+  sessionLimits?: SessionLimits;
   /** The service's configuration, on the admin face (webhook URL policy). */
   config?: Config;
   /** Admin face: who acts, for the audit log (`token:<admin token prefix>` or `session:<id>`). */
@@ -31,7 +35,7 @@ export interface Context {
 function requiredScopes(failure: AuthFailure): string[] {
   switch (failure.kind) {
     case AuthScopeFailureType.AuthScope:
-      return [String(failure.parameter)];
+      return failure.scope === 'scope' ? [String(failure.parameter)] : [];
     case AuthScopeFailureType.AnyAuthScopes:
     case AuthScopeFailureType.AllAuthScopes:
       return failure.failures.flatMap(requiredScopes);
@@ -43,7 +47,10 @@ function requiredScopes(failure: AuthFailure): string[] {
 export const builder = new SchemaBuilder<{
   Context: Context;
   PrismaTypes: PrismaTypes;
-  AuthScopes: { scope: ScopeGrant };
+  // scope: the grant a field needs. merchant: the request is the merchant's (an API key or the
+  // admin token), not a shopper's session; every root field needs it unless it is declared
+  // `...forShoppers`. shopper: the request is a customer session.
+  AuthScopes: { scope: ScopeGrant; merchant: boolean; shopper: boolean };
   // `graph`: the links of the public GraphQL face, which REST (the `public` sub-graph) never shows
   SubGraphs: 'public' | 'admin' | 'graph';
   Scalars: {
@@ -61,11 +68,19 @@ export const builder = new SchemaBuilder<{
     fieldsInheritFromTypes: true,
   },
   scopeAuth: {
-    authScopes: (ctx) => ({ scope: (required) => allows(ctx.principal?.scopes ?? [], required) }),
-    unauthorizedError: (_parent, _ctx, _info, result) => {
+    authScopes: (ctx) => ({
+      scope: (required) => allows(ctx.principal?.scopes ?? [], required),
+      merchant: ctx.principal?.kind !== 'session',
+      shopper: ctx.principal?.kind === 'session',
+    }),
+    unauthorizedError: (_parent, ctx, _info, result) => {
       const scopes = requiredScopes(result.failure);
       return new GraphQLError(
-        scopes.length ? `This API key lacks the scope ${scopes.join(' or ')}` : 'This API key lacks a required scope',
+        ctx.principal?.kind === 'session'
+          ? 'A customer session may read only its own customer and the public program'
+          : scopes.length
+            ? `This API key lacks the scope ${scopes.join(' or ')}`
+            : 'This API key lacks a required scope',
         {
           extensions: {
             code: 'insufficient_scope',
@@ -84,5 +99,10 @@ export const builder = new SchemaBuilder<{
 });
 
 // Both faces have a Query and a Mutation; each root field names its face (none by default).
-builder.queryType({ subGraphs: ['public', 'admin'], defaultSubGraphsForFields: [] });
-builder.mutationType({ subGraphs: ['public', 'admin'], defaultSubGraphsForFields: [] });
+// A customer session may use no root field but those declared `...forShoppers`.
+builder.queryType({ subGraphs: ['public', 'admin'], defaultSubGraphsForFields: [], authScopes: { merchant: true } });
+builder.mutationType({ subGraphs: ['public', 'admin'], defaultSubGraphsForFields: [], authScopes: { merchant: true } });
+
+/** A root field a shopper's customer session may use too (its own records, the public
+ * program): it skips the root type's `merchant` check and keeps its own scope. */
+export const forShoppers = { skipTypeScopes: true } as const;

@@ -24,6 +24,7 @@ import './types/dashboard.js';
 import './types/webhooks.js';
 import './types/privacy.js';
 import './types/audit.js';
+import './types/customer-sessions.js';
 
 const declarationOrder = Object.keys(builder.toSchema({ sortSchema: false }).getTypeMap());
 

@@ -40,6 +40,7 @@ export function createApp({
     createRateLimiter({
       perKey: config.RATE_LIMIT_PER_KEY,
       perMerchant: config.RATE_LIMIT_PER_MERCHANT,
+      perSession: config.RATE_LIMIT_PER_SESSION,
       windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
       redisUrl: config.REDIS_URL,
     });

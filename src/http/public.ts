@@ -9,7 +9,9 @@ import { type Plugin, createYoga } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../domain/shared/errors.js';
+import { verifyCustomerSession } from '../domain/access/customer-sessions.js';
 import { keyAuthenticator } from '../domain/access/key-cache.js';
+import { storefrontCache } from '../domain/storefront/storefront-settings.js';
 import type { Context } from '../graphql/builder.js';
 import { restSchema, schema } from '../graphql/public.js';
 import { maskError } from './errors.js';
@@ -20,6 +22,7 @@ import { useCompiledExecution } from './plugins/compiled-execution.js';
 import { useTracing } from '../observability/tracing.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useIdempotency } from './plugins/idempotency.js';
+import { persistedOperations } from './plugins/persisted-operations.js';
 import { usePartialData } from './plugins/partial-data.js';
 import { useRateLimit } from './plugins/rate-limit.js';
 import { useRequestLog } from './plugins/request-log.js';
@@ -27,6 +30,7 @@ import { useRequestMetrics } from './plugins/request-metrics.js';
 import { useRestArguments } from './plugins/rest-arguments.js';
 import { useRestScope } from './plugins/rest-scope.js';
 import { useRouting } from './plugins/routing.js';
+import { corsAllowedHeaders, corsExposedHeaders, storefrontCors } from './plugins/storefront-cors.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { requestState } from './request-state.js';
 import { restErrorHandler } from './rest/error-handler.js';
@@ -65,14 +69,17 @@ function corsFor(origins: string[]) {
     origin: origins,
     credentials: false,
     methods: ['GET', 'POST'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
-    exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed'],
+    allowedHeaders: corsAllowedHeaders,
+    exposedHeaders: corsExposedHeaders,
     maxAge: 600,
   };
 }
 
 export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }: PublicApiOptions) {
   const keys = keyAuthenticator(db, databaseUrl);
+  const storefronts = storefrontCache(db, databaseUrl);
+  const cors = storefrontCors({ db, storefronts, operatorOrigins: config.CORS_ORIGINS, graphqlPath: GRAPHQL_PATH });
+  const sessionLimits = { defaultTtl: config.CUSTOMER_SESSION_TTL_SECONDS, maxTtl: config.CUSTOMER_SESSION_MAX_TTL_SECONDS };
   const idempotency = useIdempotency(db, (err) => logger.warn({ err }, 'idempotency purge failed'));
   const yoga = createYoga<object, Context>({
     schema,
@@ -85,7 +92,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
     context: (initial) => {
       const { principal } = requestState(initial);
       if (!principal) throw new AppError('invalid_token', 'The API key is invalid or revoked');
-      return { db, merchantId: principal.merchantId, principal };
+      return { db, merchantId: principal.merchantId, principal, sessionLimits };
     },
     plugins: [
       useRequestLog(logger),
@@ -94,12 +101,15 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
         graphqlPath: GRAPHQL_PATH,
         rest: { basePath: REST_BASE, match: routeMatcher(restSchema, REST_BASE), documentPath: OPENAPI_PATH },
       }),
-      useApiKeyAuth(keys),
+      cors.preflight,
+      useApiKeyAuth(keys, (token) => verifyCustomerSession(token, storefronts.get)),
+      cors.actual,
       useRateLimit(rateLimiter),
       useRestScope(),
       useBody(config.BODY_LIMIT_BYTES),
       useRestArguments(),
       idempotency,
+      ...persistedOperations(storefronts),
       ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
       useCompiledExecution(),
       usePartialData(),
@@ -124,7 +134,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
     yoga,
     async close() {
       idempotency.stop();
-      await keys.close();
+      await Promise.all([keys.close(), storefronts.close()]);
     },
   };
 }

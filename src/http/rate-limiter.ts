@@ -1,4 +1,4 @@
-// Rate limits per API key and per merchant (fixed windows), in memory by default and in
+// Rate limits per API key and per merchant, and per customer session (fixed windows), in memory by default and in
 // Redis when REDIS_URL is set, so several instances share one budget. Every limited
 // answer carries the IETF httpapi draft headers: RateLimit-Policy and RateLimit, and a
 // refused one 429 rate_limited with Retry-After.
@@ -8,6 +8,8 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 export interface RateLimitOptions {
   perKey: number;
   perMerchant: number;
+  /** Per customer session (a shopper's browser); none: not limited. */
+  perSession?: number;
   windowSeconds: number;
   redisUrl?: string;
 }
@@ -18,8 +20,11 @@ export interface RateDecision {
   retryAfter?: number;
 }
 
+/** What a request is counted as: a merchant's credential (its key and its merchant), or a shopper's session. */
+export type CredentialKind = 'key' | 'session';
+
 interface Limit {
-  name: 'key' | 'merchant';
+  name: 'key' | 'merchant' | 'session';
   quota: number;
   limiter: RateLimiterAbstract;
 }
@@ -31,7 +36,7 @@ function connectRedis(url: string | undefined) {
 }
 
 export function createRateLimiter(opts: RateLimitOptions) {
-  const anyLimit = opts.perKey > 0 || opts.perMerchant > 0;
+  const anyLimit = opts.perKey > 0 || opts.perMerchant > 0 || (opts.perSession ?? 0) > 0;
   const redis = anyLimit ? connectRedis(opts.redisUrl) : undefined;
 
   const make = (name: Limit['name'], quota: number): Limit | null => {
@@ -43,16 +48,26 @@ export function createRateLimiter(opts: RateLimitOptions) {
       : new RateLimiterMemory(base);
     return { name, quota, limiter };
   };
-  const limits = [make('key', opts.perKey), make('merchant', opts.perMerchant)].filter((l): l is Limit => l !== null);
-  const policy = limits.map((l) => `"${l.name}";q=${l.quota};w=${opts.windowSeconds}`).join(', ');
+  const present = (...list: (Limit | null)[]) => list.filter((l): l is Limit => l !== null);
+  // a session counts against its own budget only: shoppers must not spend the merchant's backend budget
+  const byKind: Record<CredentialKind, Limit[]> = {
+    key: present(make('key', opts.perKey), make('merchant', opts.perMerchant)),
+    session: present(make('session', opts.perSession ?? 0)),
+  };
+  const policyOf = (limits: Limit[]) => limits.map((l) => `"${l.name}";q=${l.quota};w=${opts.windowSeconds}`).join(', ');
+  const policies = { key: policyOf(byKind.key), session: policyOf(byKind.session) };
 
   return {
-    enabled: limits.length > 0,
-    async consume(keyId: string, merchantId: string): Promise<RateDecision> {
+    enabled: anyLimit,
+    /** Counts one request of `credential` (an API key's or session's id) and its merchant. */
+    async consume(credential: string, merchantId: string, kind: CredentialKind = 'key'): Promise<RateDecision> {
+      const limits = byKind[kind];
+      if (limits.length === 0) return { allowed: true, headers: {} };
+      const policy = policies[kind];
       const results = await Promise.all(
         limits.map(async (l) => {
           try {
-            return { limit: l, res: await l.limiter.consume(l.name === 'key' ? keyId : merchantId), ok: true };
+            return { limit: l, res: await l.limiter.consume(l.name === 'merchant' ? merchantId : credential), ok: true };
           } catch (res) {
             if (res instanceof RateLimiterRes) return { limit: l, res, ok: false };
             throw res;

@@ -4,14 +4,19 @@
 import type { Db } from '../../db/client.js';
 import { AppError, notFound, validationError } from '../shared/errors.js';
 import { isUuid } from '../shared/records.js';
+import type { SessionPrincipal } from './customer-sessions.js';
 import { type KeyType, customScopes, fullAccessScopes, readOnlyScopes } from './scopes.js';
 import { bearerToken, generateToken, hashToken, isWellFormed } from './tokens.js';
 
-export interface Principal {
+export interface KeyPrincipal {
+  kind: 'api_key';
   keyId: string;
   merchantId: string;
   scopes: string[];
 }
+
+/** Who a public request acts as: a merchant's API key, or a shopper's customer session. */
+export type Principal = KeyPrincipal | SessionPrincipal;
 
 export interface CreateKeyInput {
   merchantId: string;
@@ -86,13 +91,13 @@ export function bearerKeyHash(header: string | null): string {
 }
 
 /** The merchant and scopes of the key with this hash, or 401 for an unknown or revoked key. */
-export async function principalByHash(db: Db, hash: string): Promise<Principal> {
+export async function principalByHash(db: Db, hash: string): Promise<KeyPrincipal> {
   const key = await db.apiKey.findUnique({
     where: { hash },
     select: { id: true, merchantId: true, scopes: true, revokedAt: true },
   });
   if (!key || key.revokedAt) throw invalidToken();
-  return { keyId: key.id, merchantId: key.merchantId, scopes: key.scopes };
+  return { kind: 'api_key', keyId: key.id, merchantId: key.merchantId, scopes: key.scopes };
 }
 
 /** Records that a key was used (at most once a minute per key and process). */

@@ -6,18 +6,18 @@
 // revoked in this very process is forgotten before the revocation returns.
 import { type NotificationFeed, listenTo } from '../../db/notifications.js';
 import type { Db } from '../../db/client.js';
-import { type Principal, bearerKeyHash, noteKeyUse, onKeyRevokedHere, principalByHash } from './api-keys.js';
+import { type KeyPrincipal, bearerKeyHash, noteKeyUse, onKeyRevokedHere, principalByHash } from './api-keys.js';
 
 export const AUTH_CHANNEL = 'loyalty_auth';
 const MAX_KEYS = 10_000;
 
 export interface KeyAuthenticator {
-  authenticate(header: string | null): Promise<Principal>;
+  authenticate(header: string | null): Promise<KeyPrincipal>;
   close(): Promise<void>;
 }
 
 export function keyAuthenticator(db: Db, databaseUrl?: string): KeyAuthenticator {
-  const cache = new Map<string, Principal>();
+  const cache = new Map<string, KeyPrincipal>();
   // bumped by every invalidation: a lookup that started before one must not fill the cache
   let generation = 0;
   const forget = (hash: string) => {

@@ -13,11 +13,15 @@ const estimateInput = z.object({
 });
 export type EstimateInput = z.input<typeof estimateInput>;
 
-export async function estimatePoints(db: Db, merchantId: string, raw: EstimateInput, now = new Date()) {
+type FindCustomer = (customerId: string | null | undefined) => Promise<Awaited<ReturnType<typeof findCustomer>> | null>;
+
+/** `find`: the customer the estimate is for (default: the one `customer_id` names, if any). */
+export async function estimatePoints(db: Db, merchantId: string, raw: EstimateInput, find?: FindCustomer, now = new Date()) {
   const input = parseInput(estimateInput, raw);
+  const findDefault: FindCustomer = async (id) => (id ? findCustomer(db, merchantId, { customer_id: id }) : null);
   const [merchant, customer] = await Promise.all([
     db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { currency: true } }),
-    input.customer_id ? findCustomer(db, merchantId, { customer_id: input.customer_id }) : null,
+    (find ?? findDefault)(input.customer_id),
   ]);
   const currency = checkCurrency(input.currency, merchant.currency);
   const program = await loadEarningProgram(db, merchantId, customer, 'purchase', now);

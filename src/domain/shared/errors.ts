@@ -16,6 +16,9 @@ export const errorStatus = {
   idempotency_in_progress: 409,
   rate_limited: 429,
   csrf_rejected: 403,
+  origin_not_allowed: 403,
+  operation_not_allowed: 403,
+  persisted_query_not_found: 404,
   internal_error: 500,
   service_unavailable: 503,
 } as const;
@@ -24,6 +27,8 @@ export type ErrorCode = keyof typeof errorStatus;
 
 /** Codes only the admin app's session endpoints answer (/admin): not part of the REST contract. */
 export const adminAppOnlyCodes: ReadonlySet<ErrorCode> = new Set(['csrf_rejected']);
+/** Codes only /graphql answers (storefront sessions, persisted operations): not part of the REST contract. */
+export const graphqlOnlyCodes: ReadonlySet<ErrorCode> = new Set(['origin_not_allowed', 'operation_not_allowed', 'persisted_query_not_found']);
 export type ErrorDetails = Record<string, string[]>;
 
 /** A failure the client can act on: it carries a stable code and, for validation, details. */

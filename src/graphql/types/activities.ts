@@ -1,7 +1,7 @@
 // The activity log: GET /customers/activities, and the admin's customer page.
+import { customerInView } from '../../domain/access/customer-sessions.js';
 import { activityConnections, activityPages, listActivities } from '../../domain/ledger/activity-log.js';
-import { findCustomer } from '../../domain/customers/customers.js';
-import { builder } from '../builder.js';
+import { builder, forShoppers } from '../builder.js';
 import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, scrollableLinks } from './customers.js';
 import { ActivityStatusEnum } from '../enums.js';
 import { listOf, pageArgs } from '../envelopes.js';
@@ -42,12 +42,13 @@ builder.queryFields((t) => {
   return {
     customer_activities: t.field({
       subGraphs: ['public'],
+      ...forShoppers,
       type: ActivityList,
       description: "A customer's activity log, newest first. REST: GET /v1/customers/activities",
       authScopes: { scope: 'read:activities' },
       args: { ...customerRefArgs, ...pageArgs },
       resolve: async (_root, args, ctx) => {
-        const customer = await findCustomer(ctx.db, ctx.merchantId, args);
+        const customer = await customerInView(ctx.db, ctx, args);
         return listActivities(ctx.db, ctx.merchantId, customer.id, args);
       },
     }),

@@ -2,7 +2,7 @@
 // them (past, current, future; active or not), create, update, activate, deactivate.
 import { listCurrentBoosters } from '../../domain/earning/booster-campaigns.js';
 import { createBoosterCampaign, listAllBoosterCampaigns, setBoosterCampaignActive, updateBoosterCampaign } from '../../domain/earning/booster-campaigns.js';
-import { builder } from '../builder.js';
+import { builder, forShoppers } from '../builder.js';
 import { CampaignTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided } from '../envelopes.js';
 
@@ -56,6 +56,7 @@ builder.queryFields((t) => {
   return {
     booster_campaigns: t.field({
       subGraphs: ['public'],
+      ...forShoppers,
       type: BoosterCampaignList,
       description: 'Booster campaigns running now, newest first. REST: GET /v1/booster-campaigns',
       authScopes: { scope: 'read:booster_campaigns' },

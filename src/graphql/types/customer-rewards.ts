@@ -1,7 +1,7 @@
 // Customer rewards: GET /customers/rewards, GET /customers/rewards/redeemable,
 // POST /customers/rewards/redeem (DESIGN.md "Customer reward", "Redeem").
+import { customerInView } from '../../domain/access/customer-sessions.js';
 import type { ObjectFieldBuilder } from '@pothos/core';
-import { findCustomer } from '../../domain/customers/customers.js';
 import {
   type CustomerRewardRecord,
   type Redemption,
@@ -12,7 +12,7 @@ import {
   redeemablePages,
 } from '../../domain/rewards/redemption.js';
 import { findRewards } from '../../domain/rewards/rewards.js';
-import { builder } from '../builder.js';
+import { builder, forShoppers } from '../builder.js';
 import { CustomerRef, customerRefArgs, pageLink } from './customers.js';
 import { link } from '../links.js';
 import { byIdOf } from '../loaders.js';
@@ -69,17 +69,19 @@ const RedemptionRef = builder.objectRef<Redemption>('Redemption').implement({
 builder.queryFields((t) => ({
   customer_rewards: t.field({
     subGraphs: ['public'],
+    ...forShoppers,
     type: listOf('CustomerReward', CustomerRewardRef),
     description: 'The rewards a customer has redeemed, newest first. REST: GET /v1/customers/rewards',
     authScopes: { scope: 'read:rewards' },
     args: { ...customerRefArgs, ...pageArgs },
     resolve: async (_root, args, ctx) => {
-      const customer = await findCustomer(ctx.db, ctx.merchantId, args);
+      const customer = await customerInView(ctx.db, ctx, args);
       return listCustomerRewards(ctx.db, customer, args);
     },
   }),
   redeemable_rewards: t.field({
     subGraphs: ['public'],
+    ...forShoppers,
     type: listOf('RedeemableReward', RewardRef),
     description:
       'Active rewards the customer can afford now (points_cost <= balance), cheapest first, then newest. ' +
@@ -88,7 +90,7 @@ builder.queryFields((t) => ({
     authScopes: { scope: 'read:rewards' },
     args: { ...customerRefArgs, ...pageArgs },
     resolve: async (_root, args, ctx) => {
-      const customer = await findCustomer(ctx.db, ctx.merchantId, args);
+      const customer = await customerInView(ctx.db, ctx, args);
       return listRedeemableRewards(ctx.db, customer, args);
     },
   }),
@@ -126,6 +128,7 @@ builder.objectFields(CustomerRewardRef, (t) => ({
 builder.mutationFields((t) => ({
   redeem_reward: t.field({
     subGraphs: ['public'],
+    ...forShoppers,
     type: resultOf('Redemption', RedemptionRef),
     description:
       "Spends the customer's points on a reward and issues its code. Not enough points: insufficient_points; " +
@@ -134,7 +137,7 @@ builder.mutationFields((t) => ({
     authScopes: { scope: 'write:rewards' },
     args: { ...customerRefArgs, reward_id: t.arg.id({ required: true, description: 'The reward to redeem' }) },
     resolve: async (_root, args, ctx) => {
-      const customer = await findCustomer(ctx.db, ctx.merchantId, args);
+      const customer = await customerInView(ctx.db, ctx, args);
       return { data: await redeemReward(ctx.db, customer, { reward_id: String(args.reward_id) }) };
     },
   }),

@@ -1,15 +1,16 @@
 // Customers. Public: GET /customers, GET /customers/{id}, GET /customers/balance. Admin: look
 // up, create (a referral_code is generated when absent), update. Points never change here:
 // balances move only through the ledger (events, adjustments).
+import { confineToView, customerInView } from '../../domain/access/customer-sessions.js';
 import { type Balance, balanceOf, balancesOf } from '../../domain/ledger/balances.js';
 import { type CustomerProfile, customerProfile, listCustomers } from '../../domain/customers/customer-records.js';
 import { createCustomer, updateCustomer } from '../../domain/customers/customer-writes.js';
-import { findCustomer, findCustomerById } from '../../domain/customers/customers.js';
+import { findCustomerById } from '../../domain/customers/customers.js';
 import type { ObjectFieldBuilder, ObjectRef } from '@pothos/core';
 import type { Db } from '../../db/client.js';
 import type { ScopeGrant } from '../../domain/access/scopes.js';
 import type { Connection, CursorArgs, PageArgs, Paginated } from '../../domain/shared/pagination.js';
-import { type Context, builder } from '../builder.js';
+import { type Context, builder, forShoppers } from '../builder.js';
 import { CustomerStatusEnum } from '../enums.js';
 import { connectionOf, cursorArgs, listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 import { link } from '../links.js';
@@ -54,12 +55,13 @@ const BalanceRef = builder.objectRef<Balance>('Balance').implement({
 builder.queryFields((t) => ({
   customer_balance: t.field({
     subGraphs: ['public'],
+    ...forShoppers,
     type: resultOf('Balance', BalanceRef),
     description: "A customer's points balance. REST: GET /v1/customers/balance",
     authScopes: { scope: 'read:customers' },
     args: customerRefArgs,
     resolve: async (_root, args, ctx) => {
-      const customer = await findCustomer(ctx.db, ctx.merchantId, args);
+      const customer = await customerInView(ctx.db, ctx, args);
       return { data: await balanceOf(ctx.db, customer) };
     },
   }),
@@ -225,11 +227,14 @@ builder.queryFields((t) => {
     }),
     customer: t.field({
       subGraphs: ['public'],
+      ...forShoppers,
       type: resultOf('Customer', CustomerRef),
       description: 'One customer, by internal id (uuid) or platform id. REST: GET /v1/customers/{id}',
       authScopes: { scope: 'read:customers' },
       args: { id: t.arg.id({ required: true, description: 'Internal id (uuid) or platform id' }) },
-      resolve: async (_root, args, ctx) => ({ data: await customerProfile(ctx.db, ctx.merchantId, String(args.id)) }),
+      resolve: async (_root, args, ctx) => ({
+        data: confineToView(ctx, await customerProfile(ctx.db, ctx.merchantId, String(args.id))),
+      }),
     }),
     admin_customers: t.field({
       subGraphs: ['admin'],

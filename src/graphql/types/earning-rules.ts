@@ -3,7 +3,7 @@
 import type { EarningConditions, EarningRuleConfig } from '../../domain/earning/rule-config.js';
 import { listEarningRules } from '../../domain/earning/earning-rules.js';
 import { createEarningRule, setEarningRuleActive, updateEarningRule } from '../../domain/earning/earning-rules.js';
-import { builder } from '../builder.js';
+import { builder, forShoppers } from '../builder.js';
 import { CampaignTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided } from '../envelopes.js';
 
@@ -116,6 +116,7 @@ const EarningRulePatch = builder.inputType('EarningRulePatch', {
 builder.queryFields((t) => ({
   earning_rules: t.field({
     subGraphs: ['public'],
+    ...forShoppers,
     type: EarningRuleList,
     description: 'Active earning rules, newest first. REST: GET /v1/earning-rules',
     authScopes: { scope: 'read:earning_rules' },

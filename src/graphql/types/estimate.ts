@@ -1,8 +1,9 @@
 // Points estimate: POST /points/estimate (DESIGN.md "Points estimate"). The answer comes
 // from the calculator that awards real orders, so it equals what the order will earn.
 import { type BreakdownEntry } from '../../domain/earning/calculator.js';
+import { optionalCustomerInView } from '../../domain/access/customer-sessions.js';
 import { estimatePoints } from '../../domain/earning/estimate.js';
-import { builder } from '../builder.js';
+import { builder, forShoppers } from '../builder.js';
 import { resultOf } from '../envelopes.js';
 
 const BreakdownSource = builder.enumType('PointsBreakdownSource', {
@@ -54,6 +55,7 @@ export const LineItemInput = builder.inputType('LineItemInput', {
 builder.queryFields((t) => ({
   points_estimate: t.field({
     subGraphs: ['public'],
+    ...forShoppers,
     type: resultOf('PointsEstimate', EstimateRef),
     description:
       "Points a cart will earn under the active purchase rules, the customer's tier multiplier and running boosters. REST: POST /v1/points/estimate",
@@ -64,6 +66,6 @@ builder.queryFields((t) => ({
       currency: t.arg.string({ description: "Defaults to the shop's currency (the only one accepted)" }),
       line_items: t.arg({ type: [LineItemInput], description: 'For rules limited to or excluding products' }),
     },
-    resolve: async (_root, args, ctx) => ({ data: await estimatePoints(ctx.db, ctx.merchantId, args) }),
+    resolve: async (_root, args, ctx) => ({ data: await estimatePoints(ctx.db, ctx.merchantId, args, optionalCustomerInView(ctx.db, ctx)) }),
   }),
 }));

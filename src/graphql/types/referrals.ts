@@ -1,12 +1,12 @@
 // Referrals. Public: GET /customers/referrals and GET /referrals/program (a merchant without a
 // program answers it too: inactive, null rewards). Admin: the merchant's one referral program,
 // read and set (create or replace).
-import { findCustomer } from '../../domain/customers/customers.js';
+import { customerInView } from '../../domain/access/customer-sessions.js';
 import { getReferralProgram, setReferralProgram } from '../../domain/referrals/referral-program.js';
 import { type ReferralRecord, listReferrals, referralPages } from '../../domain/referrals/referral-records.js';
 import type { RewardRule } from '../../domain/rewards/reward-rules.js';
 import type { ReferralProgram } from '../../generated/prisma/client.js';
-import { builder } from '../builder.js';
+import { builder, forShoppers } from '../builder.js';
 import { ReferralStatusEnum, RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 import { CustomerRef, customerRefArgs, idsOf, pageLink } from './customers.js';
@@ -122,17 +122,19 @@ const ReferralProgramInput = builder.inputType('ReferralProgramInput', {
 builder.queryFields((t) => ({
   customer_referrals: t.field({
     subGraphs: ['public'],
+    ...forShoppers,
     type: listOf('Referral', ReferralRef),
     description: 'Referrals the customer made, newest first. REST: GET /v1/customers/referrals',
     authScopes: { scope: 'read:referrals' },
     args: { ...customerRefArgs, ...pageArgs },
     resolve: async (_root, args, ctx) => {
-      const customer = await findCustomer(ctx.db, ctx.merchantId, args);
+      const customer = await customerInView(ctx.db, ctx, args);
       return listReferrals(ctx.db, ctx.merchantId, customer.id, args);
     },
   }),
   referral_program: t.field({
     subGraphs: ['public'],
+    ...forShoppers,
     type: resultOf('ReferralProgram', ReferralProgramRef),
     description: "The merchant's referral program. REST: GET /v1/referrals/program",
     authScopes: { scope: 'read:referrals' },

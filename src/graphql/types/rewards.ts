@@ -3,7 +3,7 @@
 import { createReward, setRewardActive, updateReward } from '../../domain/rewards/rewards.js';
 import { findReward, listRewards } from '../../domain/rewards/rewards.js';
 import { type RewardRule } from '../../domain/rewards/reward-rules.js';
-import { builder } from '../builder.js';
+import { builder, forShoppers } from '../builder.js';
 import { RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 
@@ -85,6 +85,7 @@ const RewardPatch = builder.inputType('RewardPatch', {
 builder.queryFields((t) => ({
   rewards: t.field({
     subGraphs: ['public'],
+    ...forShoppers,
     type: RewardList,
     description: 'Active rewards of the catalogue, newest first. REST: GET /v1/rewards',
     authScopes: { scope: 'read:rewards' },
@@ -93,6 +94,7 @@ builder.queryFields((t) => ({
   }),
   reward: t.field({
     subGraphs: ['public'],
+    ...forShoppers,
     type: RewardResult,
     description: 'One active reward. REST: GET /v1/rewards/{id}',
     authScopes: { scope: 'read:rewards' },

@@ -2,7 +2,7 @@
 // of them by position, create, update. An active tier applies from its threshold (and the default
 // tier to everyone below the first threshold); an inactive one is skipped by evaluation and left
 // out of GET /tiers, so `is_active` is an admin field.
-import { findCustomer } from '../../domain/customers/customers.js';
+import { customerInView } from '../../domain/access/customer-sessions.js';
 import { createTier, updateTier } from '../../domain/tiers/tiers.js';
 import {
   type CustomerTierStatus,
@@ -12,7 +12,7 @@ import {
   membershipPages,
 } from '../../domain/tiers/standing.js';
 import { allTiers, listTiers } from '../../domain/tiers/tiers.js';
-import { builder } from '../builder.js';
+import { builder, forShoppers } from '../builder.js';
 import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, idsOf, pageLink, perCustomer } from './customers.js';
 import { link } from '../links.js';
 import { byIdOf } from '../loaders.js';
@@ -150,6 +150,7 @@ builder.queryFields((t) => {
   return {
     tiers: t.field({
       subGraphs: ['public'],
+      ...forShoppers,
       type: TierList,
       description: 'The active VIP tiers, lowest position first. REST: GET /v1/tiers',
       authScopes: { scope: 'read:tiers' },
@@ -165,12 +166,13 @@ builder.queryFields((t) => {
     }),
     customer_tier: t.field({
       subGraphs: ['public'],
+      ...forShoppers,
       type: resultOf('CustomerTierStatus', CustomerTierStatusRef),
       description: "A customer's VIP tier status and progress to the next tier. REST: GET /v1/customers/tiers",
       authScopes: { scope: 'read:tiers' },
       args: customerRefArgs,
       resolve: async (_root, args, ctx) => {
-        const customer = await findCustomer(ctx.db, ctx.merchantId, args);
+        const customer = await customerInView(ctx.db, ctx, args);
         return { data: await customerTierStatus(ctx.db, ctx.merchantId, customer.id) };
       },
     }),
@@ -183,12 +185,13 @@ builder.queryFields((t) => {
     }),
     customer_memberships: t.field({
       subGraphs: ['public'],
+      ...forShoppers,
       type: listOf('Membership', MembershipRef),
       description: "A customer's tier memberships, newest first. REST: GET /v1/customers/memberships",
       authScopes: { scope: 'read:customers' },
       args: { ...customerRefArgs, ...pageArgs },
       resolve: async (_root, args, ctx) => {
-        const customer = await findCustomer(ctx.db, ctx.merchantId, args);
+        const customer = await customerInView(ctx.db, ctx, args);
         return listMemberships(ctx.db, ctx.merchantId, customer.id, args);
       },
     }),

@@ -1,9 +1,10 @@
 // Points transactions: GET and POST /customers/transactions (spec 2.3, 4.2).
+import { customerInView } from '../../domain/access/customer-sessions.js';
 import { adjustPoints, parseAdjustment } from '../../domain/ledger/adjustments.js';
 import { findCustomer } from '../../domain/customers/customers.js';
 import { type CustomerProfile, customerProfile } from '../../domain/customers/customer-records.js';
 import { listTransactions, transactionConnections, transactionPages } from '../../domain/ledger/points-history.js';
-import { builder } from '../builder.js';
+import { builder, forShoppers } from '../builder.js';
 import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, scrollableLinks } from './customers.js';
 import { TransactionSourceEnum, TransactionTypeEnum } from '../enums.js';
 import { listOf, pageArgs, resultOf } from '../envelopes.js';
@@ -75,12 +76,13 @@ builder.queryFields((t) => {
   return {
     customer_transactions: t.field({
       subGraphs: ['public'],
+      ...forShoppers,
       type: PointsTransactionList,
       description: "A customer's points transaction history, newest first. REST: GET /v1/customers/transactions",
       authScopes: { scope: 'read:transactions' },
       args: { ...customerRefArgs, ...pageArgs },
       resolve: async (_root, args, ctx) => {
-        const customer = await findCustomer(ctx.db, ctx.merchantId, args);
+        const customer = await customerInView(ctx.db, ctx, args);
         return listTransactions(ctx.db, ctx.merchantId, customer.id, args);
       },
     }),

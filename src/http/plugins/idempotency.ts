@@ -24,7 +24,9 @@ export function useIdempotency(db: Db, onPurgeError: (err: unknown) => void): Pl
       const isWrite = state.route ? state.route.route.field.startsWith('Mutation.') : request.method === 'POST';
       if (!isWrite) return;
       validateKey(key);
-      const claimed = await claim(db, merchantId, key, fingerprint(merchantId, request, url, state.body));
+      // a shopper's session never replays an answer given to the merchant's backend or to another shopper
+      const who = state.principal?.kind === 'session' ? `${merchantId}/${state.principal.customerId}` : merchantId;
+      const claimed = await claim(db, merchantId, key, fingerprint(who, request, url, state.body));
       if (claimed.kind === 'replay') {
         idempotentReplays.inc();
         return claimed.response;

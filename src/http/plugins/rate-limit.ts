@@ -1,27 +1,32 @@
-// Rate limits per credential (an API key, an admin token) and per merchant: 429
+// Rate limits per credential (an API key, an admin token, a customer session) and per merchant: 429
 // rate_limited with Retry-After over a limit, and the IETF RateLimit-Policy / RateLimit
 // headers on every admitted answer.
 import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../../domain/shared/errors.js';
 import { rateLimited } from '../../observability/metrics.js';
 import { refusal } from '../errors.js';
-import type { RateLimiter } from '../rate-limiter.js';
+import type { CredentialKind, RateLimiter } from '../rate-limiter.js';
 import { type RequestState, requestState } from '../request-state.js';
 import { checkRequest } from './checks.js';
 
 /** Who a request is counted against: its credential and its merchant (none: not counted). */
-type Identify = (state: RequestState) => { credential: string; merchantId: string } | undefined;
+type Identify = (state: RequestState) => { credential: string; merchantId: string; kind?: CredentialKind } | undefined;
 
-const byApiKey: Identify = ({ principal }) => principal && { credential: principal.keyId, merchantId: principal.merchantId };
+/** An API key, or a customer session: one budget per shopper, however many tokens they were given. */
+const byPrincipal: Identify = ({ principal }) =>
+  principal &&
+  (principal.kind === 'session'
+    ? { credential: `${principal.merchantId}:${principal.customerId}`, merchantId: principal.merchantId, kind: 'session' }
+    : { credential: principal.keyId, merchantId: principal.merchantId });
 
-export function useRateLimit(limiter: RateLimiter, identify: Identify = byApiKey): Plugin {
+export function useRateLimit(limiter: RateLimiter, identify: Identify = byPrincipal): Plugin {
   if (!limiter.enabled) return {};
   const headers = new WeakMap<object, Record<string, string>>();
   return {
     onRequest: checkRequest(async ({ state }) => {
       const who = identify(state);
       if (!who) return;
-      const decision = await limiter.consume(who.credential, who.merchantId);
+      const decision = await limiter.consume(who.credential, who.merchantId, who.kind);
       headers.set(state, decision.headers);
       if (!decision.allowed) {
         const err = new AppError('rate_limited', `Rate limit exceeded; retry in ${decision.retryAfter} s`);

@@ -3,7 +3,7 @@
 // statuses, the Idempotency-Key header, and which POST arguments go in the query string.
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { adminAppOnlyCodes, errorStatus, type ErrorCode } from '../../domain/shared/errors.js';
+import { adminAppOnlyCodes, errorStatus, graphqlOnlyCodes, type ErrorCode } from '../../domain/shared/errors.js';
 import { requestState } from '../request-state.js';
 import { routeMatcher } from './routes.js';
 
@@ -38,7 +38,7 @@ export function completeOpenApi(doc: Json, schema: GraphQLSchema, basePath: stri
         type: 'object',
         required: ['code', 'message'],
         properties: {
-          code: { type: 'string', enum: (Object.keys(errorStatus) as ErrorCode[]).filter((c) => !adminAppOnlyCodes.has(c)) },
+          code: { type: 'string', enum: (Object.keys(errorStatus) as ErrorCode[]).filter((c) => !adminAppOnlyCodes.has(c) && !graphqlOnlyCodes.has(c)) },
           message: { type: 'string' },
           details: {
             type: 'object',

@@ -95,3 +95,4 @@ function decoded(value: string): string | undefined {
     return undefined;
   }
 }
+

@@ -1,0 +1,170 @@
+// A merchant's storefront settings (issue 11): the secret that signs its customer session
+// tokens (created when the first session is minted, never returned; rotating it ends every session), the origins
+// whose pages may call /graphql with a session, and the persisted-operations-only mode.
+// Every instance caches them; the database announces each change (migration
+// storefront_sessions) on the API key cache's channel, and each instance forgets that
+// merchant (its settings and persisted operations) at once. While the notification feed is
+// down nothing is cached.
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import { type NotificationFeed, listenTo } from '../../db/notifications.js';
+import { AUTH_CHANNEL } from '../access/key-cache.js';
+import { parseInput } from '../shared/validation.js';
+import { persistedOperationText } from './persisted-operations.js';
+
+export interface Storefront {
+  merchantId: string;
+  /** null until the merchant's first customer session is minted. */
+  sessionSecret: Uint8Array | null;
+  allowedOrigins: string[];
+  persistedOnly: boolean;
+}
+
+const SECRET_BYTES = 32;
+const MAX_ORIGINS = 50;
+const newSecret = () => new Uint8Array(randomBytes(SECRET_BYTES));
+
+/** The merchant's settings as stored, or the defaults (no origins, no secret) without a row. */
+export async function readStorefront(db: Db, merchantId: string): Promise<Storefront> {
+  const row = await db.storefrontSettings.findUnique({ where: { merchantId } });
+  return row
+    ? { ...row, sessionSecret: new Uint8Array(row.sessionSecret) }
+    : { merchantId, sessionSecret: null, allowedOrigins: [], persistedOnly: false };
+}
+
+/** The merchant's session signing secret, created the first time it is needed. */
+export async function sessionSecretOf(db: Db, merchantId: string): Promise<Uint8Array> {
+  const stored = await db.storefrontSettings.findUnique({ where: { merchantId }, select: { sessionSecret: true } });
+  if (stored) return new Uint8Array(stored.sessionSecret);
+  // created (or found, if another request just created it): caches holding the defaults forget them
+  const row = await change(db, merchantId, {});
+  return new Uint8Array(row.sessionSecret);
+}
+
+const changedHere = new Set<(merchantId: string) => void>();
+
+type Change = { sessionSecret?: Uint8Array<ArrayBuffer>; allowedOrigins?: string[]; persistedOnly?: boolean; updatedAt?: Date };
+
+async function change(db: Db, merchantId: string, data: Change) {
+  const row = await db.storefrontSettings.upsert({
+    where: { merchantId },
+    create: { merchantId, sessionSecret: newSecret(), ...data },
+    update: data,
+  });
+  // this process forgets the old settings now; the others hear of it from the database
+  for (const forget of changedHere) forget(merchantId);
+  return row;
+}
+
+/** Every instance forgets the merchant's cached settings and persisted operations. */
+export async function storefrontChanged(db: Db, merchantId: string) {
+  await change(db, merchantId, { updatedAt: new Date() });
+}
+
+/** What the admin API and the CLI show: never the secret. */
+export function storefrontView(row: { allowedOrigins: string[]; persistedOnly: boolean; updatedAt: Date | null }) {
+  return { allowed_origins: row.allowedOrigins, persisted_operations_only: row.persistedOnly, updated_at: row.updatedAt };
+}
+
+export async function storefrontSettings(db: Db, merchantId: string) {
+  const row = await db.storefrontSettings.findUnique({ where: { merchantId } });
+  return storefrontView(row ?? { allowedOrigins: [], persistedOnly: false, updatedAt: null });
+}
+
+/** A new signing secret: every session token minted before is refused from the next request. */
+export async function rotateSessionSecret(db: Db, merchantId: string) {
+  const row = await change(db, merchantId, { sessionSecret: newSecret() });
+  return { rotated_at: row.updatedAt };
+}
+
+const origin = z
+  .string()
+  .trim()
+  .regex(/^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i, 'must be an origin like https://shop.example.com (scheme, host and port only)')
+  .transform((o) => o.toLowerCase());
+const settingsInput = z.object({
+  allowed_origins: z.array(origin).max(MAX_ORIGINS, `at most ${MAX_ORIGINS} origins`).optional(),
+  persisted_operations_only: z.boolean().optional(),
+});
+
+export async function updateStorefrontSettings(db: Db, merchantId: string, raw: z.input<typeof settingsInput>) {
+  const input = parseInput(settingsInput, raw);
+  const row = await change(db, merchantId, {
+    ...(input.allowed_origins && { allowedOrigins: [...new Set(input.allowed_origins)] }),
+    ...(input.persisted_operations_only !== undefined && { persistedOnly: input.persisted_operations_only }),
+  });
+  return storefrontView(row);
+}
+
+/** Whether any merchant lets pages of `origin` call /graphql (a preflight names no merchant). */
+export async function anyStorefrontAllows(db: Db, origin: string): Promise<boolean> {
+  const rows = await db.$queryRaw<unknown[]>`
+    SELECT 1 FROM storefront_settings WHERE allowed_origins @> ARRAY[${origin.toLowerCase()}]::text[] LIMIT 1`;
+  return rows.length > 0;
+}
+
+export interface StorefrontCache {
+  get(merchantId: string): Promise<Storefront>;
+  /** The text of the merchant's persisted operation with this hash, or null. */
+  operation(merchantId: string, hash: string): Promise<string | null>;
+  close(): Promise<void>;
+}
+
+const MAX_OPERATIONS = 1000;
+
+const MAX_MERCHANTS = 10_000;
+const PAYLOAD = 'storefront:';
+
+/** The merchants' settings, cached while the database's notifications keep them fresh. */
+export function storefrontCache(db: Db, databaseUrl?: string): StorefrontCache {
+  const cache = new Map<string, Storefront>();
+  const operations = new Map<string, Map<string, string | null>>();
+  let generation = 0;
+  const forget = (merchantId: string) => {
+    generation++;
+    cache.delete(merchantId);
+    operations.delete(merchantId);
+  };
+  const feed: NotificationFeed | undefined = databaseUrl
+    ? listenTo(databaseUrl, AUTH_CHANNEL, {
+        onMessage: (payload) => payload.startsWith(PAYLOAD) && forget(payload.slice(PAYLOAD.length)),
+        onReset: () => {
+          generation++;
+          cache.clear();
+          operations.clear();
+        },
+      })
+    : undefined;
+  changedHere.add(forget);
+  return {
+    async get(merchantId) {
+      const cached = feed?.live ? cache.get(merchantId) : undefined;
+      if (cached) return cached;
+      const seen = generation;
+      const loaded = await readStorefront(db, merchantId);
+      if (feed?.live && seen === generation) {
+        if (cache.size >= MAX_MERCHANTS) cache.delete(cache.keys().next().value!);
+        cache.set(merchantId, loaded);
+      }
+      return loaded;
+    },
+    async operation(merchantId, hash) {
+      const known = feed?.live ? operations.get(merchantId) : undefined;
+      if (known?.has(hash)) return known.get(hash)!;
+      const seen = generation;
+      const text = await persistedOperationText(db, merchantId, hash);
+      if (feed?.live && seen === generation) {
+        if (!operations.has(merchantId) && operations.size >= MAX_MERCHANTS) operations.delete(operations.keys().next().value!);
+        const mine = operations.get(merchantId) ?? new Map<string, string | null>();
+        if (mine.size >= MAX_OPERATIONS) mine.delete(mine.keys().next().value!);
+        operations.set(merchantId, mine.set(hash, text));
+      }
+      return text;
+    },
+    async close() {
+      changedHere.delete(forget);
+      await feed?.close();
+    },
+  };
+}
