@@ -92,7 +92,9 @@ describe('privacy export', () => {
     expect(doc.ledger).toHaveLength(1);
     expect(doc.ledger[0]).toMatchObject({ points: 120, description: 'Welcome', source: 'manual' });
     expect(doc.activities.map((a: { description: string }) => a.description)).toContain('Welcome');
-    expect(doc.rewards).toEqual([]);
+    // her first order completed the referral, which issued her the referee reward's code
+    expect(doc.rewards).toHaveLength(1);
+    expect(doc.rewards[0]).toMatchObject({ status: 'issued', points_spent: 0, reward: { reward_type: 'free_shipping' } });
     expect(doc.referrals.received).toHaveLength(1);
     expect(doc.referrals.received[0]).toMatchObject({ referee_email: alice.email, referrer_id: alice.referrerId });
     expect(doc.referrals.made).toEqual([]);
