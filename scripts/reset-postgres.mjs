@@ -1,4 +1,4 @@
-// Drops and recreates the public schema of the database at argv[2] (test databases only).
+// Drops and recreates the public schema (and drops pg-boss's) of the database at argv[2] (test databases only).
 import pg from 'pg';
 
 const url = process.argv[2];
@@ -8,6 +8,7 @@ if (!url || !/\/test(\?|$)/.test(url)) {
 }
 const client = new pg.Client({ connectionString: url });
 await client.connect();
-await client.query('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;');
+// and the job queue's own schema (pg-boss creates it again)
+await client.query('DROP SCHEMA IF EXISTS public CASCADE; DROP SCHEMA IF EXISTS pgboss CASCADE; CREATE SCHEMA public;');
 await client.end();
 console.log(`reset ${url.replace(/\/\/[^@]*@/, '//')}`);
