@@ -18,7 +18,15 @@ export async function runWorker(config: Config) {
     process.once('SIGINT', resolve);
   });
   logger.info('finishing running jobs, then stopping');
-  await jobs.stop();
-  await close();
+  // running jobs get the queue's deadline (then go back to the queue); past ours, a job or query
+  // that still holds on is left to the queue's expiry: it runs again elsewhere
+  const stopped = (async () => {
+    await jobs.stop();
+    await close();
+  })();
+  await Promise.race([stopped, new Promise((r) => setTimeout(r, STOP_DEADLINE_MS).unref())]);
   await flushLogger(logger);
+  process.exit(0);
 }
+
+const STOP_DEADLINE_MS = 25_000;

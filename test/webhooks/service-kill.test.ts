@@ -48,11 +48,18 @@ async function start(args: string[], ready: RegExp, extraEnv: Record<string, str
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${args.join(' ')} did not start:\n${output}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+  outputs.set(child, () => output);
   return child;
 }
+const outputs = new Map<ChildProcess, () => string>();
 
+/** The exit code, or a failure with the process's output when it has not exited within 30 s. */
 const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+  new Promise<number | null>((resolve, reject) => {
+    if (child.exitCode !== null) return resolve(child.exitCode);
+    const timer = setTimeout(() => reject(new Error(`did not exit:\n${outputs.get(child)?.()}`)), 30_000);
+    child.once('exit', (code) => (clearTimeout(timer), resolve(code)));
+  });
 
 const credit = (key: string, points: number) =>
   fetch(`${base}/v1/customers/transactions?customer_id=c-1`, {
