@@ -6,7 +6,7 @@ import type { Db } from '../db/client.js';
 import { payCalendarRules } from '../domain/earning/calendar-rules.js';
 import { expirePoints, remindExpiringPoints } from '../domain/ledger/expiry.js';
 import { approvePendingPoints } from '../domain/ledger/pending.js';
-import { rejudgeTiers } from '../domain/tiers/rejudge.js';
+import { rejudgeChangedMerchants, rejudgeTiers } from '../domain/tiers/rejudge.js';
 import { pruneEvents } from '../domain/webhooks/deliveries.js';
 
 export interface ScheduledJob {
@@ -19,6 +19,8 @@ export const schedules: ScheduledJob[] = [
   { name: 'points-expiry', cron: (c) => c.EXPIRY_CRON, run: ({ db }) => expirePoints(db) },
   { name: 'points-expiring-reminders', cron: (c) => c.EXPIRY_CRON, run: ({ db, config }) => remindExpiringPoints(db, { days: config.POINTS_EXPIRING_DAYS }) },
   { name: 'tier-rejudge', cron: (c) => c.EXPIRY_CRON, run: ({ db }) => rejudgeTiers(db) },
+  // every minute: a merchant's changed tier ladder reaches its customers soon after the change
+  { name: 'tier-changes', cron: () => '* * * * *', run: ({ db }) => rejudgeChangedMerchants(db) },
   { name: 'calendar-rules', cron: (c) => c.CALENDAR_CRON, run: ({ db }) => payCalendarRules(db) },
   { name: 'webhook-events-prune', cron: () => '30 4 * * *', run: ({ db, config }) => pruneEvents(db, config.WEBHOOK_EVENT_RETENTION_DAYS) },
   // hourly too: order points are credited within the hour their return window ends

@@ -3,6 +3,7 @@
 // out of the public GET /v1/tiers, like every public list (spec section 3).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminOps, RECORD_ORDER } from '../admin-ops.js';
+import { rejudgeChangedMerchants } from '../../src/domain/tiers/rejudge.js';
 import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
 
 let app: TestApp;
@@ -108,5 +109,56 @@ describe('tier is_active', () => {
     await expect(
       importProgram(app.db, merchant.id, { tiers: [{ name: 'Bad', position: 5, threshold: 0, is_active: 'no' }] }),
     ).rejects.toMatchObject({ code: 'validation_error', details: { 'tiers.0.is_active': expect.any(Array) } });
+  });
+});
+
+describe('a changed tier ladder', () => {
+  const tierOf = async (api: ReturnType<typeof client>, id: string) => (await api.rest('GET', `/v1/customers/${id}`)).body.data.tier?.name;
+  const marked = async (merchantId: string) =>
+    (await app.db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { tiersChangedAt: true } })).tiersChangedAt;
+
+  it("re-judges the merchant's customers by the tier-changes job, without an event of theirs", async () => {
+    const { merchant, admin, api, silver, gold } = await shop();
+    const c = await newCustomer(app, merchant.id);
+    await admin.ok(RECORD_ORDER, { input: { order_id: 'o-1', customer_id: c.platformId, subtotal: 200 } });
+    expect(await tierOf(api, c.id)).toBe('Silver');
+    await rejudgeChangedMerchants(app.db);
+
+    // a name is not judged on: no mark; a threshold and the activity are
+    await admin.ok(UPDATE_TIER, { id: silver.id, input: { name: 'Silver Club' } });
+    expect(await marked(merchant.id)).toBeNull();
+    await admin.ok(UPDATE_TIER, { id: gold.id, input: { is_active: true } });
+    await admin.ok(`mutation ($id: ID!, $input: TierPatch!) { update_tier(id: $id, input: $input) { id } }`, {
+      id: gold.id,
+      input: { threshold: 150 },
+    });
+    expect(await marked(merchant.id)).toBeInstanceOf(Date);
+    expect(await tierOf(api, c.id)).toBe('Silver Club'); // until the job runs
+
+    const report = await rejudgeChangedMerchants(app.db);
+    expect(report.changed).toBeGreaterThanOrEqual(1);
+    expect(await tierOf(api, c.id)).toBe('Gold');
+    const history = await api.rest('GET', `/v1/customers/memberships?customer_id=${c.platformId}`);
+    expect(history.body.data[0]).toMatchObject({ tier_name: 'Gold', status: 'active' });
+    expect(await marked(merchant.id)).toBeNull();
+  });
+
+  it('re-judges imported customers on their imported history', async () => {
+    const merchant = await newMerchant(app, 'tier-import');
+    const api = client(app, await newKey(app, merchant.id));
+    const imported = await api.rest('GET', '/v1/tiers'); // no tiers yet
+    expect(imported.body.data).toEqual([]);
+    const { importProgram } = await import('../../src/domain/program-import/program-import.js');
+    await importProgram(app.db, merchant.id, {
+      tiers: [
+        { name: 'Member', position: 0, threshold: 0, is_default: true },
+        { name: 'VIP', position: 1, threshold: 500 },
+      ],
+      customers: [{ customer_id: 'imp-1', email: 'imp-1@example.com', points_balance: 800 }],
+    });
+    const [customer] = (await api.rest('GET', '/v1/customers?customer_id=imp-1')).body.data;
+    expect(customer.tier.name).toBe('Member');
+    await rejudgeChangedMerchants(app.db);
+    expect(await tierOf(api, customer.id)).toBe('VIP');
   });
 });

@@ -17,7 +17,7 @@ import { timeZoneSchema } from '../shared/calendar.js';
 import { AppError, type ErrorDetails, validationError } from '../shared/errors.js';
 import { MAX_BALANCE } from '../shared/limits.js';
 import { detailsFromZod } from '../shared/validation.js';
-import { tierInput, tierRow } from '../tiers/tiers.js';
+import { tierInput, tierRow, tiersChanged } from '../tiers/tiers.js';
 
 export const importCustomerInput = customerInput.extend({
   points_balance: z.number().int().min(0).max(MAX_BALANCE).optional(),
@@ -439,6 +439,9 @@ function buildBatch(
     const funded = chunk.filter((c) => c.balance > 0);
     if (funded.length) ops.push(insertOpeningBalances(db, merchantId, funded, now));
   }
+  // imported customers (and tiers) are judged on their history by the tier-changes job
+  if (tiers.length || customers.length) ops.push(tiersChanged(db, merchantId));
+
   const pointsImported = customers.reduce((sum, c) => sum + c.balance, 0);
 
   const rewards = parsed.rewards.map(({ value: r }) => ({

@@ -5,6 +5,7 @@
 // (standing.ts), the same judgement an award makes; it changes nothing when the tier still
 // holds, so running this often, or on two instances at once, is safe.
 import type { Db } from '../../db/client.js';
+import type { Prisma } from '../../generated/prisma/client.js';
 import { reevaluateTier } from './standing.js';
 
 export interface RejudgeReport {
@@ -21,16 +22,35 @@ export async function rejudgeTiers(db: Db, now = new Date(), opts: { merchantId?
     select: { id: true, merchantId: true },
   });
   const report: RejudgeReport = { merchants: new Set(windowed.map((t) => t.merchantId)).size, customers: 0, changed: 0 };
-  if (windowed.length === 0) return report;
+  if (windowed.length > 0) await rejudgeCustomers(db, { tierId: { in: windowed.map((t) => t.id) } }, now, report);
+  return report;
+}
+
+/**
+ * The tier-changes job: every customer of a merchant whose ladder changed (a tier added, or its
+ * threshold, qualification, window, position, default or activity changed; an import) is
+ * re-judged, then the mark is cleared unless it was set again meanwhile.
+ */
+export async function rejudgeChangedMerchants(db: Db, now = new Date()): Promise<RejudgeReport> {
+  const marked = await db.merchant.findMany({ where: { tiersChangedAt: { not: null } }, select: { id: true, tiersChangedAt: true } });
+  const report: RejudgeReport = { merchants: marked.length, customers: 0, changed: 0 };
+  for (const merchant of marked) {
+    await rejudgeCustomers(db, { merchantId: merchant.id }, now, report);
+    await db.merchant.updateMany({ where: { id: merchant.id, tiersChangedAt: merchant.tiersChangedAt }, data: { tiersChangedAt: null } });
+  }
+  return report;
+}
+
+async function rejudgeCustomers(db: Db, where: Prisma.CustomerWhereInput, now: Date, report: RejudgeReport) {
   let after: string | undefined;
   for (;;) {
     const batch = await db.customer.findMany({
-      where: { tierId: { in: windowed.map((t) => t.id) }, ...(after ? { id: { gt: after } } : {}) },
+      where: { ...where, ...(after ? { id: { gt: after } } : {}) },
       orderBy: { id: 'asc' },
       take: BATCH,
       select: { id: true, merchantId: true },
     });
-    if (batch.length === 0) return report;
+    if (batch.length === 0) return;
     after = batch.at(-1)!.id;
     for (const customer of batch) {
       report.customers += 1;

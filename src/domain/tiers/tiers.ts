@@ -80,17 +80,23 @@ export function listTiers(db: Db, merchantId: string, args: PageArgs, { activeOn
 
 const tierConflict = () => 'Another tier already has this position';
 
+/** What a customer's tier is judged on: a change to one re-judges the merchant's customers. */
+const judgedOn = (t: Patch) => JSON.stringify([t.position, t.threshold, t.qualification, t.window, t.is_default, t.is_active]);
+
+/** Marks the merchant's customers for re-judging (rejudge.ts), in the tier change's transaction. */
+export const tiersChanged = (db: Db, merchantId: string) =>
+  db.merchant.update({ where: { id: merchantId }, data: { tiersChangedAt: new Date() }, select: { id: true } });
+
+/** One default tier per merchant: a new default replaces the old in the same transaction. */
+const replaceDefault = (db: Db, merchantId: string) =>
+  db.tier.updateMany({ where: { merchantId, isDefault: true }, data: { isDefault: false } });
+
 export async function createTier(db: Db, merchantId: string, raw: unknown) {
   const input = parseInput(tierInput, raw);
-  const create = db.tier.create({ data: { merchantId, ...tierRow(input) } });
-  // one default tier per merchant: the new default replaces the old in the same batch
   return orConflict(async () => {
-    if (!input.is_default) return create;
-    const [, tier] = await db.$transaction([
-      db.tier.updateMany({ where: { merchantId, isDefault: true }, data: { isDefault: false } }),
-      create,
-    ]);
-    return tier;
+    const reset = input.is_default ? [replaceDefault(db, merchantId)] : [];
+    const written = await db.$transaction([...reset, db.tier.create({ data: { merchantId, ...tierRow(input) } }), tiersChanged(db, merchantId)]);
+    return written[reset.length] as Tier;
   }, tierConflict);
 }
 
@@ -99,14 +105,15 @@ const findTier = (db: Db, merchantId: string, id: string) =>
 
 export async function updateTier(db: Db, merchantId: string, id: string, patch: Patch) {
   const current = await findTier(db, merchantId, id);
-  const input = mergePatch(tierInput, tierAsInput(current), patch);
-  const update = db.tier.update({ where: { id: current.id }, data: tierRow(input) });
+  const before = tierAsInput(current);
+  const input = mergePatch(tierInput, before, patch);
   return orConflict(async () => {
-    if (!input.is_default || current.isDefault) return update;
-    const [, tier] = await db.$transaction([
-      db.tier.updateMany({ where: { merchantId, isDefault: true }, data: { isDefault: false } }),
-      update,
+    const reset = input.is_default && !current.isDefault ? [replaceDefault(db, merchantId)] : [];
+    const written = await db.$transaction([
+      ...reset,
+      db.tier.update({ where: { id: current.id }, data: tierRow(input) }),
+      ...(judgedOn(input) !== judgedOn(before) ? [tiersChanged(db, merchantId)] : []),
     ]);
-    return tier;
+    return written[reset.length] as Tier;
   }, tierConflict);
 }
