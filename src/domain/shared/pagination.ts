@@ -132,9 +132,10 @@ async function windowEach<T extends { id: string }>(
     ? Prisma.sql`AND (${keyset}) < (SELECT ${keyset} FROM ${table} WHERE id = ${window.after}::uuid AND merchant_id = ${merchantId}::uuid)`
     : Prisma.empty;
   const found = await db.$queryRaw<{ i: bigint; id: string | null; total: number }[]>`
-    SELECT o._i AS i, p.id::text AS id,
-           (SELECT count(*) FROM ${table} WHERE ${mine(Prisma.sql`o._owner`)})::int AS total
+    SELECT o._i AS i, p.id::text AS id, t.total
       FROM unnest(${[...owners]}::${Prisma.raw(`${list.ownerType}[]`)}) WITH ORDINALITY AS o(_owner, _i)
+      -- counted once per owner (a count in the select list ran once per row of the page)
+      CROSS JOIN LATERAL (SELECT count(*)::int AS total FROM ${table} WHERE ${mine(Prisma.sql`o._owner`)}) t
       LEFT JOIN LATERAL (
         SELECT id, row_number() OVER (ORDER BY ${order}) AS _n
           FROM ${table}
