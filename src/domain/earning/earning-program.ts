@@ -56,7 +56,7 @@ export async function loadEarningProgram(
   if (customer?.status === 'excluded') {
     return { earningRules: [], tierMultiplier: 1, tierId: null, boosters: [], usage: {} };
   }
-  const [rules, boosters, tier, timezone] = await Promise.all([
+  const [rules, boosters, tier] = await Promise.all([
     db.earningRule.findMany({
       where: { merchantId, isActive: true, campaignType },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
@@ -67,9 +67,11 @@ export async function loadEarningProgram(
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     }),
     customer ? tierOf(db, merchantId, customer) : null,
-    merchantTimeZone(db, merchantId),
   ]);
-  const usage = customer ? await countUsage(db, merchantId, customer.id, limitedRules(rules), usageAt, timezone) : {};
+  // only limits are counted in the merchant's calendar: without one, no read of its zone
+  const limited = customer ? limitedRules(rules) : [];
+  const timezone = limited.length ? await merchantTimeZone(db, merchantId) : undefined;
+  const usage = customer && timezone ? await countUsage(db, merchantId, customer.id, limited, usageAt, timezone) : {};
   return {
     earningRules: rules,
     tierMultiplier: tier ? Number(tier.earnMultiplier) : 1,
