@@ -336,7 +336,7 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await shot('customer');
   });
 
-  it('changes the settings (points expiry, time zone), then signs out: the session is gone', async () => {
+  it('changes the settings (points expiry, time zone, pending days), then signs out: the session is gone', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     await heading('Settings');
     await page.getByLabel('Points expire after a period without activity').check();
@@ -348,11 +348,16 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await page.getByRole('button', { name: 'Save settings' }).click();
     await expect.poll(() => page.getByLabel('Time zone').getAttribute('aria-invalid')).toBe('true');
     await page.getByLabel('Time zone').fill('Pacific/Auckland');
+    await page.getByLabel('Pending days for order points').fill('400');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => page.getByLabel('Pending days for order points').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Pending days for order points').fill('14');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Settings saved.').waitFor();
     expect(await test.db.merchant.findUniqueOrThrow({ where: { id: merchant.id } })).toMatchObject({
       pointsExpiryDays: 365,
       timezone: 'Pacific/Auckland',
+      pointsPendingDays: 14,
     });
     await accessible('settings');
     await shot('settings');

@@ -1,4 +1,5 @@
-// The merchant's settings: the shop's name, currency, time zone and points expiry.
+// The merchant's settings: the shop's name, currency, time zone, points expiry and the pending
+// window of order points.
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../api';
@@ -8,12 +9,14 @@ import { Alert, CheckboxField, FormFooter, PageTitle, TextField } from '../ui';
 import { numberErrors } from './program/kit';
 
 const MerchantQuery = graphql(`
-  query Merchant { merchant { id slug name currency timezone points_expiry_days } }
+  query Merchant { merchant { id slug name currency timezone points_expiry_days points_pending_days } }
 `);
 const UpdateSettings = graphql(`
-  mutation UpdateSettings($name: String, $currency: String, $timezone: String, $points_expiry_days: Int) {
-    update_merchant_settings(name: $name, currency: $currency, timezone: $timezone, points_expiry_days: $points_expiry_days) {
-      id name currency timezone points_expiry_days
+  mutation UpdateSettings($name: String, $currency: String, $timezone: String, $points_expiry_days: Int, $points_pending_days: Int) {
+    update_merchant_settings(
+      name: $name, currency: $currency, timezone: $timezone, points_expiry_days: $points_expiry_days, points_pending_days: $points_pending_days
+    ) {
+      id name currency timezone points_expiry_days points_pending_days
     }
   }
 `);
@@ -32,7 +35,7 @@ export function Settings() {
 
 function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery>['merchant'] }) {
   const { updateMerchant } = useSession();
-  const [v, setV] = useState({ name: m.name, currency: m.currency, timezone: m.timezone, expires: m.points_expiry_days !== null, days: String(m.points_expiry_days ?? 365) });
+  const [v, setV] = useState({ name: m.name, currency: m.currency, timezone: m.timezone, expires: m.points_expiry_days !== null, days: String(m.points_expiry_days ?? 365), pending: String(m.points_pending_days) });
   const [local, setLocal] = useState<FieldErrors>({});
   const [result, save] = useMutation(UpdateSettings);
   const [saved, setSaved] = useState(false);
@@ -41,10 +44,13 @@ function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setSaved(false);
-    const problems = v.expires ? numberErrors({ points_expiry_days: { text: v.days, integer: true, required: true } }) : {};
+    const problems = {
+      ...(v.expires ? numberErrors({ points_expiry_days: { text: v.days, integer: true, required: true } }) : {}),
+      ...numberErrors({ points_pending_days: { text: v.pending, integer: true, required: true } }),
+    };
     setLocal(problems);
     if (Object.keys(problems).length) return;
-    const res = await save({ name: v.name, currency: v.currency.trim().toUpperCase(), timezone: v.timezone.trim(), points_expiry_days: v.expires ? Number(v.days) : null });
+    const res = await save({ name: v.name, currency: v.currency.trim().toUpperCase(), timezone: v.timezone.trim(), points_expiry_days: v.expires ? Number(v.days) : null, points_pending_days: Number(v.pending) });
     if (res.data) {
       updateMerchant(res.data.update_merchant_settings);
       setSaved(true);
@@ -72,8 +78,16 @@ function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery
           <TextField label="Days without activity" hint="1 to 36500" inputMode="numeric" value={v.days} onChange={(e) => setV({ ...v, days: e.target.value })} errors={errors.points_expiry_days} />
         )}
       </fieldset>
+      <TextField
+        label="Pending days for order points"
+        hint="0 to 365: an order's points stay pending (not spendable) this many days, its return window; 0 credits them at once"
+        inputMode="numeric"
+        value={v.pending}
+        onChange={(e) => setV({ ...v, pending: e.target.value })}
+        errors={errors.points_pending_days}
+      />
       <Alert tone="success">{saved && 'Settings saved.'}</Alert>
-      <FormFooter errors={errors} shown={['name', 'currency', 'timezone', 'points_expiry_days']} error={result.error} busy={result.fetching} submit="Save settings" />
+      <FormFooter errors={errors} shown={['name', 'currency', 'timezone', 'points_expiry_days', 'points_pending_days']} error={result.error} busy={result.fetching} submit="Save settings" />
     </form>
   );
 }
