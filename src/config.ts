@@ -57,7 +57,7 @@ const schema = z.object({
   WORKERS: booleanFlag.default(true),
   /** How often an idle worker asks the queue for jobs. */
   JOBS_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
-  /** Cron (UTC) of the daily jobs: points expiry, its `points.expiring` reminders, tier re-judging. */
+  /** Cron (UTC) of the daily points expiry and its `points.expiring` reminders. */
   EXPIRY_CRON: cron.default('0 3 * * *'),
   /** Cron (UTC) of the calendar rules (birthdays, anniversaries): hourly, so each zone's day is paid early in it. */
   CALENDAR_CRON: cron.default('5 * * * *'),

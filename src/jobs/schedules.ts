@@ -18,7 +18,8 @@ export interface ScheduledJob {
 export const schedules: ScheduledJob[] = [
   { name: 'points-expiry', cron: (c) => c.EXPIRY_CRON, run: ({ db }) => expirePoints(db) },
   { name: 'points-expiring-reminders', cron: (c) => c.EXPIRY_CRON, run: ({ db, config }) => remindExpiringPoints(db, { days: config.POINTS_EXPIRING_DAYS }) },
-  { name: 'tier-rejudge', cron: (c) => c.EXPIRY_CRON, run: ({ db }) => rejudgeTiers(db) },
+  // hourly, each merchant in the first hour of its local day: a local New Year within the hour
+  { name: 'tier-rejudge', cron: () => '0 * * * *', run: ({ db }) => rejudgeTiers(db, new Date(), { justAfterLocalMidnight: true }) },
   // every minute: a merchant's changed tier ladder reaches its customers soon after the change
   { name: 'tier-changes', cron: () => '* * * * *', run: ({ db }) => rejudgeChangedMerchants(db) },
   { name: 'calendar-rules', cron: (c) => c.CALENDAR_CRON, run: ({ db }) => payCalendarRules(db) },

@@ -255,7 +255,10 @@ describe('calendar-year tiers around local New Year', () => {
     await reevaluateTier(app.db, s.merchantId, c.id, before);
     expect(await rejudgeTiers(app.db, before, { merchantId: s.merchantId })).toEqual({ merchants: 1, customers: 1, changed: 0 });
     const after = minutes(localNewYear[AKL], 30);
-    expect(await rejudgeTiers(app.db, after, { merchantId: s.merchantId })).toEqual({ merchants: 1, customers: 1, changed: 1 });
+    // the hourly job takes a merchant only in the first hour of its local day
+    const hourly = { merchantId: s.merchantId, justAfterLocalMidnight: true };
+    expect(await rejudgeTiers(app.db, minutes(localNewYear[AKL], 90), hourly)).toEqual({ merchants: 0, customers: 0, changed: 0 });
+    expect(await rejudgeTiers(app.db, after, hourly)).toEqual({ merchants: 1, customers: 1, changed: 1 });
     expect(await rejudgeTiers(app.db, after, { merchantId: s.merchantId })).toMatchObject({ changed: 0 });
     const customer = await s.api.rest('GET', `/v1/customers/${c.platformId}`);
     expect(customer.body.data.tier.name).toBe('Member');

@@ -3,9 +3,12 @@
 // drops a day of history every day, so a customer holding a tier of either kind may no longer
 // qualify without having done anything. Each such customer is re-judged by reevaluateTier
 // (standing.ts), the same judgement an award makes; it changes nothing when the tier still
-// holds, so running this often, or on two instances at once, is safe.
+// holds, so running this often, or on two instances at once, is safe. The scheduled job runs
+// hourly and takes each merchant in the first hour of its local day (`justAfterLocalMidnight`),
+// so a local New Year is judged within the hour, whatever the zone.
 import type { Db } from '../../db/client.js';
 import type { Prisma } from '../../generated/prisma/client.js';
+import { periodStart } from '../shared/calendar.js';
 import { reevaluateTier } from './standing.js';
 
 export interface RejudgeReport {
@@ -16,11 +19,20 @@ export interface RejudgeReport {
 
 const BATCH = 500;
 
-export async function rejudgeTiers(db: Db, now = new Date(), opts: { merchantId?: string } = {}): Promise<RejudgeReport> {
-  const windowed = await db.tier.findMany({
+const HOUR_MS = 3_600_000;
+
+export async function rejudgeTiers(
+  db: Db,
+  now = new Date(),
+  opts: { merchantId?: string; justAfterLocalMidnight?: boolean } = {},
+): Promise<RejudgeReport> {
+  const tiers = await db.tier.findMany({
     where: { window: { not: 'lifetime' }, ...(opts.merchantId ? { merchantId: opts.merchantId } : {}) },
-    select: { id: true, merchantId: true },
+    select: { id: true, merchantId: true, merchant: { select: { timezone: true } } },
   });
+  const windowed = opts.justAfterLocalMidnight
+    ? tiers.filter((t) => now.getTime() - periodStart('day', now, t.merchant.timezone).getTime() < HOUR_MS)
+    : tiers;
   const report: RejudgeReport = { merchants: new Set(windowed.map((t) => t.merchantId)).size, customers: 0, changed: 0 };
   if (windowed.length > 0) await rejudgeCustomers(db, { tierId: { in: windowed.map((t) => t.id) } }, now, report);
   return report;
