@@ -73,3 +73,47 @@ export function listenTo(url: string, channel: string, handlers: FeedHandlers): 
     },
   };
 }
+
+export interface NotifiedCache<V> {
+  /** The cached value for `key`, or what `load` answers (kept when nothing was forgotten meanwhile). */
+  get(key: string, load: () => Promise<V>): Promise<V>;
+  forget(key: string): void;
+  /** Forgets every key that passes `test`. */
+  forgetWhere(test: (key: string) => boolean): void;
+  clear(): void;
+}
+
+/**
+ * A bounded in-process cache kept honest by a notification feed: nothing is served or kept
+ * while `live()` is false, and a value whose load began before a key was forgotten is
+ * answered but not kept, so a load racing an invalidation can never undo it. The oldest entry
+ * makes room when `max` is reached.
+ */
+export function notifiedCache<V>(live: () => boolean, max: number): NotifiedCache<V> {
+  const entries = new Map<string, V>();
+  let generation = 0;
+  return {
+    async get(key, load) {
+      if (live() && entries.has(key)) return entries.get(key)!;
+      const seen = generation;
+      const value = await load();
+      if (live() && seen === generation) {
+        if (entries.size >= max) entries.delete(entries.keys().next().value!);
+        entries.set(key, value);
+      }
+      return value;
+    },
+    forget(key) {
+      generation++;
+      entries.delete(key);
+    },
+    forgetWhere(test) {
+      generation++;
+      for (const key of entries.keys()) if (test(key)) entries.delete(key);
+    },
+    clear() {
+      generation++;
+      entries.clear();
+    },
+  };
+}

@@ -4,7 +4,7 @@
 // key at once. While the notification feed is down nothing is cached, so a revocation can
 // never be missed; without a feed (no database URL) every request asks the database. A key
 // revoked in this very process is forgotten before the revocation returns.
-import { type NotificationFeed, listenTo } from '../../db/notifications.js';
+import { type NotificationFeed, listenTo, notifiedCache } from '../../db/notifications.js';
 import type { Db } from '../../db/client.js';
 import { type KeyPrincipal, bearerKeyHash, noteKeyUse, onKeyRevokedHere, principalByHash } from './api-keys.js';
 
@@ -17,36 +17,16 @@ export interface KeyAuthenticator {
 }
 
 export function keyAuthenticator(db: Db, databaseUrl?: string): KeyAuthenticator {
-  const cache = new Map<string, KeyPrincipal>();
-  // bumped by every invalidation: a lookup that started before one must not fill the cache
-  let generation = 0;
-  const forget = (hash: string) => {
-    generation++;
-    cache.delete(hash);
-  };
+  const cache = notifiedCache<KeyPrincipal>(() => feed?.live ?? false, MAX_KEYS);
   const feed: NotificationFeed | undefined = databaseUrl
-    ? listenTo(databaseUrl, AUTH_CHANNEL, {
-        onMessage: forget,
-        onReset: () => {
-          generation++;
-          cache.clear();
-        },
-      })
+    ? listenTo(databaseUrl, AUTH_CHANNEL, { onMessage: (hash) => cache.forget(hash), onReset: () => cache.clear() })
     : undefined;
-  const unsubscribe = onKeyRevokedHere(forget);
+  const unsubscribe = onKeyRevokedHere((hash) => cache.forget(hash));
 
   return {
     async authenticate(header) {
       const hash = bearerKeyHash(header);
-      let principal = feed?.live ? cache.get(hash) : undefined;
-      if (!principal) {
-        const seen = generation;
-        principal = await principalByHash(db, hash);
-        if (feed?.live && seen === generation) {
-          if (cache.size >= MAX_KEYS) cache.delete(cache.keys().next().value!);
-          cache.set(hash, principal);
-        }
-      }
+      const principal = await cache.get(hash, () => principalByHash(db, hash));
       noteKeyUse(db, principal.keyId);
       return principal;
     },

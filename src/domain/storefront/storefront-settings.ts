@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { type NotificationFeed, listenTo } from '../../db/notifications.js';
+import { type NotificationFeed, listenTo, notifiedCache } from '../../db/notifications.js';
 import { AUTH_CHANNEL } from '../access/key-cache.js';
 import { parseInput } from '../shared/validation.js';
 import { persistedOperationText } from './persisted-operations.js';
@@ -111,57 +111,35 @@ export interface StorefrontCache {
   close(): Promise<void>;
 }
 
-const MAX_OPERATIONS = 1000;
-
+/** Cached operations, all merchants together (a merchant's are forgotten with its settings). */
+const MAX_OPERATIONS = 100_000;
 const MAX_MERCHANTS = 10_000;
 const PAYLOAD = 'storefront:';
+const SEPARATOR = ' ';
 
 /** The merchants' settings, cached while the database's notifications keep them fresh. */
 export function storefrontCache(db: Db, databaseUrl?: string): StorefrontCache {
-  const cache = new Map<string, Storefront>();
-  const operations = new Map<string, Map<string, string | null>>();
-  let generation = 0;
   const forget = (merchantId: string) => {
-    generation++;
-    cache.delete(merchantId);
-    operations.delete(merchantId);
+    settings.forget(merchantId);
+    operations.forgetWhere((key) => key.startsWith(merchantId + SEPARATOR));
   };
+  const live = () => feed?.live ?? false;
+  const settings = notifiedCache<Storefront>(live, MAX_MERCHANTS);
+  const operations = notifiedCache<string | null>(live, MAX_OPERATIONS);
   const feed: NotificationFeed | undefined = databaseUrl
     ? listenTo(databaseUrl, AUTH_CHANNEL, {
         onMessage: (payload) => payload.startsWith(PAYLOAD) && forget(payload.slice(PAYLOAD.length)),
         onReset: () => {
-          generation++;
-          cache.clear();
+          settings.clear();
           operations.clear();
         },
       })
     : undefined;
   changedHere.add(forget);
   return {
-    async get(merchantId) {
-      const cached = feed?.live ? cache.get(merchantId) : undefined;
-      if (cached) return cached;
-      const seen = generation;
-      const loaded = await readStorefront(db, merchantId);
-      if (feed?.live && seen === generation) {
-        if (cache.size >= MAX_MERCHANTS) cache.delete(cache.keys().next().value!);
-        cache.set(merchantId, loaded);
-      }
-      return loaded;
-    },
-    async operation(merchantId, hash) {
-      const known = feed?.live ? operations.get(merchantId) : undefined;
-      if (known?.has(hash)) return known.get(hash)!;
-      const seen = generation;
-      const text = await persistedOperationText(db, merchantId, hash);
-      if (feed?.live && seen === generation) {
-        if (!operations.has(merchantId) && operations.size >= MAX_MERCHANTS) operations.delete(operations.keys().next().value!);
-        const mine = operations.get(merchantId) ?? new Map<string, string | null>();
-        if (mine.size >= MAX_OPERATIONS) mine.delete(mine.keys().next().value!);
-        operations.set(merchantId, mine.set(hash, text));
-      }
-      return text;
-    },
+    get: (merchantId) => settings.get(merchantId, () => readStorefront(db, merchantId)),
+    operation: (merchantId, hash) =>
+      operations.get(merchantId + SEPARATOR + hash, () => persistedOperationText(db, merchantId, hash)),
     async close() {
       changedHere.delete(forget);
       await feed?.close();
