@@ -19,6 +19,13 @@ function expiryCutoff(now: Date, days: number, zone: string): Date {
 
 const BATCH = 200;
 
+/** The merchants whose points expire (all, or the one named), with what their expiry needs. */
+const merchantsWithExpiry = (db: Db, merchantId?: string) =>
+  db.merchant.findMany({
+    where: { pointsExpiryDays: { not: null }, ...(merchantId ? { id: merchantId } : {}) },
+    select: { id: true, pointsExpiryDays: true, timezone: true },
+  });
+
 export interface ExpiryReport {
   merchants: number;
   customers: number;
@@ -27,10 +34,7 @@ export interface ExpiryReport {
 
 export async function expirePoints(db: Db, opts: { now?: Date; merchantId?: string } = {}): Promise<ExpiryReport> {
   const now = opts.now ?? new Date();
-  const merchants = await db.merchant.findMany({
-    where: { pointsExpiryDays: { not: null }, ...(opts.merchantId ? { id: opts.merchantId } : {}) },
-    select: { id: true, pointsExpiryDays: true, timezone: true },
-  });
+  const merchants = await merchantsWithExpiry(db, opts.merchantId);
   const report: ExpiryReport = { merchants: merchants.length, customers: 0, points: 0 };
   for (const merchant of merchants) {
     const days = merchant.pointsExpiryDays!;
@@ -84,10 +88,7 @@ async function expireBalance(db: Db, merchantId: string, customerId: string, bal
 export async function remindExpiringPoints(db: Db, opts: { days: number; now?: Date; merchantId?: string }): Promise<number> {
   if (opts.days <= 0) return 0;
   const now = opts.now ?? new Date();
-  const merchants = await db.merchant.findMany({
-    where: { pointsExpiryDays: { not: null }, ...(opts.merchantId ? { id: opts.merchantId } : {}) },
-    select: { id: true, pointsExpiryDays: true, timezone: true },
-  });
+  const merchants = await merchantsWithExpiry(db, opts.merchantId);
   let due = 0;
   for (const merchant of merchants) {
     const days = merchant.pointsExpiryDays!;
