@@ -19,12 +19,13 @@ export interface ServerProcess {
 export const randomPort = () => 20000 + Math.floor(Math.random() * 20000);
 
 /**
- * Spawns `node <args>` in the project folder and waits for its 'listening on' log line
- * (an info log, so LOG_LEVEL is info unless the caller sets it).
+ * Spawns `node <args>` in the project folder and waits for `ready` in its output: by default
+ * the server's 'listening on' log line (an info log, so LOG_LEVEL is info unless the caller
+ * sets it).
  */
 export async function startServerProcess(
   env: Record<string, string | undefined>,
-  { args = ['--import', 'tsx', 'src/main.ts'], port = randomPort(), timeoutMs = 90_000 } = {},
+  { args = ['--import', 'tsx', 'src/main.ts'], port = randomPort(), timeoutMs = 90_000, ready = /listening on/ } = {},
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, args, {
     cwd: projectRoot,
@@ -35,7 +36,7 @@ export async function startServerProcess(
   child.stderr!.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const deadline = Date.now() + timeoutMs;
-  while (!/listening on/.test(output)) {
+  while (!ready.test(output)) {
     if (Date.now() > deadline || child.exitCode !== null) {
       child.kill('SIGKILL');
       throw new Error(`server did not start:\n${output}`);
@@ -43,4 +44,12 @@ export async function startServerProcess(
     await new Promise((r) => setTimeout(r, 100));
   }
   return { child, port, base: `http://127.0.0.1:${port}`, output: () => output, exited };
+}
+
+/** The exit code, or a failure showing the process's output when it has not exited in time. */
+export function exitCode(server: ServerProcess, timeoutMs = 30_000): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`did not exit:\n${server.output()}`)), timeoutMs);
+    void server.exited.then((code) => (clearTimeout(timer), resolve(code)));
+  });
 }

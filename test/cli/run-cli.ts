@@ -1,9 +1,8 @@
 // Runs the `loyalty` CLI as an operator does (bin/loyalty.mjs, --json) with the given environment.
 import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { promisify } from 'node:util';
+import { projectRoot as root } from '../processes.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
 
 export function cliRunner(env: NodeJS.ProcessEnv) {

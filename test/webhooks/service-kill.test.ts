@@ -2,19 +2,17 @@
 // SIGKILL right after the changes, then restarted: every event still arrives. Then a server
 // with WORKERS=false delivers nothing until `loyalty worker` runs beside it. Endpoints are
 // managed with the CLI while the server runs.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/domain/webhooks/signature.js';
+import { cliRunner } from '../cli/run-cli.js';
+import { exitCode, randomPort, startServerProcess, type ServerProcess } from '../processes.js';
 import { eventually, startReceiver } from './receiver.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const run = promisify(execFile);
 const dataDir = mkdtempSync(path.join(tmpdir(), 'loyalty-hooks-'));
-const port = 20000 + Math.floor(Math.random() * 20000);
+const port = randomPort();
 const env = {
   ...process.env,
   DATA_DIR: dataDir,
@@ -29,37 +27,22 @@ const env = {
 };
 const base = `http://127.0.0.1:${port}`;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
-const processes = new Set<ChildProcess>();
+const processes = new Set<ServerProcess>();
+const runCli = cliRunner(env);
 
+/** Runs a CLI command that must succeed; its JSON. */
 async function cli(...args: string[]) {
-  const { stdout } = await run(process.execPath, ['bin/loyalty.mjs', ...args, '--json'], { cwd: root, env });
-  return JSON.parse(stdout);
+  const result = await runCli(...args);
+  expect(result.code, result.stderr).toBe(0);
+  return result.json;
 }
 
-/** Starts `src/main.ts` (or the CLI's `worker`) and waits for `ready` in its output. */
+/** Starts `src/main.ts` (or the CLI's `worker`) on the test's port and waits for `ready` in its output. */
 async function start(args: string[], ready: RegExp, extraEnv: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env: { ...env, ...extraEnv } });
-  processes.add(child);
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const deadline = Date.now() + 90_000;
-  while (!ready.test(output)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${args.join(' ')} did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  outputs.set(child, () => output);
-  return child;
+  const started = await startServerProcess({ ...env, ...extraEnv }, { args: ['--import', 'tsx', ...args], port, ready });
+  processes.add(started);
+  return started;
 }
-const outputs = new Map<ChildProcess, () => string>();
-
-/** The exit code, or a failure with the process's output when it has not exited within 30 s. */
-const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve, reject) => {
-    if (child.exitCode !== null) return resolve(child.exitCode);
-    const timer = setTimeout(() => reject(new Error(`did not exit:\n${outputs.get(child)?.()}`)), 30_000);
-    child.once('exit', (code) => (clearTimeout(timer), resolve(code)));
-  });
 
 const credit = (key: string, points: number) =>
   fetch(`${base}/v1/customers/transactions?customer_id=c-1`, {
@@ -73,7 +56,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const child of processes) child.kill('SIGKILL');
+  for (const started of processes) started.child.kill('SIGKILL');
   await receiver.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -97,8 +80,8 @@ describe('a killed service loses no event', () => {
     // the receiver holds its answers, so deliveries are in flight when the server dies
     receiver.state.answer = (r) => (r.path === '/e2e' ? 503 : 200);
     for (let i = 1; i <= 5; i++) expect((await credit(key, i)).status).toBe(201);
-    server.kill('SIGKILL');
-    await exited(server);
+    server.child.kill('SIGKILL');
+    await exitCode(server);
     receiver.state.answer = () => 200;
 
     server = await start(['src/main.ts'], /listening on/);
@@ -114,8 +97,8 @@ describe('a killed service loses no event', () => {
 
     const deliveries = await cli('webhooks', 'deliveries', '--merchant', 'hooks', '--status', 'succeeded');
     expect(deliveries.meta.pagination.total).toBe(7);
-    server.kill('SIGTERM');
-    expect(await exited(server)).toBe(0);
+    server.child.kill('SIGTERM');
+    expect(await exitCode(server)).toBe(0);
   }, 240_000);
 
   it('WORKERS=false only serves; `loyalty worker` delivers and stops cleanly on SIGTERM', async () => {
@@ -128,9 +111,9 @@ describe('a killed service loses no event', () => {
     const worker = await start(['src/cli/index.ts', 'worker'], /worker running/);
     await eventually(() => expect(receiver.received.length).toBe(before + 1), 30_000);
     expect(receiver.received.at(-1)!.json).toMatchObject({ type: 'points.credited', data: { points: 7, balance_after: 122 } });
-    worker.kill('SIGTERM');
-    expect(await exited(worker)).toBe(0);
-    server.kill('SIGTERM');
-    expect(await exited(server)).toBe(0);
+    worker.child.kill('SIGTERM');
+    expect(await exitCode(worker)).toBe(0);
+    server.child.kill('SIGTERM');
+    expect(await exitCode(server)).toBe(0);
   }, 240_000);
 });
