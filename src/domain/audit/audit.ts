@@ -116,9 +116,6 @@ export async function readResource(db: Db, merchantId: string, type: string, id:
   }
 }
 
-/** Whether an audit entry can say what the resource looked like (it has a reader). */
-export const hasReader = (type: string) => Boolean(readers[type] ?? modelReader(type));
-
 // ---- one change, audited -------------------------------------------------------------------
 
 export interface Change {
