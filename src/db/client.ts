@@ -3,6 +3,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { watchPool } from '../observability/metrics.js';
+import { registerPool } from './sql.js';
 
 export type Db = PrismaClient;
 
@@ -22,5 +23,8 @@ export function createPrisma(
   watchPool(pool);
   // an idle client's error must not crash the process; the pool replaces it
   const adapter = new PrismaPg(pool, { onPoolError, disposeExternalPool: true });
-  return new PrismaClient({ adapter });
+  const db = new PrismaClient({ adapter });
+  // hot reads send their SQL on the same pool (src/db/sql.ts)
+  registerPool(db, pool);
+  return db;
 }

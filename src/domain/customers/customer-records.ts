@@ -2,8 +2,9 @@
 // each with its tier's id and name (the list loads them in the same query).
 // Also used by the admin API (src/graphql/types/customers.ts, customer-writes.ts).
 import type { Db } from '../../db/client.js';
-import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
-import { customerIdsByEmail, findCustomerById, storable } from './customers.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import { type PageArgs, pageRows, paginate } from '../shared/pagination.js';
+import { customerColumns, findCustomerById, storable } from './customers.js';
 
 /** A customer as the API shows it: with its tier's id and name, loaded in the same query. */
 export const withTier = { tier: { select: { id: true, name: true } } } as const;
@@ -19,22 +20,27 @@ export function listCustomers(db: Db, merchantId: string, args: CustomerFilter) 
   const email = args.email?.trim();
   // PostgreSQL text cannot hold NUL, so no customer matches (and SQL would refuse the value)
   if (!storable(platformId) || !storable(email)) return paginate(args, async () => [], async () => 0);
-  const where = async () => ({
-    merchantId,
-    erasedAt: null,
-    ...(platformId ? { platformId } : {}),
-    ...(email ? { id: { in: await customerIdsByEmail(db, merchantId, email) } } : {}),
-  });
-  return paginate(
-    args,
-    async (p) =>
-      db.customer.findMany({ where: await where(), include: withTier, orderBy: newestFirst, ...p }),
-    // unfiltered, the total is the merchant's counter (kept by a trigger): no count over every customer
-    async () =>
-      platformId || email
-        ? db.customer.count({ where: await where() })
-        : (await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { customerCount: true } })).customerCount,
+  const where = Prisma.join(
+    [
+      Prisma.sql`c.merchant_id = ${merchantId}::uuid AND c.erased_at IS NULL`,
+      ...(platformId ? [Prisma.sql`c.platform_id = ${platformId}`] : []),
+      // the index on (merchant_id, lower(email)) (customers.ts)
+      ...(email ? [Prisma.sql`lower(c.email) = lower(${email})`] : []),
+    ],
+    ' AND ',
   );
+  return pageRows<CustomerProfile>(db, args, {
+    columns: Prisma.sql`${customerColumns},
+      CASE WHEN t.id IS NULL THEN NULL ELSE json_build_object('id', t.id, 'name', t.name) END AS tier`,
+    from: Prisma.sql`customers c LEFT JOIN tiers t ON t.id = c.tier_id`,
+    where,
+    order: Prisma.sql`c.created_at DESC, c.id DESC`,
+    // unfiltered, the total is the merchant's counter (kept by a trigger): no count over every customer
+    total:
+      platformId || email
+        ? Prisma.sql`(SELECT count(*)::int FROM customers c WHERE ${where})`
+        : Prisma.sql`(SELECT customer_count FROM merchants WHERE id = ${merchantId}::uuid)`,
+  });
 }
 
 /** One customer by internal uuid or platform id, with its tier; another merchant's is not found. */

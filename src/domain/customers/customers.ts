@@ -1,6 +1,8 @@
 // Finding a customer of the key's merchant. Public endpoints name a customer by its
 // platform id (`customer_id`) or email; another merchant's customer is simply not found.
 import type { Db } from '../../db/client.js';
+import { columnsOf, rowsOf } from '../../db/sql.js';
+import { type Customer, Prisma } from '../../generated/prisma/client.js';
 import { notFound, validationError } from '../shared/errors.js';
 import { isUuid } from '../shared/records.js';
 
@@ -22,6 +24,9 @@ export async function customerIdsByEmail(db: Db, merchantId: string, email: stri
   return rows.map((r) => r.id);
 }
 
+/** A customer row as Prisma reads it, for statements sent on the pool. */
+export const customerColumns = columnsOf(Prisma.CustomerScalarFieldEnum, 'c');
+
 /** PostgreSQL text cannot hold NUL: such an id names no customer (and must not reach SQL). */
 export const storable = (s: string | null | undefined) => !s?.includes('\u0000');
 
@@ -36,15 +41,16 @@ export async function findCustomer(db: Db, merchantId: string, ref: CustomerRef)
     );
   }
   if (!storable(customerId) || !storable(email)) throw notFound('Customer');
-  let customer;
-  if (customerId) {
-    customer = await db.customer.findUnique({ where: { merchantId_platformId: { merchantId, platformId: customerId } } });
-    // both given: they must name the same customer
-    if (customer && email && customer.email.toLowerCase() !== email.toLowerCase()) customer = null;
-  } else {
-    const [id] = await customerIdsByEmail(db, merchantId, email!);
-    customer = id ? await db.customer.findUnique({ where: { id } }) : null;
-  }
+  // one statement on the pool (src/db/sql.ts): every customer-scoped request starts here
+  const [found] = await rowsOf<Customer>(
+    db,
+    customerId
+      ? Prisma.sql`SELECT ${customerColumns} FROM customers c WHERE c.merchant_id = ${merchantId}::uuid AND c.platform_id = ${customerId}`
+      : Prisma.sql`SELECT ${customerColumns} FROM customers c
+                    WHERE c.merchant_id = ${merchantId}::uuid AND lower(c.email) = lower(${email}) ORDER BY c.created_at, c.id LIMIT 1`,
+  );
+  // both given: they must name the same customer
+  const customer = found && customerId && email && found.email.toLowerCase() !== email.toLowerCase() ? undefined : found;
   // an erased customer is a tombstone the API no longer finds (domain/privacy/erasure.ts)
   if (!customer || customer.erasedAt) throw notFound('Customer');
   return customer;

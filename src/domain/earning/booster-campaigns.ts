@@ -3,7 +3,7 @@
 // and their configuration by the admin API and the import, in the public field names.
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import type { BoosterCampaign } from '../../generated/prisma/client.js';
+import { type BoosterCampaign, Prisma } from '../../generated/prisma/client.js';
 import { CampaignType } from '../../generated/prisma/enums.js';
 import { field } from '../shared/fields.js';
 import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
@@ -60,6 +60,11 @@ export function currentBoostersWhere(merchantId: string, at: Date) {
     startsAt: { lte: at },
     OR: [{ endsAt: null }, { endsAt: { gt: at } }],
   };
+}
+
+/** The same rule in SQL, for a statement over `booster_campaigns b`. */
+export function currentBoostersSql(at: Date) {
+  return Prisma.sql`b.is_active AND b.starts_at <= ${at}::timestamptz AND (b.ends_at IS NULL OR b.ends_at > ${at}::timestamptz)`;
 }
 
 export function listCurrentBoosters(db: Db, merchantId: string, args: PageArgs, at = new Date()) {

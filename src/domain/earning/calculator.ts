@@ -44,6 +44,8 @@ export interface EarningProgram {
   usage: Record<string, number>;
   /** The merchant's time zone, whose calendar the limit periods follow (UTC when absent). */
   timezone?: string;
+  /** The merchant's currency, read with the program. */
+  currency?: string;
 }
 
 export interface LineItem {

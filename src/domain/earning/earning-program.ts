@@ -3,32 +3,16 @@
 // and the estimate both load through here, so they calculate from the same earning program
 // (the admin configuration of rules, rewards and tiers is the other sense of "program").
 import type { Db } from '../../db/client.js';
-import type { Customer } from '../../generated/prisma/client.js';
+import { rowsOf } from '../../db/sql.js';
+import { type Customer, Prisma } from '../../generated/prisma/client.js';
 import type { CampaignType } from '../../generated/prisma/enums.js';
-import { merchantTimeZone } from '../merchants/merchants.js';
-import { currentBoostersWhere } from './booster-campaigns.js';
+import { notFound } from '../shared/errors.js';
+import { currentBoostersSql } from './booster-campaigns.js';
 import type { EarningProgram } from './calculator.js';
 import { type LimitedRule, countUsage } from './limits.js';
 import { conditionsSchema, effectiveLimit } from './rule-config.js';
 
 type ProgramCustomer = Pick<Customer, 'id' | 'tierId' | 'status'>;
-
-/**
- * The customer's tier: its assigned one, else the merchant's default (as tier status shows it).
- * An inactive tier is skipped, as evaluation skips it.
- */
-async function tierOf(db: Db, merchantId: string, customer: ProgramCustomer) {
-  const select = { id: true, name: true, earnMultiplier: true } as const;
-  if (customer.tierId) {
-    const tier = await db.tier.findFirst({ where: { id: customer.tierId, merchantId, isActive: true }, select });
-    if (tier) return tier;
-  }
-  return db.tier.findFirst({
-    where: { merchantId, isActive: true },
-    orderBy: [{ isDefault: 'desc' }, { position: 'asc' }, { id: 'asc' }],
-    select,
-  });
-}
 
 /** The rules' limits (explicit or by campaign type), for usage counting and slot claims. */
 export function limitedRules(rules: EarningProgram['earningRules']): LimitedRule[] {
@@ -53,24 +37,14 @@ export async function loadEarningProgram(
   at: Date,
   usageAt: Date = at,
 ): Promise<EarningProgram> {
+  const read = await readProgram(db, merchantId, customer, campaignType, at);
   if (customer?.status === 'excluded') {
-    return { earningRules: [], tierMultiplier: 1, tierId: null, boosters: [], usage: {} };
+    return { earningRules: [], tierMultiplier: 1, tierId: null, boosters: [], usage: {}, currency: read.currency };
   }
-  const [rules, boosters, tier] = await Promise.all([
-    db.earningRule.findMany({
-      where: { merchantId, isActive: true, campaignType },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      select: { id: true, name: true, campaignType: true, earningRule: true, conditions: true },
-    }),
-    db.boosterCampaign.findMany({
-      where: { ...currentBoostersWhere(merchantId, at), campaignTypes: { has: campaignType } },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    }),
-    customer ? tierOf(db, merchantId, customer) : null,
-  ]);
-  // only limits are counted in the merchant's calendar: without one, no read of its zone
+  const { rules, boosters, tier } = read;
+  // only limits are counted in the merchant's calendar
   const limited = customer ? limitedRules(rules) : [];
-  const timezone = limited.length ? await merchantTimeZone(db, merchantId) : undefined;
+  const timezone = limited.length ? read.timezone : undefined;
   const usage = customer && timezone ? await countUsage(db, merchantId, customer.id, limited, usageAt, timezone) : {};
   return {
     earningRules: rules,
@@ -81,10 +55,55 @@ export async function loadEarningProgram(
       id: b.id,
       name: b.name,
       multiplier: Number(b.multiplier),
-      startsAt: b.startsAt,
-      endsAt: b.endsAt,
+      // read as JSON: timestamps come as text
+      startsAt: new Date(b.startsAt),
+      endsAt: b.endsAt === null ? null : new Date(b.endsAt),
     })),
     usage,
     timezone,
+    currency: read.currency,
   };
+}
+
+interface ProgramRead {
+  currency: string;
+  timezone: string;
+  rules: EarningProgram['earningRules'];
+  boosters: { id: string; name: string; multiplier: number; startsAt: string; endsAt: string | null }[];
+  tier: { id: string; name: string; earnMultiplier: number } | null;
+}
+
+/**
+ * The merchant's currency and zone, the active rules of the campaign type (oldest first), the
+ * boosters in force for it, and the customer's tier — its assigned one, else the merchant's
+ * default, an inactive tier skipped as evaluation skips it — in one statement: every order and
+ * estimate reads them.
+ */
+async function readProgram(db: Db, merchantId: string, customer: ProgramCustomer | null, campaignType: CampaignType, at: Date) {
+  const tierQuery = (which: Prisma.Sql) => Prisma.sql`(SELECT json_build_object('id', t.id, 'name', t.name, 'earnMultiplier', t.earn_multiplier)
+      FROM tiers t WHERE t.merchant_id = m.id AND t.is_active AND ${which}
+     ORDER BY t.is_default DESC, t.position, t.id LIMIT 1)`;
+  const tier = customer
+    ? Prisma.sql`coalesce(${customer.tierId ? tierQuery(Prisma.sql`t.id = ${customer.tierId}::uuid`) : Prisma.sql`NULL`}, ${tierQuery(Prisma.sql`true`)})`
+    : Prisma.sql`NULL::json`;
+  const [read] = await rowsOf<ProgramRead>(
+    db,
+    Prisma.sql`
+      SELECT m.currency, m.timezone,
+             (SELECT coalesce(json_agg(json_build_object('id', r.id, 'name', r.name, 'campaignType', r.campaign_type,
+                                                         'earningRule', r.earning_rule, 'conditions', r.conditions)
+                                       ORDER BY r.created_at, r.id), '[]')
+                FROM earning_rules r
+               WHERE r.merchant_id = m.id AND r.is_active AND r.campaign_type = ${campaignType}::"CampaignType") AS rules,
+             (SELECT coalesce(json_agg(json_build_object('id', b.id, 'name', b.name, 'multiplier', b.multiplier,
+                                                         'startsAt', b.starts_at, 'endsAt', b.ends_at)
+                                       ORDER BY b.created_at, b.id), '[]')
+                FROM booster_campaigns b
+               WHERE b.merchant_id = m.id AND ${currentBoostersSql(at)}
+                 AND ${campaignType}::"CampaignType" = ANY(b.campaign_types)) AS boosters,
+             ${tier} AS tier
+        FROM merchants m WHERE m.id = ${merchantId}::uuid`,
+  );
+  if (!read) throw notFound('Merchant');
+  return read;
 }

@@ -19,11 +19,9 @@ type FindCustomer = (customerId: string | null | undefined) => Promise<Awaited<R
 export async function estimatePoints(db: Db, merchantId: string, raw: EstimateInput, find?: FindCustomer, now = new Date()) {
   const input = parseInput(estimateInput, raw);
   const findDefault: FindCustomer = async (id) => (id ? findCustomer(db, merchantId, { customer_id: id }) : null);
-  const [merchant, customer] = await Promise.all([
-    db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { currency: true } }),
-    (find ?? findDefault)(input.customer_id),
-  ]);
-  const currency = checkCurrency(input.currency, merchant.currency);
+  const customer = await (find ?? findDefault)(input.customer_id);
+  // the merchant's currency comes with the program, in the same statement
   const program = await loadEarningProgram(db, merchantId, customer, 'purchase', now);
+  const currency = checkCurrency(input.currency, program.currency!);
   return { ...calculatePoints(program, input, now), currency };
 }

@@ -1,6 +1,7 @@
 // The customer-visible activity log (DESIGN.md "Activity"): the one way a row is written, and
 // the list, newest first by when it happened.
 import type { Db } from '../../db/client.js';
+import { columnsOf } from '../../db/sql.js';
 import { type Activity, Prisma } from '../../generated/prisma/client.js';
 import { type CursorArgs, type OwnedList, type PageArgs, connectEach, paginateEach, paginateOne } from '../shared/pagination.js';
 
@@ -52,7 +53,7 @@ const activityLog: OwnedList<Activity> = {
   where: (customer) => Prisma.sql`customer_id = ${customer}`,
   order: 'occurred_at DESC, created_at DESC, id DESC',
   keyset: 'occurred_at, created_at, id',
-  rows: (db, where) => db.activity.findMany({ where }),
+  columns: columnsOf(Prisma.ActivityScalarFieldEnum, 'x'),
 };
 
 export function listActivities(db: Db, merchantId: string, customerId: string, args: PageArgs) {

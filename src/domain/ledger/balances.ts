@@ -1,6 +1,7 @@
 // A customer's points balance (DESIGN.md "Balance").
 import type { Db } from '../../db/client.js';
-import type { Customer } from '../../generated/prisma/client.js';
+import { rowsOf } from '../../db/sql.js';
+import { type Customer, Prisma } from '../../generated/prisma/client.js';
 import { pointsExpireAt } from './expiry.js';
 
 type Holder = Pick<Customer, 'id' | 'merchantId' | 'pointsBalance' | 'pointsEarned' | 'pointsSpent' | 'lastActivityAt' | 'createdAt'>;
@@ -9,15 +10,18 @@ type Holder = Pick<Customer, 'id' | 'merchantId' | 'pointsBalance' | 'pointsEarn
 export async function balancesOf(db: Db, customers: readonly Holder[]) {
   const merchantId = customers[0]?.merchantId;
   if (!merchantId) return [];
-  const [merchant, pending] = await Promise.all([
-    db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { pointsExpiryDays: true, timezone: true } }),
-    db.activity.groupBy({
-      by: ['customerId'],
-      where: { merchantId, customerId: { in: customers.map((c) => c.id) }, status: 'pending' },
-      _sum: { pointsChange: true },
-    }),
-  ]);
-  const pendingOf = new Map(pending.map((p) => [p.customerId, p._sum.pointsChange ?? 0]));
+  // the merchant's expiry setting and each customer's pending points, in one statement
+  const [merchant] = await rowsOf<{ pointsExpiryDays: number | null; timezone: string; pending: Record<string, number> }>(
+    db,
+    Prisma.sql`
+      SELECT m.points_expiry_days AS "pointsExpiryDays", m.timezone,
+             (SELECT coalesce(json_object_agg(p.customer_id, p.points), '{}')
+                FROM (SELECT customer_id, sum(points_change)::int AS points FROM activities
+                       WHERE merchant_id = m.id AND customer_id = ANY(${customers.map((c) => c.id)}::uuid[]) AND status = 'pending'
+                       GROUP BY customer_id) p) AS pending
+        FROM merchants m WHERE m.id = ${merchantId}::uuid`,
+  );
+  if (!merchant) throw new Error(`merchant ${merchantId} not found`);
   return customers.map((customer) => {
     // With expiry on, the whole balance lapses after N local days without activity.
     const since = customer.lastActivityAt ?? customer.createdAt;
@@ -30,7 +34,7 @@ export async function balancesOf(db: Db, customers: readonly Holder[]) {
       points_balance: customer.pointsBalance,
       points_earned: customer.pointsEarned,
       points_spent: customer.pointsSpent,
-      points_pending: pendingOf.get(customer.id) ?? 0,
+      points_pending: merchant.pending[customer.id] ?? 0,
       next_expiry: nextExpiry,
     };
   });

@@ -8,6 +8,7 @@
 // pending activity approved instead of writing a new one.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
+import { rowsOf } from '../../db/sql.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { TransactionSource } from '../../generated/prisma/enums.js';
 import { AppError } from '../shared/errors.js';
@@ -79,7 +80,8 @@ export async function tryApplyPoints(db: Db, entry: LedgerEntry): Promise<Ledger
         },
         Prisma.sql`updated`,
       );
-  const rows = await db.$queryRaw<{ balance_after: number; activity_id: string }[]>`
+  // one statement, atomic on its own: on the pool directly unless `db` is a transaction's
+  const rows = await rowsOf<{ balance_after: number; activity_id: string }>(db, Prisma.sql`
     WITH ${held} updated AS (
       UPDATE customers
          SET points_balance = points_balance + ${entry.points}::int,
@@ -105,7 +107,7 @@ export async function tryApplyPoints(db: Db, entry: LedgerEntry): Promise<Ledger
     ), act AS (${act}
       RETURNING id
     )
-    SELECT tx.balance_after, act.id::text AS activity_id FROM tx, act`;
+    SELECT tx.balance_after, act.id::text AS activity_id FROM tx, act`);
   const row = rows[0];
   if (!row) return null;
   countLedgerEntry(entry.points);

@@ -1,5 +1,6 @@
 // A customer's points transaction history (DESIGN.md "Points transaction"), newest first.
 import type { Db } from '../../db/client.js';
+import { columnsOf } from '../../db/sql.js';
 import { type PointsTransaction, Prisma } from '../../generated/prisma/client.js';
 import { type CursorArgs, type OwnedList, type PageArgs, connectEach, paginateEach, paginateOne } from '../shared/pagination.js';
 
@@ -9,7 +10,7 @@ const history: OwnedList<PointsTransaction> = {
   where: (customer) => Prisma.sql`customer_id = ${customer}`,
   order: 'created_at DESC, id DESC',
   keyset: 'created_at, id',
-  rows: (db, where) => db.pointsTransaction.findMany({ where }),
+  columns: columnsOf(Prisma.PointsTransactionScalarFieldEnum, 'x'),
 };
 
 export function listTransactions(db: Db, merchantId: string, customerId: string, args: PageArgs) {

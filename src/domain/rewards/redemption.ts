@@ -5,6 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
+import { columnsOf } from '../../db/sql.js';
 import { type Customer, Prisma, type Reward } from '../../generated/prisma/client.js';
 import type { CustomerRewardStatus, RewardType } from '../../generated/prisma/enums.js';
 import { insertActivity } from '../ledger/activity-log.js';
@@ -83,7 +84,7 @@ const affordable: OwnedList<Reward> = {
   ownerType: 'int',
   where: (balance) => Prisma.sql`is_active AND points_cost <= ${balance}`,
   order: 'points_cost ASC, created_at DESC, id DESC',
-  rows: (db, where) => db.reward.findMany({ where }),
+  columns: columnsOf(Prisma.RewardScalarFieldEnum, 'x'),
 };
 
 /** The same page of what each customer (of one merchant) can redeem now, in as many statements as for one. */

@@ -3,10 +3,11 @@
 // against the reward type (reward-rules.ts).
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import type { Prisma, Reward } from '../../generated/prisma/client.js';
+import { columnsOf } from '../../db/sql.js';
+import { Prisma, type Reward } from '../../generated/prisma/client.js';
 import { RewardType } from '../../generated/prisma/enums.js';
 import { field } from '../shared/fields.js';
-import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
+import { type PageArgs, pageRows } from '../shared/pagination.js';
 import { type Patch, findOwn, isUuid, mergePatch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 import { checkRewardRule } from './reward-rules.js';
@@ -58,6 +59,8 @@ function rewardAsInput(r: Reward): Patch {
   };
 }
 
+const rewardColumns = columnsOf(Prisma.RewardScalarFieldEnum, 'r');
+
 /**
  * Rewards, newest first, optionally of one type; never a referral program's own reward
  * (referrals.ts), which is not part of the catalogue. `activeOnly`: the catalogue (active rewards
@@ -70,17 +73,19 @@ export function listRewards(
   { activeOnly }: { activeOnly: boolean },
 ) {
   const isActive = activeOnly ? true : args.is_active;
-  const where = {
-    merchantId,
-    referralReward: false,
-    ...(isActive != null ? { isActive } : {}),
-    ...(args.reward_type ? { rewardType: args.reward_type } : {}),
-  };
-  return paginate(
-    args,
-    (p) => db.reward.findMany({ where, orderBy: newestFirst, ...p }),
-    () => db.reward.count({ where }),
-  );
+  return pageRows<Reward>(db, args, {
+    columns: rewardColumns,
+    from: Prisma.sql`rewards r`,
+    where: Prisma.join(
+      [
+        Prisma.sql`r.merchant_id = ${merchantId}::uuid AND NOT r.referral_reward`,
+        ...(isActive != null ? [Prisma.sql`r.is_active = ${isActive}`] : []),
+        ...(args.reward_type ? [Prisma.sql`r.reward_type = ${args.reward_type}::"RewardType"`] : []),
+      ],
+      ' AND ',
+    ),
+    order: Prisma.sql`r.created_at DESC, r.id DESC`,
+  });
 }
 
 /**

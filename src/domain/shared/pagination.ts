@@ -1,6 +1,7 @@
 // Page-number pagination shared by every list (spec 2.4 and section 8).
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
+import { rowsOf } from '../../db/sql.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { parseInput } from './validation.js';
 
@@ -83,12 +84,61 @@ export async function paginate<T>(
   return paginated(page, data, total);
 }
 
+/** A list read in one statement on the pool: its rows (`columns`, Prisma's field names), where, and order. */
+export interface ListQuery {
+  columns: Prisma.Sql;
+  from: Prisma.Sql;
+  where: Prisma.Sql;
+  /** Ties by id, so pages never overlap. */
+  order: Prisma.Sql;
+  /** The total as a scalar subquery (default: count the rows of `from` and `where`). */
+  total?: Prisma.Sql;
+}
+
+/**
+ * One page and its total in one statement (one round trip, one snapshot): the total in a
+ * subquery, the page in a LATERAL join, so an empty page still answers the total.
+ */
+export async function pageRows<T extends { id: string }>(db: Db, args: PageArgs, list: ListQuery): Promise<Paginated<T>> {
+  const page = toPage(args);
+  const total = list.total ?? Prisma.sql`(SELECT count(*)::int FROM ${list.from} WHERE ${list.where})`;
+  const found = await rowsOf<T & { _total: number }>(
+    db,
+    Prisma.sql`
+      SELECT t._total, p.* FROM (SELECT ${total} AS _total) t
+        LEFT JOIN LATERAL (
+          SELECT ${list.columns}, row_number() OVER (ORDER BY ${list.order}) AS _n
+            FROM ${list.from} WHERE ${list.where}
+           ORDER BY ${list.order} OFFSET ${page.skip} LIMIT ${page.take}
+        ) p ON true
+       ORDER BY p._n`,
+  );
+  return paginated(page, found[0]?.id == null ? [] : found, found[0]?._total ?? 0);
+}
+
 /**
  * A list every owner (a customer, or a balance) has, read for many owners at once: its table,
  * which of the merchant's rows belong to one owner, and its order (ties by id, so pages never
  * overlap). Names are code, never input.
  */
-export interface OwnedList<T extends { id: string }> {
+export type OwnedList<T extends { id: string }> = OwnedListBase &
+  (
+    | {
+        /**
+         * The rows' columns under their field names, of the table as `x` (src/db/sql.ts), when
+         * the rows need nothing joined: ids, totals and rows then come in one statement.
+         */
+        columns: Prisma.Sql;
+        rows?: never;
+      }
+    | {
+        /** The rows with these ids (as the list shows them, with what it includes), in any order. */
+        rows: (db: Db, where: { merchantId: string; id: { in: string[] } }) => Promise<T[]>;
+        columns?: never;
+      }
+  );
+
+interface OwnedListBase {
   table: string;
   /** SQL type of an owner: uuid (a customer's id) or int. */
   ownerType: 'uuid' | 'int';
@@ -100,8 +150,6 @@ export interface OwnedList<T extends { id: string }> {
    * a cursor row are those whose columns compare lower.
    */
   keyset?: string;
-  /** The rows with these ids (as the list shows them, with what it includes), in any order. */
-  rows: (db: Db, where: { merchantId: string; id: { in: string[] } }) => Promise<T[]>;
 }
 
 interface Window {
@@ -131,27 +179,31 @@ async function windowEach<T extends { id: string }>(
   const after = window.after
     ? Prisma.sql`AND (${keyset}) < (SELECT ${keyset} FROM ${table} WHERE id = ${window.after}::uuid AND merchant_id = ${merchantId}::uuid)`
     : Prisma.empty;
-  const found = await db.$queryRaw<{ i: bigint; id: string | null; total: number }[]>`
-    SELECT o._i AS i, p.id::text AS id, t.total
+  const selected = list.columns ? Prisma.sql`${list.columns}` : Prisma.sql`x.id::text AS id`;
+  const found = await rowsOf<{ _i: bigint | string; id: string | null; _total: number }>(
+    db,
+    Prisma.sql`
+    SELECT o._i, t._total, p.*
       FROM unnest(${[...owners]}::${Prisma.raw(`${list.ownerType}[]`)}) WITH ORDINALITY AS o(_owner, _i)
       -- counted once per owner (a count in the select list ran once per row of the page)
-      CROSS JOIN LATERAL (SELECT count(*)::int AS total FROM ${table} WHERE ${mine(Prisma.sql`o._owner`)}) t
+      CROSS JOIN LATERAL (SELECT count(*)::int AS _total FROM ${table} WHERE ${mine(Prisma.sql`o._owner`)}) t
       LEFT JOIN LATERAL (
-        SELECT id, row_number() OVER (ORDER BY ${order}) AS _n
-          FROM ${table}
+        SELECT ${selected}, row_number() OVER (ORDER BY ${order}) AS _n
+          FROM ${table} x
          WHERE ${mine(Prisma.sql`o._owner`)} ${after}
          ORDER BY ${order}
         OFFSET ${window.skip} LIMIT ${window.take}
       ) p ON true
-     ORDER BY o._i, p._n`;
-  const ids = found.flatMap((f) => (f.id ? [f.id] : []));
-  const rows = ids.length ? await list.rows(db, { merchantId, id: { in: ids } }) : [];
+     ORDER BY o._i, p._n`,
+  );
+  const ids = list.rows ? found.flatMap((f) => (f.id ? [f.id] : [])) : [];
+  const rows = list.rows && ids.length ? await list.rows(db, { merchantId, id: { in: ids } }) : [];
   const byId = new Map(rows.map((r) => [r.id, r]));
   const windows = owners.map(() => ({ rows: [] as T[], total: 0 }));
   for (const f of found) {
-    const w = windows[Number(f.i) - 1]!;
-    w.total = f.total;
-    const row = f.id ? byId.get(f.id) : undefined;
+    const w = windows[Number(f._i) - 1]!;
+    w.total = f._total;
+    const row = f.id === null ? undefined : list.columns ? (f as unknown as T) : byId.get(f.id);
     if (row) w.rows.push(row);
   }
   return windows;

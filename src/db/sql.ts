@@ -1,0 +1,45 @@
+// Hot reads run their SQL on the pool under Prisma directly: per statement, the pg driver costs
+// a third of the CPU of a Prisma model query and under half of `$queryRaw` (bench/README.md,
+// issue 10), and the request path is CPU-bound. Same pool, same connections, same database;
+// writes and transactions stay with Prisma. A client without a registered pool (a transaction's)
+// runs the same statement through `$queryRaw`.
+import pg from 'pg';
+import { Prisma } from '../generated/prisma/client.js';
+
+type Queryable = { $queryRaw<T>(query: Prisma.Sql): Prisma.PrismaPromise<T> };
+
+const pools = new WeakMap<object, pg.Pool>();
+
+export function registerPool(db: object, pool: pg.Pool) {
+  pools.set(db, pool);
+}
+
+// What Prisma answers for these types, not the driver's default: a DATE is midnight UTC (the
+// driver would take local midnight); int8 never reaches here (statements cast counts to int).
+const DATE_OID = 1082;
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === DATE_OID ? (value: string) => new Date(`${value}T00:00:00Z`) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** The rows of one statement, on the pool directly when `db` has one. */
+export async function rowsOf<T>(db: Queryable, statement: Prisma.Sql): Promise<T[]> {
+  const pool = pools.get(db);
+  if (!pool) return db.$queryRaw<T[]>(statement);
+  return (await pool.query<T & pg.QueryResultRow>({ text: statement.text, values: statement.values, types })).rows;
+}
+
+const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * A model's columns under its field names (`points_cost AS "pointsCost"`), so rows read with
+ * `rowsOf` have the shape Prisma gives (every column of the schema is its field in snake case).
+ * Enum arrays come as text[]: the driver does not know their array types.
+ */
+export function columnsOf(fields: Record<string, string>, table: string, { textArrays = [] as string[] } = {}): Prisma.Sql {
+  return Prisma.raw(
+    Object.keys(fields)
+      .map((f) => `${table}.${snake(f)}${textArrays.includes(f) ? '::text[]' : ''} AS "${f}"`)
+      .join(', '),
+  );
+}
