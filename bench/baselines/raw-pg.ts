@@ -1,7 +1,9 @@
 // BENCHMARK BASELINE, NOT PART OF THE SERVICE: the practical ceiling for Node on this machine.
 // A minimal node:http server running the same SQL as the service with `pg` directly, for
-// the endpoints the benchmark calls, with the same key check (sha256 lookup of the API key,
-// scope check) and the same response shapes. No framework, no logging.
+// the endpoints the benchmark calls (the same statements, in the same order: a page with its
+// total in one, the balance's merchant setting and pending points in one, the earning program
+// in one), with the same key check (sha256 lookup of the API key, scope check) and the same
+// response shapes. No framework, no logging.
 // Env: DATABASE_URL, PORT, HOST, DB_POOL_MAX (default 10, as the service).
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -77,10 +79,24 @@ async function findCustomer(merchantId: string, q: { customer_id?: unknown; emai
   const email = typeof q.email === 'string' ? q.email.trim() : '';
   if (!id && !email) throw invalid({ customer_id: ['customer_id or email is required'] });
   const { rows } = id
-    ? await pool.query('SELECT * FROM customers WHERE merchant_id = $1 AND platform_id = $2 LIMIT 1', [merchantId, id])
-    : await pool.query('SELECT * FROM customers WHERE merchant_id = $1 AND email ILIKE $2 LIMIT 1', [merchantId, email]);
-  if (!rows[0]) throw notFound('Customer');
+    ? await pool.query('SELECT * FROM customers WHERE merchant_id = $1 AND platform_id = $2', [merchantId, id])
+    : await pool.query('SELECT * FROM customers WHERE merchant_id = $1 AND lower(email) = lower($2) ORDER BY created_at, id LIMIT 1', [merchantId, email]);
+  if (!rows[0] || rows[0].erased_at) throw notFound('Customer');
   return rows[0];
+}
+
+/** A page and its total in one statement, as the service's pageRows. */
+async function pageQuery(columns: string, from: string, where: string, order: string, total: string, args: unknown[], page: { perPage: number; offset: number }) {
+  const { rows } = await pool.query(
+    `SELECT t._total, p.* FROM (SELECT ${total} AS _total) t
+       LEFT JOIN LATERAL (
+         SELECT ${columns}, row_number() OVER (ORDER BY ${order}) AS _n FROM ${from} WHERE ${where}
+          ORDER BY ${order} OFFSET ${page.offset} LIMIT ${page.perPage}
+       ) p ON true
+      ORDER BY p._n`,
+    args,
+  );
+  return { rows: rows[0]?.id == null ? [] : rows, total: (rows[0]?._total ?? 0) as number };
 }
 
 const RULE_KEYS = ['discount_value', 'max_discount_amount', 'credit_value', 'product_id', 'variant_id', 'max_shipping_amount', 'min_order_subtotal', 'expires_after_days'];
@@ -97,32 +113,31 @@ function rewardOut(r: any) {
 async function rewards(p: Principal, q: URLSearchParams) {
   requireScope(p, 'read:rewards');
   const page = pageOf(q);
-  const [rows, count] = await Promise.all([
-    pool.query(
-      'SELECT * FROM rewards WHERE merchant_id = $1 AND is_active ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3',
-      [p.merchantId, page.perPage, page.offset],
-    ),
-    pool.query('SELECT count(*)::int AS n FROM rewards WHERE merchant_id = $1 AND is_active', [p.merchantId]),
-  ]);
-  return paginated(page, rows.rows.map(rewardOut), count.rows[0].n);
+  const where = 'r.merchant_id = $1 AND NOT r.referral_reward AND r.is_active';
+  const { rows, total } = await pageQuery(
+    'r.*', 'rewards r', where, 'r.created_at DESC, r.id DESC', `(SELECT count(*)::int FROM rewards r WHERE ${where})`, [p.merchantId], page,
+  );
+  return paginated(page, rows.map(rewardOut), total);
 }
 
 async function balance(p: Principal, q: URLSearchParams) {
   requireScope(p, 'read:customers');
   const c = await findCustomer(p.merchantId, { customer_id: q.get('customer_id'), email: q.get('email') });
-  const [merchant, pending] = await Promise.all([
-    pool.query('SELECT points_expiry_days FROM merchants WHERE id = $1', [p.merchantId]),
-    pool.query(
-      "SELECT coalesce(sum(points_change), 0)::int AS n FROM activities WHERE merchant_id = $1 AND customer_id = $2 AND status = 'pending'",
-      [p.merchantId, c.id],
-    ),
-  ]);
+  const merchant = await pool.query(
+    `SELECT m.points_expiry_days, m.timezone,
+            (SELECT coalesce(json_object_agg(p.customer_id, p.points), '{}')
+               FROM (SELECT customer_id, sum(points_change)::int AS points FROM activities
+                      WHERE merchant_id = m.id AND customer_id = ANY($2::uuid[]) AND status = 'pending'
+                      GROUP BY customer_id) p) AS pending
+       FROM merchants m WHERE m.id = $1`,
+    [p.merchantId, [c.id]],
+  );
   const days = merchant.rows[0]?.points_expiry_days;
   const since: Date = c.last_activity_at ?? c.created_at;
   return {
     data: {
       customer_id: c.id, points_balance: c.points_balance, points_earned: c.points_earned, points_spent: c.points_spent,
-      points_pending: pending.rows[0].n,
+      points_pending: merchant.rows[0].pending[c.id] ?? 0,
       next_expiry: days && c.points_balance > 0 ? { points: c.points_balance, expires_at: new Date(since.getTime() + days * 86_400_000) } : null,
     },
   };
@@ -132,48 +147,53 @@ async function transactions(p: Principal, q: URLSearchParams) {
   requireScope(p, 'read:transactions');
   const page = pageOf(q);
   const c = await findCustomer(p.merchantId, { customer_id: q.get('customer_id'), email: q.get('email') });
-  const [rows, count] = await Promise.all([
-    pool.query(
-      `SELECT id, customer_id, points, type, description, source, balance_after, created_at FROM points_transactions
-        WHERE merchant_id = $1 AND customer_id = $2 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
-      [p.merchantId, c.id, page.perPage, page.offset],
-    ),
-    pool.query('SELECT count(*)::int AS n FROM points_transactions WHERE merchant_id = $1 AND customer_id = $2', [p.merchantId, c.id]),
-  ]);
-  const data = rows.rows.map((t) => ({
+  // the service's list-per-owner statement (for one owner): total and page rows together
+  const { rows } = await pool.query(
+    `SELECT o._i, t._total, p.*
+       FROM unnest($2::uuid[]) WITH ORDINALITY AS o(_owner, _i)
+       CROSS JOIN LATERAL (SELECT count(*)::int AS _total FROM points_transactions WHERE merchant_id = $1 AND customer_id = o._owner) t
+       LEFT JOIN LATERAL (
+         SELECT x.id, x.customer_id, x.points, x.type, x.description, x.source, x.balance_after, x.created_at,
+                row_number() OVER (ORDER BY created_at DESC, id DESC) AS _n
+           FROM points_transactions x WHERE merchant_id = $1 AND customer_id = o._owner
+          ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT $4
+       ) p ON true
+      ORDER BY o._i, p._n`,
+    [p.merchantId, [c.id], page.offset, page.perPage],
+  );
+  const data = rows.filter((t) => t.id !== null).map((t) => ({
     transaction_id: t.id, customer_id: t.customer_id, points: t.points, type: t.type, description: t.description,
     source: t.source, balance_after: t.balance_after, created_at: t.created_at,
   }));
-  return paginated(page, data, count.rows[0].n);
+  return paginated(page, data, rows[0]?._total ?? 0);
 }
 
 async function customers(p: Principal, q: URLSearchParams) {
   requireScope(p, 'read:customers');
   const page = pageOf(q);
-  const where = ['c.merchant_id = $1'];
+  const where = ['c.merchant_id = $1 AND c.erased_at IS NULL'];
   const args: unknown[] = [p.merchantId];
   const id = q.get('customer_id')?.trim();
   const email = q.get('email')?.trim();
   if (id) where.push(`c.platform_id = $${args.push(id)}`);
   if (email) where.push(`lower(c.email) = lower($${args.push(email)})`);
-  const [rows, count] = await Promise.all([
-    pool.query(
-      `SELECT c.*, t.name AS tier_name FROM customers c LEFT JOIN tiers t ON t.id = c.tier_id
-        WHERE ${where.join(' AND ')} ORDER BY c.created_at DESC, c.id DESC LIMIT ${page.perPage} OFFSET ${page.offset}`,
-      args,
-    ),
+  const { rows, total } = await pageQuery(
+    'c.*, t.name AS tier_name',
+    'customers c LEFT JOIN tiers t ON t.id = c.tier_id',
+    where.join(' AND '),
+    'c.created_at DESC, c.id DESC',
     // the service's SQL: unfiltered, the merchant's trigger-kept counter
-    id || email
-      ? pool.query(`SELECT count(*)::int AS n FROM customers c WHERE ${where.join(' AND ')}`, args)
-      : pool.query('SELECT customer_count AS n FROM merchants WHERE id = $1', [p.merchantId]),
-  ]);
-  const data = rows.rows.map((c) => ({
+    id || email ? `(SELECT count(*)::int FROM customers c WHERE ${where.join(' AND ')})` : '(SELECT customer_count FROM merchants WHERE id = $1)',
+    args,
+    page,
+  );
+  const data = rows.map((c) => ({
     id: c.id, customer_id: c.platform_id, email: c.email, first_name: c.first_name, last_name: c.last_name,
     status: c.status, points_balance: c.points_balance, points_earned: c.points_earned, points_spent: c.points_spent,
     tier: c.tier_id ? { id: c.tier_id, name: c.tier_name } : null, referral_code: c.referral_code,
     birthday: c.birthday, created_at: c.created_at, updated_at: c.updated_at,
   }));
-  return paginated(page, data, count.rows[0].n);
+  return paginated(page, data, total);
 }
 
 async function pointsEstimate(p: Principal, body: any) {
@@ -190,46 +210,33 @@ async function pointsEstimate(p: Principal, body: any) {
     details.line_items = ['must be a list of {product_id, quantity, price}'];
   }
   if (Object.keys(details).length) throw invalid(details);
-  const [merchant, customer] = await Promise.all([
-    pool.query('SELECT currency FROM merchants WHERE id = $1', [p.merchantId]),
-    body.customer_id
-      ? pool
-          .query(
-            `SELECT c.id, c.status, t.id AS tier_id, t.name AS tier_name, t.earn_multiplier FROM customers c
-               LEFT JOIN tiers t ON t.id = c.tier_id WHERE c.merchant_id = $1 AND c.platform_id = $2 LIMIT 1`,
-            [p.merchantId, body.customer_id.trim()],
-          )
-          .then((r) => {
-            if (!r.rows[0]) throw notFound('Customer');
-            return r.rows[0];
-          })
-      : null,
-  ]);
-  const currency: string = merchant.rows[0].currency;
+  const customer = body.customer_id ? await findCustomer(p.merchantId, { customer_id: body.customer_id }) : null;
+  // the service's one statement for the earning program: currency, zone, rules, boosters, tier
+  const tierQuery = (which: string) => `(SELECT json_build_object('id', t.id, 'name', t.name, 'earnMultiplier', t.earn_multiplier)
+      FROM tiers t WHERE t.merchant_id = m.id AND t.is_active AND ${which} ORDER BY t.is_default DESC, t.position, t.id LIMIT 1)`;
+  const { rows } = await pool.query(
+    `SELECT m.currency, m.timezone,
+            (SELECT coalesce(json_agg(json_build_object('id', r.id, 'name', r.name, 'campaign_type', r.campaign_type,
+                                                        'earning_rule', r.earning_rule, 'conditions', r.conditions)
+                                      ORDER BY r.created_at, r.id), '[]')
+               FROM earning_rules r WHERE r.merchant_id = m.id AND r.is_active AND r.campaign_type = 'purchase') AS rules,
+            (SELECT coalesce(json_agg(json_build_object('id', b.id, 'name', b.name, 'multiplier', b.multiplier,
+                                                        'starts_at', b.starts_at, 'ends_at', b.ends_at)
+                                      ORDER BY b.created_at, b.id), '[]')
+               FROM booster_campaigns b
+              WHERE b.merchant_id = m.id AND b.is_active AND b.starts_at <= now() AND (b.ends_at IS NULL OR b.ends_at > now())
+                AND 'purchase' = ANY(b.campaign_types)) AS boosters,
+            ${customer ? `coalesce(${customer.tier_id ? tierQuery('t.id = $2') : 'NULL'}, ${tierQuery('true')})` : 'NULL::json'} AS tier
+       FROM merchants m WHERE m.id = $1`,
+    customer?.tier_id ? [p.merchantId, customer.tier_id] : [p.merchantId],
+  );
+  const program = rows[0];
+  const currency: string = program.currency;
   if (body.currency && String(body.currency).toUpperCase() !== currency) throw invalid({ currency: [`must be the shop currency ${currency}`] });
   if (customer?.status === 'excluded') return { data: { points: 0, base_points: 0, bonus_points: 0, breakdown: [], currency } };
-  const [rules, boosters, defaultTier] = await Promise.all([
-    pool.query<RuleRow>(
-      `SELECT id, name, earning_rule, conditions FROM earning_rules
-        WHERE merchant_id = $1 AND is_active AND campaign_type = 'purchase' ORDER BY created_at, id`,
-      [p.merchantId],
-    ),
-    pool.query(
-      `SELECT id, name, multiplier FROM booster_campaigns
-        WHERE merchant_id = $1 AND is_active AND starts_at <= now() AND (ends_at IS NULL OR ends_at > now())
-          AND 'purchase' = ANY(campaign_types) ORDER BY created_at, id`,
-      [p.merchantId],
-    ),
-    customer && !customer.tier_id
-      ? pool.query(
-          'SELECT id AS tier_id, name AS tier_name, earn_multiplier FROM tiers WHERE merchant_id = $1 ORDER BY is_default DESC, position, id LIMIT 1',
-          [p.merchantId],
-        )
-      : null,
-  ]);
-  const t = customer?.tier_id ? customer : defaultTier?.rows[0];
-  const tier = t ? { id: t.tier_id, name: t.tier_name, multiplier: Number(t.earn_multiplier) } : null;
-  const result = estimate(rules.rows, tier, boosters.rows.map((b) => ({ ...b, multiplier: Number(b.multiplier) })), body);
+  const t = program.tier;
+  const tier = t ? { id: t.id, name: t.name, multiplier: Number(t.earnMultiplier) } : null;
+  const result = estimate(program.rules as RuleRow[], tier, program.boosters.map((b: any) => ({ ...b, multiplier: Number(b.multiplier) })), body);
   return { data: { ...result, currency } };
 }
 
