@@ -31,6 +31,8 @@ export interface Settings {
   skipGrowth: boolean;
   profile: boolean;
   profileOp: string | null;
+  /** Profile the service over GraphQL (POST /graphql) instead of REST; the baseline stays REST. */
+  profileGraphql: boolean;
   serviceEnv: Record<string, string>;
   databaseUrl: string | null;
   adminUrl: string;
@@ -74,6 +76,7 @@ export function parseSettings(argv = process.argv.slice(2)): Settings {
     skipGrowth: argv.includes('--skip-growth'),
     profile: !argv.includes('--no-profile'),
     profileOp: flagValue(argv, '--profile-op') ?? null,
+    profileGraphql: argv.includes('--profile-graphql'),
     serviceEnv: Object.fromEntries((list('--service-env') ?? []).map((kv) => [kv.split('=')[0]!, kv.split('=').slice(1).join('=')])),
     databaseUrl: process.env.BENCH_DATABASE_URL || null,
     adminUrl: process.env.BENCH_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres',
@@ -90,5 +93,6 @@ export const usage = `npm run bench [-- options]
   --skip-embedded       no embedded-database (PGlite) phase
   --no-profile          no CPU profile of the slowest operation
   --profile-op NAME     profile this operation (REST, concurrency 64) instead of the slowest
+  --profile-graphql     profile the service's GraphQL twin of it (the baseline stays REST)
   --service-env K=V,..  extra environment for the service (e.g. LOG_LEVEL=warn), for experiments
 env: BENCH_DATABASE_URL (default: database loyalty_bench on the local server, recreated each run)`;

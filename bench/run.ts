@@ -350,14 +350,18 @@ try {
       for (const kind of ['service', 'fastify-prisma'] as const) {
         const dir = mkdtempSync(path.join(os.tmpdir(), `loyalty-bench-profile-${kind}-`));
         let run: { window: [number, number]; requests: number; rps: number } | undefined;
+        let protocol: Protocol = 'rest';
         await withServers([{ kind, key: tenant.key, database: { url }, label: `${kind} (PostgreSQL, --cpu-prof)`, cpuProfDir: dir }], async ([slot]) => {
-          run = await measure('profile', slot!.server, op, 'rest', restRequest(op, tenant.key), top, settings.duration, full.customers);
+          const doc = kind === 'service' && settings.profileGraphql ? graphqlDocument(schema, op) : undefined;
+          protocol = doc ? 'graphql' : 'rest';
+          const request = doc ? graphqlRequest(doc, op, tenant.key) : restRequest(op, tenant.key);
+          run = await measure('profile', slot!.server, op, protocol, request, top, settings.duration, full.customers);
         });
         // the main thread's profile (tsx's loader thread writes one too)
         const file = readdirSync(dir).find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
         if (file && run) {
           const summary = summariseProfile(path.join(dir, file), run.window[0], run.window[1], run.requests);
-          profiles.push({ ...summary, server: kind, op: op.name, protocol: 'rest', connections: top, rps: run.rps });
+          profiles.push({ ...summary, server: kind, op: op.name, protocol, connections: top, rps: run.rps });
         }
         else log(`no .cpuprofile written in ${dir}`);
       }
@@ -379,7 +383,7 @@ const out = [
   settings.skipEmbedded ? '' : embeddedTable(measurements, ops, settings.concurrency, unavailable),
   startupTable(startup),
   shapeWarnings.length ? `\n== Response shape differences (service vs baseline) ==\n  ${shapeWarnings.join('\n  ')}` : '',
-  ...profiles.map((p) => printProfile(p, `${p.server} REST ${p.op}, concurrency ${p.connections}, ${Math.round(p.rps)} req/s`)),
+  ...profiles.map((p) => printProfile(p, `${p.server} ${p.protocol === 'graphql' ? 'GraphQL' : 'REST'} ${p.op}, concurrency ${p.connections}, ${Math.round(p.rps)} req/s`)),
   incidents.length ? `\n== Incidents ==\n  ${incidents.join('\n  ')}` : '',
 ].join('\n');
 console.log(out);

@@ -1,5 +1,5 @@
 // Starting the servers under test as separate processes (the service exactly as `npm start`
-// runs it: the compiled dist/main.js with plain node, built first if stale), timing start-up to the first answer, sampling their
+// runs it: the bundle dist/server.mjs with plain node, built first if stale), timing start-up to the first answer, sampling their
 // resident memory from /proc, and stopping them.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { repoRoot } from './config.js';
 export type ServerKind = 'service' | 'fastify-prisma' | 'raw-pg';
 
 const entries: Record<ServerKind, string> = {
-  service: 'dist/main.js',
+  service: 'dist/server.mjs',
   'fastify-prisma': 'bench/baselines/fastify-prisma.ts',
   'raw-pg': 'bench/baselines/raw-pg.ts',
 };

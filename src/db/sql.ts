@@ -5,6 +5,7 @@
 // runs the same statement through `$queryRaw`.
 import pg from 'pg';
 import { Prisma } from '../generated/prisma/client.js';
+import { tracedQuery } from '../observability/tracing.js';
 
 type Queryable = { $queryRaw<T>(query: Prisma.Sql): Prisma.PrismaPromise<T> };
 
@@ -26,7 +27,8 @@ const types = {
 export async function rowsOf<T>(db: Queryable, statement: Prisma.Sql): Promise<T[]> {
   const pool = pools.get(db);
   if (!pool) return db.$queryRaw<T[]>(statement);
-  return (await pool.query<T & pg.QueryResultRow>({ text: statement.text, values: statement.values, types })).rows;
+  const text = statement.text;
+  return (await tracedQuery(text, () => pool.query<T & pg.QueryResultRow>({ text, values: statement.values, types }))).rows;
 }
 
 const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

@@ -1,6 +1,7 @@
 // Opt-in tracing with OpenTelemetry: when OTEL_EXPORTER_OTLP_ENDPOINT is set, spans for each
 // HTTP request (the app's fetch and Node listener), each GraphQL execution (the envelop plugin
-// below, REST included: SOFA executes GraphQL) and each SQL query (Prisma's instrumentation),
+// below, REST included: SOFA executes GraphQL) and each SQL query (Prisma's instrumentation;
+// `tracedQuery` for the statements sent on the pool directly, src/db/sql.ts),
 // exported over OTLP/HTTP to <endpoint>/v1/traces. The standard OTEL_* variables apply
 // (OTEL_SERVICE_NAME, OTEL_EXPORTER_OTLP_HEADERS...). When it is unset nothing of
 // OpenTelemetry is loaded: the SDK is imported dynamically, and this file imports only types.
@@ -95,6 +96,27 @@ export function tracedListener(req: IncomingMessage, res: ServerResponse, run: (
   const { api, span } = traced;
   res.once('close', () => endHttpSpan(api, span, res.statusCode));
   return api.context.with(api.trace.setSpan(api.context.active(), span), run);
+}
+
+/** Runs one SQL statement sent on the pool inside its span (or plainly, tracing off). */
+export function tracedQuery<T>(text: string, run: () => Promise<T>): Promise<T> {
+  if (!active) return run();
+  const { api, tracer } = active;
+  return tracer.startActiveSpan(
+    'db.query',
+    { kind: api.SpanKind.CLIENT, attributes: { 'db.system.name': 'postgresql', 'db.query.text': text } },
+    async (span) => {
+      try {
+        return await run();
+      } catch (err) {
+        span.recordException(err as Error);
+        span.setStatus({ code: api.SpanStatusCode.ERROR });
+        throw err;
+      } finally {
+        span.end();
+      }
+    },
+  );
 }
 
 /** A span around each GraphQL execution (a no-op unless tracing started). */

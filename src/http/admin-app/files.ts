@@ -5,14 +5,14 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../../domain/shared/errors.js';
 import { checkRequest } from '../plugins/checks.js';
+import { projectRoot } from '../../project-root.js';
 
 export const APP_PATH = '/admin';
-/** src/http/admin-app or dist/http/admin-app → the repository's admin-app/dist. */
-export const APP_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../admin-app/dist');
+/** The repository's admin-app/dist. */
+export const APP_DIST = path.join(projectRoot, 'admin-app/dist');
 
 const types: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
