@@ -1,12 +1,16 @@
 // Where the service's time goes: reads a V8 .cpuprofile (node --cpu-prof) and attributes the
 // self time of the samples taken during the load run to layers (HTTP, SOFA, GraphQL
 // execution, scope checks, Prisma, the pg driver, ...).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 interface CallFrame {
   functionName: string;
   url: string;
   lineNumber: number;
+  columnNumber: number;
 }
 interface ProfileNode {
   id: number;
@@ -104,9 +108,34 @@ function shortUrl(url: string) {
   return url.replace(/^file:\/\//, '');
 }
 
+/**
+ * Frames of a bundle (the service's dist/server.mjs) named by the file they came from, through
+ * the bundle's source map, so that they fall into their layers as unbundled code does.
+ */
+function unbundle(profile: CpuProfile) {
+  const maps = new Map<string, SourceMap | null>();
+  const mapOf = (url: string) => {
+    if (!maps.has(url)) {
+      const file = url.startsWith('file:') ? `${fileURLToPath(url)}.map` : '';
+      maps.set(url, file && existsSync(file) ? new SourceMap(JSON.parse(readFileSync(file, 'utf8'))) : null);
+    }
+    return maps.get(url)!;
+  };
+  for (const { callFrame: f } of profile.nodes) {
+    const map = f.url && mapOf(f.url);
+    if (!map || f.lineNumber < 0) continue;
+    const entry = map.findEntry(f.lineNumber, f.columnNumber) as { originalSource?: string; originalLine?: number };
+    if (!entry.originalSource) continue;
+    const source = entry.originalSource.startsWith('file:') ? fileURLToPath(entry.originalSource) : path.resolve(path.dirname(fileURLToPath(f.url)), entry.originalSource);
+    f.url = pathToFileURL(source).href;
+    f.lineNumber = entry.originalLine ?? f.lineNumber;
+  }
+}
+
 /** Self time per layer for the samples between `fromUs` and `toUs` (the whole profile if outside it). */
 export function summariseProfile(file: string, fromUs?: number, toUs?: number, requests?: number): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  unbundle(profile);
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
   const parents = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parents.set(c, n.id);

@@ -13,7 +13,7 @@ const NUL_ESCAPE = /\\u0000/i;
 
 export function useBody(limit: number): Plugin {
   return {
-    onRequest: checkRequest(async ({ request, url, state, setRequest }) => {
+    onRequest: checkRequest(async ({ request, url, state, setRequest, fetchAPI }) => {
       if (state.face === 'other' || state.face === 'document') return;
       const hasBody = request.method === 'POST';
       const contentType = request.headers.get('content-type');
@@ -22,7 +22,7 @@ export function useBody(limit: number): Plugin {
       }
       if (hasBody) {
         state.body = await readBody(request, limit);
-        setRequest(new Request(request.url, { method: request.method, headers: request.headers, body: state.body }));
+        setRequest(new fetchAPI.Request(request.url, { method: request.method, headers: request.headers, body: state.body }));
       }
       const nul = nulDetails(url, state.body, state.face === 'graphql');
       if (nul) throw validationError(nul);
@@ -32,8 +32,11 @@ export function useBody(limit: number): Plugin {
 
 /** Reads the whole body, refusing more than `limit` bytes without buffering them. */
 export async function readBody(request: Request, limit: number): Promise<string> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
+  const length = request.headers.get('content-length');
+  const declared = Number(length ?? 0);
   if (declared > limit) throw tooLarge(limit);
+  // a declared length is the body's length (Node's parser holds the client to it): read it whole
+  if (length !== null && Number.isInteger(declared)) return request.text();
   if (!request.body) return '';
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

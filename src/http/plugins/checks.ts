@@ -14,6 +14,8 @@ export interface CheckPayload {
   url: URL;
   state: RequestState;
   setRequest: OnRequestPayload['setRequest'];
+  /** The server's fetch classes (whatwg-node's, lighter than the platform's on Node). */
+  fetchAPI: OnRequestPayload['fetchAPI'];
   /** The client's address: the socket's peer, or 'local' for an in-process call. */
   client: string;
 }
@@ -23,10 +25,10 @@ function clientAddress(serverContext: object): string {
 }
 
 export function checkRequest(check: (payload: CheckPayload) => Promise<Response | void> | Response | void): OnRequest {
-  return async ({ request, url, serverContext, setRequest, endResponse }) => {
+  return async ({ request, url, serverContext, setRequest, fetchAPI, endResponse }) => {
     const state = requestState(serverContext);
     try {
-      const answer = await check({ request, url, state, setRequest, client: clientAddress(serverContext) });
+      const answer = await check({ request, url, state, setRequest, fetchAPI, client: clientAddress(serverContext) });
       if (answer) endResponse(answer);
     } catch (err) {
       endResponse(refusal(asAppError(err), state.face));
