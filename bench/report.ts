@@ -47,31 +47,48 @@ export function find(ms: Measurement[], q: Partial<Measurement>) {
 export interface TargetCheck {
   op: string;
   protocol: Protocol;
+  connections: number;
   vs_fastify_rps: number;
   vs_raw_rps: number;
+  p99_vs_fastify: number;
   p99_vs_raw: number;
+  rss_vs_fastify: number;
+  /** The targets it misses (empty: all met). */
+  missed: string[];
   pass: boolean;
 }
 
-/** The issue's targets, for the reads at the highest concurrency. */
-export function targetChecks(ms: Measurement[], ops: Operation[], conc: number): TargetCheck[] {
+/** Issue 10's targets: on every operation, both protocols, every concurrency of the run. */
+export const TARGETS = { vsFastifyRps: 1.0, vsRawRps: 0.5, p99VsFastify: 1.0, p99VsRaw: 2.0, rssVsFastify: 1.2, startupMs: 1500 };
+
+export function targetChecks(ms: Measurement[], ops: Operation[], concurrency: number[]): TargetCheck[] {
   const out: TargetCheck[] = [];
-  for (const op of ops.filter((o) => o.kind === 'read')) {
-    const fastify = find(ms, { phase: 'full', server: 'fastify-prisma', op: op.name, connections: conc });
-    const raw = find(ms, { phase: 'full', server: 'raw-pg', op: op.name, connections: conc });
-    for (const protocol of ['rest', 'graphql'] as const) {
-      const s = find(ms, { phase: 'full', server: 'service', protocol, op: op.name, connections: conc });
-      if (!s) continue;
-      const c = {
-        op: op.name,
-        protocol,
-        vs_fastify_rps: ratio(s.rps, fastify?.rps),
-        vs_raw_rps: ratio(s.rps, raw?.rps),
-        p99_vs_raw: ratio(s.p99_ms, raw?.p99_ms),
-        pass: false,
-      };
-      c.pass = c.vs_fastify_rps >= 0.9 && c.vs_raw_rps >= 0.5 && c.p99_vs_raw <= 2;
-      out.push(c);
+  for (const op of ops) {
+    for (const conc of concurrency) {
+      const fastify = find(ms, { phase: 'full', server: 'fastify-prisma', op: op.name, connections: conc });
+      const raw = find(ms, { phase: 'full', server: 'raw-pg', op: op.name, connections: conc });
+      for (const protocol of ['rest', 'graphql'] as const) {
+        const s = find(ms, { phase: 'full', server: 'service', protocol, op: op.name, connections: conc });
+        if (!s) continue;
+        const c = {
+          op: op.name,
+          protocol,
+          connections: conc,
+          vs_fastify_rps: ratio(s.rps, fastify?.rps),
+          vs_raw_rps: ratio(s.rps, raw?.rps),
+          p99_vs_fastify: ratio(s.p99_ms, fastify?.p99_ms),
+          p99_vs_raw: ratio(s.p99_ms, raw?.p99_ms),
+          rss_vs_fastify: ratio(s.peak_rss_mb, fastify?.peak_rss_mb),
+        };
+        const missed = [
+          ...(c.vs_fastify_rps >= TARGETS.vsFastifyRps ? [] : ['req/s vs fastify']),
+          ...(c.vs_raw_rps >= TARGETS.vsRawRps ? [] : ['req/s vs raw']),
+          ...(c.p99_vs_fastify <= TARGETS.p99VsFastify ? [] : ['p99 vs fastify']),
+          ...(c.p99_vs_raw <= TARGETS.p99VsRaw ? [] : ['p99 vs raw']),
+          ...(c.rss_vs_fastify <= TARGETS.rssVsFastify ? [] : ['RSS']),
+        ];
+        out.push({ ...c, missed, pass: missed.length === 0 });
+      }
     }
   }
   return out;
@@ -116,17 +133,23 @@ export function operationTables(ms: Measurement[], ops: Operation[], concurrency
   return lines.join('\n');
 }
 
-export function targetTable(checks: TargetCheck[], conc: number) {
+export function targetTable(checks: TargetCheck[], startup: Record<string, number>) {
+  const t = TARGETS;
   const lines = [
     '',
-    `== Targets (reads at concurrency ${conc}): req/s ≥ 0.9× fastify+prisma, ≥ 0.5× raw pg, p99 ≤ 2× raw pg ==`,
-    `  ${pad('operation', 20)} ${pad('protocol', 8)} ${lpad('vs fastify', 10)} ${lpad('vs raw', 8)} ${lpad('p99/raw', 8)}  result`,
+    `== Targets (issue 10): req/s ≥ ${t.vsFastifyRps}× fastify+prisma and ≥ ${t.vsRawRps}× raw pg; p99 ≤ ${t.p99VsFastify}× fastify+prisma's and ≤ ${t.p99VsRaw}× raw pg's;` +
+      ` peak RSS ≤ ${t.rssVsFastify}× fastify+prisma's; start-up ≤ ${t.startupMs} ms ==`,
+    `  ${pad('operation', 20)} ${pad('protocol', 8)} ${lpad('conc', 4)} ${lpad('vs fastify', 10)} ${lpad('vs raw', 8)} ${lpad('p99/fastify', 11)} ${lpad('p99/raw', 8)} ${lpad('RSS/fastify', 11)}  result`,
   ];
   for (const c of checks) {
     lines.push(
-      `  ${pad(c.op, 20)} ${pad(c.protocol, 8)} ${lpad(x(c.vs_fastify_rps), 10)} ${lpad(x(c.vs_raw_rps), 8)} ${lpad(x(c.p99_vs_raw), 8)}  ${c.pass ? 'met' : 'MISSED'}`,
+      `  ${pad(c.op, 20)} ${pad(c.protocol, 8)} ${lpad(String(c.connections), 4)} ${lpad(x(c.vs_fastify_rps), 10)} ${lpad(x(c.vs_raw_rps), 8)} ${lpad(x(c.p99_vs_fastify), 11)} ${lpad(x(c.p99_vs_raw), 8)} ${lpad(x(c.rss_vs_fastify), 11)}  ${c.pass ? 'met' : `MISSED: ${c.missed.join(', ')}`}`,
     );
   }
+  const met = checks.filter((c) => c.pass).length;
+  lines.push(`  ${met} of ${checks.length} met`);
+  const service = startup['service (PostgreSQL)'];
+  if (service !== undefined) lines.push(`  start-up on PostgreSQL: ${f0(service)} ms, ${service <= t.startupMs ? 'met' : 'MISSED'}`);
   return lines.join('\n');
 }
 

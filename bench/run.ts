@@ -373,12 +373,11 @@ try {
 
 // ---- report ----
 
-const top = Math.max(...settings.concurrency);
-const checks = targetChecks(measurements, ops, top);
+const checks = targetChecks(measurements, ops, settings.concurrency);
 const growth = growthRows(measurements, ops);
 const out = [
   operationTables(measurements, ops, settings.concurrency, unavailable),
-  targetTable(checks, top),
+  targetTable(checks, startup),
   growthTable(growth, `${sizeLabel(small.customers)} customers`, `${sizeLabel(full.customers)} customers`),
   settings.skipEmbedded ? '' : embeddedTable(measurements, ops, settings.concurrency, unavailable),
   startupTable(startup),
@@ -419,7 +418,14 @@ if (!settings.quick) {
     machine: result.machine,
     rows: rowCounts,
     startup_ms: result.startup_ms,
-    targets: checks.map((c) => ({ ...c, vs_fastify_rps: round(c.vs_fastify_rps), vs_raw_rps: round(c.vs_raw_rps), p99_vs_raw: round(c.p99_vs_raw) })),
+    targets: checks.map((c) => ({
+      ...c,
+      vs_fastify_rps: round(c.vs_fastify_rps),
+      vs_raw_rps: round(c.vs_raw_rps),
+      p99_vs_fastify: round(c.p99_vs_fastify),
+      p99_vs_raw: round(c.p99_vs_raw),
+      rss_vs_fastify: round(c.rss_vs_fastify),
+    })),
     measurements: measurements
       .filter((m) => m.phase === 'full')
       .map((m) => ({ op: m.op, server: m.server, protocol: m.protocol, connections: m.connections, rps: Math.round(m.rps), p99_ms: m.p99_ms, peak_rss_mb: m.peak_rss_mb })),
