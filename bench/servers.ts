@@ -6,7 +6,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { buildIfStale, serverNodeFlags } from '../scripts/build.mjs';
+import { buildIfStale } from '../scripts/build.mjs';
 import { repoRoot } from './config.js';
 
 export type ServerKind = 'service' | 'fastify-prisma' | 'raw-pg';
@@ -86,8 +86,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   };
   if (opts.kind === 'service') buildIfStale();
   // the baselines are TypeScript files of the benchmark, run through tsx
-  // the service with npm start's node flags; the baselines as TypeScript through tsx
-  const loader = opts.kind === 'service' ? serverNodeFlags : ['--import', 'tsx'];
+  const loader = opts.kind === 'service' ? [] : ['--import', 'tsx'];
   const args = [...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : []), ...loader, entries[opts.kind]];
   const started = performance.now();
   const child: ChildProcess = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', fd, fd] });

@@ -1,6 +1,5 @@
 // Types of build.mjs, for the TypeScript that calls it (test/global-setup.ts).
 export const entry: string;
-export const serverNodeFlags: string[];
 export function build(): void;
 export function buildAdminApp(): void;
 export function adminAppIsStale(): boolean;

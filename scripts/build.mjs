@@ -14,12 +14,6 @@ import * as esbuild from 'esbuild';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 export const entry = path.join(dist, 'server.mjs');
-/**
- * The node flags `npm start` runs the server with (package.json's start script passes the same):
- * an 8 MB young generation per semi-space (V8's default is 16 MB) holds the peak memory under
- * load about 60 MB lower at the same throughput (bench/README.md, issue 10).
- */
-export const serverNodeFlags = ['--max-semi-space-size=8'];
 const adminApp = path.join(root, 'admin-app');
 const adminAppEntry = path.join(adminApp, 'dist', 'index.html');
 
