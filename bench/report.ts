@@ -204,3 +204,29 @@ export function startupTable(startup: Record<string, number>) {
   for (const [k, v] of Object.entries(startup)) lines.push(`  ${pad(k, 34)} ${lpad(f0(v), 7)} ms`);
   return lines.join('\n');
 }
+
+/** The small machine-readable summary of a full run (bench/results/summary.json, committed). */
+export function summaryOf(
+  result: { when: string; machine: unknown; rows: unknown; startup_ms: Record<string, number>; measurements: Measurement[]; targets: TargetCheck[] },
+  source: string,
+) {
+  const round = (n: number) => Math.round(n * 100) / 100;
+  return {
+    when: result.when,
+    source,
+    machine: result.machine,
+    rows: result.rows,
+    startup_ms: result.startup_ms,
+    targets: result.targets.map((c) => ({
+      ...c,
+      vs_fastify_rps: round(c.vs_fastify_rps),
+      vs_raw_rps: round(c.vs_raw_rps),
+      p99_vs_fastify: round(c.p99_vs_fastify),
+      p99_vs_raw: round(c.p99_vs_raw),
+      rss_vs_fastify: round(c.rss_vs_fastify),
+    })),
+    measurements: result.measurements
+      .filter((m) => m.phase === 'full')
+      .map((m) => ({ op: m.op, server: m.server, protocol: m.protocol, connections: m.connections, rps: Math.round(m.rps), p99_ms: m.p99_ms, peak_rss_mb: m.peak_rss_mb })),
+  };
+}

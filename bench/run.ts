@@ -34,6 +34,7 @@ import {
   growthTable,
   operationTables,
   startupTable,
+  summaryOf,
   targetChecks,
   targetTable,
 } from './report.js';
@@ -411,25 +412,7 @@ writeFileSync(path.join(resultsDir, 'latest.json'), `${JSON.stringify(result, nu
 log(`results: ${path.relative(process.cwd(), file)} (and bench/results/latest.json); ${result.total_seconds} s in all`);
 if (!settings.quick) {
   // the last full run, small and committed (bench/results/summary.json is not git-ignored)
-  const round = (n: number) => Math.round(n * 100) / 100;
-  const summary = {
-    when: result.when,
-    source: path.basename(file),
-    machine: result.machine,
-    rows: rowCounts,
-    startup_ms: result.startup_ms,
-    targets: checks.map((c) => ({
-      ...c,
-      vs_fastify_rps: round(c.vs_fastify_rps),
-      vs_raw_rps: round(c.vs_raw_rps),
-      p99_vs_fastify: round(c.p99_vs_fastify),
-      p99_vs_raw: round(c.p99_vs_raw),
-      rss_vs_fastify: round(c.rss_vs_fastify),
-    })),
-    measurements: measurements
-      .filter((m) => m.phase === 'full')
-      .map((m) => ({ op: m.op, server: m.server, protocol: m.protocol, connections: m.connections, rps: Math.round(m.rps), p99_ms: m.p99_ms, peak_rss_mb: m.peak_rss_mb })),
-  };
+  const summary = summaryOf(result, path.basename(file));
   writeFileSync(path.join(resultsDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   log('summary of this full run: bench/results/summary.json (commit it)');
 }
