@@ -84,7 +84,7 @@ export function listRewards(
       ],
       ' AND ',
     ),
-    order: Prisma.sql`r.created_at DESC, r.id DESC`,
+    order: 'r.created_at DESC, r.id DESC',
   });
 }
 
