@@ -34,7 +34,7 @@ export function listCustomers(db: Db, merchantId: string, args: CustomerFilter) 
       CASE WHEN t.id IS NULL THEN NULL ELSE json_build_object('id', t.id, 'name', t.name) END AS tier`,
     from: Prisma.sql`customers c LEFT JOIN tiers t ON t.id = c.tier_id`,
     where,
-    order: 'c.created_at DESC, c.id DESC',
+    order: Prisma.sql`c.created_at DESC, c.id DESC`,
     // unfiltered, the total is the merchant's counter (kept by a trigger): no count over every customer
     total:
       platformId || email

@@ -84,7 +84,7 @@ export function listRewards(
       ],
       ' AND ',
     ),
-    order: 'r.created_at DESC, r.id DESC',
+    order: Prisma.sql`r.created_at DESC, r.id DESC`,
   });
 }
 
