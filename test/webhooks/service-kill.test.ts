@@ -89,7 +89,9 @@ describe('a killed service loses no event', () => {
       const ids = new Set(receiver.received.map((r) => r.json.id));
       expect(ids.size).toBe(7); // customer.created, the import's credit, 5 credits
       return receiver.received;
-    }, 60_000);
+      // a delivery in flight when the process died comes back only once pg-boss expires it
+      // (40 s) and its housekeeping (every 60 s) returns it to retry: up to ~2 min
+    }, 150_000);
     for (const r of received) expect(verifySignature(secret, r.body, String(r.headers['loyalty-signature']))).toBe(true);
     const balance = new Map(received.map((r) => [r.json.id, r.json])).values();
     const sum = [...balance].filter((e) => e.type.startsWith('points.')).reduce((s, e) => s + e.data.points, 0);
