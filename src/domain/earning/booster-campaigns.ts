@@ -3,10 +3,11 @@
 // and their configuration by the admin API and the import, in the public field names.
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
+import { columnsOf } from '../../db/sql.js';
 import { type BoosterCampaign, Prisma } from '../../generated/prisma/client.js';
 import { CampaignType } from '../../generated/prisma/enums.js';
 import { field } from '../shared/fields.js';
-import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
+import { type PageArgs, pageRows, paginate } from '../shared/pagination.js';
 import { type Patch, dateOrNull, findOwn, mergePatch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 
@@ -52,28 +53,20 @@ function boosterAsInput(b: BoosterCampaign): Patch {
   };
 }
 
-/** The one definition of a booster in force at `at`: active, started, not yet ended. */
-export function currentBoostersWhere(merchantId: string, at: Date) {
-  return {
-    merchantId,
-    isActive: true,
-    startsAt: { lte: at },
-    OR: [{ endsAt: null }, { endsAt: { gt: at } }],
-  };
-}
-
-/** The same rule in SQL, for a statement over `booster_campaigns b`. */
+/** The one definition of a booster in force at `at`: active, started, not yet ended (over `booster_campaigns b`). */
 export function currentBoostersSql(at: Date) {
   return Prisma.sql`b.is_active AND b.starts_at <= ${at}::timestamptz AND (b.ends_at IS NULL OR b.ends_at > ${at}::timestamptz)`;
 }
 
+const boosterColumns = columnsOf(Prisma.BoosterCampaignScalarFieldEnum, 'b', { textArrays: ['campaignTypes'] });
+
 export function listCurrentBoosters(db: Db, merchantId: string, args: PageArgs, at = new Date()) {
-  const where = currentBoostersWhere(merchantId, at);
-  return paginate(
-    args,
-    (p) => db.boosterCampaign.findMany({ where, orderBy: newestFirst, ...p }),
-    () => db.boosterCampaign.count({ where }),
-  );
+  return pageRows<BoosterCampaign>(db, args, {
+    columns: boosterColumns,
+    from: Prisma.sql`booster_campaigns b`,
+    where: Prisma.sql`b.merchant_id = ${merchantId}::uuid AND ${currentBoostersSql(at)}`,
+    order: Prisma.sql`b.created_at DESC, b.id DESC`,
+  });
 }
 
 /** Every booster campaign, whatever its dates or state, newest start first. */
