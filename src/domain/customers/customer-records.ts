@@ -4,7 +4,7 @@
 import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { type PageArgs, pageRows, paginate } from '../shared/pagination.js';
-import { customerColumns, findCustomerById, storable } from './customers.js';
+import { customerColumns, emailMatches, findCustomerById, storable } from './customers.js';
 
 /** A customer as the API shows it: with its tier's id and name, loaded in the same query. */
 export const withTier = { tier: { select: { id: true, name: true } } } as const;
@@ -24,8 +24,7 @@ export function listCustomers(db: Db, merchantId: string, args: CustomerFilter) 
     [
       Prisma.sql`c.merchant_id = ${merchantId}::uuid AND c.erased_at IS NULL`,
       ...(platformId ? [Prisma.sql`c.platform_id = ${platformId}`] : []),
-      // the index on (merchant_id, lower(email)) (customers.ts)
-      ...(email ? [Prisma.sql`lower(c.email) = lower(${email})`] : []),
+      ...(email ? [emailMatches(merchantId, email)] : []),
     ],
     ' AND ',
   );

@@ -12,15 +12,17 @@ export interface CustomerRef {
 }
 
 /**
- * The merchant's customers with this email in any case, oldest first. Uses the index on
+ * Customers `c` of the merchant with this email in any case. Uses the index on
  * (merchant_id, lower(email)); Prisma's case-insensitive mode would be an unindexed ILIKE
  * that also treats `_` and `%` as wildcards (prisma/prisma#20318).
  */
+export const emailMatches = (merchantId: string, email: string) =>
+  Prisma.sql`c.merchant_id = ${merchantId}::uuid AND lower(c.email) = lower(${email})`;
+
+/** The merchant's customers with this email in any case, oldest first. */
 export async function customerIdsByEmail(db: Db, merchantId: string, email: string): Promise<string[]> {
   const rows = await db.$queryRaw<{ id: string }[]>`
-    SELECT id FROM customers
-     WHERE merchant_id = ${merchantId}::uuid AND lower(email) = lower(${email})
-     ORDER BY created_at, id LIMIT 100`;
+    SELECT c.id FROM customers c WHERE ${emailMatches(merchantId, email)} ORDER BY c.created_at, c.id LIMIT 100`;
   return rows.map((r) => r.id);
 }
 
@@ -46,8 +48,7 @@ export async function findCustomer(db: Db, merchantId: string, ref: CustomerRef)
     db,
     customerId
       ? Prisma.sql`SELECT ${customerColumns} FROM customers c WHERE c.merchant_id = ${merchantId}::uuid AND c.platform_id = ${customerId}`
-      : Prisma.sql`SELECT ${customerColumns} FROM customers c
-                    WHERE c.merchant_id = ${merchantId}::uuid AND lower(c.email) = lower(${email}) ORDER BY c.created_at, c.id LIMIT 1`,
+      : Prisma.sql`SELECT ${customerColumns} FROM customers c WHERE ${emailMatches(merchantId, email!)} ORDER BY c.created_at, c.id LIMIT 1`,
   );
   // both given: they must name the same customer
   const customer = found && customerId && email && found.email.toLowerCase() !== email.toLowerCase() ? undefined : found;
