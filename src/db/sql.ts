@@ -15,8 +15,9 @@ export function registerPool(db: object, pool: pg.Pool) {
   pools.set(db, pool);
 }
 
-// What Prisma answers for these types, not the driver's default: a DATE is midnight UTC (the
-// driver would take local midnight); int8 never reaches here (statements cast counts to int).
+// What Prisma answers for DATE, not the driver's default: midnight UTC (the driver would take
+// local midnight). Unlike Prisma, int8 and numeric come as text: statements cast counts to int,
+// and readers take Number() of ordinals and decimals, which serves both paths.
 const DATE_OID = 1082;
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
