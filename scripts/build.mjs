@@ -6,7 +6,7 @@
 // each only when one of its sources is newer than its last build, so a newcomer never has to
 // remember to. The tests build the admin app the same way (test/global-setup.ts).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -48,9 +48,26 @@ export function build() {
     // loaded from node_modules when used: files found next to their own module (PGlite's wasm
     // and data), and tracing, which is off unless configured
     external: ['@electric-sql/pglite', '@electric-sql/pglite/*', '@opentelemetry/*', '@prisma/instrumentation', 'pg-native'],
+    // V8 keeps the whole source in memory for the life of the process: without comments and
+    // indentation it is 9 MB instead of 11, and parses faster at start-up
+    minifyWhitespace: true,
     sourcemap: 'linked',
     logLevel: 'warning',
   });
+  asciiOnly(entry);
+}
+
+/**
+ * esbuild escapes non-ASCII characters in strings (its default charset) but not in regular
+ * expression literals, and one such character (title-case's dashes) makes V8 hold the whole
+ * bundle as a two-byte string: 18 MB of heap instead of 9. `\uXXXX` means the same character in
+ * any regular expression (outside a character class too); the source map's columns after it on
+ * its line shift by a few characters, which a profile's attribution survives.
+ */
+function asciiOnly(file) {
+  const source = readFileSync(file, 'utf8');
+  const escaped = source.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (escaped !== source) writeFileSync(file, escaped);
 }
 
 /** Builds the admin app with Vite into admin-app/dist. */
