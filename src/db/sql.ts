@@ -19,9 +19,27 @@ export function registerPool(db: object, pool: pg.Pool) {
 // local midnight). Unlike Prisma, int8 and numeric come as text: statements cast counts to int,
 // and readers take Number() of ordinals and decimals, which serves both paths.
 const DATE_OID = 1082;
+const TIMESTAMPTZ_OID = 1184;
+const parseTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ_OID) as (value: string) => Date;
+
+/**
+ * `2026-11-24 04:11:17.123+00` (a session in UTC, DateStyle ISO) read as the ISO string it
+ * nearly is: the driver's parser runs a regular expression per value (a match array and nine
+ * strings; a page of 20 rewards has 40 timestamps). Anything else goes to the driver's parser.
+ */
+function timestamptz(value: string): Date {
+  return value.length >= 22 && value.endsWith('+00') && value[10] === ' ' && value[4] === '-'
+    ? new Date(`${value.slice(0, 10)}T${value.slice(11, -3)}Z`)
+    : parseTimestamptz(value);
+}
+
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === DATE_OID ? (value: string) => new Date(`${value}T00:00:00Z`) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === DATE_OID
+      ? (value: string) => new Date(`${value}T00:00:00Z`)
+      : oid === TIMESTAMPTZ_OID
+        ? timestamptz
+        : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 /** The rows of one statement, on the pool directly when `db` has one. */
