@@ -66,25 +66,16 @@ async function main() {
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = config.REQUEST_TIMEOUT_MS;
   server.headersTimeout = Math.min(config.REQUEST_TIMEOUT_MS, 60_000);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.PORT, config.HOST, resolve);
-  });
-  // the job workers (webhooks, daily expiry) unless WORKERS=false; `loyalty worker` runs only them
-  const jobs = config.WORKERS ? await startJobs({ db, databaseUrl: database.url, config, logger }) : undefined;
-  const where = database.embedded ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL';
-  logger.info(
-    { database: where, ready_ms: Date.now() - started, paths: { rest: '/v1', graphql: '/graphql', admin: '/admin/graphql', admin_app: '/admin', openapi: '/v1/openapi.json', docs: '/docs' } },
-    `Loyalty service listening on http://${config.HOST}:${config.PORT}`,
-  );
 
+  // the job workers (webhooks, daily expiry) unless WORKERS=false; `loyalty worker` runs only them
+  let jobs: ReturnType<typeof startJobs> | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'finishing in-flight requests, then stopping');
-    const closed = new Promise<void>((resolve) => server.once('close', resolve));
-    server.close();
+    // (its callback comes on close, or at once if the signal came before it listened)
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // keep-alive connections become idle as their requests finish: close them as they do,
     // and give stragglers a deadline
     const sweep = setInterval(() => server.closeIdleConnections(), 50);
@@ -92,15 +83,30 @@ async function main() {
     await closed;
     clearInterval(sweep);
     clearTimeout(deadline);
-    await jobs?.stop();
+    // workers still starting are stopped once started (a failed start has nothing to stop)
+    await (await jobs?.catch(() => undefined))?.stop();
     await app.close();
     await close();
     await tracing?.shutdown();
     await flushLogger(logger);
     process.exit(0);
   };
+  // before listening: the server answers while its workers start, and a signal then must
+  // still stop both and write out the log lines held in the buffer
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, resolve);
+  });
+  if (config.WORKERS && !stopping) jobs = startJobs({ db, databaseUrl: database.url, config, logger });
+  await jobs;
+  const where = database.embedded ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL';
+  logger.info(
+    { database: where, ready_ms: Date.now() - started, paths: { rest: '/v1', graphql: '/graphql', admin: '/admin/graphql', admin_app: '/admin', openapi: '/v1/openapi.json', docs: '/docs' } },
+    `Loyalty service listening on http://${config.HOST}:${config.PORT}`,
+  );
 }
 
 main().catch((err) => {

@@ -11,7 +11,7 @@ import { openDatabase, startEmbedded } from '../../src/db/embedded.js';
 import { SNAPSHOT } from '../global-setup.js';
 import { createApp } from '../../src/http/app.js';
 import { newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
-import { startServerProcess, type ServerProcess } from '../processes.js';
+import { exitCode, startServerProcess, type ServerProcess } from '../processes.js';
 
 /** A TCP proxy to the database that the test can cut and restore. */
 function cuttableProxy(target: URL) {
@@ -167,6 +167,26 @@ describe('SIGTERM', () => {
     } finally {
       await check.$disconnect();
       await after.close();
+    }
+  }, 180_000);
+
+  it('stops cleanly when it comes with the first answer, while the job workers are still starting', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'loyalty-sigterm-start-'));
+    try {
+      // no line to wait for: the first answer comes before the workers have started and before
+      // the 'listening' line, which follows them
+      const started = (server = await startServerProcess({ DATA_DIR: dir, DATABASE_URL: process.env.TEST_DATABASE_URL ?? '' }, { ready: /^/ }));
+      let status = 0;
+      while (status !== 200) {
+        status = await fetch(`${started.base}/healthz`).then((r) => r.status, () => 0);
+        if (status !== 200) await new Promise((r) => setTimeout(r, 5));
+      }
+      started.child.kill('SIGTERM');
+      // a signal before the handlers were set killed the process (no exit code) and lost its log
+      expect(await exitCode(started, 60_000)).toBe(0);
+      expect(started.output()).toMatch(/finishing in-flight requests, then stopping/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);
 });
