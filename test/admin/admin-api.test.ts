@@ -407,9 +407,14 @@ describe('API keys (spec section 5)', () => {
     expect(created.grants.some((g: string) => g.startsWith('write:'))).toBe(false);
     expect(created.scopes).toContainEqual({ scope: 'orders', access: 'none' });
     const key = client(app, created.key);
+    const listed = async () => (await ok(LIST)).api_keys.find((k: { id: string }) => k.id === created.id);
+    expect((await listed()).last_used_at).toBeNull();
     expect((await key.rest('GET', '/v1/rewards')).status).toBe(200);
     const write = await key.rest('POST', '/v1/customers/transactions?customer_id=x', { points: 1, description: 'x' });
     expect(write.status).toBe(403);
+    // its use is recorded, after the answer (at most once a minute per key)
+    await expect.poll(async () => (await listed()).last_used_at).not.toBeNull();
+    expect(Date.parse((await listed()).last_used_at)).toBeGreaterThan(Date.now() - 60_000);
   });
 
   it('creates a custom key whose scopes are exactly the ones chosen', async () => {
