@@ -1,7 +1,7 @@
 // Issue 5: rate limits, body limits, content types, request ids, health and readiness.
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/http/app.js';
 import { createRateLimiter } from '../../src/http/rate-limiter.js';
 import { client, newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
@@ -121,17 +121,26 @@ describe('request hygiene', () => {
     await logged.close();
   });
 
-  it('purges expired Idempotency-Keys when the service starts (and hourly), keeping live ones', async () => {
+  it('purges expired Idempotency-Keys a minute after the service starts (and hourly), keeping live ones', async () => {
     const expired = `expired-${randomUUID()}`;
     const live = `live-${randomUUID()}`;
     const row = (k: string, expiresAt: Date) => ({ key: k, merchantId, fingerprint: 'f', expiresAt });
     await app.db.idempotencyKey.createMany({
       data: [row(expired, new Date(Date.now() - 1000)), row(live, new Date(Date.now() + 3600_000))],
     });
-    const started = createApp({ db: app.db, config: testConfig() });
-    await expect
-      .poll(async () => (await app.db.idempotencyKey.findMany({ where: { key: { in: [expired, live] } } })).map((r) => r.key))
-      .toEqual([live]);
+    const keys = async () => (await app.db.idempotencyKey.findMany({ where: { key: { in: [expired, live] } }, orderBy: { key: 'asc' } })).map((r) => r.key);
+    // the purge's timers on a clock of the test's: not at start (off the path to the first answer), a minute later
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    let started: ReturnType<typeof createApp>;
+    try {
+      started = createApp({ db: app.db, config: testConfig() });
+      await new Promise((r) => setImmediate(r));
+      expect(await keys()).toEqual([expired, live]);
+      vi.advanceTimersByTime(60_000);
+    } finally {
+      vi.useRealTimers();
+    }
+    await expect.poll(keys).toEqual([live]);
     await started.close();
   });
 });
