@@ -21,8 +21,11 @@ export function createPrisma(
     idleTimeoutMillis: 30_000,
   });
   watchPool(pool);
-  // an idle client's error must not crash the process; the pool replaces it
-  const adapter = new PrismaPg(pool, { onPoolError, disposeExternalPool: true });
+  // an idle client's error must not crash the process; the pool replaces it. Set here, not
+  // through the adapter's onPoolError, which it sets only at Prisma's first query: the reads
+  // on the pool (src/db/sql.ts) may come long before one, and an unheard error would be thrown
+  pool.on('error', onPoolError);
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   const db = new PrismaClient({ adapter });
   // hot reads send their SQL on the same pool (src/db/sql.ts)
   registerPool(db, pool);
