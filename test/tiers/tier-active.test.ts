@@ -122,7 +122,7 @@ describe('a changed tier ladder', () => {
     const c = await newCustomer(app, merchant.id);
     await admin.ok(RECORD_ORDER, { input: { order_id: 'o-1', customer_id: c.platformId, subtotal: 200 } });
     expect(await tierOf(api, c.id)).toBe('Silver');
-    await rejudgeChangedMerchants(app.db);
+    await rejudgeChangedMerchants(app.db, new Date(), { merchantId: merchant.id });
 
     // a name is not judged on: no mark; a threshold and the activity are
     await admin.ok(UPDATE_TIER, { id: silver.id, input: { name: 'Silver Club' } });
@@ -135,7 +135,7 @@ describe('a changed tier ladder', () => {
     expect(await marked(merchant.id)).toBeInstanceOf(Date);
     expect(await tierOf(api, c.id)).toBe('Silver Club'); // until the job runs
 
-    const report = await rejudgeChangedMerchants(app.db);
+    const report = await rejudgeChangedMerchants(app.db, new Date(), { merchantId: merchant.id });
     expect(report.changed).toBeGreaterThanOrEqual(1);
     expect(await tierOf(api, c.id)).toBe('Gold');
     const history = await api.rest('GET', `/v1/customers/memberships?customer_id=${c.platformId}`);
@@ -158,7 +158,7 @@ describe('a changed tier ladder', () => {
     });
     const [customer] = (await api.rest('GET', '/v1/customers?customer_id=imp-1')).body.data;
     expect(customer.tier.name).toBe('Member');
-    await rejudgeChangedMerchants(app.db);
+    await rejudgeChangedMerchants(app.db, new Date(), { merchantId: merchant.id });
     expect(await tierOf(api, customer.id)).toBe('VIP');
   });
 });

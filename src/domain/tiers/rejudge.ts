@@ -41,10 +41,14 @@ export async function rejudgeTiers(
 /**
  * The tier-changes job: every customer of a merchant whose ladder changed (a tier added, or its
  * threshold, qualification, window, position, default or activity changed; an import) is
- * re-judged, then the mark is cleared unless it was set again meanwhile.
+ * re-judged, then the mark is cleared unless it was set again meanwhile. `merchantId`: that
+ * merchant's only, if marked.
  */
-export async function rejudgeChangedMerchants(db: Db, now = new Date()): Promise<RejudgeReport> {
-  const marked = await db.merchant.findMany({ where: { tiersChangedAt: { not: null } }, select: { id: true, tiersChangedAt: true } });
+export async function rejudgeChangedMerchants(db: Db, now = new Date(), opts: { merchantId?: string } = {}): Promise<RejudgeReport> {
+  const marked = await db.merchant.findMany({
+    where: { tiersChangedAt: { not: null }, ...(opts.merchantId ? { id: opts.merchantId } : {}) },
+    select: { id: true, tiersChangedAt: true },
+  });
   const report: RejudgeReport = { merchants: marked.length, customers: 0, changed: 0 };
   for (const merchant of marked) {
     await rejudgeCustomers(db, { merchantId: merchant.id }, now, report);
