@@ -1,7 +1,7 @@
 // The merchant admin schema (/admin/graphql): the graph's admin face. Never exposed as REST.
-import { GraphQLObjectType, GraphQLSchema } from 'graphql';
+import { GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { withAudit } from './audit.js';
-import { faceSchema } from './graph.js';
+import { faceSchema, withRootTypes } from './graph.js';
 
 const ADMIN_PREFIX = /^admin_/;
 
@@ -13,20 +13,17 @@ const ADMIN_PREFIX = /^admin_/;
  * plugin) has no field name per sub-graph.
  */
 function withAdminRootNames(schema: GraphQLSchema): GraphQLSchema {
-  const config = schema.toConfig();
-  const query = config.query?.toConfig();
-  if (!query) return schema;
-  const fields = Object.fromEntries(
-    Object.entries(query.fields).map(([name, field]) => [name.replace(ADMIN_PREFIX, ''), field]),
-  );
-  if (Object.keys(fields).length < Object.keys(query.fields).length) {
-    throw new Error('An admin_<name> root field clashes with an admin root field <name>');
-  }
-  const renamed = new GraphQLObjectType({ ...query, fields });
-  return new GraphQLSchema({
-    ...config,
-    query: renamed,
-    types: config.types.map((type) => (type === config.query ? renamed : type)),
+  return withRootTypes(schema, {
+    query: (type) => {
+      const query = type.toConfig();
+      const fields = Object.fromEntries(
+        Object.entries(query.fields).map(([name, field]) => [name.replace(ADMIN_PREFIX, ''), field]),
+      );
+      if (Object.keys(fields).length < Object.keys(query.fields).length) {
+        throw new Error('An admin_<name> root field clashes with an admin root field <name>');
+      }
+      return new GraphQLObjectType({ ...query, fields });
+    },
   });
 }
 

@@ -6,6 +6,7 @@
 import { type GraphQLFieldConfig, type GraphQLFieldResolver, GraphQLObjectType, type GraphQLSchema, defaultFieldResolver, getNamedType } from 'graphql';
 import { audited, auditResourceType } from '../domain/audit/audit.js';
 import type { Context } from './builder.js';
+import { withRootTypes } from './graph.js';
 
 const wrapped = new WeakSet<GraphQLFieldResolver<unknown, Context>>();
 
@@ -34,17 +35,13 @@ function auditedField(action: string, returnType: string, field: GraphQLFieldCon
 
 /** The schema with every Mutation field audited. */
 export function withAudit(schema: GraphQLSchema): GraphQLSchema {
-  const mutation = schema.getMutationType();
-  if (!mutation) return schema;
-  const config = mutation.toConfig();
-  const fields = Object.fromEntries(
-    Object.entries(config.fields).map(([name, field]) => [name, auditedField(name, getNamedType(field.type).name, field)]),
-  );
-  const auditedMutation = new GraphQLObjectType({ ...config, fields });
-  const schemaConfig = schema.toConfig();
-  return new (schema.constructor as typeof GraphQLSchema)({
-    ...schemaConfig,
-    mutation: auditedMutation,
-    types: schemaConfig.types.map((t) => (t === mutation ? auditedMutation : t)),
+  return withRootTypes(schema, {
+    mutation: (mutation) => {
+      const config = mutation.toConfig();
+      const fields = Object.fromEntries(
+        Object.entries(config.fields).map(([name, field]) => [name, auditedField(name, getNamedType(field.type).name, field)]),
+      );
+      return new GraphQLObjectType({ ...config, fields });
+    },
   });
 }

@@ -3,7 +3,7 @@
 // schema's types and root fields: SOFA lists the OpenAPI document's components and paths in
 // that order, and openapi.json (the REST contract) is snapshot-tested.
 import { PothosSubGraphPlugin } from '@pothos/plugin-sub-graph';
-import { GraphQLSchema } from 'graphql';
+import { type GraphQLObjectType, GraphQLSchema } from 'graphql';
 import { builder } from './builder.js';
 import './scalars.js';
 import './enums.js';
@@ -41,4 +41,19 @@ export function faceSchema(face: 'public' | 'admin' | ('public' | 'graph')[]): G
   const config = PothosSubGraphPlugin.createSubGraph(whole, face, builder).toConfig();
   const rank = (name: string) => declarationOrder.indexOf(name);
   return new GraphQLSchema({ ...config, types: [...config.types].sort((a, b) => rank(a.name) - rank(b.name)) });
+}
+
+type RootType = (type: GraphQLObjectType) => GraphQLObjectType;
+
+/** The schema with its Query and/or Mutation type replaced by what `replace` makes of it. */
+export function withRootTypes(schema: GraphQLSchema, replace: { query?: RootType; mutation?: RootType }): GraphQLSchema {
+  const config = schema.toConfig();
+  const query = config.query && replace.query ? replace.query(config.query) : config.query;
+  const mutation = config.mutation && replace.mutation ? replace.mutation(config.mutation) : config.mutation;
+  return new GraphQLSchema({
+    ...config,
+    query,
+    mutation,
+    types: config.types.map((type) => (type === config.query ? query! : type === config.mutation ? mutation! : type)),
+  });
 }

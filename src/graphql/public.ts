@@ -1,7 +1,7 @@
 // The public schema: /graphql serves the public face with the graph's links; REST /v1 (SOFA)
 // serves the public face alone, so its answers never gain a link (src/graphql/links.ts).
-import { GraphQLObjectType, GraphQLSchema, type ObjectTypeDefinitionNode, parse, printType } from 'graphql';
-import { faceSchema } from './graph.js';
+import { GraphQLObjectType, type GraphQLSchema, type ObjectTypeDefinitionNode, parse, printType } from 'graphql';
+import { faceSchema, withRootTypes } from './graph.js';
 
 export const schema = faceSchema(['public', 'graph']);
 
@@ -12,17 +12,9 @@ export const schema = faceSchema(['public', 'graph']);
  * (90 ms of start-up, bench/README.md).
  */
 function withRootTypeAst(face: GraphQLSchema): GraphQLSchema {
-  const config = face.toConfig();
-  const withAst = (type: GraphQLObjectType | null | undefined) =>
-    type && new GraphQLObjectType({ ...type.toConfig(), astNode: parse(printType(type)).definitions[0] as ObjectTypeDefinitionNode });
-  const query = withAst(config.query);
-  const mutation = withAst(config.mutation);
-  return new GraphQLSchema({
-    ...config,
-    query,
-    mutation,
-    types: config.types.map((type) => (type === config.query ? query! : type === config.mutation ? mutation! : type)),
-  });
+  const withAst = (type: GraphQLObjectType) =>
+    new GraphQLObjectType({ ...type.toConfig(), astNode: parse(printType(type)).definitions[0] as ObjectTypeDefinitionNode });
+  return withRootTypes(face, { query: withAst, mutation: withAst });
 }
 
 export const restSchema = withRootTypeAst(faceSchema('public'));
