@@ -85,34 +85,44 @@ export interface NotifiedCache<V> {
 
 /**
  * A bounded in-process cache kept honest by a notification feed: nothing is served or kept
- * while `live()` is false, and a value whose load began before a key was forgotten is
- * answered but not kept, so a load racing an invalidation can never undo it. The oldest entry
- * makes room when `max` is reached.
+ * while `live()` is false, and a value whose load began before its key was forgotten is
+ * answered but not kept, so a load racing an invalidation can never undo it. Forgetting one
+ * key spoils only the loads of that key: on a busy database other keys' notifications come
+ * all the time. The oldest entry makes room when `max` is reached.
  */
 export function notifiedCache<V>(live: () => boolean, max: number): NotifiedCache<V> {
   const entries = new Map<string, V>();
-  let generation = 0;
+  /** The loads under way, each spoilt when its key is forgotten before it ends. */
+  const loads = new Set<{ key: string; spoilt: boolean }>();
+  const spoil = (test: (key: string) => boolean) => {
+    for (const load of loads) if (test(load.key)) load.spoilt = true;
+  };
   return {
     async get(key, load) {
       if (live() && entries.has(key)) return entries.get(key)!;
-      const seen = generation;
-      const value = await load();
-      if (live() && seen === generation) {
-        if (entries.size >= max) entries.delete(entries.keys().next().value!);
-        entries.set(key, value);
+      const loading = { key, spoilt: false };
+      loads.add(loading);
+      try {
+        const value = await load();
+        if (live() && !loading.spoilt) {
+          if (entries.size >= max) entries.delete(entries.keys().next().value!);
+          entries.set(key, value);
+        }
+        return value;
+      } finally {
+        loads.delete(loading);
       }
-      return value;
     },
     forget(key) {
-      generation++;
+      spoil((k) => k === key);
       entries.delete(key);
     },
     forgetWhere(test) {
-      generation++;
+      spoil(test);
       for (const key of entries.keys()) if (test(key)) entries.delete(key);
     },
     clear() {
-      generation++;
+      spoil(() => true);
       entries.clear();
     },
   };
