@@ -25,7 +25,11 @@ export interface JobsOptions {
   databaseUrl: string;
   config: Config;
   logger: Logger;
-  /** pg-boss housekeeping (expired jobs back to retry, archiving) every this many seconds. */
+  /**
+   * pg-boss housekeeping (expired jobs back to retry, archiving) every this many seconds: one
+   * instance does it each time (pg-boss takes turns through the database), a few statements.
+   * It bounds how long a delivery cut off by a crash waits for its retry.
+   */
   maintenanceSeconds?: number;
 }
 
@@ -37,7 +41,7 @@ export interface JobsRuntime {
   stop(opts?: { graceful?: boolean }): Promise<void>;
 }
 
-export async function startJobs({ db, databaseUrl, config, logger, maintenanceSeconds = 60 }: JobsOptions): Promise<JobsRuntime> {
+export async function startJobs({ db, databaseUrl, config, logger, maintenanceSeconds = 20 }: JobsOptions): Promise<JobsRuntime> {
   const log = logger.child({ component: 'jobs' });
   const boss = new PgBoss({
     connectionString: databaseUrl,
@@ -58,7 +62,10 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
     retryLimit: DELIVERY_RETRY_LIMIT,
     retryDelay: config.WEBHOOK_RETRY_DELAY_SECONDS,
     retryBackoff: true,
-    expireInSeconds: Math.ceil(config.WEBHOOK_TIMEOUT_MS / 1000) + 30,
+    // a delivery whose process died is retried once this has passed since it started (and
+    // housekeeping has run): the post gives up after WEBHOOK_TIMEOUT_MS, and recording its
+    // outcome takes milliseconds, so 10 s more never cuts off a delivery that is still running
+    expireInSeconds: Math.ceil(config.WEBHOOK_TIMEOUT_MS / 1000) + 10,
   };
   await ensureQueue(boss, deliveryQueue);
 
