@@ -1,6 +1,13 @@
 #!/usr/bin/env node
-// The `loyalty` CLI: runs the TypeScript entry through tsx's loader.
-import { register } from 'tsx/esm/api';
+// The `loyalty` CLI: the bundle dist/cli.mjs with plain node, built first when a source is
+// newer than it (scripts/build.mjs), as `npm start` does for the server.
+import { pathToFileURL } from 'node:url';
+import { bundleIfStale, cliEntry } from '../scripts/build.mjs';
 
-register();
-await import('../src/cli/index.ts');
+try {
+  bundleIfStale();
+} catch (err) {
+  console.error(err.message);
+  process.exit(1);
+}
+await import(pathToFileURL(cliEntry).href);

@@ -1,17 +1,19 @@
 // Migrates once per run. With TEST_DATABASE_URL the files share that PostgreSQL (each
 // works in its own merchants); otherwise each file starts an in-memory PGlite from the
-// migrated snapshot written here, which saves every file from migrating again. Builds the
-// admin app first when its sources changed (the browser tests drive the built app).
+// migrated snapshot written here, which saves every file from migrating again. Builds dist/
+// and the admin app first when their sources changed: the tests that start the server or the
+// CLI as their own processes run the bundles, as operators do, and the browser tests drive
+// the built app.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { buildAdminAppIfStale } from '../scripts/build.mjs';
+import { buildIfStale } from '../scripts/build.mjs';
 import { startEmbedded } from '../src/db/embedded.js';
 import { applyMigrations } from '../src/db/schema-engine.js';
 
 export const SNAPSHOT = path.resolve(import.meta.dirname, '../node_modules/.cache/loyalty-test/pglite.tar.gz');
 
 export default async function setup() {
-  buildAdminAppIfStale();
+  buildIfStale();
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
     await applyMigrations(url);

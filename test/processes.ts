@@ -18,6 +18,11 @@ export interface ServerProcess {
 /** A port unlikely to be taken by another test file running at the same time. */
 export const randomPort = () => 20000 + Math.floor(Math.random() * 20000);
 
+/** The server as operators run it: the bundle, which test/global-setup.ts builds when stale. */
+export const SERVER = 'dist/server.mjs';
+/** The CLI as operators run it (bin/loyalty.mjs runs dist/cli.mjs). */
+export const CLI = 'bin/loyalty.mjs';
+
 /**
  * Spawns `node <args>` in the project folder and waits for `ready` in its output: by default
  * the server's 'listening on' log line (an info log, so LOG_LEVEL is info unless the caller
@@ -25,7 +30,7 @@ export const randomPort = () => 20000 + Math.floor(Math.random() * 20000);
  */
 export async function startServerProcess(
   env: Record<string, string | undefined>,
-  { args = ['--import', 'tsx', 'src/main.ts'], port = randomPort(), timeoutMs = 90_000, ready = /listening on/ } = {},
+  { args = [SERVER], port = randomPort(), timeoutMs = 90_000, ready = /listening on/ } = {},
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, args, {
     cwd: projectRoot,

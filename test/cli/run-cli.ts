@@ -1,14 +1,14 @@
 // Runs the `loyalty` CLI as an operator does (bin/loyalty.mjs, --json) with the given environment.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { projectRoot as root } from '../processes.js';
+import { CLI, projectRoot as root } from '../processes.js';
 
 const run = promisify(execFile);
 
 export function cliRunner(env: NodeJS.ProcessEnv) {
   return async (...args: string[]) => {
     try {
-      const { stdout } = await run(process.execPath, ['bin/loyalty.mjs', ...args, '--json'], { cwd: root, env });
+      const { stdout } = await run(process.execPath, [CLI, ...args, '--json'], { cwd: root, env });
       return { code: 0, json: JSON.parse(stdout) };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };

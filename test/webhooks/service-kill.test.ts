@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/domain/webhooks/signature.js';
 import { cliRunner } from '../cli/run-cli.js';
-import { exitCode, randomPort, startServerProcess, type ServerProcess } from '../processes.js';
+import { CLI, SERVER, exitCode, randomPort, startServerProcess, type ServerProcess } from '../processes.js';
 import { eventually, startReceiver } from './receiver.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'loyalty-hooks-'));
@@ -37,9 +37,9 @@ async function cli(...args: string[]) {
   return result.json;
 }
 
-/** Starts `src/main.ts` (or the CLI's `worker`) on the test's port and waits for `ready` in its output. */
+/** Starts the server (or the CLI's `worker`) on the test's port and waits for `ready` in its output. */
 async function start(args: string[], ready: RegExp, extraEnv: Record<string, string> = {}) {
-  const started = await startServerProcess({ ...env, ...extraEnv }, { args: ['--import', 'tsx', ...args], port, ready });
+  const started = await startServerProcess({ ...env, ...extraEnv }, { args, port, ready });
   processes.add(started);
   return started;
 }
@@ -66,7 +66,7 @@ describe('a killed service loses no event', () => {
   let secret: string;
 
   it('delivers every event written before a SIGKILL once the service is back', async () => {
-    let server = await start(['src/main.ts'], /listening on/);
+    let server = await start([SERVER], /listening on/);
     await cli('merchants', 'create', '--slug', 'hooks');
     key = (await cli('keys', 'create', '--merchant', 'hooks', '--type', 'full')).key;
     const endpoint = await cli('webhooks', 'create', '--merchant', 'hooks', '--url', receiver.url('/e2e'));
@@ -84,7 +84,7 @@ describe('a killed service loses no event', () => {
     await exitCode(server);
     receiver.state.answer = () => 200;
 
-    server = await start(['src/main.ts'], /listening on/);
+    server = await start([SERVER], /listening on/);
     const received = await eventually(() => {
       const ids = new Set(receiver.received.map((r) => r.json.id));
       expect(ids.size).toBe(7); // customer.created, the import's credit, 5 credits
@@ -104,13 +104,13 @@ describe('a killed service loses no event', () => {
   }, 240_000);
 
   it('WORKERS=false only serves; `loyalty worker` delivers and stops cleanly on SIGTERM', async () => {
-    const server = await start(['src/main.ts'], /listening on/, { WORKERS: 'false' });
+    const server = await start([SERVER], /listening on/, { WORKERS: 'false' });
     const before = receiver.received.length;
     expect((await credit(key, 7)).status).toBe(201);
     await new Promise((r) => setTimeout(r, 1500));
     expect(receiver.received.length).toBe(before);
 
-    const worker = await start(['src/cli/index.ts', 'worker'], /worker running/);
+    const worker = await start([CLI, 'worker'], /worker running/);
     await eventually(() => expect(receiver.received.length).toBe(before + 1), 30_000);
     expect(receiver.received.at(-1)!.json).toMatchObject({ type: 'points.credited', data: { points: 7, balance_after: 122 } });
     worker.child.kill('SIGTERM');
