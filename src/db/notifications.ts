@@ -75,8 +75,11 @@ export function listenTo(url: string, channel: string, handlers: FeedHandlers): 
 }
 
 export interface NotifiedCache<V> {
-  /** The cached value for `key`, or what `load` answers (kept when nothing was forgotten meanwhile). */
-  get(key: string, load: () => Promise<V>): Promise<V>;
+  /**
+   * The cached value for `key` (at once, not a promise: a request's hooks run one after another),
+   * or what `load` answers (kept when nothing was forgotten meanwhile).
+   */
+  get(key: string, load: () => Promise<V>): V | Promise<V>;
   forget(key: string): void;
   /** Forgets every key that passes `test`. */
   forgetWhere(test: (key: string) => boolean): void;
@@ -98,20 +101,24 @@ export function notifiedCache<V>(live: () => boolean, max: number): NotifiedCach
     for (const load of loads) if (test(load.key)) load.spoilt = true;
   };
   return {
-    async get(key, load) {
+    get(key, load) {
       if (live() && entries.has(key)) return entries.get(key)!;
       const loading = { key, spoilt: false };
       loads.add(loading);
-      try {
-        const value = await load();
-        if (live() && !loading.spoilt) {
-          if (entries.size >= max) entries.delete(entries.keys().next().value!);
-          entries.set(key, value);
-        }
-        return value;
-      } finally {
-        loads.delete(loading);
-      }
+      return load().then(
+        (value) => {
+          loads.delete(loading);
+          if (live() && !loading.spoilt) {
+            if (entries.size >= max) entries.delete(entries.keys().next().value!);
+            entries.set(key, value);
+          }
+          return value;
+        },
+        (err: unknown) => {
+          loads.delete(loading);
+          throw err;
+        },
+      );
     },
     forget(key) {
       spoil((k) => k === key);

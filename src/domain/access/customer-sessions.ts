@@ -84,7 +84,7 @@ const invalidSession = () => new AppError('invalid_token', 'The customer session
 /** The session a token proves, or 401 invalid_token (forged, expired, or signed before a rotation). */
 export async function verifyCustomerSession(
   token: string,
-  storefront: (merchantId: string) => Promise<Storefront>,
+  storefront: (merchantId: string) => Storefront | Promise<Storefront>,
 ): Promise<SessionPrincipal> {
   let merchantId: unknown;
   try {

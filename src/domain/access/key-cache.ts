@@ -12,7 +12,8 @@ export const AUTH_CHANNEL = 'loyalty_auth';
 const MAX_KEYS = 10_000;
 
 export interface KeyAuthenticator {
-  authenticate(header: string | null): Promise<KeyPrincipal>;
+  /** The key's principal: at once when cached. */
+  authenticate(header: string | null): KeyPrincipal | Promise<KeyPrincipal>;
   close(): Promise<void>;
 }
 
@@ -24,11 +25,11 @@ export function keyAuthenticator(db: Db, databaseUrl?: string): KeyAuthenticator
   const unsubscribe = onKeyRevokedHere((hash) => cache.forget(hash));
 
   return {
-    async authenticate(header) {
+    authenticate(header) {
       const hash = bearerKeyHash(header);
-      const principal = await cache.get(hash, () => principalByHash(db, hash));
-      noteKeyUse(db, principal.keyId);
-      return principal;
+      const used = (principal: KeyPrincipal) => (noteKeyUse(db, principal.keyId), principal);
+      const principal = cache.get(hash, () => principalByHash(db, hash));
+      return principal instanceof Promise ? principal.then(used) : used(principal);
     },
     async close() {
       unsubscribe();

@@ -105,7 +105,8 @@ export async function anyStorefrontAllows(db: Db, origin: string): Promise<boole
 }
 
 export interface StorefrontCache {
-  get(merchantId: string): Promise<Storefront>;
+  /** The merchant's settings: at once when cached. */
+  get(merchantId: string): Storefront | Promise<Storefront>;
   /** The text of the merchant's persisted operation with this hash, or null. */
   operation(merchantId: string, hash: string): Promise<string | null>;
   close(): Promise<void>;
@@ -138,7 +139,7 @@ export function storefrontCache(db: Db, databaseUrl?: string): StorefrontCache {
   changedHere.add(forget);
   return {
     get: (merchantId) => settings.get(merchantId, () => readStorefront(db, merchantId)),
-    operation: (merchantId, hash) =>
+    operation: async (merchantId, hash) =>
       operations.get(merchantId + SEPARATOR + hash, () => persistedOperationText(db, merchantId, hash)),
     async close() {
       changedHere.delete(forget);

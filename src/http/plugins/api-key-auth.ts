@@ -14,16 +14,17 @@ export type SessionAuthenticator = (token: string) => Promise<SessionPrincipal>;
 
 export function useApiKeyAuth(keys: KeyAuthenticator, sessions: SessionAuthenticator): Plugin {
   return {
-    onRequest: checkRequest(async ({ request, state }) => {
+    onRequest: checkRequest(({ request, state }) => {
       if (state.face !== 'rest' && state.face !== 'graphql') return;
       const header = request.headers.get('authorization');
       const token = bearerToken(header);
       if (token && isSessionToken(token)) {
         if (state.face === 'rest') throw new AppError('invalid_token', 'REST needs an API key; customer sessions work on /graphql only');
-        state.principal = await sessions(token);
-        return;
+        return sessions(token).then((principal) => void (state.principal = principal));
       }
-      state.principal = await keys.authenticate(header);
+      const principal = keys.authenticate(header);
+      if (principal instanceof Promise) return principal.then((known) => void (state.principal = known));
+      state.principal = principal;
     }),
   };
 }

@@ -13,19 +13,22 @@ const NUL_ESCAPE = /\\u0000/i;
 
 export function useBody(limit: number): Plugin {
   return {
-    onRequest: checkRequest(async ({ request, url, state, setRequest, fetchAPI }) => {
+    onRequest: checkRequest(({ request, url, state, setRequest, fetchAPI }) => {
       if (state.face === 'other' || state.face === 'document') return;
-      const hasBody = request.method === 'POST';
+      const checkNul = () => {
+        const nul = nulDetails(url, state.body, state.face === 'graphql');
+        if (nul) throw validationError(nul);
+      };
+      if (request.method !== 'POST') return checkNul();
       const contentType = request.headers.get('content-type');
-      if (state.face === 'rest' && hasBody && contentType && !JSON_TYPE.test(contentType)) {
+      if (state.face === 'rest' && contentType && !JSON_TYPE.test(contentType)) {
         throw new AppError('unsupported_media_type', `Send the body as application/json, not ${contentType}`);
       }
-      if (hasBody) {
-        state.body = await readBody(request, limit);
-        setRequest(new fetchAPI.Request(request.url, { method: request.method, headers: request.headers, body: state.body }));
-      }
-      const nul = nulDetails(url, state.body, state.face === 'graphql');
-      if (nul) throw validationError(nul);
+      return readBody(request, limit).then((body) => {
+        state.body = body;
+        setRequest(new fetchAPI.Request(request.url, { method: request.method, headers: request.headers, body }));
+        checkNul();
+      });
     }),
   };
 }

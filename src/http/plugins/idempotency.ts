@@ -18,7 +18,7 @@ export function useIdempotency(db: Db, onPurgeError: (err: unknown) => void): Pl
   const first = setTimeout(purge, FIRST_PURGE_AFTER_MS).unref();
   const timer = setInterval(purge, PURGE_EVERY_MS).unref();
   return {
-    onRequest: checkRequest(async ({ request, url, state }) => {
+    onRequest: checkRequest(({ request, url, state }) => {
       const key = request.headers.get(IDEMPOTENCY_HEADER);
       // an API key's merchant (public face) or the admin token's or session's (admin faces)
       const merchantId = state.principal?.merchantId ?? state.merchantId;
@@ -28,16 +28,17 @@ export function useIdempotency(db: Db, onPurgeError: (err: unknown) => void): Pl
       validateKey(key);
       // a shopper's session never replays an answer given to the merchant's backend or to another shopper
       const who = state.principal?.kind === 'session' ? `${merchantId}/${state.principal.customerId}` : merchantId;
-      const claimed = await claim(db, merchantId, key, fingerprint(who, request, url, state.body));
-      if (claimed.kind === 'replay') {
-        idempotentReplays.inc();
-        return claimed.response;
-      }
-      owned.set(state, claimed.key);
+      return claim(db, merchantId, key, fingerprint(who, request, url, state.body)).then((claimed) => {
+        if (claimed.kind === 'replay') {
+          idempotentReplays.inc();
+          return claimed.response;
+        }
+        owned.set(state, claimed.key);
+      });
     }),
-    async onResponse({ serverContext, response }) {
+    onResponse({ serverContext, response }) {
       const key = owned.get(requestState(serverContext));
-      if (key) await settle(db, key, response).catch(() => {});
+      if (key) return settle(db, key, response).catch(() => {});
     },
     stop: () => {
       clearTimeout(first);

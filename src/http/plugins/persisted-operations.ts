@@ -14,7 +14,7 @@ import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operation
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { AppError, validationError } from '../../domain/shared/errors.js';
 import { documentHash, isDocumentHash, MAX_DOCUMENT_LENGTH } from '../../domain/storefront/persisted-operations.js';
-import type { StorefrontCache } from '../../domain/storefront/storefront-settings.js';
+import type { Storefront, StorefrontCache } from '../../domain/storefront/storefront-settings.js';
 import { toGraphQLError } from '../errors.js';
 import { requestState } from '../request-state.js';
 
@@ -63,17 +63,18 @@ export function persistedOperations(storefronts: StorefrontCache): Plugin[] {
       if (hash !== undefined && hash !== documentHash(params.query)) {
         throw asGraphQLError(validationError({ persistedQuery: ['sha256Hash is not the sha256 of the query'] }, 'provided sha does not match query'));
       }
-      return (async () => {
-        const merchantId = merchantOf(context);
-        const { persistedOnly } = await storefronts.get(merchantId);
-        if (persistedOnly) {
-          if ((await storefronts.operation(merchantId, hash ?? documentHash(params.query!))) === null) {
+      const merchantId = merchantOf(context);
+      const admit = ({ persistedOnly }: Storefront) => {
+        if (!persistedOnly) return void (hash !== undefined && apq.set(hash, params.query!));
+        return storefronts.operation(merchantId, hash ?? documentHash(params.query!)).then((operation) => {
+          if (operation === null) {
             throw asGraphQLError(new AppError('operation_not_allowed', 'This shop runs only its persisted operations; this document is not one of them'));
           }
-        } else if (hash !== undefined) {
-          apq.set(hash, params.query!);
-        }
-      })();
+        });
+      };
+      // at once when the merchant's settings are cached: most documents wait for nothing here
+      const storefront = storefronts.get(merchantId);
+      return storefront instanceof Promise ? storefront.then(admit) : admit(storefront);
     },
     onResponse({ serverContext, response }) {
       // a miss must never be cached (by a CDN in front of GET requests): the client registers the document next

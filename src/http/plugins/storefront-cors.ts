@@ -53,30 +53,37 @@ export function storefrontCors({ db, storefronts, operatorOrigins, graphqlPath }
    * to its answer.
    */
   const preflight: Plugin = {
-    onRequest: checkRequest(async ({ request, url }) => {
+    onRequest: checkRequest(({ request, url }) => {
       const origin = preflightOrigin(request, url);
-      if (!origin || !(await anyStorefrontAllows(db, origin))) return;
-      const headers = new Headers({ 'Content-Length': '0' });
-      grantPreflight(headers, origin);
-      return new Response(null, { status: 204, headers });
+      if (!origin) return;
+      return anyStorefrontAllows(db, origin).then((allowed) => {
+        if (!allowed) return;
+        const headers = new Headers({ 'Content-Length': '0' });
+        grantPreflight(headers, origin);
+        return new Response(null, { status: 204, headers });
+      });
     }),
-    async onResponse({ request, response }) {
+    onResponse({ request, response }) {
+      if (request.method !== 'OPTIONS') return;
       const origin = preflightOrigin(request, new URL(request.url));
       if (!origin || response.headers.get('Access-Control-Allow-Origin') === origin) return;
-      if (await anyStorefrontAllows(db, origin)) grantPreflight(response.headers, origin);
+      return anyStorefrontAllows(db, origin).then((allowed) => void (allowed && grantPreflight(response.headers, origin)));
     },
   };
 
   /** After authentication: a session's page must be of an origin its merchant allows. */
   const actual: Plugin = {
-    onRequest: checkRequest(async ({ request, state }) => {
+    onRequest: checkRequest(({ request, state }) => {
       const origin = foreignOrigin(request);
       if (state.face !== 'graphql' || state.principal?.kind !== 'session' || !origin) return;
-      const { allowedOrigins } = await storefronts.get(state.principal.merchantId);
-      if (!allowedOrigins.includes(origin.toLowerCase())) {
-        throw new AppError('origin_not_allowed', `The shop does not allow customer sessions from ${origin}`);
-      }
-      granted.add(state);
+      const merchantId = state.principal.merchantId;
+      return (async () => {
+        const { allowedOrigins } = await storefronts.get(merchantId);
+        if (!allowedOrigins.includes(origin.toLowerCase())) {
+          throw new AppError('origin_not_allowed', `The shop does not allow customer sessions from ${origin}`);
+        }
+        granted.add(state);
+      })();
     }),
     onResponse({ request, serverContext, response }) {
       const origin = request.headers.get('origin');

@@ -102,10 +102,12 @@ function moveBodyArguments(op: Json, queryArgs: string[]) {
 export function useOpenApiDocument(schema: GraphQLSchema, basePath: string): Plugin {
   let completed: Json | undefined;
   return {
-    async onResponse({ serverContext, response, setResponse }) {
+    onResponse({ serverContext, response, setResponse }) {
       if (requestState(serverContext).face !== 'document' || response.status !== 200) return;
-      completed ??= completeOpenApi(await response.json(), schema, basePath);
-      setResponse(Response.json(completed));
+      return response.json().then((document: Json) => {
+        completed ??= completeOpenApi(document, schema, basePath);
+        setResponse(Response.json(completed));
+      });
     },
   };
 }
