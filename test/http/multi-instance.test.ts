@@ -63,6 +63,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two server processes on one Pos
       REDIS_URL: process.env.REDIS_URL ?? '',
       RATE_LIMIT_PER_KEY: '6',
       RATE_LIMIT_PER_MERCHANT: '0',
+      // no job workers: on the shared PostgreSQL they would take other files' webhook
+      // deliveries (and, with their own settings, refuse the receivers on 127.0.0.1)
+      WORKERS: 'false',
     };
     const port = randomPort();
     servers.push(...(await Promise.all([port, port + 1].map((p) => startServerProcess(env, { port: p })))));
