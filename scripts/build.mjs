@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -124,6 +124,17 @@ export function bundleIfStale() {
 export function buildIfStale() {
   bundleIfStale();
   buildAdminAppIfStale();
+}
+
+/** Runs the built `file` in this process once `ensureBuilt` has built it; a failed build says why and exits 1. */
+export async function runBuilt(ensureBuilt, file) {
+  try {
+    ensureBuilt();
+  } catch (err) {
+    console.error(err.message);
+    process.exit(1);
+  }
+  await import(pathToFileURL(file).href);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
