@@ -10,6 +10,7 @@ import type { Db } from '../../db/client.js';
 import type { CustomerRef } from '../customers/customers.js';
 import { findCustomer } from '../customers/customers.js';
 import { AppError, notFound, validationError } from '../shared/errors.js';
+import type { MaybePromise } from '../shared/maybe-promise.js';
 import { isUuid } from '../shared/records.js';
 import type { Storefront } from '../storefront/storefront-settings.js';
 import { sessionSecretOf } from '../storefront/storefront-settings.js';
@@ -84,7 +85,7 @@ const invalidSession = () => new AppError('invalid_token', 'The customer session
 /** The session a token proves, or 401 invalid_token (forged, expired, or signed before a rotation). */
 export async function verifyCustomerSession(
   token: string,
-  storefront: (merchantId: string) => Storefront | Promise<Storefront>,
+  storefront: (merchantId: string) => MaybePromise<Storefront>,
 ): Promise<SessionPrincipal> {
   let merchantId: unknown;
   try {

@@ -6,6 +6,7 @@
 // revoked in this very process is forgotten before the revocation returns.
 import { type NotificationFeed, listenTo, notifiedCache } from '../../db/notifications.js';
 import type { Db } from '../../db/client.js';
+import { type MaybePromise, whenReady } from '../shared/maybe-promise.js';
 import { type KeyPrincipal, bearerKeyHash, noteKeyUse, onKeyRevokedHere, principalByHash } from './api-keys.js';
 
 export const AUTH_CHANNEL = 'loyalty_auth';
@@ -13,7 +14,7 @@ const MAX_KEYS = 10_000;
 
 export interface KeyAuthenticator {
   /** The key's principal: at once when cached. */
-  authenticate(header: string | null): KeyPrincipal | Promise<KeyPrincipal>;
+  authenticate(header: string | null): MaybePromise<KeyPrincipal>;
   close(): Promise<void>;
 }
 
@@ -27,9 +28,7 @@ export function keyAuthenticator(db: Db, databaseUrl?: string): KeyAuthenticator
   return {
     authenticate(header) {
       const hash = bearerKeyHash(header);
-      const used = (principal: KeyPrincipal) => (noteKeyUse(db, principal.keyId), principal);
-      const principal = cache.get(hash, () => principalByHash(db, hash));
-      return principal instanceof Promise ? principal.then(used) : used(principal);
+      return whenReady(cache.get(hash, () => principalByHash(db, hash)), (principal) => (noteKeyUse(db, principal.keyId), principal));
     },
     async close() {
       unsubscribe();

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { type NotificationFeed, listenTo, notifiedCache } from '../../db/notifications.js';
 import { AUTH_CHANNEL } from '../access/key-cache.js';
+import type { MaybePromise } from '../shared/maybe-promise.js';
 import { parseInput } from '../shared/validation.js';
 import { persistedOperationText } from './persisted-operations.js';
 
@@ -106,7 +107,7 @@ export async function anyStorefrontAllows(db: Db, origin: string): Promise<boole
 
 export interface StorefrontCache {
   /** The merchant's settings: at once when cached. */
-  get(merchantId: string): Storefront | Promise<Storefront>;
+  get(merchantId: string): MaybePromise<Storefront>;
   /** The text of the merchant's persisted operation with this hash, or null. */
   operation(merchantId: string, hash: string): Promise<string | null>;
   close(): Promise<void>;

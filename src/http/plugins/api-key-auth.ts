@@ -8,6 +8,7 @@ import { isSessionToken } from '../../domain/access/customer-sessions.js';
 import type { KeyAuthenticator } from '../../domain/access/key-cache.js';
 import { bearerToken } from '../../domain/access/tokens.js';
 import { AppError } from '../../domain/shared/errors.js';
+import { whenReady } from '../../domain/shared/maybe-promise.js';
 import { checkRequest } from './checks.js';
 
 export type SessionAuthenticator = (token: string) => Promise<SessionPrincipal>;
@@ -22,9 +23,7 @@ export function useApiKeyAuth(keys: KeyAuthenticator, sessions: SessionAuthentic
         if (state.face === 'rest') throw new AppError('invalid_token', 'REST needs an API key; customer sessions work on /graphql only');
         return sessions(token).then((principal) => void (state.principal = principal));
       }
-      const principal = keys.authenticate(header);
-      if (principal instanceof Promise) return principal.then((known) => void (state.principal = known));
-      state.principal = principal;
+      return whenReady(keys.authenticate(header), (principal) => void (state.principal = principal));
     }),
   };
 }

@@ -13,6 +13,7 @@
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { AppError, validationError } from '../../domain/shared/errors.js';
+import { whenReady } from '../../domain/shared/maybe-promise.js';
 import { documentHash, isDocumentHash, MAX_DOCUMENT_LENGTH } from '../../domain/storefront/persisted-operations.js';
 import type { Storefront, StorefrontCache } from '../../domain/storefront/storefront-settings.js';
 import { toGraphQLError } from '../errors.js';
@@ -73,8 +74,7 @@ export function persistedOperations(storefronts: StorefrontCache): Plugin[] {
         });
       };
       // at once when the merchant's settings are cached: most documents wait for nothing here
-      const storefront = storefronts.get(merchantId);
-      return storefront instanceof Promise ? storefront.then(admit) : admit(storefront);
+      return whenReady(storefronts.get(merchantId), admit);
     },
     onResponse({ serverContext, response }) {
       // a miss must never be cached (by a CDN in front of GET requests): the client registers the document next

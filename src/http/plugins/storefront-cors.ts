@@ -9,6 +9,7 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../domain/shared/errors.js';
+import { whenReady } from '../../domain/shared/maybe-promise.js';
 import { type StorefrontCache, anyStorefrontAllows } from '../../domain/storefront/storefront-settings.js';
 import { requestState } from '../request-state.js';
 import { checkRequest } from './checks.js';
@@ -76,14 +77,12 @@ export function storefrontCors({ db, storefronts, operatorOrigins, graphqlPath }
     onRequest: checkRequest(({ request, state }) => {
       const origin = foreignOrigin(request);
       if (state.face !== 'graphql' || state.principal?.kind !== 'session' || !origin) return;
-      const merchantId = state.principal.merchantId;
-      return (async () => {
-        const { allowedOrigins } = await storefronts.get(merchantId);
+      return whenReady(storefronts.get(state.principal.merchantId), ({ allowedOrigins }) => {
         if (!allowedOrigins.includes(origin.toLowerCase())) {
           throw new AppError('origin_not_allowed', `The shop does not allow customer sessions from ${origin}`);
         }
         granted.add(state);
-      })();
+      });
     }),
     onResponse({ request, serverContext, response }) {
       const origin = request.headers.get('origin');
