@@ -152,3 +152,19 @@ export async function adminSession(app: TestApp, token: string) {
     return { status: res.status, headers: res.headers, body: (await res.json()) as { data?: any; errors?: any[] } };
   };
 }
+
+/**
+ * `db` with each of its Prisma operations written to `calls`: `Model.operation`, a raw statement
+ * as its operation alone, and the API key's lookup and last-use write (raw statements on
+ * api_keys, src/domain/access/api-keys.ts) as `ApiKey.<operation>`.
+ */
+export function countingDb(db: Db, calls: string[]): Db {
+  return db.$extends({
+    query: {
+      async $allOperations({ model, operation, args, query }) {
+        calls.push(model ? `${model}.${operation}` : JSON.stringify(args).includes('api_keys') ? `ApiKey.${operation}` : operation);
+        return query(args);
+      },
+    },
+  }) as unknown as Db;
+}

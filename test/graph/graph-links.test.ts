@@ -6,11 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { getNamedType, isLeafType, isObjectType } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/client.js';
 import { reevaluateTier } from '../../src/domain/tiers/standing.js';
 import { restSchema } from '../../src/graphql/public.js';
 import { createApp } from '../../src/http/app.js';
-import { client, newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
+import { client, countingDb, newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
 
 let app: TestApp;
 let merchantId: string;
@@ -257,16 +256,7 @@ describe('No N+1', () => {
 
   async function operations(perPage: number, selection = panelQuery) {
     const calls: string[] = [];
-    const counting = app.db.$extends({
-      query: {
-        async $allOperations({ model, operation, args, query }) {
-          // the key's lookup and last-use write are SQL on api_keys (domain/access/api-keys.ts)
-          calls.push(model ? `${model}.${operation}` : JSON.stringify(args).includes('api_keys') ? `ApiKey.${operation}` : operation);
-          return query(args);
-        },
-      },
-    }) as unknown as Db;
-    const counted = createApp({ db: counting, config: testConfig() });
+    const counted = createApp({ db: countingDb(app.db, calls), config: testConfig() });
     const res = await counted.fetch('http://loyalty.test/graphql', {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
