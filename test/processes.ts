@@ -15,8 +15,11 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-/** A port unlikely to be taken by another test file running at the same time. */
-export const randomPort = () => 20000 + Math.floor(Math.random() * 20000);
+/**
+ * A port unlikely to be taken by another test file running at the same time, and below Linux's
+ * ephemeral range (32768+), where an outgoing connection may hold it.
+ */
+export const randomPort = () => 20000 + Math.floor(Math.random() * 12000);
 
 /** The server as operators run it: the bundle, which test/global-setup.ts builds when stale. */
 export const SERVER = 'dist/server.mjs';

@@ -178,6 +178,7 @@ describe('SIGTERM', () => {
       const started = (server = await startServerProcess({ DATA_DIR: dir, DATABASE_URL: process.env.TEST_DATABASE_URL ?? '' }, { ready: /^/ }));
       let status = 0;
       while (status !== 200) {
+        if (started.child.exitCode !== null) throw new Error(`exited before answering:\n${started.output()}`);
         status = await fetch(`${started.base}/healthz`).then((r) => r.status, () => 0);
         if (status !== 200) await new Promise((r) => setTimeout(r, 5));
       }
