@@ -113,11 +113,15 @@ export function buildAdminAppIfStale() {
   if (adminAppIsStale()) buildAdminApp();
 }
 
-/** Builds dist/ when a bundle is missing or older than a source under src/ (or the build's own scripts). */
+/**
+ * Builds dist/ when a bundle is missing or older than what goes into it: a source under src/,
+ * the build's own scripts, the installed dependencies (package-lock.json) or their patches.
+ */
 export function bundleIfStale() {
   const outputs = [entry, cliEntry, queryCompiler];
   if (outputs.some((file) => !existsSync(file))) return build();
-  const sources = Math.max(newest(path.join(root, 'src')), newest(path.join(root, 'scripts/build.mjs')), newest(path.join(root, 'scripts/query-compiler-wasm.mjs')));
+  const inputs = ['src', 'scripts/build.mjs', 'scripts/query-compiler-wasm.mjs', 'package-lock.json', 'patches'];
+  const sources = Math.max(...inputs.map((input) => newest(path.join(root, input))));
   if (sources > Math.min(...outputs.map((file) => statSync(file).mtimeMs))) build();
 }
 
