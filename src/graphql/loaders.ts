@@ -1,12 +1,14 @@
 // Per-request batch loading for the graph's links (issue 11: no N+1). A link resolver asks
 // its request's loader for one parent's records; DataLoader gathers the keys of every parent
 // the execution reaches in the same tick and calls the domain's batch read once for all of
-// them. Loaders live for one request (a WeakMap keyed by its context), so nothing is cached
-// across requests or merchants.
+// them. Loaders live for one request (on its context), so nothing is cached across requests
+// or merchants. Not a WeakMap keyed by the context: V8's young-generation collector keeps such
+// an entry's value alive after its key has died (src/http/request-state.ts).
 import DataLoader from 'dataloader';
 import type { Context } from './builder.js';
 
-const byContext = new WeakMap<Context, Map<string, DataLoader<unknown, unknown>>>();
+const LOADERS = Symbol('loyalty.loaders');
+type WithLoaders = Context & { [LOADERS]?: Map<string, DataLoader<unknown, unknown>> };
 
 /**
  * The request's loader named `name` (which also names any arguments its reads depend on, such
@@ -19,8 +21,7 @@ export function loaderOf<K, V, C = K>(
   batch: (keys: readonly K[]) => Promise<V[]>,
   cacheKey?: (key: K) => C,
 ): DataLoader<K, V, C> {
-  let loaders = byContext.get(ctx);
-  if (!loaders) byContext.set(ctx, (loaders = new Map()));
+  const loaders = ((ctx as WithLoaders)[LOADERS] ??= new Map());
   let loader = loaders.get(name) as DataLoader<K, V, C> | undefined;
   if (!loader) {
     loader = new DataLoader<K, V, C>(batch, cacheKey ? { cacheKeyFn: cacheKey } : {});

@@ -28,6 +28,7 @@ import { useRateLimit } from './plugins/rate-limit.js';
 import { useRequestLog } from './plugins/request-log.js';
 import { useRequestMetrics } from './plugins/request-metrics.js';
 import { useRouting } from './plugins/routing.js';
+import { useScopeCacheRelease } from './plugins/scope-cache-release.js';
 import { createLockout, createRateLimiter } from './rate-limiter.js';
 import { requestState } from './request-state.js';
 
@@ -101,6 +102,7 @@ export function createAdminApi({ db, config, logger, appDist = APP_DIST }: Admin
         useBody(config.BODY_LIMIT_BYTES),
         idempotency,
         ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
+        useScopeCacheRelease(),
         useTracing(),
       ],
     });

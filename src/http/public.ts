@@ -30,6 +30,7 @@ import { useRequestMetrics } from './plugins/request-metrics.js';
 import { useRestArguments } from './plugins/rest-arguments.js';
 import { useRestScope } from './plugins/rest-scope.js';
 import { useRouting } from './plugins/routing.js';
+import { useScopeCacheRelease } from './plugins/scope-cache-release.js';
 import { corsAllowedHeaders, corsExposedHeaders, storefrontCors } from './plugins/storefront-cors.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { requestState } from './request-state.js';
@@ -113,6 +114,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
       ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
       useCompiledExecution(),
       usePartialData(),
+      useScopeCacheRelease(),
       useTracing(),
       useOpenApiDocument(restSchema, REST_BASE),
       useSofaOver(restSchema, {

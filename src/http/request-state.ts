@@ -1,7 +1,10 @@
 // What the request plugins learn about one request, shared between them. It lives on
 // Yoga's server context: one object per request, which Yoga's GraphQL context and SOFA's
 // context are (or inherit from). It is never keyed by the Request, which the body plugin
-// replaces once it has read the body.
+// replaces once it has read the body. Plugins keep what they learn here rather than in a
+// WeakMap keyed by the request: V8's young-generation collector keeps the value of such an
+// entry alive once its key has died, so every request lived on until a full collection
+// (bench/README.md, 2026-11-25).
 import type { Principal } from '../domain/access/api-keys.js';
 import type { MatchedRoute } from './rest/routes.js';
 
@@ -25,6 +28,12 @@ export interface RequestState {
   body: string;
   /** GraphQL: the operation's name, if it has one. */
   operationName?: string;
+  /** The request's id (the caller's X-Request-Id when sane), answered and logged. */
+  requestId?: string;
+  /** The rate limiter's headers, set on the answer of an admitted request. */
+  rateLimitHeaders?: Record<string, string>;
+  /** The Idempotency-Key this request claimed: its answer is stored under it. */
+  idempotencyKey?: string;
 }
 
 const STATE = Symbol('loyalty.request');

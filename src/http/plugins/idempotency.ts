@@ -13,7 +13,6 @@ const PURGE_EVERY_MS = 3600_000;
 const FIRST_PURGE_AFTER_MS = 60_000;
 
 export function useIdempotency(db: Db, onPurgeError: (err: unknown) => void): Plugin & { stop(): void } {
-  const owned = new WeakMap<object, string>();
   const purge = () => void purgeExpired(db).catch(onPurgeError);
   const first = setTimeout(purge, FIRST_PURGE_AFTER_MS).unref();
   const timer = setInterval(purge, PURGE_EVERY_MS).unref();
@@ -33,11 +32,11 @@ export function useIdempotency(db: Db, onPurgeError: (err: unknown) => void): Pl
           idempotentReplays.inc();
           return claimed.response;
         }
-        owned.set(state, claimed.key);
+        state.idempotencyKey = claimed.key;
       });
     }),
     onResponse({ serverContext, response }) {
-      const key = owned.get(requestState(serverContext));
+      const key = requestState(serverContext).idempotencyKey;
       if (key) return settle(db, key, response).catch(() => {});
     },
     stop: () => {

@@ -21,13 +21,12 @@ const byPrincipal: Identify = ({ principal }) =>
 
 export function useRateLimit(limiter: RateLimiter, identify: Identify = byPrincipal): Plugin {
   if (!limiter.enabled) return {};
-  const headers = new WeakMap<object, Record<string, string>>();
   return {
     onRequest: checkRequest(async ({ state }) => {
       const who = identify(state);
       if (!who) return;
       const decision = await limiter.consume(who.credential, who.merchantId, who.kind);
-      headers.set(state, decision.headers);
+      state.rateLimitHeaders = decision.headers;
       if (!decision.allowed) {
         const err = new AppError('rate_limited', `Rate limit exceeded; retry in ${decision.retryAfter} s`);
         rateLimited.inc({ face: state.face });
@@ -35,7 +34,7 @@ export function useRateLimit(limiter: RateLimiter, identify: Identify = byPrinci
       }
     }),
     onResponse({ serverContext, response }) {
-      for (const [name, value] of Object.entries(headers.get(requestState(serverContext)) ?? {})) {
+      for (const [name, value] of Object.entries(requestState(serverContext).rateLimitHeaders ?? {})) {
         response.headers.set(name, value);
       }
     },

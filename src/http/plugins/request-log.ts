@@ -8,18 +8,17 @@ import { requestState } from '../request-state.js';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 export function useRequestLog(logger: Logger): Plugin {
-  const ids = new WeakMap<object, string>();
   // the line holds only the fields below (no header, no token), so it skips the redaction every
   // other line goes through, which copies the object and re-reads its paths each time
   const lines = logger.child({}, { redact: [] });
   return {
     onRequest({ request, serverContext }) {
       const given = request.headers.get('x-request-id');
-      ids.set(requestState(serverContext), given && REQUEST_ID.test(given) ? given : randomUUID());
+      requestState(serverContext).requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
     },
     onResponse({ request, response, serverContext }) {
       const state = requestState(serverContext);
-      const id = ids.get(state);
+      const id = state.requestId;
       if (!id) return;
       response.headers.set('X-Request-Id', id);
       lines.info(
