@@ -84,6 +84,8 @@ export function createAdminApi({ db, config, logger, appDist = APP_DIST }: Admin
       graphqlEndpoint,
       landingPage: false,
       graphiql: false,
+      // useBody holds every body to BODY_LIMIT_BYTES before Yoga reads it (public.ts says why)
+      maxRequestBodySize: false,
       // no page of another origin may call either face
       cors: false,
       logging: yogaLogger(logger),

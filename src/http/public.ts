@@ -87,6 +87,9 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
     graphiql: config.GRAPHIQL,
+    // useBody holds every body to BODY_LIMIT_BYTES before Yoga reads it; Yoga's own limit would
+    // pipe each body through a stream again (and keep it alive past the next scavenge)
+    maxRequestBodySize: false,
     logging: yogaLogger(logger),
     maskedErrors: { maskError },
     cors: corsFor(config.CORS_ORIGINS),
