@@ -26,12 +26,9 @@ export function useRequestMetrics(face: 'public' | 'admin'): Plugin {
     },
     onResponse({ request, response, serverContext }) {
       const state = requestState(serverContext);
-      const labels = {
-        face: face === 'admin' ? 'admin' : state.face,
-        route: routeOf(state),
-        method: request.method,
-      };
-      requests.inc({ ...labels, status: String(response.status) });
+      const labels = { face: face === 'admin' ? 'admin' : state.face, route: routeOf(state), method: request.method };
+      // a literal of its own, not `{ ...labels, status }`: V8 made a new hidden class for each such copy
+      requests.inc({ face: labels.face, route: labels.route, method: labels.method, status: String(response.status) });
       requestDuration.observe(labels, (performance.now() - state.startedAt) / 1000);
     },
   };
