@@ -62,7 +62,20 @@ async function main() {
   }
 
   const app = createApp({ db, databaseUrl: database.url, config, logger });
-  const server = createHttpServer(app.listener);
+  // requests still being handled: a client that hangs up closes its connection, not its
+  // request's work, which must still find the database open
+  let handling = 0;
+  let allHandled: (() => void) | undefined;
+  const server = createHttpServer((req, res) => {
+    // a face's listener returns the promise of its handling, unless it finished at once
+    const work = app.listener(req, res) as PromiseLike<unknown> | undefined;
+    if (typeof work?.then !== 'function') return;
+    handling += 1;
+    const done = () => {
+      if ((handling -= 1) === 0) allHandled?.();
+    };
+    work.then(done, done);
+  });
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = config.REQUEST_TIMEOUT_MS;
   server.headersTimeout = Math.min(config.REQUEST_TIMEOUT_MS, 60_000);
@@ -83,6 +96,13 @@ async function main() {
     await closed;
     clearInterval(sweep);
     clearTimeout(deadline);
+    // every connection is closed, but a request whose client hung up may still be at work
+    if (handling > 0) {
+      await new Promise<void>((resolve) => {
+        allHandled = resolve;
+        setTimeout(resolve, SHUTDOWN_GRACE_MS).unref();
+      });
+    }
     // workers still starting are stopped once started (a failed start has nothing to stop)
     await (await jobs?.catch(() => undefined))?.stop();
     await app.close();
