@@ -34,6 +34,10 @@ export interface RequestState {
   rateLimitHeaders?: Record<string, string>;
   /** The Idempotency-Key this request claimed: its answer is stored under it. */
   idempotencyKey?: string;
+  /** A customer session's request from an origin its shop allows: the answer grants CORS. */
+  originGranted?: boolean;
+  /** A persisted-operation hash the store did not know: the answer must not be cached. */
+  persistedMiss?: boolean;
 }
 
 const STATE = Symbol('loyalty.request');

@@ -49,7 +49,6 @@ const asGraphQLError = (err: AppError) => toGraphQLError(err);
 
 export function persistedOperations(storefronts: StorefrontCache): Plugin[] {
   const apq = apqStore();
-  const missed = new WeakSet<object>();
   const merchantOf = (context: object) => {
     const { principal } = requestState(context);
     if (!principal) throw asGraphQLError(new AppError('invalid_token', 'The API key is invalid or revoked'));
@@ -78,7 +77,7 @@ export function persistedOperations(storefronts: StorefrontCache): Plugin[] {
     },
     onResponse({ serverContext, response }) {
       // a miss must never be cached (by a CDN in front of GET requests): the client registers the document next
-      if (missed.has(requestState(serverContext))) response.headers.set('Cache-Control', 'no-store');
+      if (requestState(serverContext).persistedMiss) response.headers.set('Cache-Control', 'no-store');
     },
   };
 
@@ -91,7 +90,7 @@ export function persistedOperations(storefronts: StorefrontCache): Plugin[] {
       if (found !== null) return found;
       const { persistedOnly } = await storefronts.get(merchantId);
       const registered = persistedOnly ? undefined : apq.get(hash);
-      if (registered === undefined) missed.add(requestState(context));
+      if (registered === undefined) requestState(context).persistedMiss = true;
       return registered ?? null;
     },
     customErrors: {

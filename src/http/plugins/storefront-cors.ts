@@ -37,7 +37,6 @@ export function storefrontCors({ db, storefronts, operatorOrigins, graphqlPath }
     const origin = request.headers.get('origin');
     return origin && !operatorOrigins.includes(origin) ? origin : undefined;
   };
-  const granted = new WeakSet<object>();
 
   const preflightOrigin = (request: Request, url: URL) =>
     request.method === 'OPTIONS' && url.pathname === graphqlPath ? foreignOrigin(request) : undefined;
@@ -81,12 +80,12 @@ export function storefrontCors({ db, storefronts, operatorOrigins, graphqlPath }
         if (!allowedOrigins.includes(origin.toLowerCase())) {
           throw new AppError('origin_not_allowed', `The shop does not allow customer sessions from ${origin}`);
         }
-        granted.add(state);
+        state.originGranted = true;
       });
     }),
     onResponse({ request, serverContext, response }) {
       const origin = request.headers.get('origin');
-      if (!origin || !granted.has(requestState(serverContext))) return;
+      if (!origin || !requestState(serverContext).originGranted) return;
       grant(response.headers, origin);
       response.headers.set('Access-Control-Expose-Headers', corsExposedHeaders.join(', '));
     },
