@@ -69,31 +69,45 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
   };
   await ensureQueue(boss, deliveryQueue);
 
+  let stopped = false;
+  /**
+   * A job a worker fetched just as stop() began (its fetch still on the way) is not started:
+   * it fails into its retry, or, once the queue has closed, waits for its expiry, as after a crash.
+   */
+  const unlessStopped =
+    <A extends unknown[]>(handler: (...args: A) => Promise<void>) =>
+    async (...args: A) => {
+      if (stopped) throw new Error('the workers are stopping');
+      await handler(...args);
+    };
+
   const polling = { pollingIntervalSeconds: config.JOBS_POLL_SECONDS };
-  for (let i = 0; i < DELIVERY_WORKERS; i++) {
-    await boss.work<{ delivery_id: string }>(DELIVERY_QUEUE, { ...polling, batchSize: 1, includeMetadata: true }, async ([job]) => {
-      if (!job) return;
-      const outcome = await attemptDelivery(db, job.data.delivery_id, {
-        windowMs: config.WEBHOOK_RETRY_WINDOW_SECONDS * 1000,
-        lastTry: job.retryCount >= job.retryLimit,
-        send: (req) =>
-          postWebhook({ ...req, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS }),
-      });
-      webhookDeliveries.inc({ outcome });
-      // the queue retries with backoff; the job's failure is the delivery's failed attempt
-      if (outcome === 'retry') throw new Error(`delivery ${job.data.delivery_id} failed; retrying`);
+  const deliver = unlessStopped(async ([job]: PgBoss.JobWithMetadata<{ delivery_id: string }>[]) => {
+    if (!job) return;
+    const outcome = await attemptDelivery(db, job.data.delivery_id, {
+      windowMs: config.WEBHOOK_RETRY_WINDOW_SECONDS * 1000,
+      lastTry: job.retryCount >= job.retryLimit,
+      send: (req) =>
+        postWebhook({ ...req, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS }),
     });
+    webhookDeliveries.inc({ outcome });
+    // the queue retries with backoff; the job's failure is the delivery's failed attempt
+    if (outcome === 'retry') throw new Error(`delivery ${job.data.delivery_id} failed; retrying`);
+  });
+  for (let i = 0; i < DELIVERY_WORKERS; i++) {
+    await boss.work(DELIVERY_QUEUE, { ...polling, batchSize: 1, includeMetadata: true }, deliver);
   }
 
   const registered = new Set<string>();
   for (const job of schedules) {
     await ensureQueue(boss, { name: job.name, retryLimit: 2, retryDelay: 60, expireInSeconds: 3600 });
     await boss.schedule(job.name, job.cron(config), {}, { tz: 'UTC' });
-    await boss.work(job.name, polling, async () => {
+    const run = unlessStopped(async () => {
       const started = Date.now();
       const result = await job.run({ db, config });
       log.info({ job: job.name, result, ms: Date.now() - started }, 'scheduled job done');
     });
+    await boss.work(job.name, polling, run);
     registered.add(job.name);
   }
   for (const old of await boss.getSchedules()) {
@@ -115,7 +129,6 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
     }
   };
 
-  let stopped = false;
   let wake: (() => void) | undefined;
   const loop = (async () => {
     while (!stopped) {
