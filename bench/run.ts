@@ -183,7 +183,10 @@ function requestsFor(kind: ServerKind, op: Operation, key: string): [Protocol, R
 /**
  * Runs every operation against every started server, interleaved (for each operation and
  * concurrency, one server after the other) so that drifting background load on the machine
- * hits all of them alike and the ratios stay fair.
+ * hits all of them alike and the ratios stay fair. A warm-up pass comes first: every server
+ * answers every operation it will be measured on for the warm-up time, unmeasured, so that no
+ * row measures a process still compiling its hot paths or opening its pool (otherwise the
+ * first operation after a start carried that for whichever server it was).
  */
 async function runMatrix(
   phase: Phase,
@@ -191,33 +194,21 @@ async function runMatrix(
   tenant: Tenant,
   opts: { protocols: Protocol[]; concurrency: number[]; duration: number; customers: number },
 ) {
-  // writes last, so reads see the loaded data
+  // writes last, so reads see the loaded data (the warm-up's writes only add a few rows to
+  // random customers, never to the deep-page customer c1)
+  const plan: { op: Operation; targets: Target[] }[] = [];
   for (const op of [...ops].sort((a, b) => Number(a.kind === 'write') - Number(b.kind === 'write'))) {
-    const targets: { slot: Slot; protocol: Protocol; req: RequestSpec }[] = [];
-    for (const slot of servers) {
-      await ensureAlive(slot);
-      for (const [protocol, req] of requestsFor(slot.server.kind, op, tenant.key)) {
-        if (!opts.protocols.includes(protocol)) continue;
-        if (typeof req === 'string') {
-          unavailable.push({ phase, server: slot.server.kind, protocol, op: op.name, reason: req });
-          continue;
-        }
-        const p = await probe(slot.server, req, protocol, opts.customers);
-        if (!p.ok) {
-          log(`  ${phase} ${slot.server.kind} ${protocol} ${op.name}: unavailable (${p.reason})`);
-          unavailable.push({ phase, server: slot.server.kind, protocol, op: op.name, reason: p.reason });
-          continue;
-        }
-        if (protocol === 'rest' && op.kind === 'read') {
-          if (slot.server.kind === 'service') restShapes.set(op.name, shape(p.body));
-          else if (restShapes.has(op.name)) {
-            const diff = shapeDiff(restShapes.get(op.name), shape(p.body));
-            if (diff.length) shapeWarnings.push(`${phase} ${slot.server.kind} ${op.name}: ${diff.slice(0, 5).join('; ')}`);
-          }
-        }
-        targets.push({ slot, protocol, req });
-      }
+    plan.push({ op, targets: await targetsFor(phase, op, servers, tenant, opts) });
+  }
+  const warmupConnections = Math.max(...opts.concurrency);
+  for (const { targets } of plan) {
+    for (const t of targets) {
+      await ensureAlive(t.slot);
+      await worker.run({ url: t.slot.server.url, connections: warmupConnections, warmup: 0, duration: settings.warmup, request: t.req, customers: opts.customers });
     }
+  }
+  log(`  ${phase}: warm-up pass done (${plan.reduce((n, p) => n + p.targets.length, 0)} targets, ${settings.warmup} s each at c=${warmupConnections})`);
+  for (const { op, targets } of plan) {
     for (const c of opts.concurrency) {
       for (const t of targets) {
         for (let attempt = 1; ; attempt++) {
@@ -229,6 +220,48 @@ async function runMatrix(
       }
     }
   }
+}
+
+interface Target {
+  slot: Slot;
+  protocol: Protocol;
+  req: RequestSpec;
+}
+
+/** The servers and protocols that answer `op` (each probed once; its REST shape compared with the service's). */
+async function targetsFor(
+  phase: Phase,
+  op: Operation,
+  servers: Slot[],
+  tenant: Tenant,
+  opts: { protocols: Protocol[]; customers: number },
+): Promise<Target[]> {
+  const targets: Target[] = [];
+  for (const slot of servers) {
+    await ensureAlive(slot);
+    for (const [protocol, req] of requestsFor(slot.server.kind, op, tenant.key)) {
+      if (!opts.protocols.includes(protocol)) continue;
+      if (typeof req === 'string') {
+        unavailable.push({ phase, server: slot.server.kind, protocol, op: op.name, reason: req });
+        continue;
+      }
+      const p = await probe(slot.server, req, protocol, opts.customers);
+      if (!p.ok) {
+        log(`  ${phase} ${slot.server.kind} ${protocol} ${op.name}: unavailable (${p.reason})`);
+        unavailable.push({ phase, server: slot.server.kind, protocol, op: op.name, reason: p.reason });
+        continue;
+      }
+      if (protocol === 'rest' && op.kind === 'read') {
+        if (slot.server.kind === 'service') restShapes.set(op.name, shape(p.body));
+        else if (restShapes.has(op.name)) {
+          const diff = shapeDiff(restShapes.get(op.name), shape(p.body));
+          if (diff.length) shapeWarnings.push(`${phase} ${slot.server.kind} ${op.name}: ${diff.slice(0, 5).join('; ')}`);
+        }
+      }
+      targets.push({ slot, protocol, req });
+    }
+  }
+  return targets;
 }
 
 interface Slot {
