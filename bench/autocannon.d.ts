@@ -33,7 +33,11 @@ declare module 'autocannon' {
       timeouts: number;
       statusCodeStats?: Record<string, { count: number }>;
     }
+    /** The running job: awaitable for the result, and an emitter of each response. */
+    interface Instance extends PromiseLike<Result> {
+      on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): Instance;
+    }
   }
-  function autocannon(opts: autocannon.Options): Promise<autocannon.Result>;
+  function autocannon(opts: autocannon.Options): autocannon.Instance;
   export default autocannon;
 }
