@@ -36,6 +36,7 @@ declare module 'autocannon' {
     /** The running job: awaitable for the result, and an emitter of each response. */
     interface Instance extends PromiseLike<Result> {
       on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): Instance;
+      on(event: 'reqError', listener: (err: Error) => void): Instance;
     }
   }
   function autocannon(opts: autocannon.Options): autocannon.Instance;
