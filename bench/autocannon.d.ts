@@ -15,26 +15,8 @@ declare module 'autocannon' {
       timeout?: number;
       requests?: Request[];
     }
-    interface Histogram {
-      average: number;
-      mean: number;
-      p50: number;
-      p90: number;
-      p99: number;
-      max: number;
-      total: number;
-    }
-    interface Result {
-      requests: Histogram;
-      latency: Histogram;
-      duration: number;
-      non2xx: number;
-      errors: number;
-      timeouts: number;
-      statusCodeStats?: Record<string, { count: number }>;
-    }
-    /** The running job: awaitable for the result, and an emitter of each response. */
-    interface Instance extends PromiseLike<Result> {
+    /** The running job: awaitable until it ends (the figures come from its events), and an emitter of each response. */
+    interface Instance extends PromiseLike<unknown> {
       on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): Instance;
       on(event: 'reqError', listener: (err: Error) => void): Instance;
     }
