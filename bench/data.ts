@@ -151,11 +151,17 @@ export async function loadCustomers(client: pg.ClientBase, merchantId: string, s
 }
 
 /**
- * After a load: the merchants' customer counters (a trigger keeps them, and the load skips
- * triggers: session_replication_role = replica), then fresh statistics.
+ * After a load: the merchants' customer counters and the customers' transaction counters
+ * (triggers keep them, and the load skips triggers: session_replication_role = replica), then
+ * fresh statistics.
  */
 export async function analyze(client: pg.ClientBase) {
   await client.query('UPDATE merchants m SET customer_count = (SELECT count(*) FROM customers c WHERE c.merchant_id = m.id)');
+  await client.query(
+    `UPDATE customers c SET transaction_count = t.count
+       FROM (SELECT customer_id, count(*) AS count FROM points_transactions GROUP BY customer_id) t
+      WHERE c.id = t.customer_id AND c.transaction_count <> t.count`,
+  );
   await client.query('VACUUM ANALYZE');
 }
 
@@ -167,9 +173,10 @@ export async function counts(client: pg.ClientBase, merchantId: string) {
             (SELECT count(*) FROM points_transactions t JOIN customers c ON c.id = t.customer_id
               WHERE t.merchant_id = $1 AND c.merchant_id = $1 AND c.platform_id = 'c1')::int AS heavy_rows,
             (SELECT count(*) FROM customers c
-               LEFT JOIN (SELECT customer_id, sum(points) AS total FROM points_transactions
+               LEFT JOIN (SELECT customer_id, sum(points) AS total, count(*) AS n FROM points_transactions
                            WHERE merchant_id = $1 GROUP BY customer_id) a ON a.customer_id = c.id
-              WHERE c.merchant_id = $1 AND c.points_balance <> coalesce(a.total, 0))::int AS unbalanced`,
+              WHERE c.merchant_id = $1
+                AND (c.points_balance <> coalesce(a.total, 0) OR c.transaction_count <> coalesce(a.n, 0)))::int AS unbalanced`,
     [merchantId],
   );
   return rows[0] as { customers: number; transactions: number; heavy_rows: number; unbalanced: number };

@@ -151,7 +151,8 @@ async function transactions(p: Principal, q: URLSearchParams) {
   const { rows } = await pool.query(
     `SELECT o._i, t._total, p.*
        FROM unnest($2::uuid[]) WITH ORDINALITY AS o(_owner, _i)
-       CROSS JOIN LATERAL (SELECT count(*)::int AS _total FROM points_transactions WHERE merchant_id = $1 AND customer_id = o._owner) t
+       -- the service's SQL: the customer's trigger-kept counter
+       CROSS JOIN LATERAL (SELECT COALESCE((SELECT transaction_count FROM customers WHERE id = o._owner AND merchant_id = $1), 0) AS _total) t
        LEFT JOIN LATERAL (
          SELECT x.id, x.customer_id, x.points, x.type, x.description, x.source, x.balance_after, x.created_at,
                 row_number() OVER (ORDER BY created_at DESC, id DESC) AS _n

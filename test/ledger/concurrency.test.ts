@@ -25,7 +25,9 @@ async function invariants(merchantIds: string[]) {
      WHERE c.merchant_id = ANY(${merchantIds}::uuid[])
        AND (c.points_balance < 0
             OR c.points_balance <> COALESCE((SELECT sum(t.points) FROM points_transactions t WHERE t.customer_id = c.id), 0)
-            OR c.points_earned - c.points_spent <> c.points_balance)`;
+            OR c.points_earned - c.points_spent <> c.points_balance
+            -- the history's total is the trigger-kept counter
+            OR c.transaction_count <> (SELECT count(*) FROM points_transactions t WHERE t.customer_id = c.id))`;
   const crossed = await app.db.$queryRaw<{ n: bigint }[]>`
     SELECT count(*) AS n FROM (
       SELECT t.id FROM points_transactions t JOIN customers c ON c.id = t.customer_id WHERE t.merchant_id <> c.merchant_id
@@ -56,6 +58,9 @@ describe('ledger under concurrency', () => {
     expect(results.every((r) => r.status === 201)).toBe(true);
     expect((await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(500);
     expect(await app.db.pointsTransaction.count({ where: { customerId: customer.id } })).toBe(500);
+    const history = await api.rest('GET', `/v1/customers/transactions?customer_id=${customer.platformId}&per_page=100&page=5`);
+    expect(history.body.meta.pagination).toEqual({ current_page: 5, per_page: 100, total: 500, last_page: 5, has_more: false });
+    expect(history.body.data).toHaveLength(100);
   });
 
   it('concurrent redemptions never overdraw', async () => {

@@ -166,6 +166,11 @@ describe('importProgram', () => {
     ]);
     const bobRow = await app.db.customer.findFirstOrThrow({ where: { merchantId, platformId: 'c-2' } });
     expect(await app.db.pointsTransaction.count({ where: { customerId: bobRow.id } })).toBe(0);
+    // the histories' totals count the imported rows (one statement inserted them all)
+    const annHistory = await api.rest('GET', '/v1/customers/transactions?customer_id=c-1');
+    expect([annHistory.body.meta.pagination.total, annHistory.body.data.length]).toEqual([1, 1]);
+    const bobHistory = await api.rest('GET', '/v1/customers/transactions?customer_id=c-2');
+    expect([bobHistory.body.meta.pagination.total, bobHistory.body.data.length]).toEqual([0, 0]);
 
     // referral codes: kept when given, generated otherwise
     expect(bobRow.referralCode).toBe('BOBBY2024');

@@ -9,6 +9,9 @@ const history: OwnedList<PointsTransaction> = {
   ownerType: 'uuid',
   where: (customer) => Prisma.sql`customer_id = ${customer}`,
   order: 'created_at DESC, id DESC',
+  // kept by a trigger (migration customer_transaction_count): a deep history is not counted
+  total: (customer, merchant) =>
+    Prisma.sql`(SELECT transaction_count FROM customers WHERE id = ${customer} AND merchant_id = ${merchant})`,
   keyset: 'created_at, id',
   columns: columnsOf(Prisma.PointsTransactionScalarFieldEnum, 'x'),
 };

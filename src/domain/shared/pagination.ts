@@ -146,6 +146,11 @@ interface OwnedListBase {
   where: (owner: Prisma.Sql) => Prisma.Sql;
   order: string;
   /**
+   * An owner's total as a scalar subquery, when something keeps it (default: count the owner's
+   * rows). `merchant` is the merchant's id, for the subquery's own tenancy condition.
+   */
+  total?: (owner: Prisma.Sql, merchant: Prisma.Sql) => Prisma.Sql;
+  /**
    * Lists read by cursor: the columns of `order` (all descending), so that the rows after
    * a cursor row are those whose columns compare lower.
    */
@@ -179,6 +184,9 @@ async function windowEach<T extends { id: string }>(
   const after = window.after
     ? Prisma.sql`AND (${keyset}) < (SELECT ${keyset} FROM ${table} WHERE id = ${window.after}::uuid AND merchant_id = ${merchantId}::uuid)`
     : Prisma.empty;
+  const total = list.total
+    ? Prisma.sql`SELECT COALESCE(${list.total(Prisma.sql`o._owner`, Prisma.sql`${merchantId}::uuid`)}, 0) AS _total`
+    : Prisma.sql`SELECT count(*)::int AS _total FROM ${table} WHERE ${mine(Prisma.sql`o._owner`)}`;
   const selected = list.columns ? Prisma.sql`${list.columns}` : Prisma.sql`x.id::text AS id`;
   const found = await rowsOf<{ _i: bigint | string; id: string | null; _total: number }>(
     db,
@@ -186,7 +194,7 @@ async function windowEach<T extends { id: string }>(
     SELECT o._i, t._total, p.*
       FROM unnest(${[...owners]}::${Prisma.raw(`${list.ownerType}[]`)}) WITH ORDINALITY AS o(_owner, _i)
       -- counted once per owner (a count in the select list ran once per row of the page)
-      CROSS JOIN LATERAL (SELECT count(*)::int AS _total FROM ${table} WHERE ${mine(Prisma.sql`o._owner`)}) t
+      CROSS JOIN LATERAL (${total}) t
       LEFT JOIN LATERAL (
         SELECT ${selected}, row_number() OVER (ORDER BY ${order}) AS _n
           FROM ${table} x
