@@ -156,8 +156,14 @@ async function transactions(p: Principal, q: URLSearchParams) {
        LEFT JOIN LATERAL (
          SELECT x.id, x.customer_id, x.points, x.type, x.description, x.source, x.balance_after, x.created_at,
                 row_number() OVER (ORDER BY created_at DESC, id DESC) AS _n
-           FROM points_transactions x WHERE merchant_id = $1 AND customer_id = o._owner
-          ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT $4
+           FROM ${
+             // the service's SQL: past the first page, the skipped rows are read from the index alone
+             page.offset > 0
+               ? `(SELECT id AS _id FROM points_transactions WHERE merchant_id = $1 AND customer_id = o._owner
+                    ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT $4) w JOIN points_transactions x ON x.id = w._id`
+               : `points_transactions x WHERE merchant_id = $1 AND customer_id = o._owner
+                    ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT $4`
+           }
        ) p ON true
       ORDER BY o._i, p._n`,
     [p.merchantId, [c.id], page.offset, page.perPage],

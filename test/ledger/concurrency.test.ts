@@ -58,9 +58,19 @@ describe('ledger under concurrency', () => {
     expect(results.every((r) => r.status === 201)).toBe(true);
     expect((await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(500);
     expect(await app.db.pointsTransaction.count({ where: { customerId: customer.id } })).toBe(500);
-    const history = await api.rest('GET', `/v1/customers/transactions?customer_id=${customer.platformId}&per_page=100&page=5`);
-    expect(history.body.meta.pagination).toEqual({ current_page: 5, per_page: 100, total: 500, last_page: 5, has_more: false });
-    expect(history.body.data).toHaveLength(100);
+    // the pages (the first read directly, the deeper ones through the history's index) walk
+    // the 500 in order, many of them made in the same millisecond, each once
+    const pages = await Promise.all(
+      [1, 2, 3, 4, 5].map((page) => api.rest('GET', `/v1/customers/transactions?customer_id=${customer.platformId}&per_page=100&page=${page}`)),
+    );
+    expect(pages[4]!.body.meta.pagination).toEqual({ current_page: 5, per_page: 100, total: 500, last_page: 5, has_more: false });
+    const listed = pages.flatMap((p) => p.body.data.map((t: { transaction_id: string }) => t.transaction_id));
+    const ordered = await app.db.pointsTransaction.findMany({
+      where: { customerId: customer.id },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      select: { id: true },
+    });
+    expect(listed).toEqual(ordered.map((t) => t.id));
   });
 
   it('concurrent redemptions never overdraw', async () => {

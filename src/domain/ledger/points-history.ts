@@ -13,6 +13,7 @@ const history: OwnedList<PointsTransaction> = {
   total: (customer, merchant) =>
     Prisma.sql`(SELECT transaction_count FROM customers WHERE id = ${customer} AND merchant_id = ${merchant})`,
   keyset: 'created_at, id',
+  orderIndexed: true,
   columns: columnsOf(Prisma.PointsTransactionScalarFieldEnum, 'x'),
 };
 

@@ -151,6 +151,11 @@ interface OwnedListBase {
    */
   total?: (owner: Prisma.Sql, merchant: Prisma.Sql) => Prisma.Sql;
   /**
+   * An index holds `where` and `order` (ending in id): the rows a deep page skips are then read
+   * from the index alone, and only the page's own rows from the table.
+   */
+  orderIndexed?: boolean;
+  /**
    * Lists read by cursor: the columns of `order` (all descending), so that the rows after
    * a cursor row are those whose columns compare lower.
    */
@@ -188,6 +193,12 @@ async function windowEach<T extends { id: string }>(
     ? Prisma.sql`SELECT COALESCE(${list.total(Prisma.sql`o._owner`, Prisma.sql`${merchantId}::uuid`)}, 0) AS _total`
     : Prisma.sql`SELECT count(*)::int AS _total FROM ${table} WHERE ${mine(Prisma.sql`o._owner`)}`;
   const selected = list.columns ? Prisma.sql`${list.columns}` : Prisma.sql`x.id::text AS id`;
+  const owned = Prisma.sql`${mine(Prisma.sql`o._owner`)} ${after} ORDER BY ${order} OFFSET ${window.skip} LIMIT ${window.take}`;
+  // a deep page (offset 4,780) fetched every skipped row from the table: 3-4x the time
+  const rowsOfWindow =
+    list.orderIndexed && list.columns && window.skip > 0
+      ? Prisma.sql`(SELECT id AS _id FROM ${table} WHERE ${owned}) w JOIN ${table} x ON x.id = w._id`
+      : Prisma.sql`${table} x WHERE ${owned}`;
   const found = await rowsOf<{ _i: bigint | string; id: string | null; _total: number }>(
     db,
     Prisma.sql`
@@ -196,11 +207,7 @@ async function windowEach<T extends { id: string }>(
       -- counted once per owner (a count in the select list ran once per row of the page)
       CROSS JOIN LATERAL (${total}) t
       LEFT JOIN LATERAL (
-        SELECT ${selected}, row_number() OVER (ORDER BY ${order}) AS _n
-          FROM ${table} x
-         WHERE ${mine(Prisma.sql`o._owner`)} ${after}
-         ORDER BY ${order}
-        OFFSET ${window.skip} LIMIT ${window.take}
+        SELECT ${selected}, row_number() OVER (ORDER BY ${order}) AS _n FROM ${rowsOfWindow}
       ) p ON true
      ORDER BY o._i, p._n`,
   );
