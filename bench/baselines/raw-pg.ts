@@ -149,10 +149,10 @@ async function transactions(p: Principal, q: URLSearchParams) {
   const c = await findCustomer(p.merchantId, { customer_id: q.get('customer_id'), email: q.get('email') });
   // the service's list-per-owner statement (for one owner): total and page rows together
   const { rows } = await pool.query(
-    `SELECT o._i, t._total, p.*
+    `SELECT o._i, COALESCE(t._total, 0) AS _total, p.*
        FROM unnest($2::uuid[]) WITH ORDINALITY AS o(_owner, _i)
        -- the service's SQL: the customer's trigger-kept counter
-       CROSS JOIN LATERAL (SELECT COALESCE((SELECT transaction_count FROM customers WHERE id = o._owner AND merchant_id = $1), 0) AS _total) t
+       LEFT JOIN LATERAL (SELECT transaction_count AS _total FROM customers WHERE id = o._owner AND merchant_id = $1) t ON true
        LEFT JOIN LATERAL (
          SELECT x.id, x.customer_id, x.points, x.type, x.description, x.source, x.balance_after, x.created_at,
                 row_number() OVER (ORDER BY created_at DESC, id DESC) AS _n

@@ -11,7 +11,7 @@ const history: OwnedList<PointsTransaction> = {
   order: 'created_at DESC, id DESC',
   // kept by a trigger (migration customer_transaction_count): a deep history is not counted
   total: (customer, merchant) =>
-    Prisma.sql`(SELECT transaction_count FROM customers WHERE id = ${customer} AND merchant_id = ${merchant})`,
+    Prisma.sql`SELECT transaction_count AS _total FROM customers WHERE id = ${customer} AND merchant_id = ${merchant}`,
   keyset: 'created_at, id',
   orderIndexed: true,
   columns: columnsOf(Prisma.PointsTransactionScalarFieldEnum, 'x'),

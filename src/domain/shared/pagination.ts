@@ -146,8 +146,9 @@ interface OwnedListBase {
   where: (owner: Prisma.Sql) => Prisma.Sql;
   order: string;
   /**
-   * An owner's total as a scalar subquery, when something keeps it (default: count the owner's
-   * rows). `merchant` is the merchant's id, for the subquery's own tenancy condition.
+   * A query whose one row holds an owner's total as `_total`, when something keeps it (default:
+   * count the owner's rows); no row counts as 0. `merchant` is the merchant's id, for the
+   * query's own tenancy condition.
    */
   total?: (owner: Prisma.Sql, merchant: Prisma.Sql) => Prisma.Sql;
   /**
@@ -190,7 +191,7 @@ async function windowEach<T extends { id: string }>(
     ? Prisma.sql`AND (${keyset}) < (SELECT ${keyset} FROM ${table} WHERE id = ${window.after}::uuid AND merchant_id = ${merchantId}::uuid)`
     : Prisma.empty;
   const total = list.total
-    ? Prisma.sql`SELECT COALESCE(${list.total(Prisma.sql`o._owner`, Prisma.sql`${merchantId}::uuid`)}, 0) AS _total`
+    ? list.total(Prisma.sql`o._owner`, Prisma.sql`${merchantId}::uuid`)
     : Prisma.sql`SELECT count(*)::int AS _total FROM ${table} WHERE ${mine(Prisma.sql`o._owner`)}`;
   const selected = list.columns ? Prisma.sql`${list.columns}` : Prisma.sql`x.id::text AS id`;
   const owned = Prisma.sql`${mine(Prisma.sql`o._owner`)} ${after} ORDER BY ${order} OFFSET ${window.skip} LIMIT ${window.take}`;
@@ -202,10 +203,10 @@ async function windowEach<T extends { id: string }>(
   const found = await rowsOf<{ _i: bigint | string; id: string | null; _total: number }>(
     db,
     Prisma.sql`
-    SELECT o._i, t._total, p.*
+    SELECT o._i, COALESCE(t._total, 0) AS _total, p.*
       FROM unnest(${[...owners]}::${Prisma.raw(`${list.ownerType}[]`)}) WITH ORDINALITY AS o(_owner, _i)
-      -- counted once per owner (a count in the select list ran once per row of the page)
-      CROSS JOIN LATERAL (${total}) t
+      -- once per owner: a scalar subquery here or in the select list ran once per row of the page
+      LEFT JOIN LATERAL (${total}) t ON true
       LEFT JOIN LATERAL (
         SELECT ${selected}, row_number() OVER (ORDER BY ${order}) AS _n FROM ${rowsOfWindow}
       ) p ON true
