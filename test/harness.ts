@@ -40,7 +40,8 @@ export function testApp(): Promise<TestApp> {
     const database = process.env.TEST_DATABASE_URL
       ? { url: process.env.TEST_DATABASE_URL, close: async () => {} }
       : await startEmbedded('memory', new Blob([readFileSync(SNAPSHOT)]));
-    const db = createPrisma(database.url, 10);
+    // as the service runs: named statements on PostgreSQL, not on the embedded database
+    const db = createPrisma(database.url, 10, undefined, Boolean(process.env.TEST_DATABASE_URL));
     const app = createApp({ db, databaseUrl: database.url, config: testConfig() });
     return {
       db,

@@ -11,6 +11,8 @@ export function createPrisma(
   connectionString: string,
   poolMax = 10,
   onPoolError: (err: Error) => void = (err) => console.error(`database pool error: ${err.message}`),
+  /** Not on the embedded database (src/db/database.ts). */
+  preparedStatements = false,
 ): Db {
   // our own pool (the adapter ends it with the client), so its connections can be reported
   const pool = new pg.Pool({
@@ -28,6 +30,6 @@ export function createPrisma(
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   const db = new PrismaClient({ adapter });
   // hot reads send their SQL on the same pool (src/db/sql.ts)
-  registerPool(db, pool);
+  registerPool(db, pool, preparedStatements);
   return db;
 }

@@ -26,7 +26,10 @@ export async function connect(
   try {
     const applied = opts.migrate === false ? [] : await migrateIfNeeded(database.url);
     database.markReady();
-    const db = createPrisma(database.url, config.DB_POOL_MAX, opts.onPoolError);
+    // the embedded database is one PGlite session for every connection: one connection's named
+    // statement would already exist, under the same name, for the next
+    const prepared = config.DB_PREPARED_STATEMENTS && !database.embedded;
+    const db = createPrisma(database.url, config.DB_POOL_MAX, opts.onPoolError, prepared);
     return {
       db,
       database,

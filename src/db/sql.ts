@@ -9,10 +9,11 @@ import { tracedQuery } from '../observability/tracing.js';
 
 type Queryable = { $queryRaw<T>(query: Prisma.Sql): Prisma.PrismaPromise<T> };
 
-const pools = new WeakMap<object, pg.Pool>();
+const pools = new WeakMap<object, { pool: pg.Pool; prepared: boolean }>();
 
-export function registerPool(db: object, pool: pg.Pool) {
-  pools.set(db, pool);
+/** `prepared`: send each statement by name, so every connection parses it once (see nameOf). */
+export function registerPool(db: object, pool: pg.Pool, prepared: boolean) {
+  pools.set(db, { pool, prepared });
 }
 
 // What Prisma answers for DATE, not the driver's default: midnight UTC (the driver would take
@@ -42,12 +43,28 @@ const types = {
         : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * A prepared statement's name for each statement text: a connection parses and analyses a named
+ * statement once and keeps it (pg remembers which it has), where an unnamed one is parsed on every
+ * request; the planner still chooses custom or generic plans as it does for any prepared
+ * statement. The hot paths send a few dozen texts; the first MAX_NAMED get names, so the
+ * statements a connection keeps are bounded whatever texts come later (those go unnamed).
+ */
+const names = new Map<string, string>();
+const MAX_NAMED = 100;
+function nameOf(text: string): string | undefined {
+  let name = names.get(text);
+  if (name === undefined && names.size < MAX_NAMED) names.set(text, (name = `loyalty_${names.size}`));
+  return name;
+}
+
 /** The rows of one statement, on the pool directly when `db` has one. */
 export async function rowsOf<T>(db: Queryable, statement: Prisma.Sql): Promise<T[]> {
-  const pool = pools.get(db);
-  if (!pool) return db.$queryRaw<T[]>(statement);
+  const on = pools.get(db);
+  if (!on) return db.$queryRaw<T[]>(statement);
   const text = statement.text;
-  return (await tracedQuery(text, () => pool.query<T & pg.QueryResultRow>({ text, values: statement.values, types }))).rows;
+  const name = on.prepared ? nameOf(text) : undefined;
+  return (await tracedQuery(text, () => on.pool.query<T & pg.QueryResultRow>({ name, text, values: statement.values, types }))).rows;
 }
 
 const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
