@@ -26,8 +26,9 @@ async function invariants(merchantIds: string[]) {
        AND (c.points_balance < 0
             OR c.points_balance <> COALESCE((SELECT sum(t.points) FROM points_transactions t WHERE t.customer_id = c.id), 0)
             OR c.points_earned - c.points_spent <> c.points_balance
-            -- the history's total is the trigger-kept counter
-            OR c.transaction_count <> (SELECT count(*) FROM points_transactions t WHERE t.customer_id = c.id))`;
+            -- the history's and the activity log's totals are trigger-kept counters
+            OR c.transaction_count <> (SELECT count(*) FROM points_transactions t WHERE t.customer_id = c.id)
+            OR c.activity_count <> (SELECT count(*) FROM activities a WHERE a.customer_id = c.id))`;
   const crossed = await app.db.$queryRaw<{ n: bigint }[]>`
     SELECT count(*) AS n FROM (
       SELECT t.id FROM points_transactions t JOIN customers c ON c.id = t.customer_id WHERE t.merchant_id <> c.merchant_id
@@ -71,6 +72,18 @@ describe('ledger under concurrency', () => {
       select: { id: true },
     });
     expect(listed).toEqual(ordered.map((t) => t.id));
+    // and so does the activity log, through its own index and counter
+    const logPages = await Promise.all(
+      [1, 2, 3, 4, 5].map((page) => api.rest('GET', `/v1/customers/activities?customer_id=${customer.platformId}&per_page=100&page=${page}`)),
+    );
+    expect(logPages[4]!.body.meta.pagination).toEqual({ current_page: 5, per_page: 100, total: 500, last_page: 5, has_more: false });
+    const logged = await app.db.activity.findMany({
+      where: { customerId: customer.id },
+      orderBy: [{ occurredAt: 'desc' }, { createdAt: 'desc' }, { id: 'desc' }],
+      select: { id: true },
+    });
+    expect(logPages.flatMap((p) => p.body.data.map((a: { id: string }) => a.id))).toEqual(logged.map((a) => a.id));
+    expect(await invariants([merchant.id])).toEqual({ broken: [], crossed: 0 });
   });
 
   it('concurrent redemptions never overdraw', async () => {

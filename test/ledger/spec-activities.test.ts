@@ -125,6 +125,10 @@ describe('GET /v1/customers/activities', () => {
     const page2 = await list('customer_id=act-1&per_page=4&page=2');
     expect(page2.body.data.map((a: any) => a.description)).toEqual(['Order #1001', 'Review pending']);
     expect(page2.body.meta.pagination).toEqual({ current_page: 2, per_page: 4, total: 6, last_page: 2, has_more: false });
+    // a deep page cuts through rows of the same occurred_at in their order (created_at, then id)
+    const ties = await list('customer_id=act-1&per_page=2&page=2');
+    expect(ties.body.data.map((a: any) => a.description)).toEqual(['B3', 'Reached Gold']);
+    expect(ties.body.meta.pagination).toMatchObject({ total: 6, last_page: 3 });
     const page1 = await list('customer_id=act-1&per_page=4');
     expect(page1.body.meta.pagination).toMatchObject({ current_page: 1, has_more: true, last_page: 2 });
     const past = await list('customer_id=act-1&per_page=4&page=3');

@@ -52,7 +52,11 @@ const activityLog: OwnedList<Activity> = {
   ownerType: 'uuid',
   where: (customer) => Prisma.sql`customer_id = ${customer}`,
   order: 'occurred_at DESC, created_at DESC, id DESC',
+  // kept by a trigger (migration customer_activity_count), as the history's
+  total: (customer, merchant) =>
+    Prisma.sql`SELECT activity_count AS _total FROM customers WHERE id = ${customer} AND merchant_id = ${merchant}`,
   keyset: 'occurred_at, created_at, id',
+  orderIndexed: true,
   columns: columnsOf(Prisma.ActivityScalarFieldEnum, 'x'),
 };
 
