@@ -192,7 +192,14 @@ async function runMatrix(
   phase: Phase,
   servers: Slot[],
   tenant: Tenant,
-  opts: { protocols: Protocol[]; concurrency: number[]; duration: number; customers: number },
+  opts: {
+    protocols: Protocol[];
+    concurrency: number[];
+    duration: number;
+    customers: number;
+    /** Before each write row: a CHECKPOINT, so every server's writes start from the same WAL state. */
+    beforeWrite?: () => Promise<void>;
+  },
 ) {
   // writes last, so reads see the loaded data (the warm-up's writes only add a few rows to
   // random customers, never to the deep-page customer c1)
@@ -213,6 +220,7 @@ async function runMatrix(
       for (const t of targets) {
         for (let attempt = 1; ; attempt++) {
           await ensureAlive(t.slot);
+          if (op.kind === 'write') await opts.beforeWrite?.();
           const m = await measure(phase, t.slot.server, op, t.protocol, t.req, c, opts.duration, opts.customers);
           if (t.slot.server.alive() || attempt === 2) break;
           measurements.splice(measurements.indexOf(m), 1); // died during the run: measure again
@@ -307,6 +315,9 @@ try {
   const url = await preparePostgres(settings.adminUrl, settings.databaseUrl);
   log(`database ${url.replace(/\/\/[^@]*@/, '//')}`);
   const tenant = await createTenant(url);
+  // after a checkpoint starts, the first change to each page writes the whole page to the WAL:
+  // without this, whichever server wrote first after one paid for the others
+  const checkpoint = () => withClient(url, async (client) => void (await client.query('CHECKPOINT')));
 
   const firstTo = settings.skipGrowth ? full.customers : small.customers;
   let t = performance.now();
@@ -323,7 +334,14 @@ try {
   if (!settings.skipGrowth) {
     await withServers(
       (['service', 'raw-pg'] as const).map((kind) => ({ kind, key: tenant.key, database: { url }, label: `${kind} (PostgreSQL, small)` })),
-      (servers) => runMatrix('small', servers, tenant, { protocols: ['rest'], concurrency: [1], duration: settings.shortDuration, customers: small.customers }),
+      (servers) =>
+        runMatrix('small', servers, tenant, {
+          protocols: ['rest'],
+          concurrency: [1],
+          duration: settings.shortDuration,
+          customers: small.customers,
+          beforeWrite: checkpoint,
+        }),
     );
     t = performance.now();
     await withClient(url, async (client) => {
@@ -344,6 +362,7 @@ try {
         concurrency: settings.concurrency,
         duration: settings.duration,
         customers: full.customers,
+        beforeWrite: checkpoint,
       }),
   );
 
