@@ -21,7 +21,8 @@ export type Enqueue = (jobs: { jobId: string; deliveryId: string }[], client: Sq
 /**
  * One dispatcher pass: fans up to `batch` undispatched events out to deliveries, then queues
  * every delivery that has no job yet (new ones, redeliveries). One transaction: the events are
- * dispatched, and the deliveries queued, together or not at all. Returns what it did.
+ * dispatched, and the deliveries queued, together or not at all. Returns what it did, and
+ * whether it stopped at a limit (`more`: another pass now would find work).
  */
 export async function dispatchOutbox(client: SqlClient, enqueue: Enqueue, batch = 200) {
   await client.query('BEGIN');
@@ -59,7 +60,8 @@ export async function dispatchOutbox(client: SqlClient, enqueue: Enqueue, batch 
       );
     }
     await client.query('COMMIT');
-    return { events: Number(fanned.rows[0]?.events ?? 0), queued: jobs.length };
+    const events = Number(fanned.rows[0]?.events ?? 0);
+    return { events, queued: jobs.length, more: events >= batch || jobs.length >= batch * 4 };
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
     throw err;
