@@ -143,6 +143,12 @@ describe('privacy erasure', () => {
     expect(row.email).not.toContain(alice.email);
     expect(row.platformId).not.toBe(alice.customer_id);
     expect(row.erasedAt).toBeInstanceOf(Date);
+    // nor are its points moved, by its old platform id or the tombstone's (the sum below is unchanged)
+    for (const id of [alice.customer_id, row.platformId]) {
+      const credit = await api.rest('POST', `/v1/customers/transactions?customer_id=${encodeURIComponent(id)}`, { points: 5, description: 'x' });
+      expect(credit.status, id).toBe(404);
+      expect(credit.body.error.code).toBe('not_found');
+    }
     const ledger = await app.db.pointsTransaction.aggregate({ where: { customerId: alice.id }, _sum: { points: true } });
     expect(ledger._sum.points).toBe(120);
 

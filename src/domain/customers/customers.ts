@@ -32,8 +32,8 @@ export const customerColumns = columnsOf(Prisma.CustomerScalarFieldEnum, 'c');
 /** PostgreSQL text cannot hold NUL: such an id names no customer (and must not reach SQL). */
 export const storable = (s: string | null | undefined) => !s?.includes('\u0000');
 
-/** The customer named by `customer_id` or `email` (422 if neither, 404 if unknown). */
-export async function findCustomer(db: Db, merchantId: string, ref: CustomerRef) {
+/** `customer_id` and `email` trimmed: 422 if neither names a customer, 404 if one cannot be stored. */
+function customerRef(ref: CustomerRef) {
   const customerId = ref.customer_id?.trim();
   const email = ref.email?.trim();
   if (!customerId && !email) {
@@ -43,16 +43,36 @@ export async function findCustomer(db: Db, merchantId: string, ref: CustomerRef)
     );
   }
   if (!storable(customerId) || !storable(email)) throw notFound('Customer');
+  return { customerId, email };
+}
+
+/**
+ * Customers `c` of the merchant with this platform id (at most one). An erased customer is a
+ * tombstone the API no longer finds (domain/privacy/erasure.ts).
+ */
+export const platformIdMatches = (merchantId: string, platformId: string) =>
+  Prisma.sql`c.merchant_id = ${merchantId}::uuid AND c.platform_id = ${platformId} AND c.erased_at IS NULL`;
+
+/**
+ * The platform id of a request that names its customer by `customer_id` alone, checked as
+ * findCustomer checks it, for a statement that finds the customer itself (platformIdMatches)
+ * and answers 404 when it does not.
+ */
+export const platformIdOf = (ref: { customer_id: string }) => customerRef(ref).customerId!;
+
+/** The customer named by `customer_id` or `email` (422 if neither, 404 if unknown). */
+export async function findCustomer(db: Db, merchantId: string, ref: CustomerRef) {
+  const { customerId, email } = customerRef(ref);
   // one statement on the pool (src/db/sql.ts): every customer-scoped request starts here
   const [found] = await rowsOf<Customer>(
     db,
     customerId
-      ? Prisma.sql`SELECT ${customerColumns} FROM customers c WHERE c.merchant_id = ${merchantId}::uuid AND c.platform_id = ${customerId}`
+      ? Prisma.sql`SELECT ${customerColumns} FROM customers c WHERE ${platformIdMatches(merchantId, customerId)}`
       : Prisma.sql`SELECT ${customerColumns} FROM customers c WHERE ${emailMatches(merchantId, email!)} ORDER BY c.created_at, c.id LIMIT 1`,
   );
   // both given: they must name the same customer
   const customer = found && customerId && email && found.email.toLowerCase() !== email.toLowerCase() ? undefined : found;
-  // an erased customer is a tombstone the API no longer finds (domain/privacy/erasure.ts)
+  // by email, the oldest match may be a tombstone (erasure.ts): not found either
   if (!customer || customer.erasedAt) throw notFound('Customer');
   return customer;
 }

@@ -14,10 +14,16 @@ const adjustmentInput = z.object({
 /** Validates the adjustment before the customer is looked up (422 before 404, as REST does). */
 export const parseAdjustment = (raw: unknown) => parseInput(adjustmentInput, raw);
 
-export function adjustPoints(db: Db, merchantId: string, customerId: string, input: z.infer<typeof adjustmentInput>) {
+/** The customer by its id, or by its platform id (found by the ledger's statement itself: 404 if unknown). */
+export function adjustPoints(
+  db: Db,
+  merchantId: string,
+  customer: { customerId: string } | { platformId: string },
+  input: z.infer<typeof adjustmentInput>,
+) {
   return applyPoints(db, {
+    ...customer,
     merchantId,
-    customerId,
     points: input.points,
     description: input.description,
     source: 'manual',

@@ -5,13 +5,15 @@
 // the row the first one committed. One statement, no interactive transaction
 // (prisma/prisma#30374). The CHECK constraint in the schema is the last line of defence.
 // A credit that approves pending points (pending.ts) is the same statement, turning the
-// pending activity approved instead of writing a new one.
+// pending activity approved instead of writing a new one. A request that names its customer
+// by platform id finds it in the same statement too (one round trip per adjustment).
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { rowsOf } from '../../db/sql.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { TransactionSource } from '../../generated/prisma/enums.js';
-import { AppError } from '../shared/errors.js';
+import { platformIdMatches } from '../customers/customers.js';
+import { AppError, notFound } from '../shared/errors.js';
 import { MAX_BALANCE } from '../shared/limits.js';
 import { insertActivity } from './activity-log.js';
 import { countLedgerEntry } from '../../observability/metrics.js';
@@ -35,7 +37,12 @@ export interface LedgerEntry {
   approves?: string;
 }
 
+/** An entry naming its customer by platform id, found by the same statement (unknown or erased: 404). */
+export type PlatformLedgerEntry = Omit<LedgerEntry, 'customerId' | 'approves'> & { platformId: string };
+
 export interface LedgerResult {
+  /** The customer's id (uuid). */
+  customerId: string;
   transactionId: string;
   activityId: string;
   balanceAfter: number;
@@ -43,7 +50,7 @@ export interface LedgerResult {
 }
 
 /** Credits or debits; returns null when the balance would go below zero or overflow. */
-export async function tryApplyPoints(db: Db, entry: LedgerEntry): Promise<LedgerResult | null> {
+export async function tryApplyPoints(db: Db, entry: LedgerEntry | PlatformLedgerEntry): Promise<LedgerResult | null> {
   if (!Number.isInteger(entry.points) || Math.abs(entry.points) > MAX_BALANCE) return null; // would overflow int
   const credit = entry.points > 0 ? entry.points : 0;
   const debit = entry.points < 0 ? -entry.points : 0;
@@ -52,26 +59,31 @@ export async function tryApplyPoints(db: Db, entry: LedgerEntry): Promise<Ledger
   const activityId = randomUUID();
   const refKind = entry.reference?.kind ?? null;
   const refId = entry.reference?.id ?? null;
-  const held = entry.approves
+  const byPlatformId = 'platformId' in entry;
+  const approves = byPlatformId ? undefined : entry.approves;
+  const customer = byPlatformId
+    ? Prisma.sql`SELECT c.id FROM customers c WHERE ${platformIdMatches(entry.merchantId, entry.platformId)}`
+    : Prisma.sql`SELECT c.id FROM customers c WHERE c.id = ${entry.customerId}::uuid AND c.merchant_id = ${entry.merchantId}::uuid`;
+  const held = approves
     ? Prisma.sql`held AS (
         SELECT id FROM activities
-         WHERE id = ${entry.approves}::uuid AND merchant_id = ${entry.merchantId}::uuid
-           AND customer_id = ${entry.customerId}::uuid AND status = 'pending'::"ActivityStatus"
+         WHERE id = ${approves}::uuid AND merchant_id = ${entry.merchantId}::uuid
+           AND customer_id = (SELECT id FROM customer) AND status = 'pending'::"ActivityStatus"
            AND points_change = ${entry.points}::int
            FOR UPDATE
       ),`
     : Prisma.empty;
-  const act = entry.approves
+  const act = approves
     ? Prisma.sql`
       UPDATE activities a
          SET status = 'approved'::"ActivityStatus", balance_after = updated.points_balance
         FROM updated
-       WHERE a.id = ${entry.approves}::uuid`
+       WHERE a.id = ${approves}::uuid`
     : insertActivity(
         {
           id: activityId,
           merchantId: entry.merchantId,
-          customerId: entry.customerId,
+          customerId: Prisma.sql`updated.customer_id`,
           type: entry.activityType,
           description: entry.description,
           pointsChange: entry.points,
@@ -81,25 +93,26 @@ export async function tryApplyPoints(db: Db, entry: LedgerEntry): Promise<Ledger
         Prisma.sql`updated`,
       );
   // one statement, atomic on its own: on the pool directly unless `db` is a transaction's
-  const rows = await rowsOf<{ balance_after: number; activity_id: string }>(db, Prisma.sql`
-    WITH ${held} updated AS (
+  // a row whenever the customer exists, its change's columns null when the change was refused
+  const rows = await rowsOf<{ customer_id: string; balance_after: number | null; activity_id: string | null }>(db, Prisma.sql`
+    WITH customer AS (${customer}), ${held} updated AS (
       UPDATE customers
          SET points_balance = points_balance + ${entry.points}::int,
              points_earned  = points_earned + ${credit}::int,
              points_spent   = points_spent + ${debit}::int,
              last_activity_at = now(),
              updated_at = now()
-       WHERE id = ${entry.customerId}::uuid
+       WHERE id = (SELECT id FROM customer)
          AND merchant_id = ${entry.merchantId}::uuid
          AND points_balance + ${entry.points}::bigint BETWEEN 0 AND ${MAX_BALANCE}
          AND points_earned + ${credit}::bigint <= ${MAX_BALANCE}
          AND points_spent + ${debit}::bigint <= ${MAX_BALANCE}
-         ${entry.approves ? Prisma.sql`AND EXISTS (SELECT 1 FROM held)` : Prisma.empty}
-      RETURNING points_balance
+         ${approves ? Prisma.sql`AND EXISTS (SELECT 1 FROM held)` : Prisma.empty}
+      RETURNING id AS customer_id, points_balance
     ), tx AS (
       INSERT INTO points_transactions
         (id, merchant_id, customer_id, points, type, description, source, balance_after, reference_kind, reference_id)
-      SELECT ${transactionId}::uuid, ${entry.merchantId}::uuid, ${entry.customerId}::uuid, ${entry.points}::int,
+      SELECT ${transactionId}::uuid, ${entry.merchantId}::uuid, updated.customer_id, ${entry.points}::int,
              ${type}::"TransactionType", ${entry.description}, ${entry.source}::"TransactionSource",
              points_balance, ${refKind}, ${refId}
         FROM updated
@@ -107,15 +120,17 @@ export async function tryApplyPoints(db: Db, entry: LedgerEntry): Promise<Ledger
     ), act AS (${act}
       RETURNING id
     )
-    SELECT tx.balance_after, act.id::text AS activity_id FROM tx, act`);
+    SELECT customer.id::text AS customer_id, tx.balance_after, act.id::text AS activity_id
+      FROM customer LEFT JOIN (tx CROSS JOIN act) ON true`);
   const row = rows[0];
-  if (!row) return null;
+  if (!row && byPlatformId) throw notFound('Customer');
+  if (!row || row.balance_after === null) return null;
   countLedgerEntry(entry.points);
-  return { transactionId, activityId: row.activity_id, balanceAfter: Number(row.balance_after), type };
+  return { customerId: row.customer_id, transactionId, activityId: row.activity_id!, balanceAfter: Number(row.balance_after), type };
 }
 
 /** As tryApplyPoints, but a refused change is 422 `adjustment_failed`. */
-export async function applyPoints(db: Db, entry: LedgerEntry): Promise<LedgerResult> {
+export async function applyPoints(db: Db, entry: LedgerEntry | PlatformLedgerEntry): Promise<LedgerResult> {
   const result = await tryApplyPoints(db, entry);
   if (result) return result;
   throw new AppError(

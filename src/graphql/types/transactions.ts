@@ -1,7 +1,7 @@
 // Points transactions: GET and POST /customers/transactions (spec 2.3, 4.2).
 import { customerInView } from '../../domain/access/customer-sessions.js';
 import { adjustPoints, parseAdjustment } from '../../domain/ledger/adjustments.js';
-import { findCustomer } from '../../domain/customers/customers.js';
+import { platformIdOf } from '../../domain/customers/customers.js';
 import { type CustomerProfile, customerProfile } from '../../domain/customers/customer-records.js';
 import { listTransactions, transactionConnections, transactionPages } from '../../domain/ledger/points-history.js';
 import { builder, forShoppers } from '../builder.js';
@@ -41,12 +41,12 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, args, ctx) => {
       const input = parseAdjustment(args);
-      const customer = await findCustomer(ctx.db, ctx.merchantId, { customer_id: args.customer_id });
-      const result = await adjustPoints(ctx.db, ctx.merchantId, customer.id, input);
+      // one statement finds the customer and moves its points (404 if unknown)
+      const result = await adjustPoints(ctx.db, ctx.merchantId, { platformId: platformIdOf(args) }, input);
       return {
         data: {
           transaction_id: result.transactionId,
-          customer_id: customer.id,
+          customer_id: result.customerId,
           points: input.points,
           type: result.type,
         },
@@ -138,7 +138,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const input = parseAdjustment(args);
       const customerId = await customerUuid(ctx, args);
-      const result = await adjustPoints(ctx.db, ctx.merchantId, customerId, input);
+      const result = await adjustPoints(ctx.db, ctx.merchantId, { customerId }, input);
       return {
         transaction_id: result.transactionId,
         balance_after: result.balanceAfter,
