@@ -79,7 +79,7 @@ async function findCustomer(merchantId: string, q: { customer_id?: unknown; emai
   const email = typeof q.email === 'string' ? q.email.trim() : '';
   if (!id && !email) throw invalid({ customer_id: ['customer_id or email is required'] });
   const { rows } = id
-    ? await pool.query('SELECT * FROM customers WHERE merchant_id = $1 AND platform_id = $2', [merchantId, id])
+    ? await pool.query('SELECT * FROM customers WHERE merchant_id = $1 AND platform_id = $2 AND erased_at IS NULL', [merchantId, id])
     : await pool.query('SELECT * FROM customers WHERE merchant_id = $1 AND lower(email) = lower($2) ORDER BY created_at, id LIMIT 1', [merchantId, email]);
   if (!rows[0] || rows[0].erased_at) throw notFound('Customer');
   return rows[0];
@@ -257,37 +257,39 @@ async function createTransaction(p: Principal, q: URLSearchParams, body: any) {
   const description = typeof body.description === 'string' ? body.description.trim() : '';
   if (!description || description.length > 500) details.description = ['is required, at most 500 characters'];
   if (Object.keys(details).length) throw invalid(details);
-  const c = await findCustomer(p.merchantId, { customer_id: q.get('customer_id') });
   const points: number = body.points;
   const credit = Math.max(points, 0);
   const debit = Math.max(-points, 0);
   const type = points > 0 ? 'credit' : 'debit';
   const txId = randomUUID();
-  // the same single statement as the service's ledger
+  // the same single statement as the service's ledger: it finds the customer by platform id too
   const { rows } = await pool.query(
-    `WITH updated AS (
+    `WITH customer AS (
+       SELECT c.id FROM customers c WHERE c.merchant_id = $1::uuid AND c.platform_id = $2 AND c.erased_at IS NULL
+     ), updated AS (
        UPDATE customers SET points_balance = points_balance + $3::int, points_earned = points_earned + $4::int,
               points_spent = points_spent + $5::int, last_activity_at = now(), updated_at = now()
-        WHERE id = $2::uuid AND merchant_id = $1::uuid
+        WHERE id = (SELECT id FROM customer) AND merchant_id = $1::uuid
           AND points_balance + $3::bigint BETWEEN 0 AND ${MAX_BALANCE}
           AND points_earned + $4::bigint <= ${MAX_BALANCE} AND points_spent + $5::bigint <= ${MAX_BALANCE}
-       RETURNING points_balance
+       RETURNING id AS customer_id, points_balance
      ), tx AS (
        INSERT INTO points_transactions (id, merchant_id, customer_id, points, type, description, source, balance_after)
-       SELECT $6::uuid, $1::uuid, $2::uuid, $3::int, $7::"TransactionType", $8, 'manual', points_balance FROM updated
+       SELECT $6::uuid, $1::uuid, customer_id, $3::int, $7::"TransactionType", $8, 'manual', points_balance FROM updated
        RETURNING balance_after
      ), act AS (
        INSERT INTO activities (id, merchant_id, customer_id, type, description, points_change, balance_after, status, reference_kind, reference_id)
-       SELECT $9::uuid, $1::uuid, $2::uuid, 'adjustment', $8, $3::int, points_balance, 'approved', 'transaction', $6::text FROM updated
+       SELECT $9::uuid, $1::uuid, customer_id, 'adjustment', $8, $3::int, points_balance, 'approved', 'transaction', $6::text FROM updated
        RETURNING id
      )
-     SELECT tx.balance_after FROM tx, act`,
-    [p.merchantId, c.id, points, credit, debit, txId, type, description, randomUUID()],
+     SELECT customer.id, tx.balance_after FROM customer LEFT JOIN (tx CROSS JOIN act) ON true`,
+    [p.merchantId, q.get('customer_id')!.trim(), points, credit, debit, txId, type, description, randomUUID()],
   );
-  if (!rows[0]) {
+  if (!rows[0]) throw notFound('Customer');
+  if (rows[0].balance_after === null) {
     throw new HttpError(422, 'adjustment_failed', points < 0 ? 'Insufficient point balance' : 'The credit would overflow the balance');
   }
-  return { data: { transaction_id: txId, customer_id: c.id, points, type } };
+  return { data: { transaction_id: txId, customer_id: rows[0].id, points, type } };
 }
 
 function readBody(req: http.IncomingMessage): Promise<any> {
