@@ -25,6 +25,7 @@ export type Enqueue = (jobs: { jobId: string; deliveryId: string }[], client: Sq
  * whether it stopped at a limit (`more`: another pass now would find work).
  */
 export async function dispatchOutbox(client: SqlClient, enqueue: Enqueue, batch = 200) {
+  const deliveries = batch * 4; // deliveries queued per pass: an event may fan out to several endpoints
   await client.query('BEGIN');
   try {
     const fanned = await client.query(
@@ -48,7 +49,7 @@ export async function dispatchOutbox(client: SqlClient, enqueue: Enqueue, batch 
     const waiting = await client.query(
       `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND job_id IS NULL
         ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [batch * 4],
+      [deliveries],
     );
     const jobs = waiting.rows.map((r: { id: string }) => ({ jobId: randomUUID(), deliveryId: r.id }));
     if (jobs.length) {
@@ -61,7 +62,7 @@ export async function dispatchOutbox(client: SqlClient, enqueue: Enqueue, batch 
     }
     await client.query('COMMIT');
     const events = Number(fanned.rows[0]?.events ?? 0);
-    return { events, queued: jobs.length, more: events >= batch || jobs.length >= batch * 4 };
+    return { events, queued: jobs.length, more: events >= batch || jobs.length >= deliveries };
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
     throw err;
