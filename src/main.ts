@@ -14,18 +14,22 @@ import { startTracing } from './observability/tracing.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
+/** Sets a V8 flag at start unless node's command line gave it (`--name`, `--no-name`, `_` for `-`): that wins. */
+function defaultV8Flag(name: string, setting: string) {
+  const given = process.execArgv.some((arg) => arg.replace(/_/g, '-').replace(/^--no-/, '--').startsWith(`--${name}`));
+  if (!given) v8.setFlagsFromString(setting);
+}
+
 /**
  * How far the old generation may grow past what the last full collection kept before the next
  * one (V8 picks 1.1-4× itself, near 4× for a heap this small). Under load the requests in
  * flight outlive a scavenge or two and are promoted, so at 4× a ~50 MB service swelled by
  * ~150 MB between full collections; at 1.3× it peaks ~50 MB lower for a collection every
  * second or two, which V8 marks concurrently (bench/README.md, issue 10). Read by V8 at each
- * full collection, so setting it at start takes effect; a flag on the command line wins.
+ * full collection, so setting it at start takes effect.
  */
 const HEAP_GROWING_PERCENT = 30;
-if (!process.execArgv.some((arg) => arg.startsWith('--heap-growing-percent') || arg.startsWith('--heap_growing_percent'))) {
-  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-}
+defaultV8Flag('heap-growing-percent', `--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 
 /**
  * Allocation-site pretenuring off: under concurrency every request's rows and result objects are
@@ -34,9 +38,7 @@ if (!process.execArgv.some((arg) => arg.startsWith('--heap-growing-percent') || 
  * after busier rows the service then promoted ~630 KB a scavenge, ran a full collection a
  * second and paid 1.8 ms a scavenge; without pretenuring, 6 KB, none, and 0.4 ms.
  */
-if (!process.execArgv.some((arg) => arg.includes('allocation-site-pretenuring') || arg.includes('allocation_site_pretenuring'))) {
-  v8.setFlagsFromString('--no-allocation-site-pretenuring');
-}
+defaultV8Flag('allocation-site-pretenuring', '--no-allocation-site-pretenuring');
 
 async function main() {
   const config = loadConfig();
