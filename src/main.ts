@@ -74,7 +74,13 @@ async function main() {
     }
   }
 
+  // Prisma's client loads its query compiler on its first query, ~100 ms of blocked event loop:
+  // paid before listening, not by the first request that uses Prisma or by the idempotency purge
+  // a minute in, which would stall every request in flight (bench/README.md, stop 28). Its
+  // connection and module loads overlap building the app.
+  const prismaLoaded = db.merchant.findFirst({ select: { id: true } });
   const app = createApp({ db, databaseUrl: database.url, config, logger });
+  await prismaLoaded;
   // requests still being handled: a client that hangs up closes its connection, not its
   // request's work, which must still find the database open
   let handling = 0;

@@ -9,7 +9,7 @@ import { requestState } from '../request-state.js';
 import { checkRequest } from './checks.js';
 
 const PURGE_EVERY_MS = 3600_000;
-/** Not at once: the purge would load Prisma's query compiler ahead of the first answer (~0.3 s). */
+/** Not at once: a purge at start would compete with the first answers for the database. */
 const FIRST_PURGE_AFTER_MS = 60_000;
 
 export function useIdempotency(db: Db, onPurgeError: (err: unknown) => void): Plugin & { stop(): void } {
