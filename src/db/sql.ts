@@ -23,15 +23,30 @@ const DATE_OID = 1082;
 const TIMESTAMPTZ_OID = 1184;
 const parseTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ_OID) as (value: string) => Date;
 
+/** The number written in `s` from `from` to `to` (ASCII digits, as PostgreSQL prints them). */
+function digits(s: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) n = n * 10 + s.charCodeAt(i) - 48;
+  return n;
+}
+
 /**
- * `2026-11-24 04:11:17.123+00` (a session in UTC, DateStyle ISO) read as the ISO string it
- * nearly is: the driver's parser runs a regular expression per value (a match array and nine
- * strings; a page of 20 rewards has 40 timestamps). Anything else goes to the driver's parser.
+ * `2026-11-24 04:11:17.123456+00` (a session in UTC, DateStyle ISO) read digit by digit into
+ * `Date.UTC`, milliseconds truncated as `Date` parses them: the driver's parser runs a regular
+ * expression per value (a match array and nine strings), and rebuilding the ISO string for
+ * `Date` made three strings a value, a tenth of a customers page's garbage (bench/README.md,
+ * stop 28). Anything else (years before 100, which `Date.UTC` reads as 19xx; BC; infinity)
+ * goes to the driver's parser.
  */
 function timestamptz(value: string): Date {
-  return value.length >= 22 && value.endsWith('+00') && value[10] === ' ' && value[4] === '-'
-    ? new Date(`${value.slice(0, 10)}T${value.slice(11, -3)}Z`)
-    : parseTimestamptz(value);
+  const end = value.length - 3;
+  if (end < 19 || value[4] !== '-' || value[10] !== ' ' || !value.endsWith('+00')) return parseTimestamptz(value);
+  const year = digits(value, 0, 4);
+  if (year < 100) return parseTimestamptz(value);
+  // the fraction's first three digits, if any (".5" is 500 ms)
+  let ms = 0;
+  for (let i = 20; i < 23; i++) ms = ms * 10 + (i < end ? value.charCodeAt(i) - 48 : 0);
+  return new Date(Date.UTC(year, digits(value, 5, 7) - 1, digits(value, 8, 10), digits(value, 11, 13), digits(value, 14, 16), digits(value, 17, 19), ms));
 }
 
 const types = {

@@ -119,6 +119,27 @@ describe('GET /v1/customers', () => {
     expect(none.body.meta.pagination).toEqual({ current_page: 1, per_page: 20, total: 0, last_page: 1, has_more: false });
   });
 
+  it('shows each stored instant to the millisecond, the list as the record', async () => {
+    // a merchant of its own: these instants would reorder the newest-first lists above
+    const shop = (await newMerchant(app, 'instants')).id;
+    const shopApi = client(app, await newKey(app, shop));
+    const c = await newCustomer(app, shop, { customerId: 'plat-instant' });
+    for (const [stored, shown] of [
+      // the column keeps milliseconds: PostgreSQL rounds what it is given
+      ['2026-11-24 04:11:17.123456+00', '2026-11-24T04:11:17.123Z'],
+      ['2026-11-24 04:11:17.999999+00', '2026-11-24T04:11:18.000Z'],
+      ['2024-02-29 23:59:59.5+00', '2024-02-29T23:59:59.500Z'],
+      ['2026-01-01 00:00:00+00', '2026-01-01T00:00:00.000Z'],
+      ['1969-12-31 23:59:59.04+00', '1969-12-31T23:59:59.040Z'],
+      ['0050-06-01 12:00:00.25+00', '0050-06-01T12:00:00.250Z'],
+    ]) {
+      await app.db.$executeRaw`UPDATE customers SET created_at = ${stored}::timestamptz WHERE id = ${c.id}::uuid`;
+      const list = await shopApi.rest('GET', '/v1/customers?customer_id=plat-instant');
+      const record = await shopApi.rest('GET', `/v1/customers/${c.id}`);
+      expect([list.body.data[0].created_at, record.body.data.created_at]).toEqual([shown, shown]);
+    }
+  });
+
   it('matches email literally: % and _ are not wildcards; a NUL byte is refused', async () => {
     const underscored = await newCustomer(app, merchantId, { customerId: 'plat-us', email: 'first_last@example.com' });
     await newCustomer(app, merchantId, { customerId: 'plat-us2', email: 'firstxlast@example.com' });
