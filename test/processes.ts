@@ -1,6 +1,7 @@
 // A service started as its own process, the way an operator runs it: for tests of start-up,
 // signals, several instances and crashes. In-process tests use harness.ts instead.
 import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 
 export const projectRoot = path.resolve(import.meta.dirname, '..');
@@ -60,4 +61,37 @@ export function exitCode(server: ServerProcess, timeoutMs = 30_000): Promise<num
     const timer = setTimeout(() => reject(new Error(`did not exit:\n${server.output()}`)), timeoutMs);
     void server.exited.then((code) => (clearTimeout(timer), resolve(code)));
   });
+}
+
+/** A TCP proxy to the database that the test can cut and restore. */
+export function cuttableProxy(target: URL) {
+  let server: net.Server | undefined;
+  const sockets = new Set<net.Socket>();
+  let port = 0;
+  const open = () =>
+    new Promise<void>((resolve) => {
+      server = net.createServer((client) => {
+        const upstream = net.connect(Number(target.port || 5432), target.hostname);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => s.destroy());
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(port, '127.0.0.1', () => {
+        port = (server!.address() as net.AddressInfo).port;
+        resolve();
+      });
+    });
+  return {
+    open,
+    get port() {
+      return port;
+    },
+    async cut() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server!.close(() => resolve()));
+    },
+  };
 }

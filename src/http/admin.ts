@@ -73,7 +73,10 @@ export function createAdminApi({ db, config, logger, appDist = APP_DIST }: Admin
     windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
     redisUrl: config.REDIS_URL,
   });
-  const idempotency = useIdempotency(db, (err) => logger.warn({ err }, 'idempotency purge failed'));
+  const idempotency = useIdempotency(db, {
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    onPurgeError: (err) => logger.warn({ err }, 'idempotency purge failed'),
+  });
   const signIn = { db, lockout, logger };
   const policy = { idleSeconds: config.ADMIN_SESSION_IDLE_SECONDS, maxSeconds: config.ADMIN_SESSION_MAX_SECONDS };
 

@@ -1,24 +1,26 @@
-// The Idempotency-Key store (used by plugins/idempotency.ts). Idempotency-Key on public POSTs (REST mutations and GraphQL): the first response (status
-// and body) is stored and replayed for a retry with the same key and request; the same key
-// with another request (body, path or merchant) is 422 idempotency_key_reused; a retry
-// while the first is still running is 409 idempotency_in_progress. Keys live 24 hours.
-// A request refused by validation, or failing with 5xx, stores nothing: it may be retried.
+// The Idempotency-Key store (used by plugins/idempotency.ts). A key belongs to its merchant. The
+// first request with a key claims it inside the transaction its own writes run in, and its answer
+// (status and body) is stored in that same transaction: the effect and the stored answer commit
+// together or not at all. So a retry either replays the stored answer, or finds no claim (the
+// first request never committed: its process died, or the database went away) and runs as the
+// first. A retry while the first is still running waits briefly for it, then is 409
+// idempotency_in_progress. The same key with another request (body, path, query) is 422
+// idempotency_key_reused. Keys live 24 hours.
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/client.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { AppError } from '../domain/shared/errors.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const TTL_MS = 24 * 3600_000;
-/** A first request older than this that never finished (its process died) may be taken over. */
-const ABANDONED_MS = 120_000;
+/** How long a retry waits for a first request still running before it is 409. */
+const IN_PROGRESS_WAIT_MS = 2_000;
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
-export type Claim = { kind: 'owner'; key: string } | { kind: 'replay'; response: Response };
-
-export function fingerprint(merchantId: string, request: Request, url: URL, body: string) {
+export function fingerprint(who: string, request: Request, url: URL, body: string) {
   const query = [...url.searchParams.entries()].sort(([a], [b]) => a.localeCompare(b));
   return createHash('sha256')
-    .update(JSON.stringify([merchantId, request.method, url.pathname, query, body]))
+    .update(JSON.stringify([who, request.method, url.pathname, query, body]))
     .digest('hex');
 }
 
@@ -30,80 +32,64 @@ export function validateKey(key: string) {
   }
 }
 
-/** Claims `key` for this request, or returns the stored response to replay. */
-export async function claim(db: Db, merchantId: string, key: string, print: string): Promise<Claim> {
-  const now = new Date();
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const inserted = await db.idempotencyKey.createMany({
-      data: [{ key, merchantId, fingerprint: print, expiresAt: new Date(now.getTime() + TTL_MS) }],
-      skipDuplicates: true,
-    });
-    if (inserted.count === 1) return { kind: 'owner', key };
-    const existing = await db.idempotencyKey.findUnique({ where: { key } });
-    if (!existing) continue; // deleted meanwhile: try again
-    if (existing.expiresAt < now) {
-      await db.idempotencyKey.deleteMany({ where: { key, expiresAt: { lt: now } } });
-      continue;
-    }
-    if (existing.fingerprint !== print) {
-      throw new AppError(
-        'idempotency_key_reused',
-        'This Idempotency-Key was already used with a different request; use a new key for a new request',
-      );
-    }
-    if (existing.responseStatus === null) {
-      if (now.getTime() - existing.createdAt.getTime() < ABANDONED_MS) {
-        throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
-      }
-      const taken = await db.idempotencyKey.updateMany({
-        where: { key, createdAt: existing.createdAt, responseStatus: null },
-        data: { createdAt: now },
-      });
-      if (taken.count === 1) return { kind: 'owner', key };
-      continue;
-    }
-    return {
-      kind: 'replay',
-      response: new Response(existing.responseBody, {
-        status: existing.responseStatus,
-        headers: {
-          'Content-Type': existing.responseType ?? 'application/json; charset=utf-8',
-          'Idempotent-Replayed': 'true',
-        },
-      }),
-    };
-  }
-  throw new AppError('idempotency_in_progress', 'The Idempotency-Key is contended; retry shortly');
-}
+export const inProgress = () =>
+  new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly');
 
-/** Stores the owner's response, or releases the key when the response must not be replayed. */
-export async function settle(db: Db, key: string, response: Response) {
-  const body = await response.clone().text();
-  if (response.status >= 500 || isValidationFailure(body)) {
-    await db.idempotencyKey.deleteMany({ where: { key, responseStatus: null } });
-    return;
-  }
-  await db.idempotencyKey.updateMany({
-    where: { key, responseStatus: null },
-    data: {
-      responseStatus: response.status,
-      responseBody: body,
-      responseType: response.headers.get('content-type'),
-      completedAt: new Date(),
+const reused = () =>
+  new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key for a new request');
+
+/** The answer stored under `key` to replay, or null when no request has answered under it yet. */
+export async function storedAnswer(db: Db, merchantId: string, key: string, print: string): Promise<Response | null> {
+  const row = await db.idempotencyKey.findUnique({ where: { merchantId_key: { merchantId, key } } });
+  if (!row || row.expiresAt < new Date()) return null;
+  if (row.fingerprint !== print) throw reused();
+  // a claim committed without its answer, by a version of the service that committed them
+  // apart: its effect may have happened, so it is never run again (it expires with the key)
+  if (row.responseStatus === null) throw inProgress();
+  return new Response(row.responseBody, {
+    status: row.responseStatus,
+    headers: {
+      'Content-Type': row.responseType ?? 'application/json; charset=utf-8',
+      'Idempotent-Replayed': 'true',
     },
   });
 }
 
-function isValidationFailure(body: string) {
+/**
+ * Claims `key` inside the request's transaction `tx`. False when another request has answered
+ * under it meanwhile; throws `idempotency_in_progress` while another still runs (after waiting
+ * for it a moment). An expired key is claimed afresh.
+ */
+export async function claimIn(tx: Db, merchantId: string, key: string, print: string, idleLimitMs: number): Promise<boolean> {
+  // a request's transaction waits for a rival claim only briefly; and one whose process goes
+  // silent (cut off from the database without the connection closing) is ended by the database
+  await tx.$executeRaw`SELECT set_config('lock_timeout', ${`${IN_PROGRESS_WAIT_MS}ms`}, true),
+                              set_config('idle_in_transaction_session_timeout', ${`${idleLimitMs}ms`}, true)`;
   try {
-    const parsed = JSON.parse(body) as { error?: { code?: string }; errors?: { extensions?: { code?: string } }[] };
-    return (
-      parsed.error?.code === 'validation_error' ||
-      (parsed.errors ?? []).some((e) => e.extensions?.code === 'validation_error' || e.extensions?.code === undefined)
-    );
-  } catch {
-    return false;
+    const claimed = await tx.$executeRaw`
+      INSERT INTO idempotency_keys (merchant_id, key, fingerprint, created_at, expires_at)
+      VALUES (${merchantId}::uuid, ${key}, ${print}, now(), now() + ${`${TTL_MS} milliseconds`}::interval)
+      ON CONFLICT (merchant_id, key) DO UPDATE
+         SET fingerprint = EXCLUDED.fingerprint, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at,
+             response_status = NULL, response_body = NULL, response_type = NULL, completed_at = NULL
+       WHERE idempotency_keys.expires_at < now()`;
+    return claimed === 1;
+  } catch (err) {
+    if (isLockTimeout(err)) throw inProgress();
+    throw err;
   }
+}
+
+function isLockTimeout(err: unknown) {
+  return err instanceof Prisma.PrismaClientKnownRequestError && /55P03|lock timeout/.test(err.message);
+}
+
+/** Stores the answer under the key claimed in `tx`: it commits with the request's writes. */
+export async function storeAnswerIn(tx: Db, merchantId: string, key: string, response: { status: number; body: string; type: string | null }) {
+  await tx.idempotencyKey.update({
+    where: { merchantId_key: { merchantId, key } },
+    data: { responseStatus: response.status, responseBody: response.body, responseType: response.type, completedAt: new Date() },
+  });
 }
 
 /** Deletes expired keys (the idempotency plugin runs it hourly). */

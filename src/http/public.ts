@@ -81,7 +81,10 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
   const storefronts = storefrontCache(db, databaseUrl);
   const cors = storefrontCors({ db, storefronts, operatorOrigins: config.CORS_ORIGINS, graphqlPath: GRAPHQL_PATH });
   const sessionLimits = { defaultTtl: config.CUSTOMER_SESSION_TTL_SECONDS, maxTtl: config.CUSTOMER_SESSION_MAX_TTL_SECONDS };
-  const idempotency = useIdempotency(db, (err) => logger.warn({ err }, 'idempotency purge failed'));
+  const idempotency = useIdempotency(db, {
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    onPurgeError: (err) => logger.warn({ err }, 'idempotency purge failed'),
+  });
   const yoga = createYoga<object, Context>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,

@@ -6,6 +6,7 @@
 // entry alive once its key has died, so every request lived on until a full collection
 // (bench/README.md, 2026-11-25).
 import type { Principal } from '../domain/access/api-keys.js';
+import type { OpenTransaction } from '../db/transaction.js';
 import type { MatchedRoute } from './rest/routes.js';
 
 /** Which face a request is for: it decides the shape of a refusal and which checks apply. */
@@ -32,12 +33,20 @@ export interface RequestState {
   requestId?: string;
   /** The rate limiter's headers, set on the answer of an admitted request. */
   rateLimitHeaders?: Record<string, string>;
-  /** The Idempotency-Key this request claimed: its answer is stored under it. */
-  idempotencyKey?: string;
+  /** A keyed write's Idempotency-Key, and once it executes, the transaction its answer commits in. */
+  idempotency?: IdempotentRequest;
   /** A customer session's request from an origin its shop allows: the answer grants CORS. */
   originGranted?: boolean;
   /** A persisted-operation hash the store did not know: the answer must not be cached. */
   persistedMiss?: boolean;
+}
+
+export interface IdempotentRequest {
+  merchantId: string;
+  key: string;
+  /** The request's fingerprint: the same key with another request is refused. */
+  print: string;
+  tx?: OpenTransaction;
 }
 
 const STATE = Symbol('loyalty.request');

@@ -30,6 +30,12 @@ export const rateLimited = new Counter({
   registers: [registry],
 });
 
+export const idempotencyKeyRows = new Gauge({
+  name: 'loyalty_idempotency_keys',
+  help: 'Stored Idempotency-Key answers, counted after each hourly purge of expired keys',
+  registers: [registry],
+});
+
 export const idempotentReplays = new Counter({
   name: 'loyalty_idempotent_replays_total',
   help: 'Requests answered by replaying the first answer of their Idempotency-Key',

@@ -2,7 +2,6 @@
 // service recovers by itself when it returns; SIGTERM during a burst of writes finishes
 // in-flight requests, and exactly the requests that got 201 are in the ledger.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,40 +10,7 @@ import { openDatabase, startEmbedded } from '../../src/db/embedded.js';
 import { SNAPSHOT } from '../global-setup.js';
 import { createApp } from '../../src/http/app.js';
 import { newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
-import { exitCode, startServerProcess, type ServerProcess } from '../processes.js';
-
-/** A TCP proxy to the database that the test can cut and restore. */
-function cuttableProxy(target: URL) {
-  let server: net.Server | undefined;
-  const sockets = new Set<net.Socket>();
-  let port = 0;
-  const open = () =>
-    new Promise<void>((resolve) => {
-      server = net.createServer((client) => {
-        const upstream = net.connect(Number(target.port || 5432), target.hostname);
-        for (const s of [client, upstream]) {
-          sockets.add(s);
-          s.on('close', () => sockets.delete(s));
-          s.on('error', () => s.destroy());
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      server.listen(port, '127.0.0.1', () => {
-        port = (server!.address() as net.AddressInfo).port;
-        resolve();
-      });
-    });
-  return {
-    open,
-    get port() {
-      return port;
-    },
-    async cut() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server!.close(() => resolve()));
-    },
-  };
-}
+import { cuttableProxy, exitCode, startServerProcess, type ServerProcess } from '../processes.js';
 
 let app: TestApp;
 beforeAll(async () => {

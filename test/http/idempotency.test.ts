@@ -1,4 +1,4 @@
-// Issue 5, safe retries: Idempotency-Key on public POSTs (REST and GraphQL).
+// Safe retries: Idempotency-Key on public POSTs (REST and GraphQL).
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
@@ -42,7 +42,7 @@ describe('Idempotency-Key', () => {
     expect(await balanceOf(customer.id)).toBe(6); // the debit would fit now: it was not retried
   });
 
-  it('refuses the same key with another body, path or merchant: 422 idempotency_key_reused', async () => {
+  it('refuses the same key with another body or path: 422 idempotency_key_reused', async () => {
     const customer = await newCustomer(app, merchantId);
     const key = randomUUID();
     await credit(customer.platformId, key);
@@ -51,14 +51,27 @@ describe('Idempotency-Key', () => {
     expect(otherBody.body.error.code).toBe('idempotency_key_reused');
     const otherCustomer = await newCustomer(app, merchantId);
     expect((await credit(otherCustomer.platformId, key)).body.error.code).toBe('idempotency_key_reused');
+    expect(await balanceOf(otherCustomer.id)).toBe(0);
+    expect(await balanceOf(customer.id)).toBe(10);
+  });
+
+  it('keeps each merchant\'s keys apart: another merchant may use the same key for its own request', async () => {
+    const customer = await newCustomer(app, merchantId);
+    const key = randomUUID();
+    expect((await credit(customer.platformId, key)).status).toBe(201);
     const other = await newMerchant(app, 'other');
     const theirs = await newCustomer(app, other.id, { customerId: customer.platformId });
     const theirApi = client(app, await newKey(app, other.id));
-    const crossTenant = await theirApi.rest('POST', `/v1/customers/transactions?customer_id=${theirs.platformId}`,
-      { points: 10, description: 'retry me' }, { 'Idempotency-Key': key });
-    expect(crossTenant.status).toBe(422);
-    expect(crossTenant.body.error.code).toBe('idempotency_key_reused');
-    expect(await balanceOf(theirs.id)).toBe(0);
+    const theirCredit = () =>
+      theirApi.rest('POST', `/v1/customers/transactions?customer_id=${theirs.platformId}`, { points: 4, description: 'theirs' }, { 'Idempotency-Key': key });
+    const first = await theirCredit();
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(first.body.data).toMatchObject({ customer_id: theirs.id, points: 4 });
+    const again = await theirCredit();
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await balanceOf(theirs.id)).toBe(4);
     expect(await balanceOf(customer.id)).toBe(10);
   });
 

@@ -4,6 +4,7 @@
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
+import { recoverable } from '../../db/transaction.js';
 import type { Customer } from '../../generated/prisma/client.js';
 import { CustomerStatus } from '../../generated/prisma/enums.js';
 import { AppError } from '../shared/errors.js';
@@ -85,7 +86,7 @@ async function insertCustomer(db: Db, merchantId: string, input: CustomerInput) 
   for (let attempt = 0; ; attempt++) {
     const referralCode = input.referral_code ?? generateReferralCode();
     try {
-      return await db.customer.create({
+      return await recoverable(db, (db) => db.customer.create({
         data: {
           merchantId,
           ...customerData(input),
@@ -93,7 +94,7 @@ async function insertCustomer(db: Db, merchantId: string, input: CustomerInput) 
           ...(input.created_at ? { createdAt: new Date(input.created_at) } : {}),
         },
         include: withTier,
-      });
+      }));
     } catch (err) {
       const index = violatedUniqueIndex(err);
       if (!index) throw err;

@@ -16,6 +16,7 @@ import { platformIdMatches } from '../customers/customers.js';
 import { AppError, notFound } from '../shared/errors.js';
 import { MAX_BALANCE } from '../shared/limits.js';
 import { insertActivity } from './activity-log.js';
+import { faultPoint } from '../../observability/faults.js';
 import { countLedgerEntry } from '../../observability/metrics.js';
 
 export interface LedgerEntry {
@@ -122,6 +123,7 @@ export async function tryApplyPoints(db: Db, entry: LedgerEntry | PlatformLedger
     )
     SELECT customer.id::text AS customer_id, tx.balance_after, act.id::text AS activity_id
       FROM customer LEFT JOIN (tx CROSS JOIN act) ON true`);
+  await faultPoint('ledger.applied');
   const row = rows[0];
   if (!row && byPlatformId) throw notFound('Customer');
   if (!row || row.balance_after === null) return null;

@@ -72,7 +72,8 @@ export async function scrubJsonColumn(
       }
       return Prisma.sql`${Prisma.raw(`"${c}"`)} = ${scrubbed}`;
     });
-    await tx.$executeRaw`UPDATE ${Prisma.raw(`"${table}"`)} SET ${Prisma.join(sets, ', ')} WHERE ${id} = ${String(row.key)}::${Prisma.raw(key.type)}`;
+    await tx.$executeRaw`UPDATE ${Prisma.raw(`"${table}"`)} SET ${Prisma.join(sets, ', ')}
+                         WHERE merchant_id = ${merchantId}::uuid AND ${id} = ${String(row.key)}::${Prisma.raw(key.type)}`;
   }
 }
 

@@ -194,7 +194,7 @@ export async function completeReferral(
   if (program.minOrderSubtotal !== null && order.subtotal < Number(program.minOrderSubtotal)) return null;
 
   const rewardId = await refereeRewardId(db, program);
-  const completed = await withFreshCode((code) => completeStatement(db, referral, referee, order, program, rewardId, code));
+  const completed = await withFreshCode(db, (db, code) => completeStatement(db, referral, referee, order, program, rewardId, code));
   if (completed.length === 0) return null;
   if (program.referrerPoints > 0) {
     await tryApplyPoints(db, {

@@ -5,6 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
+import { recoverable } from '../../db/transaction.js';
 import { columnsOf } from '../../db/sql.js';
 import { type Customer, Prisma, type Reward } from '../../generated/prisma/client.js';
 import type { CustomerRewardStatus, RewardType } from '../../generated/prisma/enums.js';
@@ -123,10 +124,10 @@ export const codeExpiry = Prisma.sql`
  * Runs `issue` with a fresh code, once more on a collision with an existing code (the failed
  * statement changed nothing); a second collision in 2^50 codes means trouble: 409.
  */
-export async function withFreshCode<T>(issue: (code: string) => Promise<T>): Promise<T> {
+export async function withFreshCode<T>(db: Db, issue: (db: Db, code: string) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await issue(rewardCodes.next());
+      return await recoverable(db, (db) => issue(db, rewardCodes.next()));
     } catch (err) {
       if (!isCodeCollision(err)) throw err;
       if (attempt >= 2) throw new AppError('conflict', 'Could not issue a unique reward code; try again');
@@ -215,7 +216,7 @@ export async function redeemReward(db: Db, customer: Customer, args: { reward_id
   const reward = await find();
   if (!canRedeem(customer)) throw unavailable();
 
-  const row = await withFreshCode((code) => redeemStatement(db, customer, reward.id, code));
+  const row = await withFreshCode(db, (db, code) => redeemStatement(db, customer, reward.id, code));
   if (row) {
     countLedgerEntry(-Number(row.points_spent));
     return {

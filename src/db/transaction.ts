@@ -1,0 +1,66 @@
+// A transaction held open across hooks of a request: Prisma's interactive transaction runs a
+// callback, so the callback here waits until `commit` or `rollback` is called. Everything the
+// request writes through `client` commits or rolls back together; if the process dies first,
+// the database rolls it all back when the connection closes.
+import type { Db } from './client.js';
+
+export interface OpenTransaction {
+  /** The transaction's client: a `Db` whose statements run inside the transaction. */
+  client: Db;
+  /** Commits; throws when the commit failed (then nothing, or everything, may have committed). */
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+}
+
+const transactions = new WeakSet<object>();
+
+/** Whether `db` is a transaction's client (statements on it run inside that transaction). */
+export const isTransaction = (db: Db) => transactions.has(db);
+
+class Rollback extends Error {}
+
+/** Opens a transaction that Prisma rolls back by itself after `timeoutMs`. */
+export function openTransaction(db: Db, timeoutMs: number): Promise<OpenTransaction> {
+  return new Promise((opened, failed) => {
+    let finish!: (commit: boolean) => void;
+    const decided = new Promise<boolean>((resolve) => (finish = resolve));
+    const done = db
+      .$transaction(
+        async (tx) => {
+          transactions.add(tx);
+          opened({ client: tx as Db, commit, rollback });
+          if (!(await decided)) throw new Rollback();
+        },
+        { timeout: timeoutMs, maxWait: 5_000 },
+      )
+      .then(
+        () => undefined,
+        (err: unknown) => {
+          if (!(err instanceof Rollback)) throw err;
+        },
+      );
+    // a transaction that could not start: no client was handed out
+    done.catch(failed);
+    async function commit() {
+      finish(true);
+      await done;
+    }
+    async function rollback() {
+      finish(false);
+      await done.catch(() => {});
+    }
+  });
+}
+
+/**
+ * Runs `write` so that a statement of it that fails can be caught and the work go on: inside a
+ * transaction, as a nested one (a savepoint), since a failed statement would otherwise abort the
+ * whole transaction; outside one, as it is (each statement is its own transaction).
+ */
+export function recoverable<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T> {
+  if (!isTransaction(db)) return write(db);
+  return db.$transaction((nested) => {
+    transactions.add(nested);
+    return write(nested as Db);
+  });
+}
