@@ -5,6 +5,13 @@ import { Client, type CombinedError, cacheExchange, fetchExchange, mapExchange }
 
 export const GRAPHQL_URL = '/admin/app/graphql';
 export const SESSION_URL = '/admin/session';
+/** How long a session lasts, as the service is configured (no session needed). */
+export const SESSION_POLICY_URL = '/admin/session/policy';
+
+export interface SessionPolicy {
+  idle_seconds: number;
+  max_seconds: number;
+}
 
 let csrfToken = '';
 let onSessionEnded: () => void = () => {};

@@ -112,7 +112,7 @@ export function createAdminApi({ db, config, logger, appDist = APP_DIST }: Admin
       ],
     });
 
-  const isApi = (path: string) => path === SESSION_PATH || path === ADMIN_APP_GRAPHQL_PATH;
+  const isApi = (path: string) => path === SESSION_PATH || path.startsWith(`${SESSION_PATH}/`) || path === ADMIN_APP_GRAPHQL_PATH;
   const sessionEndpoint = useSessionEndpoint(signIn, policy);
   const yoga = adminYoga(ADMIN_PATH, [useAdminAuth(signIn)]);
   const app = adminYoga(

@@ -1,7 +1,8 @@
 // The merchant's admin app in a real browser (issue 13): Chromium signs in with the admin
-// token, creates each kind of API key and uses the key it shows once against /v1, revokes one,
+// token (the sign-in page stating the session lifetimes the service is configured with), creates each kind of API key and uses the key it shows once against /v1, revokes one,
 // creates and edits a reward through a validation error, adjusts a customer's points with a
-// double click (points move once), and looks at the dashboard and every other page. Each page
+// double click (points move once), and looks at the dashboard (each chart's figures as a table,
+// the same as the admin API's) and every other page. Each page
 // is checked with axe-core and saved as a screenshot (test-results/screenshots/admin-*.png).
 // Nothing loads from outside the service, and no page logs an error (e.g. a CSP refusal).
 import { readFileSync } from 'node:fs';
@@ -65,7 +66,8 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
   beforeAll(async () => {
     test = await testApp();
     await seed();
-    app = createApp({ db: test.db, config: testConfig() });
+    // session lifetimes other than the defaults (8 h idle, 24 h): the sign-in page states these
+    app = createApp({ db: test.db, config: testConfig({ ADMIN_SESSION_IDLE_SECONDS: '5400', ADMIN_SESSION_MAX_SECONDS: '172800' }) });
     served = await serve(app);
     browser = await launch();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -112,6 +114,9 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
   it('signs in with the admin token (a wrong one is refused), keeping no token in the browser', async () => {
     await page.goto(`${served.url}/admin`);
     await heading('Sign in to the loyalty admin');
+    // ADMIN_SESSION_IDLE_SECONDS=5400, ADMIN_SESSION_MAX_SECONDS=172800
+    await page.getByText('ends when you sign out, after 1 hour 30 minutes without use, or 2 days after you sign in').waitFor();
+    expect(await page.locator('main').innerText()).not.toMatch(/8 hours|24 hours/);
     await accessible('sign-in');
     await page.getByLabel('Admin token').fill(`lpa_${'x'.repeat(38)}`);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -135,6 +140,18 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     expect(stats).toContain('Points issued');
     expect(stats).toMatch(/Redemption rate\s+\d+\.\d %/);
     expect(await page.getByRole('figure', { name: /Top rewards/ }).getByRole('row').count()).toBeGreaterThan(1);
+
+    // members per tier: a table of the chart's figures, the admin API's numbers
+    const api = await adminClient(test, merchant.admin_token)('{ dashboard(range: last_30_days) { members_per_tier { tier_name customers } } }');
+    const expected = (api.body.data.dashboard.members_per_tier as { tier_name: string; customers: number }[]).map((t) => [t.tier_name, t.customers]);
+    expect(expected.length).toBeGreaterThan(1);
+    expect(expected.some(([, n]) => Number(n) > 0)).toBe(true);
+    const tiers = page.getByRole('figure', { name: /Members per tier/ });
+    expect(await tiers.getByRole('columnheader').allInnerTexts()).toEqual(['Tier', 'Customers']);
+    const shown = await tiers.getByRole('table').locator('tbody tr').evaluateAll((rows) =>
+      rows.map((row) => [row.querySelector('th')?.textContent ?? '', Number((row.querySelector('td')?.textContent ?? '').replace(/\D/g, ''))]),
+    );
+    expect(shown).toEqual(expected);
     await accessible('dashboard');
     await shot('dashboard');
     await page.getByLabel('Range').selectOption('last_12_months');

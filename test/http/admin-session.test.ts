@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rotateAdminToken } from '../../src/domain/merchants/merchants.js';
 import { createApp } from '../../src/http/app.js';
 import { newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
@@ -45,7 +45,7 @@ async function signIn(token = merchant.admin_token, headers: Record<string, stri
   return { res, setCookie, cookie, body: res.status === 201 ? ((await res.json()) as { csrf_token: string; merchant: { slug: string } }) : null };
 }
 
-function gql(cookie: string, csrf: string | null, query: string, headers: Record<string, string> = {}) {
+function gql(cookie: string, csrf: string | null, query: string, headers: Record<string, string> = {}, via = served) {
   return call('/admin/app/graphql', {
     method: 'POST',
     headers: {
@@ -56,7 +56,7 @@ function gql(cookie: string, csrf: string | null, query: string, headers: Record
       ...headers,
     },
     body: JSON.stringify({ query }),
-  });
+  }, via);
 }
 
 const codeOf = async (res: Response) => {
@@ -204,7 +204,8 @@ describe('session end', () => {
   it('ends after the idle time and at the absolute end', async () => {
     const idle = await signIn();
     const { idHash } = await sessionRow(idle.cookie);
-    await app.db.adminSession.update({ where: { idHash }, data: { lastSeenAt: new Date(Date.now() - 8 * 3600_000 - 1000) } });
+    // the idle time (8 h), plus the minute by which the stored last request may lag the real one
+    await app.db.adminSession.update({ where: { idHash }, data: { lastSeenAt: new Date(Date.now() - 8 * 3600_000 - 60_000) } });
     const res = await gql(idle.cookie, idle.body!.csrf_token, '{ merchant { slug } }');
     expect(res.status).toBe(401);
     expect(await codeOf(res)).toBe('invalid_token');
@@ -229,6 +230,116 @@ describe('session end', () => {
     expect((await gql(cookie, body!.csrf_token, '{ merchant { slug } }')).status).toBe(200);
     await rotateAdminToken(app.db, own.slug);
     expect((await gql(cookie, body!.csrf_token, '{ merchant { slug } }')).status).toBe(401);
+  });
+});
+
+describe('a short idle time (ADMIN_SESSION_IDLE_SECONDS=60)', () => {
+  // The clock is faked (Date only): minutes pass without waiting. The last request's time is
+  // written at most every min(60 s, idle / 4) = 15 s here, so a session left alone ends 60 to
+  // 75 s after its last request, and one in use never ends by idleness.
+  let short: ReturnType<typeof createApp>;
+  beforeAll(() => {
+    short = createApp({ db: app.db, config: testConfig({ ADMIN_SESSION_IDLE_SECONDS: '60' }), adminAppDist: dist });
+  });
+  afterAll(async () => {
+    await short?.close();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Signs in at the faked time; then `at(ms)` moves the clock to ms after the sign-in and makes a request. */
+  async function session() {
+    const start = Date.now();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(start);
+    const { cookie, body } = await signIn(merchant.admin_token, {}, short);
+    let last = 0;
+    const at = async (ms: number) => {
+      vi.setSystemTime(start + ms);
+      last = ms;
+      return (await gql(cookie, body!.csrf_token, '{ merchant { slug } }', {}, short)).status;
+    };
+    const info = async () => {
+      const res = await call('/admin/session', { headers: { origin: ORIGIN, cookie } }, short);
+      return { status: res.status, idleEnd: res.status === 200 ? Date.parse(((await res.json()) as { idle_expires_at: string }).idle_expires_at) - start : 0 };
+    };
+    const idHash = createHash('sha256').update(cookie.split('=')[1]!).digest('hex');
+    const lastSeen = async () => (await app.db.adminSession.findUniqueOrThrow({ where: { idHash } })).lastSeenAt.getTime() - start;
+    return { at, info, lastSeen, last: () => last };
+  }
+
+  it('keeps a session used every 25 s for ten minutes (it used to end at 75 s)', async () => {
+    const { at } = await session();
+    for (let ms = 25_000; ms <= 600_000; ms += 25_000) expect(await at(ms), `at ${ms / 1000} s`).toBe(200);
+  });
+
+  it('keeps a session whose requests are uneven but never 60 s apart', async () => {
+    const { at } = await session();
+    let ms = 0;
+    for (const gap of [14_000, 59_000, 14_000, 59_900, 1000, 59_999, 44_000, 15_000, 59_999, 59_999]) {
+      ms += gap;
+      expect(await at(ms), `after a gap of ${gap / 1000} s, at ${ms / 1000} s`).toBe(200);
+    }
+  });
+
+  it('ends a session left alone between 60 and 75 s after its last request, as idle_expires_at says', async () => {
+    const first = await session();
+    for (const ms of [20_000, 30_000, 50_000]) expect(await first.at(ms)).toBe(200);
+    const { status, idleEnd } = await first.info();
+    expect(status).toBe(200);
+    expect(idleEnd).toBeGreaterThanOrEqual(first.last() + 60_000);
+    expect(idleEnd).toBeLessThanOrEqual(first.last() + 75_000);
+    expect(await first.at(first.last() + 75_000)).toBe(401);
+    vi.useRealTimers();
+
+    // just under the idle time after the last request: still in use
+    const second = await session();
+    expect(await second.at(10_000)).toBe(200);
+    expect(await second.at(10_000 + 59_999)).toBe(200);
+    // and a session never used after sign-in ends too
+    vi.useRealTimers();
+    const third = await session();
+    expect(await third.at(75_000)).toBe(401);
+  });
+
+  it('writes the last request time at most every 15 s, never backwards', async () => {
+    const { at, lastSeen } = await session();
+    expect(await lastSeen()).toBe(0);
+    expect(await at(10_000)).toBe(200);
+    expect(await lastSeen()).toBe(0);
+    expect(await at(15_000)).toBe(200);
+    expect(await lastSeen()).toBe(15_000);
+    expect(await at(29_000)).toBe(200);
+    expect(await lastSeen()).toBe(15_000);
+    expect(await at(30_000)).toBe(200);
+    expect(await lastSeen()).toBe(30_000);
+  });
+});
+
+describe('the session policy (GET /admin/session/policy)', () => {
+  it('states the configured lifetimes without a session; same-origin only, GET only', async () => {
+    const configured = createApp({
+      db: app.db,
+      config: testConfig({ ADMIN_SESSION_IDLE_SECONDS: '5400', ADMIN_SESSION_MAX_SECONDS: '172800' }),
+      adminAppDist: dist,
+    });
+    try {
+      const res = await call('/admin/session/policy', { headers: { origin: ORIGIN } }, configured);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await res.json()).toEqual({ idle_seconds: 5400, max_seconds: 172800, idle_margin_seconds: 60 });
+      const defaults = await call('/admin/session/policy', { headers: { 'sec-fetch-site': 'same-origin' } });
+      expect(await defaults.json()).toEqual({ idle_seconds: 28800, max_seconds: 86400, idle_margin_seconds: 60 });
+      expect((await call('/admin/session/policy', { headers: { origin: 'https://evil.example' } }, configured)).status).toBe(403);
+      const post = await call('/admin/session/policy', { method: 'POST', headers: { origin: ORIGIN } }, configured);
+      expect(post.status).toBe(405);
+      expect(post.headers.get('allow')).toBe('GET');
+      // other paths under /admin/session are not pages of the app
+      expect((await call('/admin/session/other', { headers: { origin: ORIGIN } }, configured)).status).toBe(404);
+    } finally {
+      await configured.close();
+    }
   });
 });
 

@@ -111,8 +111,24 @@ function PointsChart({ d }: { d: Data }) {
 }
 
 function TiersChart({ d }: { d: Data }) {
+  const table = (
+    <DataTable
+      bare
+      rows={d.members_per_tier}
+      rowKey={(t) => t.tier_id ?? 'none'}
+      empty="No customer yet."
+      columns={[
+        { header: 'Tier', rowHeader: true, cell: (t) => t.tier_name },
+        { header: 'Customers', num: true, cell: (t) => formatNumber(t.customers) },
+      ]}
+    />
+  );
   return (
-    <ChartCard title="Members per tier" label={d.members_per_tier.map((t) => `${t.tier_name}: ${t.customers}`).join(', ')}>
+    <ChartCard
+      title="Members per tier"
+      label={`Bar chart of customers per tier; the figures are in the table below: ${d.members_per_tier.map((t) => `${t.tier_name}: ${t.customers}`).join(', ')}`}
+      after={table}
+    >
       <ResponsiveContainer width="100%" height={240}>
         <BarChart data={d.members_per_tier} margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="#d9d9e3" />

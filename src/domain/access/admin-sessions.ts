@@ -3,6 +3,13 @@
 // stored. A session ends at sign-out, after `idleSeconds` without a request, `maxSeconds` after
 // sign-in, or when the merchant's admin token is rotated. The CSRF token is derived from the
 // session id (an HMAC), so it needs no storage and nobody without the id can compute it.
+//
+// The last request's time is not written by every request (a write per read would double its
+// cost): lastSeenAt is rewritten once it is `touchEveryMs` old, min(60 s, a quarter of the idle
+// time). So the last request was at lastSeenAt or less than touchEveryMs after it, and the
+// session ends by idleness only once even that latest possible time is `idleSeconds` old: a
+// session used more often than every `idleSeconds` never ends idle, and one left alone ends
+// between `idleSeconds` and `idleSeconds` + touchEveryMs after its last request.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 
@@ -23,6 +30,14 @@ export interface AdminSessionView {
 /** lastSeenAt is written at most this often per session: a write per request would double reads' cost. */
 const TOUCH_RESOLUTION_MS = 60_000;
 
+/** How stale lastSeenAt may be: min(60 s, a quarter of the idle time), at least 1 ms. */
+export function touchEveryMs(policy: SessionPolicy): number {
+  return Math.max(1, Math.min(TOUCH_RESOLUTION_MS, Math.floor((policy.idleSeconds * 1000) / 4)));
+}
+
+/** When a session whose stored lastSeenAt is `lastSeenAt` ends by idleness (see the file's comment). */
+const idleEndOf = (lastSeenAt: Date, policy: SessionPolicy) => lastSeenAt.getTime() + touchEveryMs(policy) + policy.idleSeconds * 1000;
+
 const hashId = (id: string) => createHash('sha256').update(id).digest('hex');
 
 /** The CSRF token of a session: a keyed hash of its id. */
@@ -42,7 +57,7 @@ const view = (rowId: string, merchantId: string, lastSeenAt: Date, expiresAt: Da
   merchantId,
   rowId,
   expiresAt,
-  idleExpiresAt: new Date(Math.min(lastSeenAt.getTime() + policy.idleSeconds * 1000, expiresAt.getTime())),
+  idleExpiresAt: new Date(Math.min(idleEndOf(lastSeenAt, policy), expiresAt.getTime())),
 });
 
 /** Opens a session for the merchant; returns the id to put in the cookie (never stored). */
@@ -61,14 +76,15 @@ export async function findSession(db: Db, id: string, policy: SessionPolicy, now
   const idHash = hashId(id);
   const row = await db.adminSession.findUnique({ where: { idHash } });
   if (!row) return null;
-  if (row.expiresAt <= now || row.lastSeenAt.getTime() + policy.idleSeconds * 1000 <= now.getTime()) {
+  if (row.expiresAt <= now || idleEndOf(row.lastSeenAt, policy) <= now.getTime()) {
     await db.adminSession.deleteMany({ where: { idHash } });
     return null;
   }
   let lastSeenAt = row.lastSeenAt;
-  if (now.getTime() - lastSeenAt.getTime() >= TOUCH_RESOLUTION_MS) {
+  if (now.getTime() - lastSeenAt.getTime() >= touchEveryMs(policy)) {
     lastSeenAt = now;
-    await db.adminSession.updateMany({ where: { idHash }, data: { lastSeenAt: now } });
+    // never backwards: a slower concurrent request must not overwrite a later time
+    await db.adminSession.updateMany({ where: { idHash, lastSeenAt: { lt: now } }, data: { lastSeenAt: now } });
   }
   return view(row.id, row.merchantId, lastSeenAt, row.expiresAt, policy);
 }

@@ -3,9 +3,21 @@
 // tells the signed-in page who it is and its CSRF token (GET), and signs out (DELETE). Every
 // request to the app's GraphQL endpoint must carry the session cookie and, in X-CSRF-Token,
 // the session's CSRF token: it runs the admin schema as the session's merchant.
+// GET /admin/session/policy tells the sign-in page how long a session lasts, as configured
+// (ADMIN_SESSION_IDLE_SECONDS, ADMIN_SESSION_MAX_SECONDS): it needs no session.
 import type { Plugin } from 'graphql-yoga';
 import type { Db } from '../../db/client.js';
-import { type AdminSessionView, type SessionPolicy, closeSession, csrfTokenOf, findSession, isCsrfTokenOf, openSession, purgeExpiredSessions } from '../../domain/access/admin-sessions.js';
+import {
+  type AdminSessionView,
+  type SessionPolicy,
+  closeSession,
+  csrfTokenOf,
+  findSession,
+  isCsrfTokenOf,
+  openSession,
+  purgeExpiredSessions,
+  touchEveryMs,
+} from '../../domain/access/admin-sessions.js';
 import { AppError } from '../../domain/shared/errors.js';
 import { appErrorResponse } from '../errors.js';
 import { type AdminSignIn, signInAttempt } from '../plugins/admin-auth.js';
@@ -14,6 +26,7 @@ import { checkRequest } from '../plugins/checks.js';
 import { sessionCookie, sessionIdOf } from './cookie.js';
 
 export const SESSION_PATH = '/admin/session';
+export const SESSION_POLICY_PATH = `${SESSION_PATH}/policy`;
 export const CSRF_HEADER = 'x-csrf-token';
 const PURGE_EVERY_MS = 3600_000;
 const JSON_TYPE = /^application\/json\b/i;
@@ -45,12 +58,30 @@ function tokenOf(body: string): string | undefined {
   }
 }
 
-/** POST, GET and DELETE /admin/session. */
+const notAllowed = (method: string, path: string, allow: string) => {
+  const refused = appErrorResponse(new AppError('method_not_allowed', `${method} is not allowed on ${path}`));
+  refused.headers.set('Allow', allow);
+  return refused;
+};
+
+/** The session's lifetimes as configured; a session left alone ends up to idle_margin_seconds after idle_seconds. */
+const describePolicy = (policy: SessionPolicy) => ({
+  idle_seconds: policy.idleSeconds,
+  max_seconds: policy.maxSeconds,
+  idle_margin_seconds: touchEveryMs(policy) / 1000,
+});
+
+/** POST, GET and DELETE /admin/session; GET /admin/session/policy. */
 export function useSessionEndpoint(signIn: AdminSignIn, policy: SessionPolicy): Plugin & { stop(): void } {
   const { db } = signIn;
   const timer = setInterval(() => void purgeExpiredSessions(db).catch(() => {}), PURGE_EVERY_MS).unref();
   return {
     onRequest: checkRequest(async ({ request, url, state, client }) => {
+      if (url.pathname === SESSION_POLICY_PATH) {
+        if (request.method !== 'GET' && request.method !== 'HEAD') return notAllowed(request.method, SESSION_POLICY_PATH, 'GET');
+        return Response.json(describePolicy(policy));
+      }
+      if (url.pathname.startsWith(`${SESSION_PATH}/`)) throw new AppError('not_found', `No route ${request.method} ${url.pathname}`);
       if (url.pathname !== SESSION_PATH) return;
       const id = sessionIdOf(request);
       switch (request.method) {
@@ -80,11 +111,8 @@ export function useSessionEndpoint(signIn: AdminSignIn, policy: SessionPolicy): 
           }
           return new Response(null, { status: 204, headers: { 'Set-Cookie': sessionCookie(request, '', 0) } });
         }
-        default: {
-          const refused = appErrorResponse(new AppError('method_not_allowed', `${request.method} is not allowed on ${SESSION_PATH}`));
-          refused.headers.set('Allow', 'GET, POST, DELETE');
-          return refused;
-        }
+        default:
+          return notAllowed(request.method, SESSION_PATH, 'GET, POST, DELETE');
       }
     }),
     stop: () => clearInterval(timer),
