@@ -5,6 +5,12 @@
 // retried with backoff.
 import pg from 'pg';
 
+/**
+ * The channel on which the database announces changes to what authenticates a request: API
+ * keys (their hash) and a merchant's storefront settings (migration auth_notifications).
+ */
+export const AUTH_CHANNEL = 'loyalty_auth';
+
 export interface NotificationFeed {
   /** True while notifications on the channel are being received. */
   readonly live: boolean;

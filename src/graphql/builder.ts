@@ -9,7 +9,7 @@ import SubGraphPlugin from '@pothos/plugin-sub-graph';
 import { GraphQLError } from 'graphql';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
-import type { Principal } from '../domain/access/api-keys.js';
+import type { Principal } from '../domain/access/principal.js';
 import type { SessionLimits } from '../domain/access/customer-sessions.js';
 import { errorStatus } from '../domain/shared/errors.js';
 import { type ScopeGrant, allows } from '../domain/access/scopes.js';

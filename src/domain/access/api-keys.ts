@@ -6,19 +6,9 @@ import { rowsOf } from '../../db/sql.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { AppError, notFound, validationError } from '../shared/errors.js';
 import { isUuid } from '../shared/records.js';
-import type { SessionPrincipal } from './customer-sessions.js';
+import type { KeyPrincipal } from './principal.js';
 import { type KeyType, customScopes, fullAccessScopes, readOnlyScopes } from './scopes.js';
 import { bearerToken, generateToken, hashToken, isWellFormed } from './tokens.js';
-
-export interface KeyPrincipal {
-  kind: 'api_key';
-  keyId: string;
-  merchantId: string;
-  scopes: string[];
-}
-
-/** Who a public request acts as: a merchant's API key, or a shopper's customer session. */
-export type Principal = KeyPrincipal | SessionPrincipal;
 
 export interface CreateKeyInput {
   merchantId: string;

@@ -14,6 +14,7 @@ import type { MaybePromise } from '../shared/maybe-promise.js';
 import { isUuid } from '../shared/records.js';
 import type { Storefront } from '../storefront/storefront-settings.js';
 import { sessionSecretOf } from '../storefront/storefront-settings.js';
+import type { SessionPrincipal } from './principal.js';
 import type { ScopeGrant } from './scopes.js';
 
 const ISSUER = 'loyalty';
@@ -32,17 +33,6 @@ export const sessionGrants: readonly ScopeGrant[] = [
   'read:points',
   'read:booster_campaigns',
 ];
-
-export interface SessionPrincipal {
-  kind: 'session';
-  /** The token's id (jti). */
-  sessionId: string;
-  merchantId: string;
-  /** The internal id of the session's customer. */
-  customerId: string;
-  scopes: readonly string[];
-  expiresAt: Date;
-}
 
 export interface SessionLimits {
   /** Lifetime when the mint names none, and the longest it may ask for (seconds). */

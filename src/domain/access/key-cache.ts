@@ -4,12 +4,12 @@
 // key at once. While the notification feed is down nothing is cached, so a revocation can
 // never be missed; without a feed (no database URL) every request asks the database. A key
 // revoked in this very process is forgotten before the revocation returns.
-import { type NotificationFeed, listenTo, notifiedCache } from '../../db/notifications.js';
+import { AUTH_CHANNEL, type NotificationFeed, listenTo, notifiedCache } from '../../db/notifications.js';
 import type { Db } from '../../db/client.js';
 import { type MaybePromise, whenReady } from '../shared/maybe-promise.js';
-import { type KeyPrincipal, bearerKeyHash, noteKeyUse, onKeyRevokedHere, principalByHash } from './api-keys.js';
+import { bearerKeyHash, noteKeyUse, onKeyRevokedHere, principalByHash } from './api-keys.js';
+import type { KeyPrincipal } from './principal.js';
 
-export const AUTH_CHANNEL = 'loyalty_auth';
 const MAX_KEYS = 10_000;
 
 export interface KeyAuthenticator {

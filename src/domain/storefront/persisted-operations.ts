@@ -63,10 +63,3 @@ export async function removePersistedOperation(db: Db, merchantId: string, hash:
   await storefrontChanged(db, merchantId);
   return { hash: hash.toLowerCase(), removed: true };
 }
-
-/** The text of the merchant's persisted operation with this hash, or null. */
-export async function persistedOperationText(db: Db, merchantId: string, hash: string): Promise<string | null> {
-  if (!isDocumentHash(hash)) return null;
-  const row = await db.persistedOperation.findUnique({ where: { merchantId_hash: { merchantId, hash } }, select: { query: true } });
-  return row?.query ?? null;
-}

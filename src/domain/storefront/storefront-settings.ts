@@ -8,11 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { type NotificationFeed, listenTo, notifiedCache } from '../../db/notifications.js';
-import { AUTH_CHANNEL } from '../access/key-cache.js';
+import { AUTH_CHANNEL, type NotificationFeed, listenTo, notifiedCache } from '../../db/notifications.js';
 import type { MaybePromise } from '../shared/maybe-promise.js';
 import { parseInput } from '../shared/validation.js';
-import { persistedOperationText } from './persisted-operations.js';
 
 export interface Storefront {
   merchantId: string;
@@ -119,6 +117,12 @@ const MAX_MERCHANTS = 10_000;
 const PAYLOAD = 'storefront:';
 const SEPARATOR = ' ';
 
+/** A persisted operation's document (persisted-operations.ts writes them), for the cache. */
+async function operationText(db: Db, merchantId: string, hash: string): Promise<string | null> {
+  const row = await db.persistedOperation.findUnique({ where: { merchantId_hash: { merchantId, hash } }, select: { query: true } });
+  return row?.query ?? null;
+}
+
 /** The merchants' settings, cached while the database's notifications keep them fresh. */
 export function storefrontCache(db: Db, databaseUrl?: string): StorefrontCache {
   const forget = (merchantId: string) => {
@@ -141,7 +145,7 @@ export function storefrontCache(db: Db, databaseUrl?: string): StorefrontCache {
   return {
     get: (merchantId) => settings.get(merchantId, () => readStorefront(db, merchantId)),
     operation: async (merchantId, hash) =>
-      operations.get(merchantId + SEPARATOR + hash, () => persistedOperationText(db, merchantId, hash)),
+      operations.get(merchantId + SEPARATOR + hash, () => operationText(db, merchantId, hash)),
     async close() {
       changedHere.delete(forget);
       await feed?.close();

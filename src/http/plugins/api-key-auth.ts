@@ -3,7 +3,7 @@
 // for one shopper) to the session's principal; otherwise 401 invalid_token. REST takes API
 // keys only. The OpenAPI document and paths that are neither REST nor GraphQL need no key.
 import type { Plugin } from 'graphql-yoga';
-import type { SessionPrincipal } from '../../domain/access/customer-sessions.js';
+import type { SessionPrincipal } from '../../domain/access/principal.js';
 import { isSessionToken } from '../../domain/access/customer-sessions.js';
 import type { KeyAuthenticator } from '../../domain/access/key-cache.js';
 import { bearerToken } from '../../domain/access/tokens.js';

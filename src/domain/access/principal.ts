@@ -1,0 +1,22 @@
+// Who a public request acts as: a merchant's API key (api-keys.ts) or a shopper's customer
+// session (customer-sessions.ts). Both modules, and everything that authenticates, name these.
+
+export interface KeyPrincipal {
+  kind: 'api_key';
+  keyId: string;
+  merchantId: string;
+  scopes: string[];
+}
+
+export interface SessionPrincipal {
+  kind: 'session';
+  /** The token's id (jti). */
+  sessionId: string;
+  merchantId: string;
+  /** The internal id of the session's customer. */
+  customerId: string;
+  scopes: readonly string[];
+  expiresAt: Date;
+}
+
+export type Principal = KeyPrincipal | SessionPrincipal;
