@@ -124,7 +124,7 @@ const sessionCustomerOf = (view: View) => (view.principal?.kind === 'session' ? 
 export async function customerInView(db: Db, view: View, ref: CustomerRef) {
   const own = sessionCustomerOf(view);
   if (!own) return findCustomer(db, view.merchantId, ref);
-  const named = ref.customer_id?.trim() || ref.email?.trim();
+  const named = ref.customer_id || ref.email; // as sent: findCustomer refuses a malformed one
   const customer = named
     ? await findCustomer(db, view.merchantId, ref)
     : await db.customer.findFirst({ where: { id: own, merchantId: view.merchantId } });

@@ -3,8 +3,9 @@
 // Also used by the admin API (src/graphql/types/customers.ts, customer-writes.ts).
 import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { type PageArgs, pageRows, paginate } from '../shared/pagination.js';
-import { customerColumns, emailMatches, findCustomerById, storable } from './customers.js';
+import { lookupIdentifier } from '../shared/fields.js';
+import { type PageArgs, pageRows } from '../shared/pagination.js';
+import { customerColumns, emailMatches, findCustomerById } from './customers.js';
 
 /** A customer as the API shows it: with its tier's id and name, loaded in the same query. */
 export const withTier = { tier: { select: { id: true, name: true } } } as const;
@@ -14,12 +15,13 @@ export interface CustomerFilter extends PageArgs {
   email?: string | null;
 }
 
-/** Customers, newest first, optionally filtered by platform id and/or email (case-insensitive). */
+/**
+ * Customers, newest first, optionally filtered by platform id (exactly) and/or email (ASCII
+ * case-insensitive); a filter that breaks the identifier rule is 422 (src/domain/shared/fields.ts).
+ */
 export function listCustomers(db: Db, merchantId: string, args: CustomerFilter) {
-  const platformId = args.customer_id?.trim();
-  const email = args.email?.trim();
-  // PostgreSQL text cannot hold NUL, so no customer matches (and SQL would refuse the value)
-  if (!storable(platformId) || !storable(email)) return paginate(args, async () => [], async () => 0);
+  const platformId = lookupIdentifier('customer_id', args.customer_id);
+  const email = lookupIdentifier('email', args.email);
   const where = Prisma.join(
     [
       Prisma.sql`c.merchant_id = ${merchantId}::uuid AND c.erased_at IS NULL`,

@@ -8,7 +8,7 @@ import { recoverable } from '../../db/transaction.js';
 import type { Customer } from '../../generated/prisma/client.js';
 import { CustomerStatus } from '../../generated/prisma/enums.js';
 import { AppError } from '../shared/errors.js';
-import { field } from '../shared/fields.js';
+import { field, identifier } from '../shared/fields.js';
 import { type Patch, mergePatch, violatedUniqueIndex } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 import { reevaluateTier } from '../tiers/standing.js';
@@ -17,7 +17,7 @@ import { customerIdsByEmail } from './customers.js';
 
 export const customerInput = z
   .object({
-    customer_id: z.string().trim().min(1, 'is required').max(255),
+    customer_id: identifier(255),
     email: z.email().max(320),
     first_name: z.string().trim().max(200).nullish(),
     last_name: z.string().trim().max(200).nullish(),

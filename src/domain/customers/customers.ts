@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.js';
 import { columnsOf, rowsOf } from '../../db/sql.js';
 import { type Customer, Prisma } from '../../generated/prisma/client.js';
 import { notFound, validationError } from '../shared/errors.js';
+import { asciiLower, lookupIdentifier } from '../shared/fields.js';
 import { isUuid } from '../shared/records.js';
 
 export interface CustomerRef {
@@ -12,12 +13,16 @@ export interface CustomerRef {
 }
 
 /**
- * Customers `c` of the merchant with this email in any case. Uses the index on
- * (merchant_id, lower(email)); Prisma's case-insensitive mode would be an unindexed ILIKE
+ * Customers `c` of the merchant with this email, ignoring the case of ASCII letters only.
+ * The first lower() uses the index on (merchant_id, lower(email)); it folds case as the
+ * database's locale does, where U+212A KELVIN SIGN is k, so the second, under the "C"
+ * collation (A–Z only), keeps the rows that are this email but for ASCII case
+ * (src/domain/shared/fields.ts). Prisma's case-insensitive mode would be an unindexed ILIKE
  * that also treats `_` and `%` as wildcards (prisma/prisma#20318).
  */
 export const emailMatches = (merchantId: string, email: string) =>
-  Prisma.sql`c.merchant_id = ${merchantId}::uuid AND lower(c.email) = lower(${email})`;
+  Prisma.sql`c.merchant_id = ${merchantId}::uuid AND lower(c.email) = lower(${email})
+    AND lower(c.email COLLATE "C") = lower(${email}::text COLLATE "C")`;
 
 /** The merchant's customers with this email in any case, oldest first. */
 export async function customerIdsByEmail(db: Db, merchantId: string, email: string): Promise<string[]> {
@@ -29,20 +34,19 @@ export async function customerIdsByEmail(db: Db, merchantId: string, email: stri
 /** A customer row as Prisma reads it, for statements sent on the pool. */
 export const customerColumns = columnsOf(Prisma.CustomerScalarFieldEnum, 'c');
 
-/** PostgreSQL text cannot hold NUL: such an id names no customer (and must not reach SQL). */
-export const storable = (s: string | null | undefined) => !s?.includes('\u0000');
-
-/** `customer_id` and `email` trimmed: 422 if neither names a customer, 404 if one cannot be stored. */
+/**
+ * `customer_id` and `email` as sent (an empty one is absent): 422 if neither names a customer
+ * or one breaks the identifier rule (src/domain/shared/fields.ts); never trimmed.
+ */
 function customerRef(ref: CustomerRef) {
-  const customerId = ref.customer_id?.trim();
-  const email = ref.email?.trim();
+  const customerId = lookupIdentifier('customer_id', ref.customer_id);
+  const email = lookupIdentifier('email', ref.email);
   if (!customerId && !email) {
     throw validationError(
       { customer_id: ['customer_id or email is required'] },
       'Name the customer with customer_id or email',
     );
   }
-  if (!storable(customerId) || !storable(email)) throw notFound('Customer');
   return { customerId, email };
 }
 
@@ -71,15 +75,15 @@ export async function findCustomer(db: Db, merchantId: string, ref: CustomerRef)
       : Prisma.sql`SELECT ${customerColumns} FROM customers c WHERE ${emailMatches(merchantId, email!)} ORDER BY c.created_at, c.id LIMIT 1`,
   );
   // both given: they must name the same customer
-  const customer = found && customerId && email && found.email.toLowerCase() !== email.toLowerCase() ? undefined : found;
+  const customer = found && customerId && email && asciiLower(found.email) !== asciiLower(email) ? undefined : found;
   // by email, the oldest match may be a tombstone (erasure.ts): not found either
   if (!customer || customer.erasedAt) throw notFound('Customer');
   return customer;
 }
 
-/** `GET /customers/{id}`: the internal uuid or the platform id. */
+/** `GET /customers/{id}`: the internal uuid or the platform id, exactly (422 if `id` breaks the identifier rule). */
 export async function findCustomerById(db: Db, merchantId: string, id: string, { erased = false } = {}) {
-  if (!storable(id)) throw notFound('Customer');
+  if (!lookupIdentifier('id', id)) throw validationError({ id: ['is required'] });
   const customer = await db.customer.findFirst({
     where: {
       ...(isUuid(id) ? { merchantId, OR: [{ id }, { platformId: id }] } : { merchantId, platformId: id }),

@@ -3,12 +3,13 @@
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { findCustomer } from '../customers/customers.js';
+import { identifier } from '../shared/fields.js';
 import { parseInput } from '../shared/validation.js';
 import { calculatePoints, cartSchema, checkCurrency } from './calculator.js';
 import { loadEarningProgram } from './earning-program.js';
 
 const estimateInput = z.object({
-  customer_id: z.string().trim().min(1, 'must not be empty').max(255).nullish(),
+  customer_id: identifier(255).nullish(),
   ...cartSchema,
 });
 export type EstimateInput = z.input<typeof estimateInput>;

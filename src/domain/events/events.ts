@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { AppError } from '../shared/errors.js';
+import { identifier } from '../shared/fields.js';
 
 export type EventKind = 'order' | 'refund' | 'activity';
 
@@ -78,8 +79,9 @@ export async function processClaimed<T extends object>(db: Db, claimIds: string[
 
 // ---- input fields shared by the events ----
 
-export const eventIdSchema = z.string().trim().min(1, 'is required').max(255);
-export const platformIdSchema = z.string().trim().min(1, 'is required').max(255);
+/** The platform's event id and its order and customer ids: identifiers (src/domain/shared/fields.ts), never trimmed. */
+export const eventIdSchema = identifier(255);
+export const platformIdSchema = identifier(255);
 /** A Date (from the admin schema's DateTime scalar) or an ISO 8601 string. */
 export const timestampSchema = z
   .union([z.date(), z.iso.datetime({ offset: true })])

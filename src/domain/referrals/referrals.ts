@@ -14,11 +14,12 @@ import { clawBack, reversalDescription } from '../ledger/claw-back.js';
 import { tryApplyPoints } from '../ledger/ledger.js';
 import { codeExpiry, withFreshCode } from '../rewards/redemption.js';
 import { AppError, notFound } from '../shared/errors.js';
+import { asciiUpper, identifier } from '../shared/fields.js';
 import { parseInput } from '../shared/validation.js';
 import { reevaluateTier } from '../tiers/standing.js';
 
 const referralInput = z.object({
-  referrer_code: z.string().trim().min(1, 'is required').max(64),
+  referrer_code: identifier(64),
   referee_email: z.email().max(320).transform((e) => e.toLowerCase()),
 });
 export type ReferralInput = z.input<typeof referralInput>;
@@ -54,8 +55,9 @@ export async function recordReferral(db: Db, merchantId: string, raw: ReferralIn
   const input = parseInput(referralInput, raw);
   const [referrer, program] = await Promise.all([
     db.customer.findFirst({
-      // codes are upper-case letters and digits: an exact match uses the unique index
-      where: { merchantId, referralCode: input.referrer_code.toUpperCase() },
+      // codes are upper-case letters and digits: an exact match uses the unique index (ASCII
+      // letters only are upper-cased: Unicode sends U+017F LONG S to S)
+      where: { merchantId, referralCode: asciiUpper(input.referrer_code) },
     }),
     db.referralProgram.findUnique({ where: { merchantId }, select: { isActive: true } }),
   ]);

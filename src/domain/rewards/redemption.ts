@@ -11,6 +11,7 @@ import { type Customer, Prisma, type Reward } from '../../generated/prisma/clien
 import type { CustomerRewardStatus, RewardType } from '../../generated/prisma/enums.js';
 import { insertActivity } from '../ledger/activity-log.js';
 import { AppError, notFound } from '../shared/errors.js';
+import { identifier } from '../shared/fields.js';
 import { MAX_BALANCE } from '../shared/limits.js';
 import { type OwnedList, type PageArgs, paginateEach, paginated, toPage } from '../shared/pagination.js';
 import { parseInput } from '../shared/validation.js';
@@ -135,7 +136,7 @@ export async function withFreshCode<T>(db: Db, issue: (db: Db, code: string) => 
   }
 }
 
-const redeemInput = z.object({ reward_id: z.string().trim().min(1, 'is required') });
+const redeemInput = z.object({ reward_id: identifier(255) });
 
 /** The statement's row: the customer reward's own columns, flat with its reward's. */
 type RedemptionRow = Omit<Redemption, 'reward'> & { reward_id: string; reward_name: string; reward_type: RewardType };

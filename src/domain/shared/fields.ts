@@ -1,8 +1,96 @@
 // Field shapes the program's inputs share (rewards, earning rules, tiers, boosters, the
 // referral program), in the public field names. One definition serves the admin API, the
-// import file and seed data.
+// import file and seed data. Also the one rule for identifiers a merchant chooses.
 import { z } from 'zod';
+import { validationError } from './errors.js';
 import { MAX_POINTS } from './limits.js';
+
+// ---- identifiers ----
+//
+// An identifier a merchant chooses and sends to name a record — a customer's platform id
+// (`customer_id`, and `id` where it may be one), an email used to find a customer, an order
+// id, an event id, a reward id, a referral code — either names that record exactly or is
+// refused with 422 validation_error naming the field. It never names another record.
+//
+// Refused, on writes and on lookups alike:
+// - control characters (Unicode Cc: tab, line feed, carriage return, NUL, DEL, C1 controls),
+// - format characters (Cf: U+FEFF, U+200B, U+200C/D, U+2060, U+00AD, bidi controls…),
+// - line and paragraph separators (Zl, Zp: U+2028, U+2029),
+// - space separators other than the ASCII space (Zs: U+00A0, U+2000–U+200A, U+3000…),
+// - unpaired surrogates (Cs; only a JSON `\ud800` escape can send one),
+// - a space at the start or the end. A space inside (`order 1001`) is an ordinary character.
+// These are invisible or look like a space, and JavaScript's trim() (so zod's .trim()) strips
+// many of them: trimming them is how `a-c1<U+FEFF>` used to name the customer `a-c1`.
+//
+// Everything else is compared exactly, code point by code point: no trimming, no case folding
+// (emails and referral codes, which lookups match ignoring case, fold the ASCII letters A–Z
+// only: asciiLower, asciiUpper), and no Unicode normalisation. NFC is not applied: ids were
+// always stored as sent, so normalising a lookup would miss a record stored in another form,
+// and two ids stored in two forms would become one name for two records. `kund-åäö` with
+// precomposed letters and with combining accents are two ids, as a platform sends each the
+// same way every time.
+//
+// Stored data: ids were trimmed (JavaScript trim) before being stored, and never checked for
+// the other characters, so a stored id may hold one inside or one trim() keeps (U+200B). Such
+// a record cannot be named by that id any more (an exact comparison could not find another
+// record, but the id cannot be sent): it is still found by its internal uuid and by email,
+// and update_customer can give it a clean customer_id (a patch is validated whole, so one
+// that changes anything else of that customer must change its customer_id too).
+
+const REFUSED: [pattern: RegExp, what: string][] = [
+  [/\p{Cc}/u, 'a control character such as a tab or a line break'],
+  [/\p{Cf}/u, 'an invisible formatting character'],
+  [/[\p{Zl}\p{Zp}]/u, 'a line or paragraph separator'],
+  [/\p{Zs}/u, 'a space other than the ordinary space U+0020'],
+  [/\p{Cs}/u, 'an unpaired surrogate (not a character)'],
+];
+const ANY_REFUSED = /(?!\u0020)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Zs}\p{Cs}]/u;
+
+const codePoint = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** What is wrong with `value` as an identifier, in plain words; null when it is a valid one. */
+export function identifierProblem(value: string): string | null {
+  const found = ANY_REFUSED.exec(value);
+  if (found) {
+    const char = found[0];
+    const what = REFUSED.find(([pattern]) => pattern.test(char))![1];
+    // the position in characters (code points), from 1
+    const position = [...value.slice(0, found.index)].length + 1;
+    return `must not contain ${codePoint(char)} (character ${position}), ${what}; identifiers are matched exactly`;
+  }
+  if (value.startsWith(' ') || value.endsWith(' ')) return 'must not begin or end with a space; identifiers are matched exactly';
+  return null;
+}
+
+/** An identifier input field: required, at most `max` characters, and the identifier rule. */
+export const identifier = (max = 255) =>
+  z
+    .string()
+    .min(1, 'is required')
+    .max(max, `must be at most ${max} characters`)
+    .superRefine((value, ctx) => {
+      const problem = identifierProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
+
+/**
+ * A lookup's identifier argument (`name` is the field the client sent): undefined when absent
+ * or empty (the caller decides whether it is required), else the value itself, unchanged, or
+ * 422 validation_error when it breaks the identifier rule.
+ */
+export function lookupIdentifier(name: string, value: string | null | undefined): string | undefined {
+  if (value == null || value === '') return undefined;
+  const problem = identifierProblem(value);
+  if (problem) throw validationError({ [name]: [problem] }, `${name} is not a valid identifier`);
+  return value;
+}
+
+/** Lower-cases the ASCII letters A–Z only (Unicode case mapping sends U+212A KELVIN SIGN to k). */
+export const asciiLower = (s: string) => s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+/** Upper-cases the ASCII letters a–z only (Unicode case mapping sends U+017F LONG S to S). */
+export const asciiUpper = (s: string) => s.replace(/[a-z]+/g, (m) => m.toUpperCase());
+
+// ---- program fields ----
 
 export const field = {
   id: z.uuid(),
