@@ -20,7 +20,7 @@ import { MAX_POINTS } from './limits.js';
 // - unpaired surrogates (Cs; only a JSON `\ud800` escape can send one),
 // - a space at the start or the end. A space inside (`order 1001`) is an ordinary character.
 // These are invisible or look like a space, and JavaScript's trim() (so zod's .trim()) strips
-// many of them: trimming them is how `a-c1<U+FEFF>` used to name the customer `a-c1`.
+// many of them: trimmed, `a-c1<U+FEFF>` would name the customer `a-c1`.
 //
 // Everything else is compared exactly, code point by code point: no trimming, no case folding
 // (emails and referral codes, which lookups match ignoring case, fold the ASCII letters A–Z
@@ -30,8 +30,8 @@ import { MAX_POINTS } from './limits.js';
 // precomposed letters and with combining accents are two ids, as a platform sends each the
 // same way every time.
 //
-// Stored data: ids were trimmed (JavaScript trim) before being stored, and never checked for
-// the other characters, so a stored id may hold one inside or one trim() keeps (U+200B). Such
+// Stored data: a row written before this rule held may hold such a character (U+200B, which
+// trim() keeps, or one inside the id). Such
 // a record cannot be named by that id any more (an exact comparison could not find another
 // record, but the id cannot be sent): it is still found by its internal uuid and by email,
 // and update_customer can give it a clean customer_id (a patch is validated whole, so one
