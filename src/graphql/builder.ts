@@ -6,12 +6,11 @@ import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
 import SubGraphPlugin from '@pothos/plugin-sub-graph';
-import { GraphQLError } from 'graphql';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import type { Principal } from '../domain/access/principal.js';
 import type { SessionLimits } from '../domain/access/customer-sessions.js';
-import { errorStatus } from '../domain/shared/errors.js';
+import { AppError } from '../domain/shared/errors.js';
 import { type ScopeGrant, allows } from '../domain/access/scopes.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
@@ -75,18 +74,14 @@ export const builder = new SchemaBuilder<{
     }),
     unauthorizedError: (_parent, ctx, _info, result) => {
       const scopes = requiredScopes(result.failure);
-      return new GraphQLError(
+      // an AppError: GraphQL copies its extensions (code, http status) onto the located error
+      return new AppError(
+        'insufficient_scope',
         ctx.principal?.kind === 'session'
           ? 'A customer session may read only its own customer and the public program'
           : scopes.length
             ? `This API key lacks the scope ${scopes.join(' or ')}`
             : 'This API key lacks a required scope',
-        {
-          extensions: {
-            code: 'insufficient_scope',
-            http: { status: errorStatus.insufficient_scope },
-          },
-        },
       );
     },
   },

@@ -6,18 +6,16 @@
 // - the admin app (/admin: admin-app/): its pages, the session endpoint, and
 //   /admin/app/graphql for the signed-in browser (session cookie + CSRF header, same origin).
 // Failed sign-ins on either lock the client address out for a while.
-import { GraphQLError } from 'graphql';
 import { type Plugin, createYoga } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
-import { errorStatus } from '../domain/shared/errors.js';
 import { adminSchema } from '../graphql/admin.js';
 import type { Context } from '../graphql/builder.js';
 import { APP_DIST, useAppFiles } from './admin-app/files.js';
 import { useAppHeaders } from './admin-app/headers.js';
 import { useSameOrigin } from './admin-app/same-origin.js';
 import { SESSION_PATH, useSessionAuth, useSessionEndpoint } from './admin-app/session.js';
-import { maskError, variableOf } from './errors.js';
+import { maskError } from './errors.js';
 import { type Logger, yogaLogger } from './logger.js';
 import { invalidAdminToken, useAdminAuth } from './plugins/admin-auth.js';
 import { useBody } from './plugins/body.js';
@@ -35,22 +33,6 @@ import { requestState } from './request-state.js';
 export const ADMIN_PATH = '/admin/graphql';
 export const ADMIN_APP_PATH = '/admin';
 export const ADMIN_APP_GRAPHQL_PATH = '/admin/app/graphql';
-
-/** As the public API, plus: a variable GraphQL cannot coerce is a validation_error naming it. */
-function adminMaskError(error: unknown, message: string): Error {
-  const masked = maskError(error, message);
-  if (!(masked instanceof GraphQLError) || masked.extensions?.code) return masked;
-  const variable = variableOf(masked.message);
-  // amended in place: Yoga logs every error its mask replaces, and this one is the client's
-  if (variable) {
-    Object.assign(masked.extensions, {
-      code: 'validation_error',
-      details: { [variable]: [masked.message] },
-      http: { status: errorStatus.validation_error },
-    });
-  }
-  return masked;
-}
 
 export interface AdminApiOptions {
   db: Db;
@@ -92,7 +74,7 @@ export function createAdminApi({ db, config, logger, appDist = APP_DIST }: Admin
       // no page of another origin may call either face
       cors: false,
       logging: yogaLogger(logger),
-      maskedErrors: { maskError: adminMaskError },
+      maskedErrors: { maskError },
       context: (initial): Context => {
         const { merchantId, actor } = requestState(initial);
         if (!merchantId) throw invalidAdminToken();

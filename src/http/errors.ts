@@ -1,10 +1,10 @@
 // Failures as answers: the REST envelope { error: { code, message, details? } }, GraphQL
 // errors with the same code in extensions, and the mapping of every failure (ours,
-// GraphQL's, the database's) onto the codes of domain/errors.ts. SOFA's own errors are
-// mapped in rest/error-handler.ts.
+// GraphQL's, the database's) onto the codes of domain/shared/errors.ts. SOFA's errors reach
+// rest/error-handler.ts through maskError, which has given them their codes.
 import { GraphQLError } from 'graphql';
 import { isDatabaseUnavailable } from '../db/errors.js';
-import { AppError, type ErrorCode, type ErrorDetails, errorStatus } from '../domain/shared/errors.js';
+import { AppError, type ErrorCode, type ErrorDetails, type documentLimitCodes, errorStatus } from '../domain/shared/errors.js';
 import type { Face } from './request-state.js';
 
 export interface ErrorBody {
@@ -30,15 +30,24 @@ export function toGraphQLError(err: AppError, path?: GraphQLError['path']) {
   return new GraphQLError(err.message, { path, extensions: err.extensions });
 }
 
-/** Yoga's maskError: known failures keep their code; anything else is an opaque 500. */
+/**
+ * Yoga's maskError, for every GraphQL face and REST (SOFA runs through it): every error leaves
+ * with a code of the table. Ours keep theirs; GraphQL's own failures - the client's - get
+ * theirs in place (a variable that does not coerce is validation_error, a mutation over GET
+ * method_not_allowed, any other refusal of the request BAD_REQUEST); anything else is an
+ * opaque 500 internal_error, which Yoga logs with its stack.
+ */
 export function maskError(error: unknown, message: string): Error {
   const gqlError = error instanceof GraphQLError ? error : undefined;
-  // AppError's extensions (code, details, status) were copied onto the located error
-  if (gqlError && isCode(gqlError.extensions?.code)) return gqlError;
   const original = gqlError?.originalError ?? error;
+  // AppError's extensions (code, details, status) were copied onto the located error
+  if (gqlError && isCode(gqlError.extensions?.code) && !renamed(gqlError)) return gqlError;
   if (original instanceof AppError) return toGraphQLError(original, gqlError?.path);
-  // validation and coercion errors (a scalar's parseValue throws a GraphQLError of its own)
-  if (gqlError && (!gqlError.originalError || gqlError.originalError instanceof GraphQLError)) return gqlError;
+  // raised by GraphQL itself (or by a scalar's parseValue, a GraphQLError of its own)
+  if (gqlError && (!gqlError.originalError || gqlError.originalError instanceof GraphQLError)) {
+    const own = graphqlsOwn(gqlError);
+    if (own) return withCode(gqlError, own.code, own.details);
+  }
   if (isDatabaseUnavailable(original)) return toGraphQLError(databaseUnavailable(), gqlError?.path);
   return new GraphQLError(message, {
     path: gqlError?.path,
@@ -46,10 +55,70 @@ export function maskError(error: unknown, message: string): Error {
   });
 }
 
+/** Yoga's codes that name one of ours. */
+function renamed(error: GraphQLError): ErrorCode | undefined {
+  const { code, http } = (error.extensions ?? {}) as { code?: unknown; http?: { status?: number } };
+  if (code === 'BAD_REQUEST' && http?.status === 405) return 'method_not_allowed'; // a mutation over GET
+  if (code === 'REQUEST_ENTITY_TOO_LARGE') return 'payload_too_large';
+  return undefined;
+}
+
+/** The code of one of GraphQL's own errors, when it is the client's doing. */
+function graphqlsOwn(error: GraphQLError): { code: ErrorCode; details?: ErrorDetails } | undefined {
+  const code = renamed(error);
+  if (code) return { code };
+  const variable = variableOf(error.message);
+  if (variable && !error.path) return { code: 'validation_error', details: { [variable]: [variableReason(error.message)] } };
+  const argument = ARGUMENT_ERROR.exec(error.message)?.[1];
+  if (argument) return { code: 'validation_error', details: { [argument]: [error.message] } };
+  // a field's error GraphQL raised (a value its type cannot represent) is ours: internal_error
+  if (!error.path) return { code: 'BAD_REQUEST' };
+  return undefined;
+}
+
+/**
+ * One of GraphQL's own errors with a code, amended in place: Yoga logs as a failure every
+ * error its mask replaces, and this one is the client's. Its status is the code's.
+ */
+function withCode(error: GraphQLError, code: ErrorCode, details?: ErrorDetails): GraphQLError {
+  const http = { ...(error.extensions?.http as object | undefined), status: errorStatus[code] };
+  const extensions = { ...error.extensions, code, ...(details && { details }), http };
+  // graphql-jit's errors hold their extensions read-only: those are replaced (and logged)
+  if (!Object.getOwnPropertyDescriptor(error, 'extensions')?.configurable) {
+    const { nodes, source, positions, path, originalError } = error;
+    return new GraphQLError(error.message, { nodes, source, positions, path, originalError, extensions });
+  }
+  Object.defineProperty(error, 'extensions', { value: extensions });
+  return error;
+}
+
+/**
+ * A document over one of the limits (plugins/graphql-limits.ts), a validation error like
+ * GraphQL's own: 400 for application/graphql-response+json, 200 for application/json.
+ */
+export function documentLimitError(code: (typeof documentLimitCodes)[number], message: string) {
+  // graphql-armor calls every refusal a syntax error; none is
+  return new GraphQLError(message.replace(/^Syntax Error: /, ''), {
+    extensions: { code, http: { spec: true, status: errorStatus[code] } },
+  });
+}
+
+/** A request GraphQL cannot read (parameters that are not JSON): 400 BAD_REQUEST, as Yoga answers a body that is not JSON. */
+export const badRequest = (message: string) =>
+  new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: errorStatus.BAD_REQUEST } } });
+
 const VARIABLE_ERROR = /^Variable "\$(\w+)"/;
+const ARGUMENT_ERROR = /^Argument "(\w+)"/;
 
 /** The variable a GraphQL coercion error names (`Variable "$points" got invalid value…`), if any. */
-export const variableOf = (message: string) => VARIABLE_ERROR.exec(message)?.[1];
+const variableOf = (message: string) => VARIABLE_ERROR.exec(message)?.[1];
+
+/** `Variable "$points" got invalid value 1.5; Int cannot represent ...` → a readable reason. */
+function variableReason(message: string) {
+  if (/was not provided|must not be null/.test(message)) return 'is required';
+  const reason = message.split('; ').slice(1).join('; ');
+  return reason || message;
+}
 
 /** An unreachable database is 503 service_unavailable; anything else not ours is rethrown. */
 export function asAppError(err: unknown): AppError {

@@ -1,31 +1,30 @@
-// SOFA's error handler: REST failures as our envelope. The first error decides the status;
-// GraphQL's argument errors (SOFA names no field) become 422 validation_error.
+// SOFA's error handler: REST failures as our envelope. The errors come through maskError
+// (http/errors.ts), which gave each its code: the first error decides the status, except that
+// the validation errors of several arguments (variables, to GraphQL) answer as one 422
+// validation_error naming each. GraphQL's own request codes are no REST code: a request SOFA
+// could not read is a validation_error too.
 import { GraphQLError } from 'graphql';
-import { AppError, type ErrorDetails, errorStatus } from '../../domain/shared/errors.js';
-import { appErrorResponse, errorResponse, isCode, variableOf } from '../errors.js';
+import { AppError, type ErrorDetails, errorStatus, graphqlOnlyCodes } from '../../domain/shared/errors.js';
+import { appErrorResponse, errorResponse, isCode } from '../errors.js';
 import type { Logger } from '../logger.js';
 
-/** SOFA's errorHandler; an error we cannot map is logged (as one JSON line) and answered 500. */
+/** SOFA's errorHandler; errors without a code (maskError let them through) are logged and answered 500. */
 export const restErrorHandler = (logger: Logger) => (errors: ReadonlyArray<unknown>): Response => {
   const invalid: ErrorDetails = {};
   for (const error of errors) {
     const gql = error instanceof GraphQLError ? error : undefined;
     const original = gql?.originalError ?? error;
     if (original instanceof AppError) return appErrorResponse(original);
-    const ext = (gql ?? (error as GraphQLError))?.extensions ?? {};
-    if (isCode(ext.code)) {
-      return errorResponse(errorStatus[ext.code], {
-        code: ext.code,
-        message: gql?.message ?? String(error),
-        ...(ext.details ? { details: ext.details as ErrorDetails } : {}),
-      });
-    }
+    const { code, details } = (gql?.extensions ?? {}) as { code?: unknown; details?: ErrorDetails };
     const message = (error as Error)?.message ?? String(error);
-    const variable = variableOf(message);
-    if (variable) {
-      (invalid[variable] ??= []).push(describeVariableError(message));
+    if (code === 'validation_error' && details) {
+      for (const [field, reasons] of Object.entries(details)) (invalid[field] ??= []).push(...reasons);
     } else if (message === 'POST body sent invalid JSON.') {
       invalid.body = ['must be a valid JSON document'];
+    } else if (isCode(code) && graphqlOnlyCodes.has(code)) {
+      (invalid.request ??= []).push(message);
+    } else if (isCode(code)) {
+      return errorResponse(errorStatus[code], { code, message, ...(details ? { details } : {}) });
     }
   }
   if (Object.keys(invalid).length) {
@@ -34,10 +33,3 @@ export const restErrorHandler = (logger: Logger) => (errors: ReadonlyArray<unkno
   logger.error({ errors: errors.map((e) => (e instanceof Error ? { message: e.message, stack: e.stack } : e)) }, 'unexpected REST error');
   return errorResponse(500, { code: 'internal_error', message: 'Unexpected error' });
 };
-
-/** `Variable "$points" got invalid value 1.5; Int cannot represent ...` → a readable reason. */
-function describeVariableError(message: string) {
-  if (/was not provided|must not be null/.test(message)) return 'is required';
-  const reason = message.split('; ').slice(1).join('; ');
-  return reason || message;
-}
