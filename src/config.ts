@@ -1,11 +1,46 @@
 // Configuration is read once, from the environment, and validated: a bad value stops
 // start-up with a message naming the variable.
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
 const portNumber = z.coerce.number().int().min(0).max(65535);
 const cron = z.string().regex(/^\S+( \S+){4,5}$/, 'must be a cron expression like "0 3 * * *"');
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+/** Which proxies in front are believed about the client's address (X-Forwarded-For): see http/client-address.ts. */
+export type TrustProxy = { hops: number } | { addresses: string[] };
+/** Express's names for address ranges, usable in TRUST_PROXY. */
+const TRUST_PROXY_RANGES = new Map([
+  ['loopback', ['127.0.0.1/8', '::1/128']],
+  ['linklocal', ['169.254.0.0/16', 'fe80::/10']],
+  ['uniquelocal', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7']],
+]);
+const isAddressOrRange = (entry: string) => {
+  const [address = '', bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (!family || rest.length) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+};
+const trustProxy = z
+  .string()
+  .default('')
+  .transform((value, ctx): TrustProxy => {
+    const v = value.trim();
+    if (v === '' || v === 'false') return { hops: 0 };
+    if (/^\d+$/.test(v)) return { hops: Number(v) };
+    if (v === 'true') {
+      ctx.addIssue({ code: 'custom', message: 'true would believe any X-Forwarded-For, which every client can write: give the number of proxies in front (e.g. 1) or their addresses' });
+      return z.NEVER;
+    }
+    const entries = v.split(',').map((e) => e.trim()).filter(Boolean);
+    const bad = entries.filter((e) => !TRUST_PROXY_RANGES.has(e) && !isAddressOrRange(e));
+    if (bad.length) {
+      ctx.addIssue({ code: 'custom', message: `must be a number of proxies, or addresses and CIDR ranges (or loopback, linklocal, uniquelocal), comma-separated; not ${bad.join(', ')}` });
+      return z.NEVER;
+    }
+    return { addresses: entries.flatMap((e) => TRUST_PROXY_RANGES.get(e) ?? [e]) };
+  });
 
 const schema = z.object({
   PORT: portNumber.default(4000),
@@ -35,12 +70,14 @@ const schema = z.object({
   CUSTOMER_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
   CUSTOMER_SESSION_MAX_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(86_400),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
-  /** Failed admin sign-ins from one client address that lock it out for the lockout window (0: no lockout). */
+  /** Failed admin sign-ins from one client address, or with one token prefix, that lock it out for the lockout window (0: no lockout). */
   ADMIN_LOGIN_MAX_FAILURES: z.coerce.number().int().min(0).default(10),
   ADMIN_LOGIN_LOCKOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   /** Admin app sessions end after this long without a request, and this long after sign-in. */
   ADMIN_SESSION_IDLE_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(8 * 3600),
   ADMIN_SESSION_MAX_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(24 * 3600),
+  /** The proxies in front, believed about the client's address: a count, or addresses/CIDRs; none by default. */
+  TRUST_PROXY: trustProxy,
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
   /** Origins (scheme://host[:port], comma-separated) whose pages may call /graphql and /v1 from a browser; none by default. */

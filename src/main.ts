@@ -9,6 +9,7 @@ import { findRunningEmbedded } from './db/embedded.js';
 import { bootstrapDemo } from './cli/seed/first-start.js';
 import { createApp } from './http/app.js';
 import { createLogger, flushLogger } from './http/logger.js';
+import { STARTUP_TIMEOUT_MS, redactRedisUrl, waitForRedis } from './http/redis.js';
 import { startJobs } from './jobs/queue.js';
 import { startTracing } from './observability/tracing.js';
 
@@ -44,6 +45,15 @@ async function main() {
   const config = loadConfig();
   if (!config.DATABASE_URL && (await findRunningEmbedded(config.DATA_DIR))) {
     throw new ConfigError(`The embedded database in ${config.DATA_DIR} is already in use by another process (is the server running?)`);
+  }
+  // Redis holds the counters the instances share: one that does not answer stops start-up here,
+  // rather than leaving every instance to count alone without a word
+  if (config.REDIS_URL) {
+    await waitForRedis(config.REDIS_URL, STARTUP_TIMEOUT_MS).catch((err: Error) => {
+      throw new ConfigError(
+        `REDIS_URL (${redactRedisUrl(config.REDIS_URL!)}) did not answer at start (${err.message.replace(/\.$/, '')}; allowed ${STARTUP_TIMEOUT_MS / 1000} s): start Redis, correct REDIS_URL, or unset it to keep the rate-limit counters in each process`,
+      );
+    });
   }
   const started = Date.now();
   const logger = createLogger(config.LOG_LEVEL);
@@ -143,7 +153,7 @@ async function main() {
   await jobs;
   const where = database.embedded ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL';
   logger.info(
-    { database: where, ready_ms: Date.now() - started, paths: { rest: '/v1', graphql: '/graphql', admin: '/admin/graphql', admin_app: '/admin', openapi: '/v1/openapi.json', docs: '/docs' } },
+    { database: where, redis: config.REDIS_URL ? redactRedisUrl(config.REDIS_URL) : 'none: counters in this process', ready_ms: Date.now() - started, paths: { rest: '/v1', graphql: '/graphql', admin: '/admin/graphql', admin_app: '/admin', openapi: '/v1/openapi.json', docs: '/docs' } },
     `Loyalty service listening on http://${config.HOST}:${config.PORT}`,
   );
 }

@@ -5,7 +5,7 @@
 //   token>`; it reads no cookie, so no other site's page can act through it;
 // - the admin app (/admin: admin-app/): its pages, the session endpoint, and
 //   /admin/app/graphql for the signed-in browser (session cookie + CSRF header, same origin).
-// Failed sign-ins on either lock the client address out for a while.
+// Failed sign-ins on either lock the client address (and the token prefix tried) out for a while.
 import { type Plugin, createYoga } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
@@ -19,6 +19,7 @@ import { maskError } from './errors.js';
 import { type Logger, yogaLogger } from './logger.js';
 import { invalidAdminToken, useAdminAuth } from './plugins/admin-auth.js';
 import { useBody } from './plugins/body.js';
+import { useClientAddress } from './plugins/client-address.js';
 import { useTracing } from '../observability/tracing.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useIdempotency } from './plugins/idempotency.js';
@@ -28,6 +29,7 @@ import { useRequestMetrics } from './plugins/request-metrics.js';
 import { useRouting } from './plugins/routing.js';
 import { useScopeCacheRelease } from './plugins/scope-cache-release.js';
 import { createLockout, createRateLimiter } from './rate-limiter.js';
+import type { RedisLink } from './redis.js';
 import { requestState } from './request-state.js';
 
 export const ADMIN_PATH = '/admin/graphql';
@@ -40,20 +42,22 @@ export interface AdminApiOptions {
   logger: Logger;
   /** Where the admin app's built files are (default admin-app/dist). */
   appDist?: string;
+  /** The app's connection to REDIS_URL, for the lockout and the request budget (none: in memory). */
+  redis?: RedisLink;
 }
 
-export function createAdminApi({ db, config, logger, appDist = APP_DIST }: AdminApiOptions) {
+export function createAdminApi({ db, config, logger, appDist = APP_DIST, redis }: AdminApiOptions) {
   const lockout = createLockout({
     maxFailures: config.ADMIN_LOGIN_MAX_FAILURES,
     windowSeconds: config.ADMIN_LOGIN_LOCKOUT_SECONDS,
-    redisUrl: config.REDIS_URL,
+    redis,
   });
   // each merchant's admin access (token or sessions) has the budget of an API key
   const limiter = createRateLimiter({
     perKey: config.RATE_LIMIT_PER_KEY,
     perMerchant: 0,
     windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
-    redisUrl: config.REDIS_URL,
+    redis,
   });
   const idempotency = useIdempotency(db, {
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
@@ -81,6 +85,7 @@ export function createAdminApi({ db, config, logger, appDist = APP_DIST }: Admin
         return { db, merchantId, principal: null, config, actor };
       },
       plugins: [
+        useClientAddress(config.TRUST_PROXY),
         useRequestLog(logger),
         useRequestMetrics('admin'),
         useRouting({ graphqlPath: graphqlEndpoint, otherFace }),

@@ -11,6 +11,7 @@ import { type Logger, createLogger } from './logger.js';
 import { tracedFetch, tracedListener } from '../observability/tracing.js';
 import { OPENAPI_PATH, createPublicApi } from './public.js';
 import { type RateLimiter, createRateLimiter } from './rate-limiter.js';
+import { openRedis } from './redis.js';
 
 const under = (base: string, path: string) => path === base || path.startsWith(`${base}/`);
 /** Which face answers a path: the admin API (bearer token), the admin app (/admin, sessions), or the public API. */
@@ -35,6 +36,10 @@ export function createApp({
   rateLimiter,
   adminAppDist,
 }: AppOptions) {
+  // one connection for every counter of the app (main.ts has checked at start that it answers)
+  const counts =
+    config.RATE_LIMIT_PER_KEY > 0 || config.RATE_LIMIT_PER_MERCHANT > 0 || config.RATE_LIMIT_PER_SESSION > 0 || config.ADMIN_LOGIN_MAX_FAILURES > 0;
+  const redis = config.REDIS_URL && counts ? openRedis(config.REDIS_URL, logger) : undefined;
   const limiter =
     rateLimiter ??
     createRateLimiter({
@@ -42,10 +47,10 @@ export function createApp({
       perMerchant: config.RATE_LIMIT_PER_MERCHANT,
       perSession: config.RATE_LIMIT_PER_SESSION,
       windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
-      redisUrl: config.REDIS_URL,
+      redis,
     });
   const { yoga: publicApi, close: closePublicApi } = createPublicApi({ db, databaseUrl, config, logger, rateLimiter: limiter });
-  const { yoga: adminApi, app: adminApp, close: closeAdminApi } = createAdminApi({ db, config, logger, appDist: adminAppDist });
+  const { yoga: adminApi, app: adminApp, close: closeAdminApi } = createAdminApi({ db, config, logger, appDist: adminAppDist, redis });
   const faces = { admin: adminApi, app: adminApp, public: publicApi };
 
   /** Paths answered before either API: health, readiness, metrics, the API reference page. */
@@ -53,7 +58,7 @@ export function createApp({
     path === HEALTH_PATH
       ? healthz()
       : path === READY_PATH
-        ? readyz(db)
+        ? readyz(db, redis)
         : path === METRICS_PATH
           ? metrics(config.METRICS_TOKEN, authorization)
           : path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`)
@@ -82,6 +87,7 @@ export function createApp({
     },
     async close() {
       await Promise.all([closePublicApi(), closeAdminApi(), limiter.close()]);
+      await redis?.close();
     },
   };
 }

@@ -1,5 +1,10 @@
 // The operator's endpoints. Liveness and readiness: /healthz answers while the process runs;
-// /readyz only when the database answers and every migration folder is applied. /metrics:
+// /readyz only when the database answers and every migration folder is applied. With REDIS_URL
+// it also says whether Redis answers, but Redis being away does not make the instance unready:
+// 200 {"status":"degraded","redis":"down"}. The rate limits and lockouts then count per process
+// (redis.ts), and every instance sees the same Redis, so a 503 would take every instance out of
+// the load balancer together for a dependency the service can do without; the alert is
+// loyalty_redis_up and the error logged. /metrics:
 // Prometheus text, only for `Authorization: Bearer <METRICS_TOKEN>` (counts are business
 // data), and absent (404) when no token is configured.
 import { timingSafeEqual } from 'node:crypto';
@@ -7,6 +12,7 @@ import type { Db } from '../db/client.js';
 import { APPLIED_MIGRATIONS_SQL, unappliedOf } from '../db/schema-engine.js';
 import { registry } from '../observability/metrics.js';
 import { appErrorResponse } from './errors.js';
+import type { RedisLink } from './redis.js';
 import { bearerToken } from '../domain/access/tokens.js';
 import { AppError } from '../domain/shared/errors.js';
 
@@ -18,13 +24,15 @@ export function healthz() {
   return Response.json({ status: 'ok' });
 }
 
-export async function readyz(db: Db) {
+/** Ready: the database answers and is migrated. `redis` (REDIS_URL's connection), when set, is reported, never required. */
+export async function readyz(db: Db, redis?: Pick<RedisLink, 'up'>) {
+  const dependencies = redis ? { redis: redis.up ? 'up' : 'down' } : {};
   try {
     const pending = await unappliedOf(await db.$queryRawUnsafe<{ migration_name: string }[]>(APPLIED_MIGRATIONS_SQL));
-    if (pending.length) return Response.json({ status: 'migrations_pending', pending }, { status: 503 });
-    return Response.json({ status: 'ready' });
+    if (pending.length) return Response.json({ status: 'migrations_pending', pending, ...dependencies }, { status: 503 });
+    return Response.json({ status: redis && !redis.up ? 'degraded' : 'ready', ...dependencies });
   } catch {
-    return Response.json({ status: 'database_unavailable' }, { status: 503 });
+    return Response.json({ status: 'database_unavailable', ...dependencies }, { status: 503 });
   }
 }
 

@@ -18,6 +18,7 @@ import { maskError } from './errors.js';
 import { type Logger, yogaLogger } from './logger.js';
 import { useApiKeyAuth } from './plugins/api-key-auth.js';
 import { useBody } from './plugins/body.js';
+import { useClientAddress } from './plugins/client-address.js';
 import { useCompiledExecution } from './plugins/compiled-execution.js';
 import { useTracing } from '../observability/tracing.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
@@ -102,6 +103,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
       return { db, merchantId: principal.merchantId, principal, sessionLimits };
     },
     plugins: [
+      useClientAddress(config.TRUST_PROXY),
       useRequestLog(logger),
       useRequestMetrics('public'),
       useRouting({

@@ -1,17 +1,29 @@
 // Rate limits per API key and per merchant, and per customer session (fixed windows), in memory by default and in
 // Redis when REDIS_URL is set, so several instances share one budget. Every limited
 // answer carries the IETF httpapi draft headers: RateLimit-Policy and RateLimit, and a
-// refused one 429 rate_limited with Retry-After.
-import { Redis } from 'ioredis';
+// refused one 429 rate_limited with Retry-After. While Redis is unreachable (redis.ts), each
+// limiter counts in this process's memory with the same points and window: a request is never
+// refused, nor made to wait, because Redis is away.
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { type Logger, createLogger } from './logger.js';
+import { type RedisLink, openRedis } from './redis.js';
 
-export interface RateLimitOptions {
+/** Where the counters live: an app's shared Redis connection, or a REDIS_URL to open one of its own. */
+interface Store {
+  /** The app's connection (the app closes it). */
+  redis?: RedisLink;
+  /** Without `redis`: open a connection of this limiter's own (closed with it). */
+  redisUrl?: string;
+  /** Where an own connection logs Redis going away and coming back. */
+  logger?: Logger;
+}
+
+export interface RateLimitOptions extends Store {
   perKey: number;
   perMerchant: number;
   /** Per customer session (a shopper's browser); none: not limited. */
   perSession?: number;
   windowSeconds: number;
-  redisUrl?: string;
 }
 
 export interface RateDecision {
@@ -29,23 +41,38 @@ interface Limit {
   limiter: RateLimiterAbstract;
 }
 
-function connectRedis(url: string | undefined) {
-  const redis = url ? new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2000 }) : undefined;
-  redis?.on('error', () => {}); // reported through the limiters' insurance fallback
-  return redis;
+type LimiterOptions = ConstructorParameters<typeof RateLimiterMemory>[0];
+
+/** The store's Redis connection when `used`, and whether closing the limiter closes it. */
+function storeOf(store: Store, used: boolean): { link?: RedisLink; owned: boolean } {
+  if (!used) return { owned: false };
+  if (store.redis) return { link: store.redis, owned: false };
+  if (!store.redisUrl) return { owned: false };
+  return { link: openRedis(store.redisUrl, store.logger ?? createLogger('warn')), owned: true };
+}
+
+/**
+ * A limiter on Redis whose insurance is the same limiter in memory: rate-limiter-flexible
+ * consults it whenever a Redis command fails, times out or is refused because the connection is
+ * not ready (rejectIfRedisNotReady), so the limit still applies, per process.
+ */
+function limiterOn(link: RedisLink | undefined, opts: LimiterOptions): RateLimiterAbstract {
+  if (!link) return new RateLimiterMemory(opts);
+  return new RateLimiterRedis({
+    ...opts,
+    storeClient: link.client,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: new RateLimiterMemory(opts),
+  });
 }
 
 export function createRateLimiter(opts: RateLimitOptions) {
   const anyLimit = opts.perKey > 0 || opts.perMerchant > 0 || (opts.perSession ?? 0) > 0;
-  const redis = anyLimit ? connectRedis(opts.redisUrl) : undefined;
+  const { link, owned } = storeOf(opts, anyLimit);
 
   const make = (name: Limit['name'], quota: number): Limit | null => {
     if (quota <= 0) return null;
-    const base = { points: quota, duration: opts.windowSeconds, keyPrefix: `loyalty:rl:${name}` };
-    // when Redis is unreachable, fall back to this process's memory rather than failing requests
-    const limiter = redis
-      ? new RateLimiterRedis({ ...base, storeClient: redis, insuranceLimiter: new RateLimiterMemory(base) })
-      : new RateLimiterMemory(base);
+    const limiter = limiterOn(link, { points: quota, duration: opts.windowSeconds, keyPrefix: `loyalty:rl:${name}` });
     return { name, quota, limiter };
   };
   const present = (...list: (Limit | null)[]) => list.filter((l): l is Limit => l !== null);
@@ -63,6 +90,7 @@ export function createRateLimiter(opts: RateLimitOptions) {
     async consume(credential: string, merchantId: string, kind: CredentialKind = 'key'): Promise<RateDecision> {
       const limits = byKind[kind];
       if (limits.length === 0) return { allowed: true, headers: {} };
+      if (link?.connecting) await link.connecting;
       const policy = policies[kind];
       const results = await Promise.all(
         limits.map(async (l) => {
@@ -87,46 +115,56 @@ export function createRateLimiter(opts: RateLimitOptions) {
       return { allowed: false, retryAfter, headers: { ...headers, 'Retry-After': String(retryAfter) } };
     },
     async close() {
-      redis?.disconnect();
+      if (owned) await link?.close();
     },
   };
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
 
-export interface LockoutOptions {
+export interface LockoutOptions extends Store {
   /** Failures per client within the window that lock it out until the window has passed; 0: no lockout. */
   maxFailures: number;
   windowSeconds: number;
-  redisUrl?: string;
 }
 
 /**
- * Failed attempts counted per client (failed admin sign-ins): after `maxFailures` within the
- * window, the client is locked out until the window has passed, whatever it sends.
+ * Failed attempts (failed admin sign-ins) counted per key: each attempt names the keys it counts
+ * against (its client address, the token it tried), and after `maxFailures` within the window on
+ * any of them the attempt is locked out until that key's window has passed, whatever it sends.
  */
 export function createLockout(opts: LockoutOptions) {
-  const redis = opts.maxFailures > 0 ? connectRedis(opts.redisUrl) : undefined;
-  const base = { points: opts.maxFailures, duration: opts.windowSeconds, blockDuration: opts.windowSeconds, keyPrefix: 'loyalty:lockout' };
+  const { link, owned } = storeOf(opts, opts.maxFailures > 0);
   const limiter =
-    opts.maxFailures <= 0
-      ? undefined
-      : redis
-        ? new RateLimiterRedis({ ...base, storeClient: redis, insuranceLimiter: new RateLimiterMemory(base) })
-        : new RateLimiterMemory(base);
+    opts.maxFailures > 0
+      ? limiterOn(link, { points: opts.maxFailures, duration: opts.windowSeconds, blockDuration: opts.windowSeconds, keyPrefix: 'loyalty:lockout' })
+      : undefined;
+  const waitOf = (state: RateLimiterRes | null) =>
+    state && state.consumedPoints >= opts.maxFailures ? Math.max(1, Math.ceil(state.msBeforeNext / 1000)) : 0;
   return {
-    /** Seconds the client must still wait, or 0. */
-    async lockedFor(client: string): Promise<number> {
-      const state = await limiter?.get(client);
-      return state && state.consumedPoints >= opts.maxFailures ? Math.max(1, Math.ceil(state.msBeforeNext / 1000)) : 0;
+    /** Seconds the longest-locked of `keys` must still wait, or 0. */
+    async lockedFor(keys: string[]): Promise<number> {
+      if (!limiter) return 0;
+      if (link?.connecting) await link.connecting;
+      const states = await Promise.all(keys.map((key) => limiter.get(key)));
+      return Math.max(0, ...states.map(waitOf));
     },
-    async failed(client: string) {
-      await limiter?.consume(client).catch((res: unknown) => {
-        if (!(res instanceof RateLimiterRes)) throw res;
-      });
+    /** Counts a failure against each of `keys`; the keys this failure locked out. */
+    async failed(keys: string[]): Promise<string[]> {
+      if (!limiter) return [];
+      const locked = await Promise.all(
+        keys.map(async (key) => {
+          const res = await limiter.consume(key).catch((refused: unknown) => {
+            if (refused instanceof RateLimiterRes) return refused;
+            throw refused;
+          });
+          return res.consumedPoints === opts.maxFailures ? key : undefined;
+        }),
+      );
+      return locked.filter((key): key is string => key !== undefined);
     },
     async close() {
-      redis?.disconnect();
+      if (owned) await link?.close();
     },
   };
 }

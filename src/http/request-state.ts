@@ -29,6 +29,8 @@ export interface RequestState {
   body: string;
   /** GraphQL: the operation's name, if it has one. */
   operationName?: string;
+  /** The client's address (client-address.ts: the socket's, or X-Forwarded-For's as TRUST_PROXY allows). */
+  client?: string;
   /** The request's id (the caller's X-Request-Id when sane), answered and logged. */
   requestId?: string;
   /** The rate limiter's headers, set on the answer of an admitted request. */

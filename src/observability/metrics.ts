@@ -1,7 +1,7 @@
 // Prometheus metrics of the process, in one registry (served at GET /metrics behind
 // METRICS_TOKEN): requests by face, route or operation, status and duration; database pool
-// connections; rate-limit refusals; idempotent replays; ledger credits and debits. Counts per
-// merchant are business data, so nothing here is labelled by merchant.
+// connections; whether Redis answers; rate-limit refusals; idempotent replays; ledger credits and
+// debits. Counts per merchant are business data, so nothing here is labelled by merchant.
 import type pg from 'pg';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -86,6 +86,27 @@ new Gauge({
     this.set({ state: 'waiting' }, waiting);
   },
 });
+
+const redisLinks = new Set<{ readonly up: boolean }>();
+
+/** 1 while Redis answers, 0 while the limiters count in memory; absent without REDIS_URL. */
+const redisUp = new Gauge({
+  name: 'loyalty_redis_up',
+  help: "Whether Redis (REDIS_URL: the rate-limit and admin lockout counters shared by instances) answers: 1 yes, 0 no (each process counts alone meanwhile)",
+  registers: [],
+  collect() {
+    this.set([...redisLinks].every((link) => link.up) ? 1 : 0);
+  },
+});
+
+/** Reports whether this Redis connection is up until the returned function is called. */
+export function watchRedis(link: { readonly up: boolean }): () => void {
+  if (redisLinks.size === 0) registry.registerMetric(redisUp);
+  redisLinks.add(link);
+  return () => {
+    if (redisLinks.delete(link) && redisLinks.size === 0) registry.removeSingleMetric('loyalty_redis_up');
+  };
+}
 
 /** Records one ledger row. */
 export function countLedgerEntry(points: number) {

@@ -33,7 +33,12 @@ export function generateToken(kind: TokenKind) {
   // against 32 symbols of entropy (~190 bits)
   const body = base62(randomBytes(BODY_LENGTH), BODY_LENGTH);
   const token = `${kindPrefix[kind]}${body}${checksum(body)}`;
-  return { token, hash: hashToken(token), prefix: token.slice(0, kindPrefix[kind].length + 8) };
+  return { token, hash: hashToken(token), prefix: tokenPrefix(kind, token) };
+}
+
+/** What names a token in the clear (lists, the audit log, lockouts): its kind's prefix and 8 characters more. */
+export function tokenPrefix(kind: TokenKind, token: string) {
+  return token.slice(0, kindPrefix[kind].length + 8);
 }
 
 /** Whether `token` has the shape and checksum of a token of this kind. */

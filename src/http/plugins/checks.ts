@@ -3,6 +3,7 @@
 // request with that error in the shape of the face asked (REST envelope or GraphQL errors),
 // and a check that returns a Response ends it with that answer.
 import type { Plugin } from 'graphql-yoga';
+import { clientAddress, peerOf, trustNone } from '../client-address.js';
 import { asAppError, refusal } from '../errors.js';
 import { type RequestState, requestState } from '../request-state.js';
 
@@ -16,12 +17,8 @@ export interface CheckPayload {
   setRequest: OnRequestPayload['setRequest'];
   /** The server's fetch classes (whatwg-node's, lighter than the platform's on Node). */
   fetchAPI: OnRequestPayload['fetchAPI'];
-  /** The client's address: the socket's peer, or 'local' for an in-process call. */
+  /** The client's address (plugins/client-address.ts; without it, the socket's peer, or 'local' for an in-process call). */
   client: string;
-}
-
-function clientAddress(serverContext: object): string {
-  return (serverContext as { req?: { socket?: { remoteAddress?: string } } }).req?.socket?.remoteAddress ?? 'local';
 }
 
 export function checkRequest(check: (payload: CheckPayload) => Promise<Response | void> | Response | void): OnRequest {
@@ -36,7 +33,8 @@ export function checkRequest(check: (payload: CheckPayload) => Promise<Response 
     const refuse = (err: unknown) => endResponse(refusal(asAppError(err), state.face));
     let result: ReturnType<typeof check>;
     try {
-      result = check({ request, url, state, setRequest, fetchAPI, client: clientAddress(serverContext) });
+      const client = (state.client ??= clientAddress(peerOf(serverContext), undefined, trustNone));
+      result = check({ request, url, state, setRequest, fetchAPI, client });
     } catch (err) {
       return refuse(err);
     }

@@ -1,5 +1,5 @@
 // Every request gets an id (the caller's X-Request-Id when sane), answered in X-Request-Id
-// and logged with the method, path, status and duration when the answer leaves.
+// and logged with the method, path, status, duration and client address when the answer leaves.
 import { randomUUID } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../logger.js';
@@ -28,6 +28,7 @@ export function useRequestLog(logger: Logger): Plugin {
           path: new URL(request.url).pathname,
           status: response.status,
           ms: Math.round((performance.now() - state.startedAt) * 10) / 10,
+          client: state.client,
         },
         'request',
       );
