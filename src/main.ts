@@ -8,7 +8,7 @@ import { connect } from './db/database.js';
 import { findRunningEmbedded } from './db/embedded.js';
 import { bootstrapDemo } from './cli/seed/first-start.js';
 import { createApp } from './http/app.js';
-import { createLogger, flushLogger } from './http/logger.js';
+import { createLogger, flushLogger } from './observability/logger.js';
 import { STARTUP_TIMEOUT_MS, redactRedisUrl, waitForRedis } from './http/redis.js';
 import { startJobs } from './jobs/queue.js';
 import { startTracing } from './observability/tracing.js';

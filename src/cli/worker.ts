@@ -3,7 +3,7 @@
 // SIGINT lets running jobs finish, then stops.
 import type { Config } from '../config.js';
 import { connect } from '../db/database.js';
-import { createLogger, flushLogger } from '../http/logger.js';
+import { createLogger, flushLogger } from '../observability/logger.js';
 import { startJobs } from '../jobs/queue.js';
 
 export async function runWorker(config: Config) {

@@ -16,7 +16,7 @@ import { useAppHeaders } from './admin-app/headers.js';
 import { useSameOrigin } from './admin-app/same-origin.js';
 import { SESSION_PATH, useSessionAuth, useSessionEndpoint } from './admin-app/session.js';
 import { maskError } from './errors.js';
-import { type Logger, yogaLogger } from './logger.js';
+import { type Logger, yogaLogger } from '../observability/logger.js';
 import { invalidAdminToken, useAdminAuth } from './plugins/admin-auth.js';
 import { useBody } from './plugins/body.js';
 import { useClientAddress } from './plugins/client-address.js';

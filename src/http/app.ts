@@ -7,7 +7,7 @@ import type { Db } from '../db/client.js';
 import { ADMIN_APP_PATH, ADMIN_PATH, createAdminApi } from './admin.js';
 import { DOCS_PATH, docs } from './docs.js';
 import { HEALTH_PATH, METRICS_PATH, READY_PATH, healthz, metrics, readyz } from './health.js';
-import { type Logger, createLogger } from './logger.js';
+import { type Logger, createLogger } from '../observability/logger.js';
 import { tracedFetch, tracedListener } from '../observability/tracing.js';
 import { OPENAPI_PATH, createPublicApi } from './public.js';
 import { type RateLimiter, createRateLimiter } from './rate-limiter.js';

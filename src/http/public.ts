@@ -15,7 +15,7 @@ import { storefrontCache } from '../domain/storefront/storefront-settings.js';
 import type { Context } from '../graphql/builder.js';
 import { restSchema, schema } from '../graphql/public.js';
 import { maskError } from './errors.js';
-import { type Logger, yogaLogger } from './logger.js';
+import { type Logger, yogaLogger } from '../observability/logger.js';
 import { useApiKeyAuth } from './plugins/api-key-auth.js';
 import { useBody } from './plugins/body.js';
 import { useClientAddress } from './plugins/client-address.js';

@@ -5,7 +5,7 @@
 // limiter counts in this process's memory with the same points and window: a request is never
 // refused, nor made to wait, because Redis is away.
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { type Logger, createLogger } from './logger.js';
+import { type Logger, createLogger } from '../observability/logger.js';
 import { type RedisLink, openRedis } from './redis.js';
 
 /** Where the counters live: an app's shared Redis connection, or a REDIS_URL to open one of its own. */

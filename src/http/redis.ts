@@ -8,7 +8,7 @@
 // main.ts refuses to run on a REDIS_URL that does not answer (waitForRedis).
 import { Redis, type RedisOptions } from 'ioredis';
 import { watchRedis } from '../observability/metrics.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../observability/logger.js';
 
 /** The longest a request waits for one Redis command before its counters fall back to the process's own. */
 export const COMMAND_TIMEOUT_MS = 500;

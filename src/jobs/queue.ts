@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { type SqlClient, attemptDelivery, dispatchOutbox } from '../domain/webhooks/deliveries.js';
 import { postWebhook } from '../domain/webhooks/send.js';
-import type { Logger } from '../http/logger.js';
+import type { Logger } from '../observability/logger.js';
 import { watchJobs, webhookDeliveries } from '../observability/metrics.js';
 import { schedules } from './schedules.js';
 

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isWellFormed } from '../../src/domain/access/tokens.js';
 import { createApp } from '../../src/http/app.js';
-import type { Logger } from '../../src/http/logger.js';
+import type { Logger } from '../../src/observability/logger.js';
 import { newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
 
 let app: TestApp;

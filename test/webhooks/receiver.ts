@@ -2,7 +2,7 @@
 // with short timings, for the webhook tests.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '../../src/http/logger.js';
+import { createLogger } from '../../src/observability/logger.js';
 import { startJobs } from '../../src/jobs/queue.js';
 import { type TestApp, testConfig } from '../harness.js';
 

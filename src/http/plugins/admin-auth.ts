@@ -12,7 +12,7 @@ import { AppError } from '../../domain/shared/errors.js';
 import { bearerToken, hashToken, isWellFormed, tokenPrefix } from '../../domain/access/tokens.js';
 import { rateLimited } from '../../observability/metrics.js';
 import { refusal } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../observability/logger.js';
 import type { Lockout } from '../rate-limiter.js';
 import type { Face } from '../request-state.js';
 import { checkRequest } from './checks.js';

@@ -2,7 +2,7 @@
 // and logged with the method, path, status, duration and client address when the answer leaves.
 import { randomUUID } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../observability/logger.js';
 import { requestState } from '../request-state.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;

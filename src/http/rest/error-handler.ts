@@ -6,7 +6,7 @@
 import { GraphQLError } from 'graphql';
 import { AppError, type ErrorDetails, errorStatus, graphqlOnlyCodes } from '../../domain/shared/errors.js';
 import { appErrorResponse, errorResponse, isCode } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../observability/logger.js';
 
 /** SOFA's errorHandler; errors without a code (maskError let them through) are logged and answered 500. */
 export const restErrorHandler = (logger: Logger) => (errors: ReadonlyArray<unknown>): Response => {

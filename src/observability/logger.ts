@@ -1,7 +1,7 @@
 // Structured JSON logs (pino) on stdout, written asynchronously so a request never waits for
 // the terminal or the pipe (main.ts flushes on shutdown). Lines are gathered up to 4 KiB and
 // written together, and at least every 250 ms: one write per line cost each request a
-// thread-pool write and two wake-ups (bench/README.md, issue 10). Authorization headers and
+// thread-pool write and two wake-ups (bench/README.md). Authorization headers and
 // tokens are never logged; each request's line comes from plugins/request-log.ts.
 import { type Logger, pino } from 'pino';
 
