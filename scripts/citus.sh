@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# A local Citus cluster for developing and testing the scale-out (docs/scaling-out.md): one
+# coordinator and two workers as three PostgreSQL 15 clusters on this machine. Run as root
+# (it installs packages and uses Debian's pg_createcluster/pg_ctlcluster). Every command is
+# idempotent: run it again and it does only what is missing.
+#
+#   scripts/citus.sh build   build and install the citus extension from the vendored source
+#   scripts/citus.sh start   create and start the clusters, register the nodes, print the URL
+#   scripts/citus.sh stop    stop the three clusters (their data stays)
+#   scripts/citus.sh url     print the coordinator's URL
+#
+# The machine's own PostgreSQL (cluster 15/main, port 5432) is never touched.
+set -euo pipefail
+
+PG_VERSION=15
+# Debian's own pg_config for 15 (/usr/bin/pg_config is a wrapper that picks a version)
+PG_CONFIG=/usr/lib/postgresql/$PG_VERSION/bin/pg_config
+CITUS_VERSION=13.2.2
+# the repo is cloned next to shared/; CITUS_VENDOR_DIR overrides
+VENDOR_DIR=${CITUS_VENDOR_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/shared/vendor/citus}
+DB=loyalty
+COORDINATOR_PORT=5441
+WORKER_PORTS=(5442 5443)
+# cluster name → port; names as in the vendor README
+declare -A PORTS=([citus1]=5441 [citus2]=5442 [citus3]=5443)
+URL="postgresql://postgres@127.0.0.1:$COORDINATOR_PORT/$DB"
+
+log() { echo "citus.sh: $*" >&2; }
+
+psql_at() { # port db sql...: as postgres over TCP (trust on 127.0.0.1), unaligned, no NOTICEs
+  local port=$1 db=$2
+  shift 2
+  PGOPTIONS="-c client_min_messages=warning" psql -X -q -v ON_ERROR_STOP=1 -At -h 127.0.0.1 -p "$port" -U postgres -d "$db" "$@"
+}
+
+build() {
+  if [[ -f "$($PG_CONFIG --pkglibdir)/citus.so" ]]; then
+    log "citus is already installed for PostgreSQL $PG_VERSION"
+    return
+  fi
+  [[ -f "$VENDOR_DIR/citus-$CITUS_VERSION-src.tar.gz" ]] || { log "no Citus source in $VENDOR_DIR (set CITUS_VENDOR_DIR)"; exit 1; }
+  log "installing build dependencies"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    postgresql-server-dev-$PG_VERSION liblz4-dev libzstd-dev libkrb5-dev libssl-dev >/dev/null
+  local src
+  src=$(mktemp -d)
+  trap "rm -rf '$src'" EXIT
+  tar xzf "$VENDOR_DIR/citus-$CITUS_VERSION-src.tar.gz" -C "$src"
+  cd "$src/citus-$CITUS_VERSION"
+  # Debian's 15.20 headers declare have_createdb_privilege(), which 13.2.2 redefines (README)
+  patch -p1 -s <"$VENDOR_DIR/pg15-minor-compat.patch"
+  log "building Citus $CITUS_VERSION (about 100 s on 2 cores)"
+  # libcurl only serves Citus's anonymous statistics collection, which we do not want
+  # the build's output goes to a log, shown only when a step fails
+  { ./configure --without-libcurl PG_CONFIG="$PG_CONFIG" && make -j2 && make install; } >"$src/build.log" 2>&1 ||
+    { tail -n 40 "$src/build.log" >&2; log "build failed"; exit 1; }
+  log "installed $($PG_CONFIG --pkglibdir)/citus.so"
+}
+
+status_of() { # cluster → online|down|absent
+  pg_lsclusters -h 2>/dev/null | awk -v v="$PG_VERSION" -v c="$1" '$1 == v && $2 == c { print $4; found = 1 } END { if (!found) print "absent" }'
+}
+
+start() {
+  [[ -f "$($PG_CONFIG --pkglibdir)/citus.so" ]] || { log "citus is not installed: run '$0 build' first"; exit 1; }
+  local name port
+  for name in citus1 citus2 citus3; do
+    port=${PORTS[$name]}
+    if [[ $(status_of "$name") == absent ]]; then
+      log "creating cluster $PG_VERSION/$name on port $port"
+      # manual: `service postgresql start` (the machine's own 5432) leaves it alone; trust on
+      # the loopback only (initdb's options after --): a development and CI cluster
+      pg_createcluster -q "$PG_VERSION" "$name" -p "$port" --start-conf=manual -- \
+        --auth-local=trust --auth-host=trust >&2
+      printf '%s\n' "listen_addresses = '127.0.0.1'" "shared_preload_libraries = 'citus'" \
+        >"/etc/postgresql/$PG_VERSION/$name/conf.d/citus.conf"
+    fi
+    [[ $(status_of "$name") == online ]] || pg_ctlcluster "$PG_VERSION" "$name" start >&2
+    # the extension on every node, in the service's database (workers are reached by the same name)
+    [[ $(psql_at "$port" postgres -c "SELECT 1 FROM pg_database WHERE datname = '$DB'") == 1 ]] ||
+      psql_at "$port" postgres -c "CREATE DATABASE $DB"
+    psql_at "$port" "$DB" -c "CREATE EXTENSION IF NOT EXISTS citus"
+  done
+  # the coordinator in the metadata (group 0), so reference tables also get a copy there
+  [[ $(psql_at $COORDINATOR_PORT $DB -c "SELECT count(*) FROM pg_dist_node WHERE groupid = 0") == 1 ]] ||
+    psql_at $COORDINATOR_PORT $DB -c "SELECT citus_set_coordinator_host('127.0.0.1', $COORDINATOR_PORT)" >/dev/null
+  for port in "${WORKER_PORTS[@]}"; do
+    [[ $(psql_at $COORDINATOR_PORT $DB -c "SELECT count(*) FROM pg_dist_node WHERE nodename = '127.0.0.1' AND nodeport = $port") == 1 ]] ||
+      psql_at $COORDINATOR_PORT $DB -c "SELECT citus_add_node('127.0.0.1', $port)" >/dev/null
+  done
+  psql_at $COORDINATOR_PORT $DB -F ' ' -c "SELECT 'node', nodename || ':' || nodeport, CASE WHEN groupid = 0 THEN 'coordinator' ELSE 'worker' END FROM pg_dist_node ORDER BY nodeport" >&2
+  echo "$URL"
+}
+
+stop() {
+  local name
+  for name in citus1 citus2 citus3; do
+    [[ $(status_of "$name") != online ]] || pg_ctlcluster "$PG_VERSION" "$name" stop
+  done
+  log "stopped"
+}
+
+case "${1:-}" in
+  build) build ;;
+  start) start ;;
+  stop) stop ;;
+  url) echo "$URL" ;;
+  *)
+    echo "usage: $0 build|start|stop|url" >&2
+    exit 2
+    ;;
+esac
