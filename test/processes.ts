@@ -63,21 +63,28 @@ export function exitCode(server: ServerProcess, timeoutMs = 30_000): Promise<num
   });
 }
 
-/** A TCP proxy to the database that the test can cut and restore. */
-export function cuttableProxy(target: URL) {
+/**
+ * A TCP proxy to `target` (a database's or Redis's URL) that the test can cut (every connection
+ * closed, nothing listening), freeze (connections stay open, and what is sent goes nowhere) or
+ * open again on the same port.
+ */
+export function cuttableProxy(target: URL, defaultPort = 5432) {
   let server: net.Server | undefined;
+  let frozen = false;
   const sockets = new Set<net.Socket>();
   let port = 0;
   const open = () =>
     new Promise<void>((resolve) => {
+      frozen = false;
       server = net.createServer((client) => {
-        const upstream = net.connect(Number(target.port || 5432), target.hostname);
+        const upstream = net.connect(Number(target.port || defaultPort), target.hostname);
         for (const s of [client, upstream]) {
           sockets.add(s);
           s.on('close', () => sockets.delete(s));
           s.on('error', () => s.destroy());
         }
-        client.pipe(upstream).pipe(client);
+        client.on('data', (d) => void (frozen || upstream.write(d)));
+        upstream.on('data', (d) => void (frozen || client.write(d)));
       });
       server.listen(port, '127.0.0.1', () => {
         port = (server!.address() as net.AddressInfo).port;
@@ -88,6 +95,9 @@ export function cuttableProxy(target: URL) {
     open,
     get port() {
       return port;
+    },
+    freeze() {
+      frozen = true;
     },
     async cut() {
       for (const s of sockets) s.destroy();

@@ -14,7 +14,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.js';
 import { newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
-import { SERVER, projectRoot, randomPort, startServerProcess } from '../processes.js';
+import { SERVER, cuttableProxy, projectRoot, randomPort, startServerProcess } from '../processes.js';
 
 const METRICS_TOKEN = 'metrics-token-0123456789';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -43,46 +43,6 @@ async function silentServer() {
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise((r) => server.close(r));
-    },
-  };
-}
-
-/** A TCP proxy to `target` that the test can close (every connection cut, nothing listening), freeze or open again on its port. */
-function redisProxy(target: URL) {
-  let server: net.Server | undefined;
-  let frozen = false;
-  const sockets = new Set<net.Socket>();
-  let port = 0;
-  const open = () =>
-    new Promise<void>((resolve) => {
-      frozen = false;
-      server = net.createServer((client) => {
-        const upstream = net.connect(Number(target.port || 6379), target.hostname);
-        for (const s of [client, upstream]) {
-          sockets.add(s);
-          s.on('close', () => sockets.delete(s));
-          s.on('error', () => s.destroy());
-        }
-        // frozen: the connections stay open, and what is sent goes nowhere
-        client.on('data', (d) => void (frozen || upstream.write(d)));
-        upstream.on('data', (d) => void (frozen || client.write(d)));
-      });
-      server.listen(port, '127.0.0.1', () => {
-        port = (server!.address() as net.AddressInfo).port;
-        resolve();
-      });
-    });
-  return {
-    open,
-    get port() {
-      return port;
-    },
-    freeze() {
-      frozen = true;
-    },
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server!.close(() => resolve()));
     },
   };
 }
@@ -262,7 +222,7 @@ describe('Redis unreachable while the service runs', () => {
     const target = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 
     it('goes away (connections cut, nothing listening) and comes back', async () => {
-      const proxy = redisProxy(target);
+      const proxy = cuttableProxy(target, 6379);
       await proxy.open();
       const s = served(`redis://127.0.0.1:${proxy.port}`, 3);
       try {
@@ -271,7 +231,7 @@ describe('Redis unreachable while the service runs', () => {
         const key = await newKey(app, merchantId);
         expect((await s.get(key)).status).toBe(200); // counted in Redis
 
-        await proxy.close();
+        await proxy.cut();
         // the process's own counters start afresh: 3 more, then 429
         const statuses = await keepsAnswering(s, key, 2000);
         expect(statuses.slice(0, 4)).toEqual([200, 200, 200, 429]);
@@ -290,12 +250,12 @@ describe('Redis unreachable while the service runs', () => {
         expect(again.status).toBe(200);
       } finally {
         await s.service.close();
-        await proxy.close().catch(() => {});
+        await proxy.cut().catch(() => {});
       }
     }, 60_000);
 
     it('stops answering with its connections open: requests wait at most a moment', async () => {
-      const proxy = redisProxy(target);
+      const proxy = cuttableProxy(target, 6379);
       await proxy.open();
       const s = served(`redis://127.0.0.1:${proxy.port}`, 3);
       try {
@@ -309,7 +269,7 @@ describe('Redis unreachable while the service runs', () => {
         expect(s.errors()).toHaveLength(1);
       } finally {
         await s.service.close();
-        await proxy.close().catch(() => {});
+        await proxy.cut().catch(() => {});
       }
     }, 60_000);
   });
