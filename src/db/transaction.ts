@@ -52,15 +52,28 @@ export function openTransaction(db: Db, timeoutMs: number): Promise<OpenTransact
   });
 }
 
+/** How long a domain operation's own transaction may run before the database side gives it up. */
+const ATOMIC_TIMEOUT_MS = 15_000;
+
+/**
+ * Runs `work` in one transaction: its own, or a nested one (a savepoint) inside the caller's.
+ * Nothing it writes outlives its failure, or a crash before it returns.
+ */
+export function atomically<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
+  return db.$transaction(
+    (tx) => {
+      transactions.add(tx);
+      return work(tx as Db);
+    },
+    { timeout: ATOMIC_TIMEOUT_MS, maxWait: 5_000 },
+  );
+}
+
 /**
  * Runs `write` so that a statement of it that fails can be caught and the work go on: inside a
  * transaction, as a nested one (a savepoint), since a failed statement would otherwise abort the
  * whole transaction; outside one, as it is (each statement is its own transaction).
  */
 export function recoverable<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T> {
-  if (!isTransaction(db)) return write(db);
-  return db.$transaction((nested) => {
-    transactions.add(nested);
-    return write(nested as Db);
-  });
+  return isTransaction(db) ? atomically(db, write) : write(db);
 }

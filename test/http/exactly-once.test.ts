@@ -22,6 +22,16 @@ beforeAll(async () => {
   merchantId = merchant.id;
   apiKey = await newKey(app, merchantId);
   adminToken = (await rotateAdminToken(app.db, merchant.slug)).admin_token;
+  // the program the orders, activities and referrals below earn under
+  await app.db.earningRule.create({
+    data: { merchantId, name: '1 per $1', campaignType: 'purchase', earningRule: { type: 'variable', value: 1, per_amount: 1 } },
+  });
+  await app.db.earningRule.create({
+    data: { merchantId, name: 'Reviews', campaignType: 'review', earningRule: { type: 'fixed', value: 15 } },
+  });
+  await app.db.referralProgram.create({
+    data: { merchantId, referrerPoints: 50, isActive: true, refereeRewardType: 'fixed_discount', refereeRewardRule: { discount_value: 5 } },
+  });
   survivor = await startServerProcess(serverEnv(app.url));
 });
 
@@ -112,16 +122,6 @@ describe('a points adjustment whose process dies', () => {
 });
 
 describe('every keyed mutation, its process killed after its writes and before their commit', () => {
-  beforeAll(async () => {
-    await app.db.earningRule.create({
-      data: { merchantId, name: '1 per $1', campaignType: 'purchase', earningRule: { type: 'variable', value: 1, per_amount: 1 } },
-    });
-    await app.db.earningRule.create({
-      data: { merchantId, name: 'Reviews', campaignType: 'review', earningRule: { type: 'fixed', value: 15 } },
-    });
-    await app.db.referralProgram.create({ data: { merchantId, referrerPoints: 50, isActive: true, refereeRewardType: 'fixed_discount', refereeRewardRule: { discount_value: 5 } } });
-  });
-
   it('a redemption: one code, points spent once', async () => {
     const customer = await newCustomer(app, merchantId, { points: 300 });
     const reward = await app.db.reward.create({
@@ -186,6 +186,34 @@ describe('every keyed mutation, its process killed after its writes and before t
     );
     expect(referral.body).toEqual({ data: { record_referral: { status: 'pending', replayed: false } } });
     expect(await app.db.referral.count({ where: { merchantId, refereeEmail: email } })).toBe(1);
+  });
+});
+
+describe('an order sent without an Idempotency-Key, its process killed after the points were written', () => {
+  it('the platform\'s retry of the same order awards it once, as the first', async () => {
+    const customer = await newCustomer(app, merchantId);
+    const orderId = `o-${randomUUID().slice(0, 8)}`;
+    const write = adminWrite('mutation($input: OrderEventInput!) { record_order(input: $input) { points_awarded replayed } }', {
+      input: { order_id: orderId, customer_id: customer.platformId, subtotal: 42 },
+    });
+    const send = (base: string) =>
+      fetch(`${base}/admin/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(write.body),
+      });
+    const victim = await startServerProcess(serverEnv(app.url, 'ledger.applied:kill'));
+    expect(await send(victim.base).then((r) => r.status, () => 'cut off')).toBe('cut off');
+    await exitCode(victim);
+    const retry = await send(survivor.base);
+    expect(await retry.json()).toEqual({ data: { record_order: { points_awarded: 42, replayed: false } } });
+    const again = await send(survivor.base);
+    expect(await again.json()).toEqual({ data: { record_order: { points_awarded: 42, replayed: true } } });
+    const stored = await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } });
+    expect(stored.pointsBalance).toBe(42);
+    expect(Number(stored.amountSpent)).toBe(42);
+    expect(await app.db.pointsTransaction.count({ where: { customerId: customer.id } })).toBe(1);
+    await assertLedgerHolds();
   });
 });
 

@@ -3,6 +3,7 @@
 // a daily visit once a day), multiplied by the tier and the boosters of that type.
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
+import { atomically } from '../../db/transaction.js';
 import { CampaignType } from '../../generated/prisma/enums.js';
 import { findCustomer } from '../customers/customers.js';
 import { creditEarned, describeEarning, earn } from '../earning/earn.js';
@@ -34,7 +35,10 @@ export interface ActivityResult {
   replayed: boolean;
 }
 
-export async function recordActivity(db: Db, merchantId: string, raw: ActivityInput): Promise<ActivityResult> {
+/** Records an activity in one transaction: its claim, points and stored result commit together. */
+export const recordActivity = (db: Db, merchantId: string, raw: ActivityInput) => atomically(db, (tx) => recordActivityIn(tx, merchantId, raw));
+
+async function recordActivityIn(db: Db, merchantId: string, raw: ActivityInput): Promise<ActivityResult> {
   const input = parseInput(activityInput, raw);
   const customer = await findCustomer(db, merchantId, { customer_id: input.customer_id });
   const claim = await claimEvent(db, merchantId, input.event_id, 'activity');

@@ -1,7 +1,8 @@
 // Platform events the engine has processed (EngineEvent): the idempotency record. An event
 // is claimed by inserting its row first (the unique (merchant, event_id) index wins any
-// race), then processed, then its result is stored on the row; a replay returns that
-// result and changes nothing. Also the input fields every event shares.
+// race), then processed, then its result is stored on the row, all in the caller's one
+// transaction (orders.ts, activities.ts): a rival claim waits for it to commit or roll back. A
+// replay returns the stored result and changes nothing. Also the input fields every event shares.
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
@@ -15,8 +16,9 @@ export type Claim = { claimed: true; id: string } | { claimed: false; result: Re
 const WAIT_STEP_MS = 50;
 const WAIT_STEPS = 100;
 /**
- * A claim this old without a result was left by a process that died mid-award. Taking it
- * over is safe: what an award writes is itself unique (the order row, a limit's slot).
+ * A claim this old without a result was committed apart from its award (by a version of the
+ * service that did so, whose process died mid-award). Taking it over is safe: what an award
+ * writes is itself unique (the order row, a limit's slot).
  */
 const ABANDONED_MS = 120_000;
 

@@ -4,9 +4,10 @@
 // return window (the merchant's points_pending_days) the points are held pending instead
 // (ledger/pending.ts) and a refund before their approval voids them.
 // Idempotency: EngineEvent rows for the order (and its event id, when given) are inserted
-// before anything is awarded, and the result is stored on them.
+// before anything is awarded, and the result is stored on them, in the same transaction.
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
+import { atomically } from '../../db/transaction.js';
 import type { Order } from '../../generated/prisma/client.js';
 import { findCustomer } from '../customers/customers.js';
 import { cartSchema, cents, checkCurrency } from '../earning/calculator.js';
@@ -71,7 +72,13 @@ async function recordedOrder(db: Db, order: Order, customerId: string): Promise<
   };
 }
 
-export async function recordOrder(db: Db, merchantId: string, raw: OrderInput): Promise<OrderResult> {
+/**
+ * Records an order in one transaction: its claims, the order row, the points and the stored
+ * result commit together, so a crash midway leaves nothing and the platform's retry runs it.
+ */
+export const recordOrder = (db: Db, merchantId: string, raw: OrderInput) => atomically(db, (tx) => recordOrderIn(tx, merchantId, raw));
+
+async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promise<OrderResult> {
   const input = parseInput(orderInput, raw);
   const [merchant, customer] = await Promise.all([
     db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { currency: true, pointsPendingDays: true } }),
@@ -211,7 +218,9 @@ function owedFor(order: Order, refundedCents: number, full: boolean): number {
  * Without an event id a refund is identified by its order and amount, so an identical refund
  * sent twice counts once.
  */
-export async function refundOrder(db: Db, merchantId: string, raw: RefundInput): Promise<RefundResult> {
+export const refundOrder = (db: Db, merchantId: string, raw: RefundInput) => atomically(db, (tx) => refundOrderIn(tx, merchantId, raw));
+
+async function refundOrderIn(db: Db, merchantId: string, raw: RefundInput): Promise<RefundResult> {
   const input = parseInput(refundInput, raw);
   const order = await db.order.findUnique({
     where: { merchantId_platformOrderId: { merchantId, platformOrderId: input.order_id } },
