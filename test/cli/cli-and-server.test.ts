@@ -61,7 +61,7 @@ describe('npm start and the CLI', () => {
     expect((await balance.json()).data.points_balance).toBe(300);
     expect((await get(key.json.key, '/v1/earning-rules')).status).toBe(403);
 
-    // the README's form: npm run cli -- … --json prints exactly one JSON document on stdout
+    // the form docs/cli.md shows: npm run cli -- … --json prints exactly one JSON document on stdout
     const viaNpm = await run('npm', ['run', 'cli', '--', 'keys', 'list', '--merchant', 'acme', '--json'], { cwd: root, env });
     const listed = { json: JSON.parse(viaNpm.stdout) };
     expect(listed.json).toHaveLength(1);

@@ -1,4 +1,4 @@
-// The README's typed clients, generated from the committed documents (npm run
+// The typed clients of docs/graphql.md, generated from the committed documents (npm run
 // clients:generate: swagger-typescript-api for openapi.json, gql.tada for schema.graphql),
 // compile with the project's TypeScript against code that uses them, and types that do not
 // match the API are refused. The REST client also runs against the service.

@@ -13,7 +13,7 @@ export function signatureHeader(secret: string, body: string, at = new Date()): 
   return `t=${t},v1=${v1}`;
 }
 
-/** The receiver's check (the README's snippet does the same): true when `header` signs `body`. */
+/** The receiver's check (docs/webhooks.md's snippet does the same): true when `header` signs `body`. */
 export function verifySignature(secret: string, body: string, header: string, toleranceSeconds = 300, now = Date.now()): boolean {
   const parts = Object.fromEntries(header.split(',').map((p) => p.split('=', 2) as [string, string]));
   const t = Number(parts.t);
