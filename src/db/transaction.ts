@@ -19,26 +19,42 @@ export const isTransaction = (db: Db) => transactions.has(db);
 
 class Rollback extends Error {}
 
+/** How long a domain operation's own transaction may run before the database side gives it up. */
+const ATOMIC_TIMEOUT_MS = 15_000;
+
+/**
+ * Runs `work` in one transaction: its own, or a nested one (a savepoint) inside the caller's.
+ * Nothing it writes outlives its failure, or a crash before it returns. Prisma rolls an own
+ * transaction back by itself after `timeoutMs`.
+ */
+export function atomically<T>(db: Db, work: (tx: Db) => Promise<T>, timeoutMs = ATOMIC_TIMEOUT_MS): Promise<T> {
+  return db.$transaction(
+    (tx) => {
+      transactions.add(tx);
+      return work(tx as Db);
+    },
+    { timeout: timeoutMs, maxWait: 5_000 },
+  );
+}
+
 /** Opens a transaction that Prisma rolls back by itself after `timeoutMs`. */
 export function openTransaction(db: Db, timeoutMs: number): Promise<OpenTransaction> {
   return new Promise((opened, failed) => {
     let finish!: (commit: boolean) => void;
     const decided = new Promise<boolean>((resolve) => (finish = resolve));
-    const done = db
-      .$transaction(
-        async (tx) => {
-          transactions.add(tx);
-          opened({ client: tx as Db, commit, rollback });
-          if (!(await decided)) throw new Rollback();
-        },
-        { timeout: timeoutMs, maxWait: 5_000 },
-      )
-      .then(
-        () => undefined,
-        (err: unknown) => {
-          if (!(err instanceof Rollback)) throw err;
-        },
-      );
+    const done = atomically(
+      db,
+      async (client) => {
+        opened({ client, commit, rollback });
+        if (!(await decided)) throw new Rollback();
+      },
+      timeoutMs,
+    ).then(
+      () => undefined,
+      (err: unknown) => {
+        if (!(err instanceof Rollback)) throw err;
+      },
+    );
     // a transaction that could not start: no client was handed out
     done.catch(failed);
     async function commit() {
@@ -50,23 +66,6 @@ export function openTransaction(db: Db, timeoutMs: number): Promise<OpenTransact
       await done.catch(() => {});
     }
   });
-}
-
-/** How long a domain operation's own transaction may run before the database side gives it up. */
-const ATOMIC_TIMEOUT_MS = 15_000;
-
-/**
- * Runs `work` in one transaction: its own, or a nested one (a savepoint) inside the caller's.
- * Nothing it writes outlives its failure, or a crash before it returns.
- */
-export function atomically<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
-  return db.$transaction(
-    (tx) => {
-      transactions.add(tx);
-      return work(tx as Db);
-    },
-    { timeout: ATOMIC_TIMEOUT_MS, maxWait: 5_000 },
-  );
 }
 
 /**

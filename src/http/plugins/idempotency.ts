@@ -123,8 +123,9 @@ async function settle(state: RequestState, request: IdempotentRequest, tx: OpenT
     await faultPoint('idempotency.stored');
     await tx.commit();
   } catch {
-    // a refusal whose statement failed (a unique violation) aborted the transaction: nothing
-    // changed, and the refusal stands without being stored
+    // the answer could not be stored or committed (the database went away, or a refusal's failed
+    // statement, a unique violation, had aborted the transaction): nothing of it is kept, and a
+    // refusal that changed nothing stands, unstored
     await tx.rollback();
     return changed ? unavailable(state, response) : undefined;
   }
