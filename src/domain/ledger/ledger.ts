@@ -1,21 +1,20 @@
-// The points ledger. Every balance change is one SQL statement that updates the balance
-// conditionally and writes the transaction and its activity (activity-log.ts) from the
-// updated row, so a balance always equals the sum of its transactions and concurrent debits
-// can never overdraw: under READ COMMITTED a second UPDATE re-checks the condition against
-// the row the first one committed. One statement, no interactive transaction
-// (prisma/prisma#30374). The CHECK constraint in the schema is the last line of defence.
-// A credit that approves pending points (pending.ts) is the same statement, turning the
-// pending activity approved instead of writing a new one. A request that names its customer
-// by platform id finds it in the same statement too (one round trip per adjustment).
+// The points ledger. Every balance change is one call of the database function
+// loyalty_apply_points (migration merchant_scoped_keys): it updates the balance conditionally
+// and writes the transaction and its activity from the updated row, so a balance always equals
+// the sum of its transactions and concurrent debits can never overdraw: under READ COMMITTED a
+// second UPDATE re-checks the condition against the row the first one committed. One
+// statement, atomic on its own, and on a Citus cluster sent whole to the worker that holds the
+// merchant. The CHECK constraint in the schema is the last line of defence. A credit that
+// approves pending points (pending.ts) turns the pending activity approved instead of writing a
+// new one. A request that names its customer by platform id is found by the same call (one
+// round trip per adjustment).
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { rowsOf } from '../../db/sql.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { TransactionSource } from '../../generated/prisma/enums.js';
-import { platformIdMatches } from '../customers/customers.js';
 import { AppError, notFound } from '../shared/errors.js';
 import { MAX_BALANCE } from '../shared/limits.js';
-import { insertActivity } from './activity-log.js';
 import { faultPoint } from '../../observability/faults.js';
 import { countLedgerEntry } from '../../observability/metrics.js';
 
@@ -61,74 +60,22 @@ export async function tryApplyPoints(db: Db, entry: LedgerEntry | PlatformLedger
   const refKind = entry.reference?.kind ?? null;
   const refId = entry.reference?.id ?? null;
   const byPlatformId = 'platformId' in entry;
-  const approves = byPlatformId ? undefined : entry.approves;
-  const customer = byPlatformId
-    ? Prisma.sql`SELECT c.id FROM customers c WHERE ${platformIdMatches(entry.merchantId, entry.platformId)}`
-    : Prisma.sql`SELECT c.id FROM customers c WHERE c.id = ${entry.customerId}::uuid AND c.merchant_id = ${entry.merchantId}::uuid`;
-  const held = approves
-    ? Prisma.sql`held AS (
-        SELECT id FROM activities
-         WHERE id = ${approves}::uuid AND merchant_id = ${entry.merchantId}::uuid
-           AND customer_id = (SELECT id FROM customer) AND status = 'pending'::"ActivityStatus"
-           AND points_change = ${entry.points}::int
-           FOR UPDATE
-      ),`
-    : Prisma.empty;
-  const act = approves
-    ? Prisma.sql`
-      UPDATE activities a
-         SET status = 'approved'::"ActivityStatus", balance_after = updated.points_balance
-        FROM updated
-       WHERE a.id = ${approves}::uuid`
-    : insertActivity(
-        {
-          id: activityId,
-          merchantId: entry.merchantId,
-          customerId: Prisma.sql`updated.customer_id`,
-          type: entry.activityType,
-          description: entry.description,
-          pointsChange: entry.points,
-          balanceAfter: Prisma.sql`points_balance`,
-          reference: { kind: refKind ?? 'transaction', id: refId ?? transactionId },
-        },
-        Prisma.sql`updated`,
-      );
-  // one statement, atomic on its own: on the pool directly unless `db` is a transaction's
+  const approves = byPlatformId ? null : (entry.approves ?? null);
+  // the activity names the transaction unless the entry names what caused it
+  const activityRef = { kind: refKind ?? 'transaction', id: refId ?? transactionId };
   // a row whenever the customer exists, its change's columns null when the change was refused
-  const rows = await rowsOf<{ customer_id: string; balance_after: number | null; activity_id: string | null }>(db, Prisma.sql`
-    WITH customer AS (${customer}), ${held} updated AS (
-      UPDATE customers
-         SET points_balance = points_balance + ${entry.points}::int,
-             points_earned  = points_earned + ${credit}::int,
-             points_spent   = points_spent + ${debit}::int,
-             last_activity_at = now(),
-             updated_at = now()
-       WHERE id = (SELECT id FROM customer)
-         AND merchant_id = ${entry.merchantId}::uuid
-         AND points_balance + ${entry.points}::bigint BETWEEN 0 AND ${MAX_BALANCE}
-         AND points_earned + ${credit}::bigint <= ${MAX_BALANCE}
-         AND points_spent + ${debit}::bigint <= ${MAX_BALANCE}
-         ${approves ? Prisma.sql`AND EXISTS (SELECT 1 FROM held)` : Prisma.empty}
-      RETURNING id AS customer_id, points_balance
-    ), tx AS (
-      INSERT INTO points_transactions
-        (id, merchant_id, customer_id, points, type, description, source, balance_after, reference_kind, reference_id)
-      SELECT ${transactionId}::uuid, ${entry.merchantId}::uuid, updated.customer_id, ${entry.points}::int,
-             ${type}::"TransactionType", ${entry.description}, ${entry.source}::"TransactionSource",
-             points_balance, ${refKind}, ${refId}
-        FROM updated
-      RETURNING balance_after
-    ), act AS (${act}
-      RETURNING id
-    )
-    SELECT customer.id::text AS customer_id, tx.balance_after, act.id::text AS activity_id
-      FROM customer LEFT JOIN (tx CROSS JOIN act) ON true`);
+  const rows = await rowsOf<{ customer_id: string | null; balance_after: number | null; activity_id: string | null }>(db, Prisma.sql`
+    SELECT customer_id::text, balance_after, activity_id::text FROM loyalty_apply_points(
+      ${entry.merchantId}::uuid, ${byPlatformId ? null : entry.customerId}::uuid, ${byPlatformId ? entry.platformId : null}::text,
+      ${entry.points}::int, ${MAX_BALANCE}::int, ${transactionId}::uuid, ${type}::"TransactionType", ${entry.description}::text,
+      ${entry.source}::"TransactionSource", ${refKind}::text, ${refId}::text,
+      ${activityId}::uuid, ${entry.activityType}::text, ${activityRef.kind}::text, ${activityRef.id}::text, ${approves}::uuid)`);
   await faultPoint('ledger.applied');
   const row = rows[0];
-  if (!row && byPlatformId) throw notFound('Customer');
+  if (!row?.customer_id && byPlatformId) throw notFound('Customer');
   if (!row || row.balance_after === null) return null;
   countLedgerEntry(entry.points);
-  return { customerId: row.customer_id, transactionId, activityId: row.activity_id!, balanceAfter: Number(row.balance_after), type };
+  return { customerId: row.customer_id!, transactionId, activityId: row.activity_id!, balanceAfter: Number(row.balance_after), type };
 }
 
 /** As tryApplyPoints, but a refused change is 422 `adjustment_failed`. */
