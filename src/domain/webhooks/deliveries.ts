@@ -260,5 +260,5 @@ export function pruneEvents(db: Db, days: number, now = new Date()) {
   return db.$executeRaw`
     DELETE FROM events e
      WHERE e.dispatched_at < ${before}::timestamptz
-       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')`;
+       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.merchant_id = e.merchant_id AND d.event_id = e.id AND d.status = 'pending')`;
 }
