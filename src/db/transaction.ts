@@ -76,3 +76,18 @@ export function openTransaction(db: Db, timeoutMs: number): Promise<OpenTransact
 export function recoverable<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T> {
   return isTransaction(db) ? atomically(db, write) : write(db);
 }
+
+/**
+ * `SET LOCAL` of `settings` for the rest of transaction `tx`, wherever its statements run: on a
+ * Citus cluster they run on the workers, which see a SET LOCAL only when
+ * citus.propagate_set_commands says so (set_config on the coordinator never reaches them).
+ * Elsewhere that setting is an unused placeholder. Names and values are the service's own
+ * constants, never input.
+ */
+export async function setLocal(tx: Pick<Db, '$executeRawUnsafe'>, settings: Record<string, string | number>) {
+  await tx.$executeRawUnsafe(`SET LOCAL citus.propagate_set_commands = 'local'`);
+  for (const [name, value] of Object.entries(settings)) {
+    if (!/^[a-z_.]+$/.test(name) || !/^[\w.]+$/.test(String(value))) throw new Error(`unsafe setting ${name}=${value}`);
+    await tx.$executeRawUnsafe(`SET LOCAL ${name} = '${value}'`);
+  }
+}

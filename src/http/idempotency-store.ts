@@ -8,6 +8,7 @@
 // idempotency_key_reused. Keys live 24 hours.
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/client.js';
+import { setLocal } from '../db/transaction.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { AppError } from '../domain/shared/errors.js';
 
@@ -63,16 +64,17 @@ export async function storedAnswer(db: Db, merchantId: string, key: string, prin
 export async function claimIn(tx: Db, merchantId: string, key: string, print: string, idleLimitMs: number): Promise<boolean> {
   // a request's transaction waits for a rival claim only briefly; and one whose process goes
   // silent (cut off from the database without the connection closing) is ended by the database
-  await tx.$executeRaw`SELECT set_config('lock_timeout', ${`${IN_PROGRESS_WAIT_MS}ms`}, true),
-                              set_config('idle_in_transaction_session_timeout', ${`${idleLimitMs}ms`}, true)`;
+  await setLocal(tx, { lock_timeout: `${IN_PROGRESS_WAIT_MS}ms`, idle_in_transaction_session_timeout: `${idleLimitMs}ms` });
+  // the time is a parameter: Citus refuses now() (not IMMUTABLE) in an ON CONFLICT's WHERE
+  const now = new Date();
   try {
     const claimed = await tx.$executeRaw`
       INSERT INTO idempotency_keys (merchant_id, key, fingerprint, created_at, expires_at)
-      VALUES (${merchantId}::uuid, ${key}, ${print}, now(), now() + ${`${TTL_MS} milliseconds`}::interval)
+      VALUES (${merchantId}::uuid, ${key}, ${print}, ${now}, ${new Date(now.getTime() + TTL_MS)})
       ON CONFLICT (merchant_id, key) DO UPDATE
          SET fingerprint = EXCLUDED.fingerprint, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at,
              response_status = NULL, response_body = NULL, response_type = NULL, completed_at = NULL
-       WHERE idempotency_keys.expires_at < now()`;
+       WHERE idempotency_keys.expires_at < ${now}`;
     return claimed === 1;
   } catch (err) {
     if (isLockTimeout(err)) throw inProgress();

@@ -129,7 +129,7 @@ describe('tenancy', () => {
     expect((await api.rest('GET', `/v1/customers/balance?customer_id=${theirs.platformId}`)).status).toBe(404);
     const debit = await api.rest('POST', `/v1/customers/transactions?customer_id=${theirs.platformId}`, { points: -50, description: 'x' });
     expect(debit.status).toBe(404);
-    expect((await app.db.customer.findUniqueOrThrow({ where: { id: theirs.id } })).pointsBalance).toBe(50);
+    expect((await app.db.customer.findFirstOrThrow({ where: { id: theirs.id } })).pointsBalance).toBe(50);
   });
 });
 

@@ -101,7 +101,7 @@ describe('authentication', () => {
     const list = await ok('{ rewards(per_page: 100) { data { id } } }');
     expect(list.rewards.data.map((r: { id: string }) => r.id)).not.toContain(theirId);
     // and their record is untouched
-    const theirs = await app.db.reward.findUniqueOrThrow({ where: { id: theirId } });
+    const theirs = await app.db.reward.findFirstOrThrow({ where: { id: theirId } });
     expect(theirs).toMatchObject({ name: 'Theirs', isActive: true });
     const notUuid = await fails(UPDATE_REWARD, { id: 'not-a-uuid', input: { name: 'x' } });
     expect(notUuid.error.extensions.code).toBe('not_found');
@@ -191,7 +191,7 @@ describe('configuring the program', () => {
     expect(Object.keys(wrongType.error.extensions.details).some((k) => k.startsWith('reward_rule'))).toBe(true);
     const blank = await fails(UPDATE_REWARD, { id: reward.id, input: { name: '' } });
     expect(blank.error.extensions.details.name).toBeDefined();
-    const stored = await app.db.reward.findUniqueOrThrow({ where: { id: reward.id } });
+    const stored = await app.db.reward.findFirstOrThrow({ where: { id: reward.id } });
     expect(stored).toMatchObject({ name: 'Patch me', pointsCost: 750, rewardType: 'fixed_discount' });
     const { update_reward: retyped } = await ok(UPDATE_REWARD, {
       id: reward.id,

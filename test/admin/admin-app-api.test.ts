@@ -59,7 +59,7 @@ describe('adjust_points', () => {
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.data.adjust_points.balance_after).toBe(35);
-    const row = await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } });
+    const row = await app.db.customer.findFirstOrThrow({ where: { id: customer.id } });
     expect(row.pointsBalance).toBe(35);
     expect(await app.db.pointsTransaction.count({ where: { customerId: customer.id, source: 'manual' } })).toBe(1);
     // the same key for another adjustment is refused
@@ -96,7 +96,7 @@ describe('dashboard', () => {
     const gold = await app.db.tier.create({ data: { merchantId: own.id, name: 'Gold', position: 0, threshold: 0 } });
     const a = await newCustomer(app, own.id, { points: 1000 });
     const b = await newCustomer(app, own.id, { points: 500 });
-    await app.db.customer.update({ where: { id: a.id }, data: { tierId: gold.id } });
+    await app.db.customer.updateMany({ where: { id: a.id }, data: { tierId: gold.id } });
     const debit = (customerId: string, points: number, source: 'redemption' | 'expiry') =>
       applyPoints(app.db, { merchantId: own.id, customerId, points: -points, description: source, source, activityType: source });
     await debit(a.id, 300, 'redemption');

@@ -60,7 +60,7 @@ describe('loyalty customers export | erase', () => {
       const created = await db.auditEntry.findFirstOrThrow({ where: { action: 'create_api_key' } });
       expect(created).toMatchObject({ actor: 'cli', resourceType: 'ApiKey', resourceId: key.json.id });
       expect(JSON.stringify(created)).not.toContain(key.json.key);
-      const row = await db.customer.findUniqueOrThrow({ where: { id: doc.customer.id } });
+      const row = await db.customer.findFirstOrThrow({ where: { id: doc.customer.id } });
       expect(row).toMatchObject({ firstName: null, lastName: null, pointsBalance: 300 });
     } finally {
       await close();

@@ -43,7 +43,7 @@ beforeAll(async () => {
   api = client(app, await newKey(app, merchantId));
   admin = adminClient(app, merchant.admin_token);
   victim = await newCustomer(app, merchantId, { customerId: BASE, email: `${BASE}@example.com`, points: BALANCE });
-  await app.db.customer.update({ where: { id: victim.id }, data: { referralCode: 'SSSS2345' } });
+  await app.db.customer.updateMany({ where: { id: victim.id }, data: { referralCode: 'SSSS2345' } });
   reward = await app.db.reward.create({
     data: { merchantId, name: 'Free shipping', rewardType: 'free_shipping', pointsCost: 10, rewardRule: {} },
   });
@@ -214,7 +214,7 @@ describe('identifiers that are legitimate', () => {
     const gql = await api.gql('query ($id: ID!) { customer(id: $id) { data { id points_balance } } }', { id });
     expect(gql.body.data.customer.data).toEqual({ id: customer.id, points_balance: 7 });
     // the victim is untouched
-    expect((await app.db.customer.findUniqueOrThrow({ where: { id: victim.id } })).pointsBalance).toBe(BALANCE);
+    expect((await app.db.customer.findFirstOrThrow({ where: { id: victim.id } })).pointsBalance).toBe(BALANCE);
   });
 
   it('compares exactly: no Unicode normalisation, no case folding of ids', async () => {

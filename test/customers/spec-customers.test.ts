@@ -45,13 +45,13 @@ beforeAll(async () => {
   c3 = await newCustomer(app, merchantId, { customerId: 'plat-3', points: 40 });
   const base = Date.parse('2026-01-01T00:00:00.000Z');
   for (const [i, c] of [c1, c2, c3].entries()) {
-    await app.db.customer.update({ where: { id: c.id }, data: { createdAt: new Date(base + i * 60_000) } });
+    await app.db.customer.updateMany({ where: { id: c.id }, data: { createdAt: new Date(base + i * 60_000) } });
   }
-  await app.db.customer.update({
+  await app.db.customer.updateMany({
     where: { id: c3.id },
     data: { tierId: gold.id, firstName: 'Grace', lastName: 'Hopper', birthday: new Date('1990-12-09T00:00:00.000Z') },
   });
-  await app.db.customer.update({ where: { id: c2.id }, data: { status: 'guest' } });
+  await app.db.customer.updateMany({ where: { id: c2.id }, data: { status: 'guest' } });
   // the same platform id at another merchant must never show
   foreign = await newCustomer(app, otherMerchantId, { customerId: 'plat-1', email: 'ada@example.com' });
 });
@@ -162,7 +162,7 @@ describe('GET /v1/customers', () => {
     for (let i = 0; i < 4; i++) {
       const c = await newCustomer(app, otherMerchantId, { customerId: `tiered-${i}` });
       const tier = await app.db.tier.create({ data: { merchantId: otherMerchantId, name: `T${i}`, position: i, threshold: i } });
-      await app.db.customer.update({ where: { id: c.id }, data: { tierId: tier.id } });
+      await app.db.customer.updateMany({ where: { id: c.id }, data: { tierId: tier.id } });
     }
     const calls: string[] = [];
     const counted = createApp({ db: countingDb(app.db, calls) });
@@ -186,7 +186,7 @@ describe('GET /v1/customers', () => {
       data: ['b1', 'b2', 'b3'].map((p) => ({ merchantId: shop.id, platformId: p, email: `${p}@x.com`, referralCode: `C${p}`.toUpperCase() })),
     });
     expect(await total()).toBe(4);
-    await app.db.customer.delete({ where: { id: one.id } });
+    await app.db.customer.deleteMany({ where: { id: one.id } });
     expect(await total()).toBe(3);
     expect(await total()).toBe(await app.db.customer.count({ where: { merchantId: shop.id } }));
   });

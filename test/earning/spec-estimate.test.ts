@@ -91,7 +91,7 @@ describe('POST /v1/points/estimate', () => {
 
   it("applies the customer's tier multiplier (tier then boosters: base × 1.5 × 2)", async () => {
     const customer = await newCustomer(app, merchantId);
-    await app.db.customer.update({ where: { id: customer.id }, data: { tierId: ids.gold } });
+    await app.db.customer.updateMany({ where: { id: customer.id }, data: { tierId: ids.gold } });
     const res = await estimate({ customer_id: customer.platformId, subtotal: 33 });
     expect(res.status).toBe(200);
     // 33 × 1.5 = 49.5; × 2 = 99
@@ -199,6 +199,6 @@ describe('points that would overflow the ledger', () => {
     const { recordOrder } = await import('../../src/domain/events/orders.js');
     await expect(recordOrder(app.db, shop.id, { order_id: 'huge', customer_id: customer.platformId, subtotal: 999_999_999 }))
       .rejects.toMatchObject({ code: 'validation_error' });
-    expect((await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(0);
+    expect((await app.db.customer.findFirstOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(0);
   });
 });

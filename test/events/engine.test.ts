@@ -155,7 +155,7 @@ describe('orders: estimate == awarded', () => {
       events.push(order);
       results.push(result);
     }
-    const row = await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } });
+    const row = await app.db.customer.findFirstOrThrow({ where: { id: customer.id } });
     expect(Number(row.amountSpent)).toBeCloseTo(360.99, 2);
     expect(row.tierId).toBe(ids.gold);
   });
@@ -205,7 +205,7 @@ describe('orders: estimate == awarded', () => {
     expect(await balanceOf(api, customer.platformId)).toEqual(before);
     expect(await app.db.pointsTransaction.count({ where: { customerId: customer.id } })).toBe(txCount);
     expect(await app.db.activity.count({ where: { customerId: customer.id } })).toBe(activityCount);
-    const row = await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } });
+    const row = await app.db.customer.findFirstOrThrow({ where: { id: customer.id } });
     expect(Number(row.amountSpent)).toBeCloseTo(360.99, 2);
   });
 
@@ -264,7 +264,7 @@ describe('orders: estimate == awarded', () => {
 
   it('awards an excluded customer nothing, and the estimate says so', async () => {
     const c = await newCustomer(app, merchantId);
-    await app.db.customer.update({ where: { id: c.id }, data: { status: 'excluded' } });
+    await app.db.customer.updateMany({ where: { id: c.id }, data: { status: 'excluded' } });
     const estimate = await api.rest('POST', '/v1/points/estimate', { customer_id: c.platformId, subtotal: 100 });
     expect(estimate.body.data.points).toBe(0);
     const result = await recordOrder(app.db, merchantId, { order_id: 'excl-1', customer_id: c.platformId, subtotal: 100 });
@@ -501,7 +501,7 @@ describe('expiry', () => {
     await app.db.merchant.update({ where: { id: merchantId }, data: { pointsExpiryDays: 30 } });
     const stale = await newCustomer(app, merchantId, { points: 120 });
     const active = await newCustomer(app, merchantId, { points: 80 });
-    await app.db.customer.update({ where: { id: stale.id }, data: { lastActivityAt: new Date(Date.now() - 31 * DAY) } });
+    await app.db.customer.updateMany({ where: { id: stale.id }, data: { lastActivityAt: new Date(Date.now() - 31 * DAY) } });
 
     expect(await expirePoints(app.db, { merchantId })).toEqual({ merchants: 1, customers: 1, points: 120 });
     expect(await expirePoints(app.db, { merchantId })).toEqual({ merchants: 1, customers: 0, points: 0 });
@@ -520,7 +520,7 @@ describe('expiry', () => {
   it('leaves merchants without expiry alone', async () => {
     const { merchantId } = await shop('no-expiry');
     const c = await newCustomer(app, merchantId, { points: 5 });
-    await app.db.customer.update({ where: { id: c.id }, data: { lastActivityAt: new Date(0) } });
+    await app.db.customer.updateMany({ where: { id: c.id }, data: { lastActivityAt: new Date(0) } });
     expect(await expirePoints(app.db, { merchantId })).toEqual({ merchants: 0, customers: 0, points: 0 });
   });
 });

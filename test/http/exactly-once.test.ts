@@ -116,7 +116,7 @@ describe('a points adjustment whose process dies', () => {
     const retried = await killedThenRetried(point as string, credit(customer.platformId));
     expect(retried).toMatchObject({ status: 201, replayed });
     expect(await creditsOf(customer.id)).toBe(1);
-    expect((await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(130);
+    expect((await app.db.customer.findFirstOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(130);
     await assertLedgerHolds();
   });
 });
@@ -133,7 +133,7 @@ describe('every keyed mutation, its process killed after its writes and before t
     });
     expect(retried).toMatchObject({ status: 201, replayed: false });
     expect(await app.db.customerReward.count({ where: { customerId: customer.id } })).toBe(1);
-    expect((await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(180);
+    expect((await app.db.customer.findFirstOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(180);
     await assertLedgerHolds();
   });
 
@@ -156,7 +156,7 @@ describe('every keyed mutation, its process killed after its writes and before t
       }),
     );
     expect(refund.body).toEqual({ data: { refund_order: { points_clawed_back: 40 } } });
-    const customerNow = await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } });
+    const customerNow = await app.db.customer.findFirstOrThrow({ where: { id: customer.id } });
     expect(customerNow.pointsBalance).toBe(40);
     expect(await app.db.pointsTransaction.count({ where: { customerId: customer.id } })).toBe(2);
     await assertLedgerHolds();
@@ -171,7 +171,7 @@ describe('every keyed mutation, its process killed after its writes and before t
       }),
     );
     expect(activity.body).toEqual({ data: { record_activity: { points_awarded: 15, replayed: false } } });
-    expect((await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(15);
+    expect((await app.db.customer.findFirstOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(15);
     await assertLedgerHolds();
   });
 
@@ -209,7 +209,7 @@ describe('an order sent without an Idempotency-Key, its process killed after the
     expect(await retry.json()).toEqual({ data: { record_order: { points_awarded: 42, replayed: false } } });
     const again = await send(survivor.base);
     expect(await again.json()).toEqual({ data: { record_order: { points_awarded: 42, replayed: true } } });
-    const stored = await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } });
+    const stored = await app.db.customer.findFirstOrThrow({ where: { id: customer.id } });
     expect(stored.pointsBalance).toBe(42);
     expect(Number(stored.amountSpent)).toBe(42);
     expect(await app.db.pointsTransaction.count({ where: { customerId: customer.id } })).toBe(1);
@@ -235,12 +235,12 @@ describe('the database going away before the commit', () => {
       const answer = await first;
       expect(answer.status).toBe(503);
       expect((await answer.json()).error.code).toBe('service_unavailable');
-      expect((await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(10);
+      expect((await app.db.customer.findFirstOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(10);
 
       const retry = await send(survivor.base, write, key);
       expect(retry.status).toBe(201);
       expect(retry.headers.get('idempotent-replayed')).toBeNull();
-      expect((await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(35);
+      expect((await app.db.customer.findFirstOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(35);
       expect(await app.db.pointsTransaction.count({ where: { customerId: customer.id, description: 'outage' } })).toBe(1);
       await assertLedgerHolds();
     } finally {

@@ -127,7 +127,7 @@ describe('SIGTERM', () => {
     const check = createPrisma(after.url, 1);
     try {
       const rows = await check.pointsTransaction.count({ where: { customerId: customer.id, description: 'burst' } });
-      const balance = (await check.customer.findUniqueOrThrow({ where: { id: customer.id } })).pointsBalance;
+      const balance = (await check.customer.findFirstOrThrow({ where: { id: customer.id } })).pointsBalance;
       expect(rows).toBe(created);
       expect(balance).toBe(created);
     } finally {

@@ -16,7 +16,7 @@ beforeAll(async () => {
 const credit = (customerId: string, key: string, body: unknown = { points: 10, description: 'retry me' }) =>
   api.rest('POST', `/v1/customers/transactions?customer_id=${customerId}`, body, { 'Idempotency-Key': key });
 
-const balanceOf = async (id: string) => (await app.db.customer.findUniqueOrThrow({ where: { id } })).pointsBalance;
+const balanceOf = async (id: string) => (await app.db.customer.findFirstOrThrow({ where: { id } })).pointsBalance;
 
 describe('Idempotency-Key', () => {
   it('replays the first response (status and body) without a second effect', async () => {
@@ -35,7 +35,7 @@ describe('Idempotency-Key', () => {
     const customer = await newCustomer(app, merchantId, { points: 5 });
     const key = randomUUID();
     const first = await credit(customer.platformId, key, { points: -6, description: 'too much' });
-    await app.db.customer.update({ where: { id: customer.id }, data: { pointsBalance: 6, pointsEarned: 6 } });
+    await app.db.customer.updateMany({ where: { id: customer.id }, data: { pointsBalance: 6, pointsEarned: 6 } });
     const again = await credit(customer.platformId, key, { points: -6, description: 'too much' });
     expect(first.status).toBe(422);
     expect(again).toMatchObject({ status: 422, body: first.body });

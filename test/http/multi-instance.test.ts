@@ -111,7 +111,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two server processes on one Pos
     expect([first.status, second.status]).toEqual([201, 201]);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(await second.json()).toEqual(await first.json());
-    const after = await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } });
+    const after = await app.db.customer.findFirstOrThrow({ where: { id: customer.id } });
     expect(after.pointsBalance).toBe(25);
   });
 

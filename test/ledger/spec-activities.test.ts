@@ -50,8 +50,8 @@ beforeAll(async () => {
   });
   ledgerTransactionId = debit.transactionId;
   // pin the ledger rows' times so the order below is exact
-  await app.db.activity.update({ where: { id: credit.activityId }, data: { occurredAt: at(10), createdAt: at(10) } });
-  await app.db.activity.update({ where: { id: debit.activityId }, data: { occurredAt: at(20), createdAt: at(20) } });
+  await app.db.activity.updateMany({ where: { id: credit.activityId }, data: { occurredAt: at(10), createdAt: at(10) } });
+  await app.db.activity.updateMany({ where: { id: debit.activityId }, data: { occurredAt: at(20), createdAt: at(20) } });
   const base = { merchantId, customerId: customer.id, description: 'x' };
   await app.db.activity.createMany({
     data: [

@@ -55,7 +55,7 @@ beforeAll(async () => {
   ids.push(booster.transactionId);
   // distinct, known times (the ledger stamps now(), equal within a millisecond)
   for (const [i, id] of ids.entries()) {
-    await app.db.pointsTransaction.update({ where: { id }, data: { createdAt: at(10 * (i + 1)) } });
+    await app.db.pointsTransaction.updateMany({ where: { id }, data: { createdAt: at(10 * (i + 1)) } });
   }
   // another customer's movements never show
   await newCustomer(app, merchantId, { customerId: 'hist-2', points: 999 });

@@ -273,7 +273,7 @@ describe('birthdays and anniversaries on the local day', () => {
     const s = await shop(zone);
     await createRule(s, { name: 'Happy birthday', campaign_type: 'birthday', earning_rule: { type: 'fixed', value: 50 } });
     const c = await newCustomer(app, s.merchantId);
-    await app.db.customer.update({ where: { id: c.id }, data: { birthday: new Date('1990-11-24T00:00:00Z') } });
+    await app.db.customer.updateMany({ where: { id: c.id }, data: { birthday: new Date('1990-11-24T00:00:00Z') } });
     return { s, c };
   }
   const pay = (s: Shop, now: string) => payCalendarRules(app.db, new Date(now), { merchantId: s.merchantId });
@@ -307,7 +307,7 @@ describe('birthdays and anniversaries on the local day', () => {
     await createRule(s, { name: 'Member anniversary', campaign_type: 'anniversary', earning_rule: { type: 'fixed', value: 30 } });
     const c = await newCustomer(app, s.merchantId);
     // joined Nov 23 2024, 23:30 in LA (Nov 24 in UTC)
-    await app.db.customer.update({ where: { id: c.id }, data: { createdAt: new Date('2024-11-24T07:30:00Z') } });
+    await app.db.customer.updateMany({ where: { id: c.id }, data: { createdAt: new Date('2024-11-24T07:30:00Z') } });
     expect(await pay(s, '2026-11-24T09:00:00Z')).toMatchObject({ paid: 0 }); // LA Nov 24
     expect(await pay(s, '2026-11-23T20:00:00Z')).toMatchObject({ paid: 1, points: 30 }); // LA Nov 23
     expect(await pay(s, '2026-11-23T21:00:00Z')).toMatchObject({ paid: 0 });
@@ -320,7 +320,7 @@ describe('expiry dates and dashboard days', () => {
     await s.admin(`mutation { update_merchant_settings(points_expiry_days: 30) { id } }`);
     const c = await newCustomer(app, s.merchantId, { points: 10 });
     // last active Nov 23 23:30 in LA: 30 whole days Nov 24 .. Dec 23, lapsing Dec 24 00:00 PST
-    await app.db.customer.update({ where: { id: c.id }, data: { lastActivityAt: new Date('2026-11-24T07:30:00Z') } });
+    await app.db.customer.updateMany({ where: { id: c.id }, data: { lastActivityAt: new Date('2026-11-24T07:30:00Z') } });
     expect((await balance(s, c.platformId)).next_expiry).toEqual({ points: 10, expires_at: '2026-12-24T08:00:00.000Z' });
     // the points.expiring reminder names the same instant, once, when it falls within its days
     await remindExpiringPoints(app.db, { days: 7, now: new Date('2026-12-10T12:00:00Z'), merchantId: s.merchantId });

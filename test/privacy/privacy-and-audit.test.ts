@@ -138,7 +138,7 @@ describe('privacy erasure', () => {
     expect(list.body.meta.pagination.total).toBe(countBefore - 1);
 
     // the row is a tombstone; the ledger's amounts stay
-    const row = await app.db.customer.findUniqueOrThrow({ where: { id: alice.id } });
+    const row = await app.db.customer.findFirstOrThrow({ where: { id: alice.id } });
     expect(row).toMatchObject({ firstName: null, lastName: null, birthday: null, pointsBalance: 120, status: 'excluded' });
     expect(row.email).not.toContain(alice.email);
     expect(row.platformId).not.toBe(alice.customer_id);

@@ -71,7 +71,7 @@ const balance = async (customerId: string) =>
 /** Everything a redemption could have written for the customer. */
 async function footprint(customerId: string) {
   const [customer, transactions, activities, rewards] = await Promise.all([
-    app.db.customer.findUniqueOrThrow({ where: { id: customerId } }),
+    app.db.customer.findFirstOrThrow({ where: { id: customerId } }),
     app.db.pointsTransaction.count({ where: { customerId } }),
     app.db.activity.count({ where: { customerId } }),
     app.db.customerReward.count({ where: { customerId } }),
@@ -108,9 +108,9 @@ describe('POST /v1/customers/rewards/redeem', () => {
     expect(Date.parse(data.expires_at) - issuedAt).toBe(30 * DAY_MS);
     expect(await balance(customer.platformId)).toBe(350);
 
-    const row = await app.db.customerReward.findUniqueOrThrow({ where: { id: data.id } });
+    const row = await app.db.customerReward.findFirstOrThrow({ where: { id: data.id } });
     expect(row).toMatchObject({ customerId: customer.id, rewardId: reward.id, code: data.code, pointsSpent: 150 });
-    const after = await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } });
+    const after = await app.db.customer.findFirstOrThrow({ where: { id: customer.id } });
     expect(after).toMatchObject({ pointsBalance: 350, pointsSpent: 150, pointsEarned: 500 });
   });
 
@@ -179,7 +179,7 @@ describe('POST /v1/customers/rewards/redeem', () => {
 
   it('refuses an excluded customer with 422 reward_unavailable', async () => {
     const customer = await newCustomer(app, merchantId, { points: 1000 });
-    await app.db.customer.update({ where: { id: customer.id }, data: { status: 'excluded' } });
+    await app.db.customer.updateMany({ where: { id: customer.id }, data: { status: 'excluded' } });
     const reward = await newReward({ cost: 10 });
     const before = await footprint(customer.id);
     const res = await redeem(customer.platformId, { reward_id: reward.id });
@@ -212,7 +212,7 @@ describe('POST /v1/customers/rewards/redeem', () => {
     const foreign = await newCustomer(app, otherMerchantId, { points: 100 });
     const other = await redeem(foreign.platformId, { reward_id: reward.id });
     expect(other.status).toBe(404);
-    expect((await app.db.customer.findUniqueOrThrow({ where: { id: foreign.id } })).pointsBalance).toBe(100);
+    expect((await app.db.customer.findFirstOrThrow({ where: { id: foreign.id } })).pointsBalance).toBe(100);
   });
 
   it('retries once with a new code when the first collides, and fails cleanly on a second collision', async () => {
@@ -268,11 +268,11 @@ describe('GET /v1/customers/rewards', () => {
     const c = (await redeem(customer.platformId, { reward_id: first.id })).body.data;
     const now = Date.now();
     // a: issued long ago, past its expiry; b: used; c: still issued
-    await app.db.customerReward.update({
+    await app.db.customerReward.updateMany({
       where: { id: a.id },
       data: { issuedAt: new Date(now - 20 * DAY_MS), expiresAt: new Date(now - 10 * DAY_MS) },
     });
-    await app.db.customerReward.update({
+    await app.db.customerReward.updateMany({
       where: { id: b.id },
       data: { status: 'used', usedAt: new Date(now - 1000), issuedAt: new Date(now - 2 * DAY_MS) },
     });
@@ -305,7 +305,7 @@ describe('GET /v1/customers/rewards', () => {
     const customer = await newCustomer(app, merchantId, { points: 300 });
     const reward = await newReward({ cost: 100 });
     for (let i = 0; i < 3; i++) await redeem(customer.platformId, { reward_id: reward.id });
-    await app.db.reward.update({ where: { id: reward.id }, data: { isActive: false } });
+    await app.db.reward.updateMany({ where: { id: reward.id }, data: { isActive: false } });
     const page2 = await api.rest('GET', `/v1/customers/rewards?customer_id=${customer.platformId}&per_page=2&page=2`);
     expect(page2.status).toBe(200);
     expect(page2.body.data).toHaveLength(1);
@@ -363,7 +363,7 @@ describe('GET /v1/customers/rewards/redeemable', () => {
   it('is empty for an excluded customer and for one with no points', async () => {
     await newReward({ cost: 1 });
     const excluded = await newCustomer(app, merchantId, { points: 10_000 });
-    await app.db.customer.update({ where: { id: excluded.id }, data: { status: 'excluded' } });
+    await app.db.customer.updateMany({ where: { id: excluded.id }, data: { status: 'excluded' } });
     const broke = await newCustomer(app, merchantId);
     for (const c of [excluded, broke]) {
       const res = await api.rest('GET', `/v1/customers/rewards/redeemable?customer_id=${c.platformId}`);

@@ -158,7 +158,7 @@ describe('a session on /graphql', () => {
     expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
     expect(res.body.data.redeem_reward.data.balance_after).toBe(300);
     const [mine, theirs] = await Promise.all(
-      [shopper.id, neighbour.id].map((id) => app.db.customer.findUniqueOrThrow({ where: { id } })),
+      [shopper.id, neighbour.id].map((id) => app.db.customer.findFirstOrThrow({ where: { id } })),
     );
     expect(mine!.pointsBalance).toBe(300);
     expect(theirs!.pointsBalance).toBe(900);
@@ -183,7 +183,7 @@ describe('a session on /graphql', () => {
 
   it("answers another customer's id as not_found, whether named by customer_id, email or id", async () => {
     const { token } = await mint({ customer_id: shopper.platformId });
-    const balanceOf = async () => (await app.db.customer.findUniqueOrThrow({ where: { id: neighbour.id } })).pointsBalance;
+    const balanceOf = async () => (await app.db.customer.findFirstOrThrow({ where: { id: neighbour.id } })).pointsBalance;
     const before = await balanceOf();
     const asked = [
       [`{ customer_balance(customer_id: "${neighbour.platformId}") { data { points_balance } } }`, 'customer_balance'],

@@ -60,7 +60,7 @@ describe('reevaluateTier', () => {
       to: gold.id,
     });
 
-    expect((await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } })).tierId).toBe(gold.id);
+    expect((await app.db.customer.findFirstOrThrow({ where: { id: customer.id } })).tierId).toBe(gold.id);
     const memberships = await app.db.tierMembership.findMany({
       where: { customerId: customer.id },
       orderBy: { startedAt: 'asc' },
@@ -93,7 +93,7 @@ describe('reevaluateTier', () => {
       from: silver.id,
       to: silver.id,
     });
-    const row = await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } });
+    const row = await app.db.customer.findFirstOrThrow({ where: { id: customer.id } });
     expect(row).toMatchObject({ tierId: silver.id, pointsBalance: 50 });
   });
 
@@ -126,14 +126,14 @@ describe('reevaluateTier', () => {
     const customer = await newCustomer(app, merchantId);
     const now = new Date('2026-06-15T12:00:00.000Z');
     const old = await move(merchantId, customer.id, 900);
-    await app.db.pointsTransaction.update({
+    await app.db.pointsTransaction.updateMany({
       where: { id: old.transactionId },
       data: { createdAt: new Date('2025-12-31T23:59:59.000Z') },
     });
     expect((await reevaluateTier(app.db, merchantId, customer.id, now)).to).toBe(bronze.id);
 
     const fresh = await move(merchantId, customer.id, 600);
-    await app.db.pointsTransaction.update({
+    await app.db.pointsTransaction.updateMany({
       where: { id: fresh.transactionId },
       data: { createdAt: new Date('2026-01-01T00:00:00.000Z') },
     });
@@ -147,12 +147,12 @@ describe('reevaluateTier', () => {
     const customer = await newCustomer(app, merchantId);
     const now = new Date('2026-06-15T12:00:00.000Z');
     const tx = await move(merchantId, customer.id, 600);
-    await app.db.pointsTransaction.update({
+    await app.db.pointsTransaction.updateMany({
       where: { id: tx.transactionId },
       data: { createdAt: new Date('2025-06-15T11:59:59.000Z') },
     });
     expect((await reevaluateTier(app.db, merchantId, customer.id, now)).to).toBe(bronze.id);
-    await app.db.pointsTransaction.update({
+    await app.db.pointsTransaction.updateMany({
       where: { id: tx.transactionId },
       data: { createdAt: new Date('2025-06-15T12:00:01.000Z') },
     });
@@ -206,6 +206,6 @@ describe('reevaluateTier', () => {
     const customer = await newCustomer(app, other, { points: 2000 });
     expect(await reevaluateTier(app.db, other, customer.id)).toEqual({ changed: false, from: null, to: null });
     expect(await reevaluateTier(app.db, merchantId, customer.id)).toEqual({ changed: false, from: null, to: null });
-    expect((await app.db.customer.findUniqueOrThrow({ where: { id: customer.id } })).tierId).toBeNull();
+    expect((await app.db.customer.findFirstOrThrow({ where: { id: customer.id } })).tierId).toBeNull();
   });
 });

@@ -6,6 +6,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { lookupIdentifier } from '../shared/fields.js';
 import { type PageArgs, pageRows } from '../shared/pagination.js';
 import { customerColumns, emailMatches, findCustomerById } from './customers.js';
+import { rowKey } from '../shared/keys.js';
 
 /** A customer as the API shows it: with its tier's id and name, loaded in the same query. */
 export const withTier = { tier: { select: { id: true, name: true } } } as const;
@@ -33,14 +34,14 @@ export function listCustomers(db: Db, merchantId: string, args: CustomerFilter) 
   return pageRows<CustomerProfile>(db, args, {
     columns: Prisma.sql`${customerColumns},
       CASE WHEN t.id IS NULL THEN NULL ELSE json_build_object('id', t.id, 'name', t.name) END AS tier`,
-    from: Prisma.sql`customers c LEFT JOIN tiers t ON t.id = c.tier_id`,
+    from: Prisma.sql`customers c LEFT JOIN tiers t ON t.merchant_id = c.merchant_id AND t.id = c.tier_id`,
     where,
     order: Prisma.sql`c.created_at DESC, c.id DESC`,
     // unfiltered, the total is the merchant's counter (kept by a trigger): no count over every customer
     total:
       platformId || email
         ? Prisma.sql`(SELECT count(*)::int FROM customers c WHERE ${where})`
-        : Prisma.sql`(SELECT customer_count FROM merchants WHERE id = ${merchantId}::uuid)`,
+        : Prisma.sql`(SELECT coalesce((SELECT customer_count FROM merchant_stats WHERE merchant_id = ${merchantId}::uuid), 0))`,
   });
 }
 
@@ -48,7 +49,7 @@ export function listCustomers(db: Db, merchantId: string, args: CustomerFilter) 
 export async function customerProfile(db: Db, merchantId: string, id: string) {
   const customer = await findCustomerById(db, merchantId, id);
   const tier = customer.tierId
-    ? await db.tier.findFirst({ where: { id: customer.tierId, merchantId }, select: withTier.tier.select })
+    ? await db.tier.findUnique({ where: rowKey(merchantId, customer.tierId), select: withTier.tier.select })
     : null;
   return { ...customer, tier };
 }

@@ -14,6 +14,7 @@ import { parseInput } from '../shared/validation.js';
 import { reevaluateTier } from '../tiers/standing.js';
 import { customerProfile, withTier } from './customer-records.js';
 import { customerIdsByEmail } from './customers.js';
+import { rowKey } from '../shared/keys.js';
 
 export const customerInput = z
   .object({
@@ -111,7 +112,7 @@ export async function updateCustomer(db: Db, merchantId: string, id: string, pat
   if (input.email.toLowerCase() !== current.email.toLowerCase()) await assertEmailFree(db, merchantId, input.email, current.id);
   try {
     return await db.customer.update({
-      where: { id: current.id },
+      where: rowKey(merchantId, current.id),
       data: { ...customerData(input), referralCode: input.referral_code ?? current.referralCode },
       include: withTier,
     });

@@ -10,6 +10,7 @@ import { field } from '../shared/fields.js';
 import { type PageArgs, pageRows, paginate } from '../shared/pagination.js';
 import { type Patch, dateOrNull, findOwn, mergePatch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
+import { rowKey } from '../shared/keys.js';
 
 export const boosterCampaignInput = z
   .object({
@@ -90,10 +91,10 @@ export async function createBoosterCampaign(db: Db, merchantId: string, raw: unk
 export async function updateBoosterCampaign(db: Db, merchantId: string, id: string, patch: Patch) {
   const current = await findBooster(db, merchantId, id);
   const input = mergePatch(boosterCampaignInput, boosterAsInput(current), patch);
-  return db.boosterCampaign.update({ where: { id: current.id }, data: boosterRow(input) });
+  return db.boosterCampaign.update({ where: rowKey(merchantId, current.id), data: boosterRow(input) });
 }
 
 export async function setBoosterCampaignActive(db: Db, merchantId: string, id: string, isActive: boolean) {
   const current = await findBooster(db, merchantId, id);
-  return db.boosterCampaign.update({ where: { id: current.id }, data: { isActive } });
+  return db.boosterCampaign.update({ where: rowKey(merchantId, current.id), data: { isActive } });
 }

@@ -11,6 +11,7 @@ import { type Patch, findOwn, jsonOrNull, mergePatch } from '../shared/records.j
 import { parseInput } from '../shared/validation.js';
 import { merchantTimeZone } from '../merchants/merchants.js';
 import { conditionsInputSchema, earningRuleSchema, resolveRuleDates } from './rule-config.js';
+import { rowKey } from '../shared/keys.js';
 
 export const earningRuleInput = z
   .object({
@@ -85,10 +86,10 @@ export async function updateEarningRule(db: Db, merchantId: string, id: string, 
   const current = await findEarningRule(db, merchantId, id);
   const input = mergePatch(earningRuleInput, earningRuleAsInput(current), patch);
   const zone = await merchantTimeZone(db, merchantId);
-  return db.earningRule.update({ where: { id: current.id }, data: earningRuleRow(input, zone) });
+  return db.earningRule.update({ where: rowKey(merchantId, current.id), data: earningRuleRow(input, zone) });
 }
 
 export async function setEarningRuleActive(db: Db, merchantId: string, id: string, isActive: boolean) {
   const current = await findEarningRule(db, merchantId, id);
-  return db.earningRule.update({ where: { id: current.id }, data: { isActive } });
+  return db.earningRule.update({ where: rowKey(merchantId, current.id), data: { isActive } });
 }

@@ -17,6 +17,7 @@ import {
   stillProcessing,
   timestampSchema,
 } from './events.js';
+import { rowKey } from '../shared/keys.js';
 
 const activityInput = z.object({
   event_id: eventIdSchema,
@@ -47,7 +48,7 @@ async function recordActivityIn(db: Db, merchantId: string, raw: ActivityInput):
     throw stillProcessing(input.event_id);
   }
   const at = input.occurred_at ?? new Date();
-  const result = await processClaimed(db, [claim.id], async (): Promise<ActivityResult> => {
+  const result = await processClaimed(db, merchantId, [claim.id], async (): Promise<ActivityResult> => {
     const calculation = await earn(db, merchantId, customer, input.campaign_type, { subtotal: 0 }, at);
     const tx = await creditEarned(db, calculation, {
       merchantId,
@@ -69,7 +70,7 @@ async function recordActivityIn(db: Db, merchantId: string, raw: ActivityInput):
     await reevaluateTier(db, merchantId, customer.id);
   } else {
     // an action is activity even when it pays nothing (it keeps points from expiring)
-    await db.customer.update({ where: { id: customer.id }, data: { lastActivityAt: new Date() } });
+    await db.customer.update({ where: rowKey(merchantId, customer.id), data: { lastActivityAt: new Date() } });
   }
   return result;
 }

@@ -8,6 +8,7 @@ import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { AppError } from '../shared/errors.js';
 import { identifier } from '../shared/fields.js';
+import { rowKey } from '../shared/keys.js';
 
 export type EventKind = 'order' | 'refund' | 'activity';
 
@@ -54,28 +55,28 @@ export async function claimEvent(db: Db, merchantId: string, eventId: string, ki
 export const stillProcessing = (eventId: string) =>
   new AppError('conflict', `Event "${eventId}" is still being processed; retry later`);
 
-export async function storeResult(db: Db, id: string, result: object) {
-  await db.engineEvent.update({ where: { id }, data: { result: result as Prisma.InputJsonValue } });
+export async function storeResult(db: Db, merchantId: string, id: string, result: object) {
+  await db.engineEvent.update({ where: rowKey(merchantId, id), data: { result: result as Prisma.InputJsonValue } });
 }
 
 /** Gives a claim back after a failure that changed nothing, so the platform can retry. */
-export async function releaseEvent(db: Db, id: string) {
-  await db.engineEvent.deleteMany({ where: { id, result: { equals: Prisma.DbNull } } });
+export async function releaseEvent(db: Db, merchantId: string, id: string) {
+  await db.engineEvent.deleteMany({ where: { merchantId, id, result: { equals: Prisma.DbNull } } });
 }
 
 /**
  * Runs the award of claimed events (an event and its aliases) and stores the result on each.
  * A failure releases the claims before it propagates: `award` must change nothing when it fails.
  */
-export async function processClaimed<T extends object>(db: Db, claimIds: string[], award: () => Promise<T>): Promise<T> {
+export async function processClaimed<T extends object>(db: Db, merchantId: string, claimIds: string[], award: () => Promise<T>): Promise<T> {
   let result: T;
   try {
     result = await award();
   } catch (err) {
-    for (const id of claimIds) await releaseEvent(db, id).catch(() => {});
+    for (const id of claimIds) await releaseEvent(db, merchantId, id).catch(() => {});
     throw err;
   }
-  for (const id of claimIds) await storeResult(db, id, result);
+  for (const id of claimIds) await storeResult(db, merchantId, id, result);
   return result;
 }
 

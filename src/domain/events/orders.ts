@@ -29,6 +29,7 @@ import {
   storeResult,
   timestampSchema,
 } from './events.js';
+import { rowKey } from '../shared/keys.js';
 
 const orderInput = z.object({
   event_id: eventIdSchema.nullish(),
@@ -99,18 +100,18 @@ async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promi
   const claim = await claimEvent(db, merchantId, orderKey, 'order');
   if (!claim.claimed) {
     if (!claim.result) {
-      for (const id of claimIds) await releaseEvent(db, id);
+      for (const id of claimIds) await releaseEvent(db, merchantId, id);
       throw stillProcessing(input.order_id);
     }
     const result = { ...(claim.result as unknown as OrderResult), replayed: true };
-    for (const id of claimIds) await storeResult(db, id, result);
+    for (const id of claimIds) await storeResult(db, merchantId, id, result);
     return result;
   }
   claimIds.push(claim.id);
 
   const placedAt = input.created_at ?? new Date();
   let orderId: string | null = null;
-  const result = await processClaimed(db, claimIds, async (): Promise<OrderResult> => {
+  const result = await processClaimed(db, merchantId, claimIds, async (): Promise<OrderResult> => {
     const [order] = await db.order.createManyAndReturn({
       data: [
         {
@@ -156,7 +157,7 @@ async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promi
       };
     } catch (err) {
       // nothing was awarded: forget the order so the platform can send it again
-      await db.order.delete({ where: { id: order.id } }).catch(() => {});
+      await db.order.delete({ where: rowKey(merchantId, order.id) }).catch(() => {});
       throw err;
     }
   });
@@ -234,7 +235,7 @@ async function refundOrderIn(db: Db, merchantId: string, raw: RefundInput): Prom
     throw stillProcessing(eventId);
   }
 
-  const result = await processClaimed(db, [claim.id], async (): Promise<RefundResult> => {
+  const result = await processClaimed(db, merchantId, [claim.id], async (): Promise<RefundResult> => {
     // Reserve the amount on the order first: the row lock makes concurrent refunds of one
     // order take turns, so each sees what the others refunded and none claws back twice.
     const subtotalCents = cents(Number(order.subtotal));
@@ -274,7 +275,7 @@ async function refundOrderIn(db: Db, merchantId: string, raw: RefundInput): Prom
   if (!reversal) return result;
   // a replay answers the whole outcome
   const whole = { ...result, referrer_points_clawed_back: reversal.points_clawed_back };
-  await storeResult(db, claim.id, whole);
+  await storeResult(db, merchantId, claim.id, whole);
   return whole;
 }
 

@@ -10,14 +10,16 @@ type Holder = Pick<Customer, 'id' | 'merchantId' | 'pointsBalance' | 'pointsEarn
 export async function balancesOf(db: Db, customers: readonly Holder[]) {
   const merchantId = customers[0]?.merchantId;
   if (!merchantId) return [];
-  // the merchant's expiry setting and each customer's pending points, in one statement
+  // the merchant's expiry setting and each customer's pending points, in one statement; both
+  // parts name the merchant (on a cluster, a subquery correlated with the merchants reference
+  // table is refused, and the customers' shard is found by the merchant's id)
   const [merchant] = await rowsOf<{ pointsExpiryDays: number | null; timezone: string; pending: Record<string, number> }>(
     db,
     Prisma.sql`
       SELECT m.points_expiry_days AS "pointsExpiryDays", m.timezone,
              (SELECT coalesce(json_object_agg(p.customer_id, p.points), '{}')
                 FROM (SELECT customer_id, sum(points_change)::int AS points FROM activities
-                       WHERE merchant_id = m.id AND customer_id = ANY(${customers.map((c) => c.id)}::uuid[]) AND status = 'pending'
+                       WHERE merchant_id = ${merchantId}::uuid AND customer_id = ANY(${customers.map((c) => c.id)}::uuid[]) AND status = 'pending'
                        GROUP BY customer_id) p) AS pending
         FROM merchants m WHERE m.id = ${merchantId}::uuid`,
   );

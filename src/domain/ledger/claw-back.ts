@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { insertActivity } from './activity-log.js';
 import { type LedgerEntry, tryApplyPoints } from './ledger.js';
+import { rowKey } from '../shared/keys.js';
 
 export interface ClawBack extends Omit<LedgerEntry, 'points' | 'description' | 'approves' | 'reference'> {
   /** Points owed back (> 0 to do anything). */
@@ -24,7 +25,7 @@ export async function clawBack(db: Db, claw: ClawBack): Promise<ClawedBack> {
   const { owed, describe, ...entry } = claw;
   for (let attempt = 0; owed > 0 && attempt < 5; attempt++) {
     const { pointsBalance } = await db.customer.findUniqueOrThrow({
-      where: { id: entry.customerId },
+      where: rowKey(entry.merchantId, entry.customerId),
       select: { pointsBalance: true },
     });
     const take = Math.min(owed, pointsBalance);

@@ -114,7 +114,7 @@ export async function remindExpiringPoints(db: Db, opts: { days: number; now?: D
     due += reminders.length;
     await db.$executeRaw`
       SELECT loyalty_emit_event(${merchant.id}::uuid, 'points.expiring',
-               jsonb_build_object('customer', loyalty_customer_ref(r.id), 'points', r.points,
+               jsonb_build_object('customer', loyalty_customer_ref(${merchant.id}::uuid, r.id), 'points', r.points,
                                   'expires_at', loyalty_iso(r.expires_at)),
                'points.expiring:' || r.id || ':' || loyalty_iso(r.expires_at))::text
         FROM unnest(${reminders.map((r) => r.id)}::uuid[], ${reminders.map((r) => r.pointsBalance)}::int[],

@@ -8,9 +8,11 @@
 // copy is one step below; a part that keeps another copy adds its step to `erasureSteps`.
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/client.js';
+import { setLocal } from '../../db/transaction.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { type Needles, scrubValues } from '../audit/redact.js';
 import { findCustomerById } from '../customers/customers.js';
+import { rowKey } from '../shared/keys.js';
 
 /** What replaces erased strings in JSON copies. */
 export const ERASED = '[erased]';
@@ -95,7 +97,7 @@ export const erasureSteps: ErasureStep[] = [
       select: { id: true },
     });
     for (const { id } of rows) {
-      await tx.referral.update({ where: { id }, data: { refereeEmail: `erased+${id}@erased.invalid` } });
+      await tx.referral.update({ where: rowKey(merchantId, id), data: { refereeEmail: `erased+${id}@erased.invalid` } });
     }
   },
   // stored results of platform events (order and activity payloads echo the customer)
@@ -108,7 +110,7 @@ export const erasureSteps: ErasureStep[] = [
   // delivery still waiting, or a redelivery, sends the event without the personal data
   async (tx, erasure) => {
     // the events' immutability trigger lets this transaction scrub (migration events_erasure)
-    await tx.$executeRaw`SELECT set_config('loyalty.erasure', 'on', true)`;
+    await setLocal(tx, { 'loyalty.erasure': 'on' });
     await scrubJsonColumn(tx, erasure, 'events', UUID_KEY, ['payload']);
   },
   (tx, erasure) => scrubJsonColumn(tx, erasure, 'events', UUID_KEY, ['body'], { text: true }),
@@ -133,7 +135,7 @@ export async function eraseCustomer(db: Db, merchantId: string, id: string): Pro
     };
     const erasedAt = new Date();
     await tx.customer.update({
-      where: { id: customer.id },
+      where: rowKey(merchantId, customer.id),
       data: {
         platformId: `erased:${customer.id}`,
         email: `erased+${customer.id}@erased.invalid`,
@@ -148,7 +150,7 @@ export async function eraseCustomer(db: Db, merchantId: string, id: string): Pro
       },
     });
     // the customer list's total counts the customers the API can find
-    await tx.merchant.update({ where: { id: merchantId }, data: { customerCount: { decrement: 1 } } });
+    await tx.merchantStats.update({ where: { merchantId }, data: { customerCount: { decrement: 1 } } });
     for (const step of erasureSteps) await step(tx, erasure);
     return { id: customer.id, erased_at: erasedAt, erased_now: true, points_balance: customer.points_balance };
   });

@@ -17,6 +17,7 @@ import { AppError, notFound } from '../shared/errors.js';
 import { asciiUpper, identifier } from '../shared/fields.js';
 import { parseInput } from '../shared/validation.js';
 import { reevaluateTier } from '../tiers/standing.js';
+import { rowKey } from '../shared/keys.js';
 
 const referralInput = z.object({
   referrer_code: identifier(64),
@@ -94,7 +95,7 @@ export async function recordReferral(db: Db, merchantId: string, raw: ReferralIn
 async function refereeRewardId(db: Db, program: ReferralProgram): Promise<string> {
   if (program.refereeRewardId) {
     const current = await db.reward.findUnique({
-      where: { id: program.refereeRewardId },
+      where: rowKey(program.merchantId, program.refereeRewardId),
       select: { rewardType: true, rewardRule: true },
     });
     if (
@@ -122,7 +123,7 @@ async function refereeRewardId(db: Db, program: ReferralProgram): Promise<string
   if (adopted) return reward.id;
   // a concurrent completion replaced it first: use theirs
   await db.reward.deleteMany({ where: { id: reward.id } });
-  return refereeRewardId(db, await db.referralProgram.findUniqueOrThrow({ where: { id: program.id } }));
+  return refereeRewardId(db, await db.referralProgram.findUniqueOrThrow({ where: rowKey(program.merchantId, program.id) }));
 }
 
 /**
@@ -221,7 +222,7 @@ export async function completeReferral(
  * order's: min(points, balance), the shortfall noted. Null when nothing was reversed.
  */
 export async function reverseReferral(db: Db, merchantId: string, orderId: string) {
-  const order = await db.order.findUniqueOrThrow({ where: { id: orderId } });
+  const order = await db.order.findUniqueOrThrow({ where: rowKey(merchantId, orderId) });
   const referral = await db.referral.findFirst({
     where: { merchantId, status: 'completed', refereeId: order.customerId, orderId: order.platformOrderId },
   });

@@ -100,7 +100,7 @@ export async function dashboard(db: Db, merchantId: string, range: DashboardRang
   const to = now;
   const merchant = await db.merchant.findUniqueOrThrow({
     where: { id: merchantId },
-    select: { customerCount: true, timezone: true },
+    select: { timezone: true, stats: { select: { customerCount: true } } },
   });
   const zone = merchant.timezone;
   // the range starts at local midnight `days - 1` local days ago
@@ -129,7 +129,7 @@ export async function dashboard(db: Db, merchantId: string, range: DashboardRang
     points_redeemed: redeemed,
     points_expired: total('expired'),
     redemption_rate: issued > 0 ? Math.round((redeemed / issued) * 10_000) / 10_000 : 0,
-    members: merchant.customerCount,
+    members: merchant.stats?.customerCount ?? 0,
     members_per_tier: tiers,
     top_rewards: rewards,
   };

@@ -17,6 +17,7 @@ import { type OwnedList, type PageArgs, paginateEach, paginated, toPage } from '
 import { parseInput } from '../shared/validation.js';
 import { findReward } from './rewards.js';
 import { countLedgerEntry } from '../../observability/metrics.js';
+import { rowKey } from '../shared/keys.js';
 
 export interface CustomerRewardRecord {
   id: string;
@@ -234,7 +235,7 @@ export async function redeemReward(db: Db, customer: Customer, args: { reward_id
   }
   // refused: say why, from the rows as they are now
   const [current, still] = await Promise.all([
-    db.customer.findUnique({ where: { id: customer.id }, select: { status: true, pointsBalance: true } }),
+    db.customer.findUnique({ where: rowKey(customer.merchantId, customer.id), select: { status: true, pointsBalance: true } }),
     find(),
   ]);
   if (!current) throw notFound('Customer');

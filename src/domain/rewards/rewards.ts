@@ -11,6 +11,7 @@ import { type PageArgs, pageRows } from '../shared/pagination.js';
 import { type Patch, findOwn, isUuid, mergePatch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 import { checkRewardRule } from './reward-rules.js';
+import { rowKey } from '../shared/keys.js';
 
 /** A reward: `reward_rule` is checked against its `reward_type`. */
 export const rewardInput = z
@@ -111,10 +112,10 @@ export async function createReward(db: Db, merchantId: string, raw: unknown) {
 export async function updateReward(db: Db, merchantId: string, id: string, patch: Patch) {
   const current = await findReward(db, merchantId, id, { activeOnly: false });
   const input = mergePatch(rewardInput, rewardAsInput(current), patch);
-  return db.reward.update({ where: { id: current.id }, data: rewardRow(input) });
+  return db.reward.update({ where: rowKey(merchantId, current.id), data: rewardRow(input) });
 }
 
 export async function setRewardActive(db: Db, merchantId: string, id: string, isActive: boolean) {
   const current = await findReward(db, merchantId, id, { activeOnly: false });
-  return db.reward.update({ where: { id: current.id }, data: { isActive } });
+  return db.reward.update({ where: rowKey(merchantId, current.id), data: { isActive } });
 }

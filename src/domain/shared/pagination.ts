@@ -198,7 +198,8 @@ async function windowEach<T extends { id: string }>(
   // a deep page (offset 4,780) fetched every skipped row from the table: 3-4x the time
   const rowsOfWindow =
     list.orderIndexed && list.columns && window.skip > 0
-      ? Prisma.sql`(SELECT id AS _id FROM ${table} WHERE ${owned}) w JOIN ${table} x ON x.id = w._id`
+      ? Prisma.sql`(SELECT id AS _id FROM ${table} WHERE ${owned}) w
+          JOIN ${table} x ON x.merchant_id = ${merchantId}::uuid AND x.id = w._id`
       : Prisma.sql`${table} x WHERE ${owned}`;
   const found = await rowsOf<{ _i: bigint | string; id: string | null; _total: number }>(
     db,

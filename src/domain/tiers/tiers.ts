@@ -9,6 +9,7 @@ import { field } from '../shared/fields.js';
 import { type PageArgs, paginate } from '../shared/pagination.js';
 import { type Patch, findOwn, mergePatch, orConflict } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
+import { rowKey } from '../shared/keys.js';
 
 export const tierInput = z
   .object({
@@ -111,7 +112,7 @@ export async function updateTier(db: Db, merchantId: string, id: string, patch: 
     const reset = input.is_default && !current.isDefault ? [replaceDefault(db, merchantId)] : [];
     const written = await db.$transaction([
       ...reset,
-      db.tier.update({ where: { id: current.id }, data: tierRow(input) }),
+      db.tier.update({ where: rowKey(merchantId, current.id), data: tierRow(input) }),
       ...(judgedOn(input) !== judgedOn(before) ? [tiersChanged(db, merchantId)] : []),
     ]);
     return written[reset.length] as Tier;
