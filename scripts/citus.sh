@@ -7,7 +7,9 @@
 #   scripts/citus.sh build   build and install the citus extension from the vendored source
 #   scripts/citus.sh start   create and start the clusters, register the nodes, print the URL
 #   scripts/citus.sh stop    stop the three clusters (their data stays)
-#   scripts/citus.sh url     print the coordinator's URL
+#   scripts/citus.sh url [db]       print the coordinator's URL (of database db, default loyalty)
+#   scripts/citus.sh createdb <db>  a database with the extension on every node, the nodes registered
+#   scripts/citus.sh test [args]    start, a clean database test, then npm test on it (args go to vitest)
 #
 # The machine's own PostgreSQL (cluster 15/main, port 5432) is never touched.
 set -euo pipefail
@@ -23,7 +25,7 @@ COORDINATOR_PORT=5441
 WORKER_PORTS=(5442 5443)
 # cluster name → port; names as in the vendor README
 declare -A PORTS=([citus1]=5441 [citus2]=5442 [citus3]=5443)
-URL="postgresql://postgres@127.0.0.1:$COORDINATOR_PORT/$DB"
+url_of() { echo "postgresql://postgres@127.0.0.1:$COORDINATOR_PORT/$1"; }
 
 log() { echo "citus.sh: $*" >&2; }
 
@@ -77,20 +79,41 @@ start() {
         >"/etc/postgresql/$PG_VERSION/$name/conf.d/citus.conf"
     fi
     [[ $(status_of "$name") == online ]] || pg_ctlcluster "$PG_VERSION" "$name" start >&2
-    # the extension on every node, in the service's database (workers are reached by the same name)
-    [[ $(psql_at "$port" postgres -c "SELECT 1 FROM pg_database WHERE datname = '$DB'") == 1 ]] ||
-      psql_at "$port" postgres -c "CREATE DATABASE $DB"
-    psql_at "$port" "$DB" -c "CREATE EXTENSION IF NOT EXISTS citus"
+  done
+  create_database "$DB"
+}
+
+# A database of that name with the extension on every node (workers are reached by the same
+# name), and the nodes in its metadata: Citus keeps pg_dist_node per database.
+create_database() {
+  local db=$1 port
+  [[ $db =~ ^[a-z_][a-z0-9_]*$ ]] || { log "createdb: bad database name '$db'"; exit 2; }
+  for port in "$COORDINATOR_PORT" "${WORKER_PORTS[@]}"; do
+    [[ $(psql_at "$port" postgres -c "SELECT 1 FROM pg_database WHERE datname = '$db'") == 1 ]] ||
+      psql_at "$port" postgres -c "CREATE DATABASE $db"
+    psql_at "$port" "$db" -c "CREATE EXTENSION IF NOT EXISTS citus"
   done
   # the coordinator in the metadata (group 0), so reference tables also get a copy there
-  [[ $(psql_at $COORDINATOR_PORT $DB -c "SELECT count(*) FROM pg_dist_node WHERE groupid = 0") == 1 ]] ||
-    psql_at $COORDINATOR_PORT $DB -c "SELECT citus_set_coordinator_host('127.0.0.1', $COORDINATOR_PORT)" >/dev/null
+  [[ $(psql_at $COORDINATOR_PORT "$db" -c "SELECT count(*) FROM pg_dist_node WHERE groupid = 0") == 1 ]] ||
+    psql_at $COORDINATOR_PORT "$db" -c "SELECT citus_set_coordinator_host('127.0.0.1', $COORDINATOR_PORT)" >/dev/null
   for port in "${WORKER_PORTS[@]}"; do
-    [[ $(psql_at $COORDINATOR_PORT $DB -c "SELECT count(*) FROM pg_dist_node WHERE nodename = '127.0.0.1' AND nodeport = $port") == 1 ]] ||
-      psql_at $COORDINATOR_PORT $DB -c "SELECT citus_add_node('127.0.0.1', $port)" >/dev/null
+    [[ $(psql_at $COORDINATOR_PORT "$db" -c "SELECT count(*) FROM pg_dist_node WHERE nodename = '127.0.0.1' AND nodeport = $port") == 1 ]] ||
+      psql_at $COORDINATOR_PORT "$db" -c "SELECT citus_add_node('127.0.0.1', $port)" >/dev/null
   done
-  psql_at $COORDINATOR_PORT $DB -F ' ' -c "SELECT 'node', nodename || ':' || nodeport, CASE WHEN groupid = 0 THEN 'coordinator' ELSE 'worker' END FROM pg_dist_node ORDER BY nodeport" >&2
-  echo "$URL"
+  psql_at $COORDINATOR_PORT "$db" -F ' ' -c "SELECT 'node', nodename || ':' || nodeport, CASE WHEN groupid = 0 THEN 'coordinator' ELSE 'worker' END FROM pg_dist_node ORDER BY nodeport" >&2
+  url_of "$db"
+}
+
+# The test suite on the cluster: the database `test` created if missing and emptied of the
+# service's objects (the suite's global setup migrates and distributes it), then `npm test`.
+run_tests() {
+  start >/dev/null
+  local url
+  url=$(create_database test 2>/dev/null)
+  node "$(dirname "$0")/reset-postgres.mjs" "$url" >&2
+  log "npm test on $url"
+  cd "$(dirname "$0")/.."
+  TEST_DATABASE_URL=$url npm test -- "$@"
 }
 
 stop() {
@@ -105,9 +128,17 @@ case "${1:-}" in
   build) build ;;
   start) start ;;
   stop) stop ;;
-  url) echo "$URL" ;;
+  url) url_of "${2:-$DB}" ;;
+  createdb)
+    [[ -n ${2:-} ]] || { echo "usage: $0 createdb <name>" >&2; exit 2; }
+    create_database "$2"
+    ;;
+  test)
+    shift
+    run_tests "$@"
+    ;;
   *)
-    echo "usage: $0 build|start|stop|url" >&2
+    echo "usage: $0 build|start|stop|url [db]|createdb <db>|test [vitest args]" >&2
     exit 2
     ;;
 esac

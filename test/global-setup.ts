@@ -3,10 +3,13 @@
 // migrated snapshot written here, which saves every file from migrating again. Builds dist/
 // and the admin app first when their sources changed: the tests that start the server or the
 // CLI as their own processes run the bundles, as operators do, and the browser tests drive
-// the built app.
+// the built app. On a Citus coordinator the migrated tables are then distributed, as
+// `loyalty migrate` does.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildIfStale } from '../scripts/build.mjs';
+import { createPrisma } from '../src/db/client.js';
+import { distribute } from '../src/db/cluster.js';
 import { startEmbedded } from '../src/db/embedded.js';
 import { applyMigrations } from '../src/db/schema-engine.js';
 
@@ -17,6 +20,16 @@ export default async function setup() {
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
     await applyMigrations(url);
+    const db = createPrisma(url, 1);
+    try {
+      const started = Date.now();
+      const result = await distribute(db);
+      if (result.distributed && result.tables.length) {
+        console.log(`Citus: ${result.tables.length} tables distributed, ${result.reference.length} reference tables (${Date.now() - started} ms)`);
+      }
+    } finally {
+      await db.$disconnect();
+    }
     return;
   }
   const database = await startEmbedded('memory');

@@ -2,6 +2,7 @@
 // JSON-able result; src/cli/index.ts prints it (as text, or as one JSON document).
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Db } from '../db/client.js';
+import { distribute, distributeText, hasCitus } from '../db/cluster.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../domain/access/api-keys.js';
 import { demoProgram } from './seed/demo-program.js';
 import { expirePoints } from '../domain/ledger/expiry.js';
@@ -131,10 +132,18 @@ function calendarJob<T>(
 export const commands: Record<string, Command> = {
   migrate: {
     usage: 'migrate',
-    summary: 'Apply pending database migrations',
-    run: async (_db, _opts, applied) => ({ applied }),
-    text: (r: { applied: string[] }) =>
-      r.applied.length ? `Applied: ${r.applied.join(', ')}` : 'Database is up to date.',
+    summary: 'Apply pending database migrations (on Citus, then distribute the tables they added)',
+    // connect() distributes after applying migrations; on Citus this run also hands over what
+    // is left (migrations applied elsewhere) and reports the layout
+    run: async (db, _opts, applied) => ({ applied, ...((await hasCitus(db)) && { cluster: await distribute(db) }) }),
+    text: (r: { applied: string[]; cluster?: Awaited<ReturnType<typeof distribute>> }) =>
+      [r.applied.length ? `Applied: ${r.applied.join(', ')}` : 'Database is up to date.', ...(r.cluster ? [distributeText(r.cluster)] : [])].join('\n'),
+  },
+  'cluster distribute': {
+    usage: 'cluster distribute',
+    summary: 'On Citus: reference and distributed tables, the delegated ledger function (idempotent)',
+    run: (db) => distribute(db),
+    text: distributeText,
   },
   'merchants create': {
     usage: 'merchants create --slug <slug> [--name <name>] [--timezone <IANA zone>]',

@@ -1,0 +1,155 @@
+// The Citus-only half of the schema (docs/scaling-out.md): which tables are reference tables,
+// which are distributed by merchant, and the ledger function sent whole to the merchant's
+// worker. The migrations define every table, key, trigger and function the same way on every
+// database; this step only hands them to Citus, and is a no-op where Citus is not installed.
+import type { Db } from './client.js';
+import { atomically } from './transaction.js';
+
+/** Read before the merchant is known (a key's hash, an admin token, a session, a CORS origin): a copy on every node. */
+export const REFERENCE_TABLES = ['merchants', 'api_keys', 'admin_sessions', 'storefront_settings'];
+/** The co-location group's root: every other tenant table is placed with it. */
+const COLOCATION_ROOT = 'customers';
+const DISTRIBUTION_COLUMN = 'merchant_id';
+/** Stays local to the coordinator, like pg-boss's schema. */
+const LOCAL_TABLES = ['_prisma_migrations'];
+const LEDGER_FUNCTION = 'loyalty_apply_points';
+const LEDGER_MERCHANT_ARG = 'p_merchant';
+/** Serialises concurrent runs (two instances migrating at once): each reads the catalog after the other committed. */
+const LOCK_KEY = 4_871_203_311;
+
+export type DistributeResult =
+  | { distributed: false; reason: string }
+  | {
+      distributed: true;
+      /** Tables made distributed by this run, then tables made reference tables. */
+      tables: string[];
+      reference: string[];
+      /** Tables that already were Citus tables. */
+      skipped: string[];
+      /** The ledger function: delegated by this run, or already. */
+      ledger_function: 'distributed' | 'already distributed' | 'absent';
+    };
+
+export async function hasCitus(db: Db): Promise<boolean> {
+  const rows = await db.$queryRawUnsafe<unknown[]>(`SELECT 1 FROM pg_extension WHERE extname = 'citus'`);
+  return rows.length > 0;
+}
+
+/**
+ * Makes the reference and distributed tables that are still plain tables, in one transaction;
+ * a second run changes nothing. Citus refuses to distribute a table that has triggers or foreign
+ * keys to or from plain tables, so those of the tables it hands over are read from the catalog,
+ * dropped, and created again from their own definitions afterwards.
+ */
+export async function distribute(db: Db): Promise<DistributeResult> {
+  if (!(await hasCitus(db))) return { distributed: false, reason: 'the database has no citus extension' };
+  return atomically(
+    db,
+    async (tx) => {
+      const exec = (sql: string, ...values: unknown[]) => tx.$executeRawUnsafe(sql, ...values);
+      const query = <T>(sql: string, ...values: unknown[]) => tx.$queryRawUnsafe<T[]>(sql, ...values);
+      await query(`SELECT 1 FROM pg_advisory_xact_lock(${LOCK_KEY})`);
+      // trigger DDL on Citus tables needs it (firing them does not)
+      await exec(`SET LOCAL citus.enable_unsafe_triggers = on`);
+      // one connection per node for the whole transaction: foreign keys added after a parallel
+      // operation on a distributed table in the same transaction are refused
+      await exec(`SET LOCAL citus.multi_shard_modify_mode = 'sequential'`);
+
+      // every table of schema public (the coordinator's own placements of reference tables
+      // are shards in public too: not ours) with its Citus kind: 'h' distributed, 't' reference,
+      // 's' a Citus local table (a plain table Citus converted for a foreign key to a reference
+      // table: still to be handed over), null a plain table
+      const tables = await query<{ name: string; tenant: boolean; kind: string | null }>(
+        `SELECT c.relname AS name,
+                EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = $1 AND NOT a.attisdropped) AS tenant,
+                CASE WHEN p.partmethod = 'h' THEN 'h' WHEN p.repmodel = 't' THEN 't' WHEN p.logicalrelid IS NOT NULL THEN 's' END AS kind
+           FROM pg_class c
+           LEFT JOIN pg_dist_partition p ON p.logicalrelid = c.oid
+          WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+            AND NOT relation_is_a_known_shard(c.oid)
+          ORDER BY c.relname`,
+        DISTRIBUTION_COLUMN,
+      );
+      const done = (t: { kind: string | null }) => t.kind === 'h' || t.kind === 't';
+      const skipped = tables.filter(done).map((t) => t.name);
+      const reference = tables.filter((t) => !done(t) && REFERENCE_TABLES.includes(t.name)).map((t) => t.name);
+      const distributed = tables
+        .filter((t) => !done(t) && t.tenant && !REFERENCE_TABLES.includes(t.name) && !LOCAL_TABLES.includes(t.name))
+        // the co-location root first: the others are placed with it
+        .map((t) => t.name)
+        .sort((a, b) => Number(b === COLOCATION_ROOT) - Number(a === COLOCATION_ROOT));
+      const handed = [...reference, ...distributed];
+
+      if (handed.length) {
+        const names = `ARRAY[${handed.map((_, i) => `$${i + 1}`).join(', ')}]::text[]`;
+        const ids = `(SELECT oid FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relname = ANY (${names}))`;
+        const foreignKeys = await query<{ table: string; name: string; definition: string }>(
+          `SELECT conrelid::regclass::text AS "table", conname AS name, pg_get_constraintdef(oid) AS definition
+             FROM pg_constraint WHERE contype = 'f' AND (conrelid IN ${ids} OR confrelid IN ${ids})
+            ORDER BY conrelid::regclass::text, conname`,
+          ...handed,
+        );
+        const triggers = await query<{ table: string; name: string; definition: string }>(
+          `SELECT tgrelid::regclass::text AS "table", tgname AS name, pg_get_triggerdef(oid) AS definition
+             FROM pg_trigger WHERE NOT tgisinternal AND tgrelid IN ${ids}
+            ORDER BY tgrelid::regclass::text, tgname`,
+          ...handed,
+        );
+        for (const fk of foreignKeys) await exec(`ALTER TABLE ${fk.table} DROP CONSTRAINT ${quoteIdent(fk.name)}`);
+        for (const t of triggers) await exec(`DROP TRIGGER ${quoteIdent(t.name)} ON ${t.table}`);
+        for (const t of reference) {
+          await query(`SELECT 1 FROM create_reference_table($1)`, t);
+        }
+        for (const t of distributed) {
+          // the root joins the default group of its column type (then the others join the root)
+          const colocate = t === COLOCATION_ROOT ? 'default' : COLOCATION_ROOT;
+          await query(`SELECT 1 FROM create_distributed_table($1, $2, colocate_with => $3)`, t, DISTRIBUTION_COLUMN, colocate);
+        }
+        // the rows copied into the shards stay, hidden, in the coordinator's table: free them
+        // while no foreign key refers to them
+        for (const t of handed) await query(`SELECT 1 FROM truncate_local_data_after_distributing_table($1)`, t);
+        for (const fk of foreignKeys) await exec(`ALTER TABLE ${fk.table} ADD CONSTRAINT ${quoteIdent(fk.name)} ${fk.definition}`);
+        for (const t of triggers) await exec(t.definition);
+      }
+
+      return { distributed: true, tables: distributed, reference, skipped, ledger_function: await distributeLedgerFunction(tx) };
+    },
+    // copying a populated database into its shards takes longer than a request's transaction
+    600_000,
+  );
+}
+
+/** Registers the ledger function with Citus, which then runs each call on the worker holding its merchant. */
+async function distributeLedgerFunction(tx: Db): Promise<'distributed' | 'already distributed' | 'absent'> {
+  const [fn] = await tx.$queryRawUnsafe<{ signature: string; registered: boolean }[]>(
+    `SELECT p.oid::regprocedure::text AS signature,
+            EXISTS (SELECT 1 FROM pg_dist_object o WHERE o.classid = 'pg_proc'::regclass AND o.objid = p.oid
+                       AND o.distribution_argument_index IS NOT NULL) AS registered
+       FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace AND p.proname = $1`,
+    LEDGER_FUNCTION,
+  );
+  if (!fn) return 'absent';
+  if (fn.registered) return 'already distributed';
+  // force_delegation: delegated inside a transaction block too (redemption, imports)
+  await tx.$queryRawUnsafe(
+    `SELECT 1 FROM create_distributed_function($1, distribution_arg_name => $2, colocate_with => $3, force_delegation => true)`,
+    fn.signature,
+    LEDGER_MERCHANT_ARG,
+    COLOCATION_ROOT,
+  );
+  return 'distributed';
+}
+
+const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** What a run did, for people. */
+export function distributeText(r: DistributeResult): string {
+  if (!r.distributed) return `Nothing to distribute: ${r.reason}.`;
+  const list = (names: string[]) => (names.length ? names.join(', ') : 'none');
+  return [
+    `Distributed by merchant_id: ${list(r.tables)}`,
+    `Reference tables: ${list(r.reference)}`,
+    `Already Citus tables (skipped): ${list(r.skipped)}`,
+    `Ledger function ${LEDGER_FUNCTION}: ${r.ledger_function}`,
+  ].join('\n');
+}
