@@ -25,7 +25,7 @@ let shared: Promise<TestApp> | undefined;
 export function testConfig(overrides: Record<string, string> = {}) {
   return loadConfig({
     ...process.env,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     RATE_LIMIT_PER_KEY: '0',
     RATE_LIMIT_PER_MERCHANT: '0',
     RATE_LIMIT_PER_SESSION: '0',
@@ -168,4 +168,20 @@ export function countingDb(db: Db, calls: string[]): Db {
       },
     },
   }) as unknown as Db;
+}
+
+/**
+ * A keyed write sent as the API asks a client to: under one Idempotency-Key, again after a 503
+ * (nothing changed, or the key tells) or a 409 idempotency_in_progress (the database was busy:
+ * a hot row, a shard moving), a few times. `send` gets the key and answers status and the code
+ * of an error body, if any.
+ */
+export async function sendAsAsked<T extends { status: number }>(send: (key: string) => Promise<T>, code: (answer: T) => string | undefined) {
+  const key = randomUUID();
+  let answer = await send(key);
+  for (let attempt = 1; attempt < 5 && (answer.status === 503 || code(answer) === 'idempotency_in_progress'); attempt++) {
+    await new Promise((r) => setTimeout(r, 250 * attempt));
+    answer = await send(key);
+  }
+  return answer;
 }

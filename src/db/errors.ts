@@ -1,5 +1,6 @@
-// Recognising "the database is unreachable" among driver and Prisma errors, so the API
-// answers 503 service_unavailable (and recovers by itself) instead of 500.
+// Recognising "the database is unreachable" (or too busy to take another transaction) among
+// driver and Prisma errors, so the API answers 503 service_unavailable (and recovers by itself)
+// instead of 500.
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -20,6 +21,9 @@ const CONNECTION_CODES = new Set([
   'P2024', // Prisma: timed out fetching a connection from the pool
 ]);
 
+// every connection stayed busy for as long as a transaction may wait to start (Prisma's maxWait)
+const BUSY_MESSAGES = /Unable to start a transaction in the given time/;
+
 const CONNECTION_MESSAGES =
   /ECONNREFUSED|ECONNRESET|Connection terminated|terminating connection|the database system is (starting up|shutting down)|connection timeout|timeout exceeded when trying to connect|Can't reach database|Client has encountered a connection error|server closed the connection|DatabaseNotReachable|Code: `(57P0[123]|08\d{3})`/i;
 
@@ -28,7 +32,7 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   const e = err as { code?: unknown; message?: unknown; cause?: unknown; originalError?: unknown; kind?: unknown; meta?: unknown };
   if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return true;
   if (e.kind === 'DatabaseNotReachable' || e.kind === 'ConnectionClosed') return true;
-  if (typeof e.message === 'string' && CONNECTION_MESSAGES.test(e.message)) return true;
+  if (typeof e.message === 'string' && (CONNECTION_MESSAGES.test(e.message) || BUSY_MESSAGES.test(e.message))) return true;
   // Prisma keeps the driver's error under meta.driverAdapterError
   const adapterError = (e.meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError;
   return (

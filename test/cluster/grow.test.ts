@@ -1,8 +1,9 @@
 // Growing a Citus cluster while it serves: two server processes take a steady load of credits,
 // debits and balance reads while a worker joins, the shards are rebalanced onto it, and one
 // merchant is isolated to a shard of its own and moved there. No request may fail (a client
-// sends a 503 again with the same Idempotency-Key, as the API asks), and every answered change
-// must be in the ledger exactly once. Runs when CITUS_SPARE_PORT names a Citus
+// sends a 503 or a 409 idempotency_in_progress again with the same Idempotency-Key, as the API
+// asks: writes wait while their shard splits), and every answered change must be in the ledger
+// exactly once. Runs when CITUS_SPARE_PORT names a Citus
 // node that no database uses yet (`scripts/citus.sh spare`), in a database of its own, so the
 // rest of the suite keeps its layout.
 import { execFileSync } from 'node:child_process';
@@ -11,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createPrisma, type Db } from '../../src/db/client.js';
 import { createApiKey } from '../../src/domain/access/api-keys.js';
 import { createMerchant } from '../../src/domain/merchants/merchants.js';
+import { sendAsAsked } from '../harness.js';
 import { projectRoot, randomPort, startServerProcess, type ServerProcess } from '../processes.js';
 import { sql, urlOf } from './citus.js';
 
@@ -85,24 +87,23 @@ describe.skipIf(!SPARE_PORT)('growing the cluster while it serves', () => {
         const merchant = (n + i) % merchants.length;
         const customer = customers[merchant]![(n * 7 + i) % CUSTOMERS_PER_MERCHANT]!;
         const points = i % 3 === 2 ? -15 : 10;
-        const key = randomUUID();
-        const send = () =>
-          i % 4 === 3
-            ? call(n + i, merchant, `/v1/customers/balance?customer_id=${customer}`)
-            : call(n + i, merchant, `/v1/customers/transactions?customer_id=${customer}`, {
-                method: 'POST',
-                headers: { 'idempotency-key': key },
-                body: JSON.stringify({ points, description: `load ${n}/${i}` }),
-              });
-        try {
-          let res = await send();
-          // as a client does: a 503 (nothing changed) is sent again, with the same key
-          if (res.status === 503) {
-            retried.push(await res.text());
-            await new Promise((r) => setTimeout(r, 200));
-            res = await send();
-          }
+        const send = async (key: string) => {
+          const res =
+            i % 4 === 3
+              ? await call(n + i, merchant, `/v1/customers/balance?customer_id=${customer}`)
+              : await call(n + i, merchant, `/v1/customers/transactions?customer_id=${customer}`, {
+                  method: 'POST',
+                  headers: { 'idempotency-key': key },
+                  body: JSON.stringify({ points, description: `load ${n}/${i}` }),
+                });
           const body = await res.text();
+          if (res.status === 503 || res.status === 409) retried.push(body);
+          return { status: res.status, body };
+        };
+        try {
+          // as a client does: a 503 or a 409 idempotency_in_progress is sent again, with the same key
+          const res = await sendAsAsked(send, (r) => (r.status >= 400 ? JSON.parse(r.body).error?.code : undefined));
+          const body = res.body;
           answers.push({ merchant, customer, points: i % 4 === 3 ? 0 : points, status: res.status, body: res.status >= 400 ? body : undefined });
         } catch (err) {
           answers.push({ merchant, customer, points, status: 'network', body: String(err) });
@@ -170,7 +171,7 @@ describe.skipIf(!SPARE_PORT)('growing the cluster while it serves', () => {
     const unexpected = answers.filter((a) => a.status !== 200 && a.status !== 201 && a.status !== 422);
     expect(unexpected).toEqual([]);
     expect(answers.length).toBeGreaterThan(100);
-    console.log(`${answers.length} requests, ${retried.length} answered 503 once and were sent again: ${[...new Set(retried)].join(' ')}`);
+    console.log(`${answers.length} requests, ${retried.length} answers were 503 or 409 and their requests sent again: ${[...new Set(retried)].join(' ')}`);
 
     // every answered change is in the ledger once, and nothing else is
     const ledger = await db.$queryRaw<{ platform_id: string; balance: number; n: bigint; sum: bigint | null }[]>`
