@@ -7,7 +7,7 @@ import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
-import { type SqlClient, attemptDelivery, dispatchOutbox } from '../domain/webhooks/deliveries.js';
+import { type AttemptOptions, type Enqueue, attemptDelivery, deliveryMerchant, dispatchOutbox } from '../domain/webhooks/deliveries.js';
 import { postWebhook } from '../domain/webhooks/send.js';
 import type { Logger } from '../observability/logger.js';
 import { watchJobs, webhookDeliveries } from '../observability/metrics.js';
@@ -19,6 +19,12 @@ const SCHEMA = 'pgboss';
 const DELIVERY_RETRY_LIMIT = 40;
 const DELIVERY_WORKERS = 4;
 const STOP_DEADLINE_MS = 15_000;
+
+/** A delivery job's data. */
+interface DeliveryJob {
+  delivery_id: string;
+  merchant_id?: string;
+}
 
 export interface JobsOptions {
   db: Db;
@@ -53,7 +59,7 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
   boss.on('error', (err) => log.error({ err: err.message }, 'job queue error'));
   await boss.start();
 
-  // the dispatcher's own connection: its transaction holds the events, deliveries and jobs
+  // the dispatcher's own connection: its transactions hold the events, deliveries and jobs
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
   pool.on('error', (err) => log.warn({ err: err.message }, 'dispatcher connection error'));
 
@@ -82,17 +88,21 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
     };
 
   const polling = { pollingIntervalSeconds: config.JOBS_POLL_SECONDS };
-  const deliver = unlessStopped(async ([job]: PgBoss.JobWithMetadata<{ delivery_id: string }>[]) => {
+  const deliver = unlessStopped(async ([job]: PgBoss.JobWithMetadata<DeliveryJob>[]) => {
     if (!job) return;
-    const outcome = await attemptDelivery(db, job.data.delivery_id, {
+    const deliveryId = job.data.delivery_id;
+    // a job queued by a version whose jobs name no merchant: its delivery found by id alone, so none is lost on upgrade
+    const merchantId = job.data.merchant_id ?? (await deliveryMerchant(db, deliveryId));
+    const attempt: AttemptOptions = {
       windowMs: config.WEBHOOK_RETRY_WINDOW_SECONDS * 1000,
       lastTry: job.retryCount >= job.retryLimit,
       send: (req) =>
         postWebhook({ ...req, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS }),
-    });
+    };
+    const outcome = merchantId ? await attemptDelivery(db, { merchantId, deliveryId }, attempt) : 'skipped';
     webhookDeliveries.inc({ outcome });
     // the queue retries with backoff; the job's failure is the delivery's failed attempt
-    if (outcome === 'retry') throw new Error(`delivery ${job.data.delivery_id} failed; retrying`);
+    if (outcome === 'retry') throw new Error(`delivery ${deliveryId} failed; retrying`);
   });
   for (let i = 0; i < DELIVERY_WORKERS; i++) {
     await boss.work(DELIVERY_QUEUE, { ...polling, batchSize: 1, includeMetadata: true }, deliver);
@@ -114,16 +124,21 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
     if (!registered.has(old.name)) await boss.unschedule(old.name);
   }
 
-  const enqueue = async (jobs: { jobId: string; deliveryId: string }[], client: SqlClient) => {
+  const enqueue: Enqueue = async (jobs, client) => {
     await boss.insert(
-      jobs.map((j) => ({ id: j.jobId, name: DELIVERY_QUEUE, data: { delivery_id: j.deliveryId } })),
+      jobs.map((j) => {
+        const data: DeliveryJob = { delivery_id: j.deliveryId, merchant_id: j.merchantId };
+        return { id: j.jobId, name: DELIVERY_QUEUE, data };
+      }),
       { db: { executeSql: (text, values) => client.query(text, values) } },
     );
   };
   const dispatch = async () => {
     const client = await pool.connect();
     try {
-      return await dispatchOutbox(client, enqueue);
+      return await dispatchOutbox(client, enqueue, {
+        onError: (merchantId, err) => log.warn({ merchantId, err: (err as Error).message }, 'webhook dispatch failed for a merchant'),
+      });
     } finally {
       client.release();
     }

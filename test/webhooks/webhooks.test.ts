@@ -2,12 +2,13 @@
 // through REST and the admin API, events received by a node:http server on 127.0.0.1 from the
 // job workers (pg-boss over the same database), every signature verified.
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordOrder } from '../../src/domain/events/orders.js';
 import { applyPoints } from '../../src/domain/ledger/ledger.js';
 import { recordReferral } from '../../src/domain/referrals/referrals.js';
 import { expirePoints, remindExpiringPoints } from '../../src/domain/ledger/expiry.js';
-import { pruneEvents } from '../../src/domain/webhooks/deliveries.js';
+import { dispatchOutbox, pruneEvents } from '../../src/domain/webhooks/deliveries.js';
 import { verifySignature } from '../../src/domain/webhooks/signature.js';
 import type { JobsRuntime } from '../../src/jobs/queue.js';
 import { adminClient, client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
@@ -69,6 +70,9 @@ function rebuiltBalance(list: Received[], customerId: string) {
   }
   return balance;
 }
+
+/** A tenant row's key. */
+const byId = (merchantId: string, id: string) => ({ merchantId_id: { merchantId, id } });
 
 async function dbEvents(merchantId: string) {
   return app.db.outboxEvent.findMany({ where: { merchantId }, orderBy: { createdAt: 'asc' } });
@@ -177,7 +181,7 @@ describe('the outbox', () => {
       }),
     ).rejects.toThrow('abort');
     expect(await app.db.outboxEvent.count({ where: { merchantId: merchant.id } })).toBe(before); // ...and gone with it
-    expect((await app.db.customer.findUniqueOrThrow({ where: { id: c.id } })).pointsBalance).toBe(10);
+    expect((await app.db.customer.findUniqueOrThrow({ where: byId(merchant.id, c.id) })).pointsBalance).toBe(10);
   });
 
   it('forgets dispatched events after the retention period, never one with a pending delivery', async () => {
@@ -200,7 +204,7 @@ describe('the outbox', () => {
     const merchant = await newMerchant(app, 'immutable');
     await newCustomer(app, merchant.id);
     const [event] = await dbEvents(merchant.id);
-    await expect(app.db.outboxEvent.update({ where: { id: event!.id }, data: { body: '{}' } })).rejects.toThrow();
+    await expect(app.db.outboxEvent.update({ where: byId(merchant.id, event!.id), data: { body: '{}' } })).rejects.toThrow();
   });
 
   it('expiry writes points.expired, and points.expiring is sent once per expiry date', async () => {
@@ -209,8 +213,8 @@ describe('the outbox', () => {
     const soon = await newCustomer(app, merchant.id, { points: 40 });
     const gone = await newCustomer(app, merchant.id, { points: 70 });
     const DAY = 86_400_000;
-    await app.db.customer.update({ where: { id: soon.id }, data: { lastActivityAt: new Date(Date.now() - 27 * DAY) } });
-    await app.db.customer.update({ where: { id: gone.id }, data: { lastActivityAt: new Date(Date.now() - 31 * DAY) } });
+    await app.db.customer.update({ where: byId(merchant.id, soon.id), data: { lastActivityAt: new Date(Date.now() - 27 * DAY) } });
+    await app.db.customer.update({ where: byId(merchant.id, gone.id), data: { lastActivityAt: new Date(Date.now() - 31 * DAY) } });
     await remindExpiringPoints(app.db, { days: 7, merchantId: merchant.id });
     await remindExpiringPoints(app.db, { days: 7, merchantId: merchant.id });
     await expirePoints(app.db, { merchantId: merchant.id });
@@ -317,9 +321,9 @@ describe('delivery', () => {
     const merchant = await newMerchant(app, 'cron');
     await app.db.merchant.update({ where: { id: merchant.id }, data: { pointsExpiryDays: 1 } });
     const c = await newCustomer(app, merchant.id, { points: 9 });
-    await app.db.customer.update({ where: { id: c.id }, data: { lastActivityAt: new Date(Date.now() - 2 * 86_400_000) } });
+    await app.db.customer.update({ where: byId(merchant.id, c.id), data: { lastActivityAt: new Date(Date.now() - 2 * 86_400_000) } });
     await jobs!.boss.send('points-expiry', {});
-    await eventually(async () => expect((await app.db.customer.findUniqueOrThrow({ where: { id: c.id } })).pointsBalance).toBe(0));
+    await eventually(async () => expect((await app.db.customer.findUniqueOrThrow({ where: byId(merchant.id, c.id) })).pointsBalance).toBe(0));
     // a job waiting for an hour
     await jobs!.boss.send('webhook-delivery', { delivery_id: randomUUID() }, { startAfter: 3600 });
     const res = await app.fetch('/metrics', { headers: { authorization: 'Bearer metrics-token-for-tests' } });
@@ -345,5 +349,89 @@ describe('delivery', () => {
     expect(written).toHaveLength(6);
     await eventually(() => expect(new Set(at('/crash').map((r) => r.json.id))).toEqual(new Set(written.map((e) => e.id))));
     expect(rebuiltBalance(at('/crash'), c.id)).toBe(15);
+  });
+});
+
+describe('the dispatcher', () => {
+  const undispatched = (merchantId: string) => app.db.outboxEvent.count({ where: { merchantId, dispatchedAt: null } });
+
+  beforeAll(async () => {
+    await jobs?.stop();
+    // workers whose loop passes once as they start, then waits a minute (the most allowed): the tests run their passes
+    jobs = await workers(app, { WEBHOOK_DISPATCH_INTERVAL_MS: '60000' });
+    await jobs.dispatch();
+  });
+
+  afterAll(async () => {
+    await jobs?.stop();
+    jobs = await workers(app);
+  });
+
+  it('serves every waiting merchant in each pass: one merchant\'s backlog holds back no other', async () => {
+    // the backlog's credits need dispatching, not delivering: its endpoint takes debits only
+    const big = await shop('/backlog', ['points.debited']);
+    const customers = await Promise.all([1, 2, 3, 4, 5].map(() => newCustomer(app, big.merchant.id)));
+    const credit = (api: typeof big.api, customerId: string, points: number) =>
+      api.rest('POST', `/v1/customers/transactions?customer_id=${customerId}`, { points, description: `${points}` });
+    await Promise.all(
+      customers.map(async (c) => {
+        for (let i = 1; i <= 41; i++) expect((await credit(big.api, c.platformId, i)).status).toBe(201);
+      }),
+    );
+    expect((await credit(big.api, customers[0]!.platformId, -1)).status).toBe(201);
+    const backlog = await dbEvents(big.merchant.id);
+    expect(backlog).toHaveLength(5 + 5 * 41 + 1);
+    // two merchants whose events are all newer than the backlog
+    const small = [await shop('/small-1'), await shop('/small-2')];
+    for (const s of small) {
+      const c = await newCustomer(app, s.merchant.id);
+      for (const points of [10, 20]) expect((await credit(s.api, c.platformId, points)).status).toBe(201);
+    }
+
+    const first = await jobs!.dispatch();
+    // the backlog's first batch (200), and every event of the others
+    expect(first).toMatchObject({ events: 200 + 2 * 3, queued: 2 * 3, more: true });
+    expect(await undispatched(big.merchant.id)).toBe(backlog.length - 200);
+    for (const s of small) expect(await undispatched(s.merchant.id)).toBe(0);
+    while ((await jobs!.dispatch()).more);
+    expect(await undispatched(big.merchant.id)).toBe(0);
+
+    for (const [i, s] of small.entries()) {
+      const written = await dbEvents(s.merchant.id);
+      await eventually(() => expect(new Set(at(`/small-${i + 1}`).map((r) => r.json.id))).toEqual(new Set(written.map((e) => e.id))));
+      expect(at(`/small-${i + 1}`).every((r) => r.json.merchant_id === s.merchant.id)).toBe(true);
+    }
+    await eventually(() => expect(at('/backlog').map((r) => r.json.id)).toEqual([backlog.at(-1)!.id]));
+  });
+
+  it('a merchant whose pass fails holds back no other, and is served by a later pass', async () => {
+    const failing = await shop('/failing');
+    const ok = await shop('/ok');
+    await newCustomer(app, failing.merchant.id);
+    await newCustomer(app, ok.merchant.id);
+    const failed: string[] = [];
+    const queued: string[] = [];
+    const conn = new pg.Client({ connectionString: app.url });
+    await conn.connect();
+    try {
+      const pass = await dispatchOutbox(
+        conn,
+        async (list) => {
+          if (list.some((j) => j.merchantId === failing.merchant.id)) throw new Error('the queue refused');
+          queued.push(...list.map((j) => j.deliveryId));
+        },
+        { onError: (merchantId) => failed.push(merchantId) },
+      );
+      expect(pass).toMatchObject({ events: 1, queued: 1 });
+    } finally {
+      await conn.end();
+    }
+    expect(failed).toEqual([failing.merchant.id]);
+    expect(await undispatched(failing.merchant.id)).toBe(1);
+    expect(await undispatched(ok.merchant.id)).toBe(0);
+    // the job recorded above was never queued: cleared, as a redelivery does, for a pass to queue it
+    await app.db.webhookDelivery.updateMany({ where: { merchantId: ok.merchant.id, id: { in: queued } }, data: { jobId: null } });
+    expect(await jobs!.dispatch()).toMatchObject({ events: 1, queued: 2 });
+    await eventually(() => expect([at('/failing').length, at('/ok').length]).toEqual([1, 1]));
   });
 });

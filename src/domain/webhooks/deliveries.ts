@@ -10,54 +10,100 @@ import { AppError, notFound, validationError } from '../shared/errors.js';
 import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
 import { type Attempt, type WebhookRequest, isSuccess } from './send.js';
 
-/** A pg connection (`pg.PoolClient`), for the dispatcher's transaction. */
+/** A pg connection (`pg.PoolClient`), for the dispatcher's transactions. */
 export interface SqlClient {
   query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
 }
 
+/** A delivery and its merchant, as a job names them. */
+export interface DeliveryKey {
+  merchantId: string;
+  deliveryId: string;
+}
+
 /** Queues one job per delivery on `client`, inside its open transaction. */
-export type Enqueue = (jobs: { jobId: string; deliveryId: string }[], client: SqlClient) => Promise<void>;
+export type Enqueue = (jobs: (DeliveryKey & { jobId: string })[], client: SqlClient) => Promise<void>;
+
+export interface DispatchOptions {
+  /** Merchants served per pass, the longest waiting first. */
+  merchants?: number;
+  /** Events fanned out per merchant and pass. */
+  batch?: number;
+  /** A merchant whose pass failed: the others go on. */
+  onError?: (merchantId: string, err: unknown) => void;
+}
 
 /**
- * One dispatcher pass: fans up to `batch` undispatched events out to deliveries, then queues
- * every delivery that has no job yet (new ones, redeliveries). One transaction: the events are
- * dispatched, and the deliveries queued, together or not at all. Returns what it did, and
- * whether it stopped at a limit (`more`: another pass now would find work).
+ * One dispatcher pass: finds the merchants with undispatched events or deliveries without a
+ * job, then serves each in its own transaction (dispatchMerchant), so every statement that
+ * locks or writes names one merchant (Citus runs it on that merchant's shard) and one
+ * merchant's failure leaves the others dispatched. Returns what it did, and whether it stopped
+ * at a limit (`more`: another pass now would find work).
  */
-export async function dispatchOutbox(client: SqlClient, enqueue: Enqueue, batch = 200) {
+export async function dispatchOutbox(client: SqlClient, enqueue: Enqueue, { merchants = 50, batch = 200, onError }: DispatchOptions = {}) {
+  // read-only, without locks, the oldest work first so a merchant's backlog starves none; deliveries
+  // without a job too, as a redelivery has no undispatched event
+  const waiting = await client.query(
+    `SELECT merchant_id FROM (
+       SELECT merchant_id, created_at FROM events WHERE dispatched_at IS NULL
+       UNION ALL
+       SELECT merchant_id, created_at FROM webhook_deliveries WHERE status = 'pending' AND job_id IS NULL
+     ) w GROUP BY merchant_id ORDER BY min(created_at) LIMIT $1`,
+    [merchants],
+  );
+  const done = { events: 0, queued: 0, more: waiting.rows.length >= merchants };
+  for (const { merchant_id: merchantId } of waiting.rows as { merchant_id: string }[]) {
+    try {
+      const pass = await dispatchMerchant(client, enqueue, merchantId, batch);
+      done.events += pass.events;
+      done.queued += pass.queued;
+      done.more ||= pass.more;
+    } catch (err) {
+      onError?.(merchantId, err);
+    }
+  }
+  return done;
+}
+
+/**
+ * One merchant's pass: fans up to `batch` of its undispatched events out to deliveries, then
+ * queues every delivery of its that has no job yet (new ones, redeliveries). One transaction:
+ * the events are dispatched, and the deliveries queued, together or not at all.
+ */
+async function dispatchMerchant(client: SqlClient, enqueue: Enqueue, merchantId: string, batch: number) {
   const deliveries = batch * 4; // deliveries queued per pass: an event may fan out to several endpoints
   await client.query('BEGIN');
   try {
     const fanned = await client.query(
       `WITH ev AS (
-         SELECT id, merchant_id, type FROM events
-          WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED
+         SELECT id, type FROM events
+          WHERE merchant_id = $1::uuid AND dispatched_at IS NULL ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED
        ), fan AS (
          INSERT INTO webhook_deliveries (id, merchant_id, endpoint_id, event_id, updated_at)
-         SELECT gen_random_uuid(), ev.merchant_id, e.id, ev.id, now()
+         SELECT gen_random_uuid(), $1::uuid, e.id, ev.id, now()
            FROM ev JOIN webhook_endpoints e
-             ON e.merchant_id = ev.merchant_id AND e.enabled
+             ON e.merchant_id = $1::uuid AND e.enabled
             AND (cardinality(e.event_types) = 0 OR ev.type = ANY(e.event_types))
-         ON CONFLICT (endpoint_id, event_id) DO NOTHING
+         ON CONFLICT (merchant_id, endpoint_id, event_id) DO NOTHING
          RETURNING id
        ), done AS (
-         UPDATE events SET dispatched_at = now() WHERE id IN (SELECT id FROM ev) RETURNING id
+         UPDATE events SET dispatched_at = now() WHERE merchant_id = $1::uuid AND id IN (SELECT id FROM ev) RETURNING id
        )
        SELECT (SELECT count(*) FROM done)::int AS events`,
-      [batch],
+      [merchantId, batch],
     );
     const waiting = await client.query(
-      `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND job_id IS NULL
-        ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [deliveries],
+      `SELECT id FROM webhook_deliveries WHERE merchant_id = $1::uuid AND status = 'pending' AND job_id IS NULL
+        ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [merchantId, deliveries],
     );
-    const jobs = waiting.rows.map((r: { id: string }) => ({ jobId: randomUUID(), deliveryId: r.id }));
+    const jobs = waiting.rows.map((r: { id: string }) => ({ jobId: randomUUID(), merchantId, deliveryId: r.id }));
     if (jobs.length) {
       await enqueue(jobs, client);
       await client.query(
         `UPDATE webhook_deliveries d SET job_id = j.job_id, updated_at = now()
-           FROM unnest($1::uuid[], $2::text[]) AS j(id, job_id) WHERE d.id = j.id`,
-        [jobs.map((j) => j.deliveryId), jobs.map((j) => j.jobId)],
+           FROM unnest($2::uuid[], $3::text[]) AS j(id, job_id) WHERE d.merchant_id = $1::uuid AND d.id = j.id`,
+        [merchantId, jobs.map((j) => j.deliveryId), jobs.map((j) => j.jobId)],
       );
     }
     await client.query('COMMIT');
@@ -80,17 +126,22 @@ export interface AttemptOptions {
 
 export type AttemptOutcome = 'succeeded' | 'retry' | 'failed' | 'skipped';
 
+/** The merchant of a delivery known by its id alone (undefined: none). */
+export async function deliveryMerchant(db: Db, deliveryId: string) {
+  return (await db.webhookDelivery.findFirst({ where: { id: deliveryId }, select: { merchantId: true } }))?.merchantId;
+}
+
 /** One attempt of a delivery job; 'retry' asks the queue to try again later (backoff). */
-export async function attemptDelivery(db: Db, deliveryId: string, opts: AttemptOptions): Promise<AttemptOutcome> {
+export async function attemptDelivery(db: Db, { merchantId, deliveryId }: DeliveryKey, opts: AttemptOptions): Promise<AttemptOutcome> {
   const delivery = await db.webhookDelivery.findUnique({
-    where: { id: deliveryId },
+    where: { merchantId_id: { merchantId, id: deliveryId } },
     include: { endpoint: true, event: { select: { id: true, type: true, body: true } } },
   });
   if (!delivery || delivery.status !== 'pending') return 'skipped';
   const { endpoint, event } = delivery;
   if (!endpoint.enabled) {
     await db.webhookDelivery.updateMany({
-      where: { id: delivery.id, status: 'pending' },
+      where: { merchantId, id: delivery.id, status: 'pending' },
       data: { status: 'cancelled', lastResponse: 'not sent: the endpoint is disabled' },
     });
     return 'skipped';
@@ -107,8 +158,8 @@ export async function attemptDelivery(db: Db, deliveryId: string, opts: AttemptO
   const recorded = { attempts: { increment: 1 }, lastAttemptAt: now, lastStatus: attempt.status, lastResponse: attempt.response };
   if (isSuccess(attempt)) {
     await db.$transaction([
-      db.webhookDelivery.update({ where: { id: delivery.id }, data: { ...recorded, status: 'succeeded', deliveredAt: now } }),
-      db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: { not: null } }, data: { failingSince: null } }),
+      db.webhookDelivery.update({ where: { merchantId_id: { merchantId, id: delivery.id } }, data: { ...recorded, status: 'succeeded', deliveredAt: now } }),
+      db.webhookEndpoint.updateMany({ where: { merchantId, id: endpoint.id, failingSince: { not: null } }, data: { failingSince: null } }),
     ]);
     return 'succeeded';
   }
@@ -119,15 +170,15 @@ export async function attemptDelivery(db: Db, deliveryId: string, opts: AttemptO
   const why = attempt.status === null ? attempt.response : `HTTP ${attempt.status}`;
   const writes: Prisma.PrismaPromise<unknown>[] = [
     db.webhookDelivery.update({
-      where: { id: delivery.id },
+      where: { merchantId_id: { merchantId, id: delivery.id } },
       data: { ...recorded, firstAttemptAt, ...(giveUp ? { status: 'failed' as const } : {}) },
     }),
-    db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: null }, data: { failingSince: now } }),
+    db.webhookEndpoint.updateMany({ where: { merchantId, id: endpoint.id, failingSince: null }, data: { failingSince: now } }),
   ];
   if (expired(failingSince)) {
     writes.push(
       db.webhookEndpoint.updateMany({
-        where: { id: endpoint.id, enabled: true },
+        where: { merchantId, id: endpoint.id, enabled: true },
         data: {
           enabled: false,
           disabledAt: now,
@@ -189,11 +240,14 @@ export async function redeliver(db: Db, merchantId: string, deliveryId: string) 
   if (!delivery) throw notFound('Webhook delivery');
   if (!delivery.endpoint.enabled) throw validationError({ id: ['its endpoint is disabled: enable it first'] });
   const { count } = await db.webhookDelivery.updateMany({
-    where: { id: delivery.id, status: { not: 'pending' } },
+    where: { merchantId, id: delivery.id, status: { not: 'pending' } },
     data: { status: 'pending', jobId: null, firstAttemptAt: null },
   });
   if (count === 0) throw new AppError('conflict', 'The delivery is already queued');
-  const updated = await db.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id }, include: { event: { select: { type: true } } } });
+  const updated = await db.webhookDelivery.findUniqueOrThrow({
+    where: { merchantId_id: { merchantId, id: delivery.id } },
+    include: { event: { select: { type: true } } },
+  });
   return deliveryView(updated);
 }
 
@@ -206,5 +260,5 @@ export function pruneEvents(db: Db, days: number, now = new Date()) {
   return db.$executeRaw`
     DELETE FROM events e
      WHERE e.dispatched_at < ${before}::timestamptz
-       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')`;
+       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.merchant_id = e.merchant_id AND d.event_id = e.id AND d.status = 'pending')`;
 }

@@ -93,7 +93,7 @@ export async function updateEndpoint(db: Db, merchantId: string, id: string, raw
   const url = input.url === undefined ? undefined : await safeUrl(input.url, allowPrivate);
   const enabled = input.enabled ?? undefined;
   const updated = await db.webhookEndpoint.update({
-    where: { id: endpoint.id },
+    where: { merchantId_id: { merchantId, id: endpoint.id } },
     data: {
       url,
       description: input.description === undefined ? undefined : input.description,
@@ -108,7 +108,7 @@ export async function updateEndpoint(db: Db, merchantId: string, id: string, raw
 
 export async function deleteEndpoint(db: Db, merchantId: string, id: string) {
   const endpoint = await findEndpoint(db, merchantId, id);
-  await db.webhookEndpoint.delete({ where: { id: endpoint.id } });
+  await db.webhookEndpoint.delete({ where: { merchantId_id: { merchantId, id: endpoint.id } } });
   return endpointView(endpoint);
 }
 
