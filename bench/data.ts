@@ -151,18 +151,51 @@ export async function loadCustomers(client: pg.ClientBase, merchantId: string, s
 }
 
 /**
- * After a load: the merchants' customer counters and the customers' transaction counters
- * (triggers keep them, and the load skips triggers: session_replication_role = replica), then
- * fresh statistics.
+ * After a load, in its transaction: the merchants' customer counters and the customers'
+ * transaction counters (triggers keep them, and the load skips triggers: see `withoutTriggers`).
+ * Each join names merchant_id, so on Citus every statement runs shard by shard.
  */
-export async function analyze(client: pg.ClientBase) {
-  await client.query('UPDATE merchants m SET customer_count = (SELECT count(*) FROM customers c WHERE c.merchant_id = m.id)');
+export async function recount(client: pg.ClientBase) {
+  await client.query(
+    `INSERT INTO merchant_stats (merchant_id, customer_count)
+     SELECT merchant_id, count(*)::int FROM customers GROUP BY merchant_id
+     ON CONFLICT (merchant_id) DO UPDATE SET customer_count = EXCLUDED.customer_count`,
+  );
   await client.query(
     `UPDATE customers c SET transaction_count = t.count
-       FROM (SELECT customer_id, count(*) AS count FROM points_transactions GROUP BY customer_id) t
-      WHERE c.id = t.customer_id AND c.transaction_count <> t.count`,
+       FROM (SELECT merchant_id, customer_id, count(*) AS count FROM points_transactions GROUP BY merchant_id, customer_id) t
+      WHERE c.merchant_id = t.merchant_id AND c.id = t.customer_id AND c.transaction_count <> t.count`,
   );
-  await client.query('VACUUM ANALYZE');
+}
+
+/** Fresh statistics after a load. */
+export async function analyze(client: pg.ClientBase) {
+  // on a Citus coordinator a VACUUM without a table list stays local: name the tables (the
+  // coordinator propagates it to their shards)
+  await client.query(`VACUUM ANALYZE ${LOADED_TABLES.join(', ')}`);
+}
+
+/** The tables the load writes. */
+const LOADED_TABLES = ['merchant_stats', 'tiers', 'rewards', 'earning_rules', 'booster_campaigns', 'customers', 'points_transactions'];
+
+/**
+ * Runs `load` in one transaction with triggers and foreign-key checks off (the rows are
+ * consistent by construction; the outbox would otherwise hold an event per row). On a Citus
+ * coordinator the setting must also reach the workers' connections, where the shards' triggers
+ * fire: Citus forwards `SET LOCAL` to them when citus.propagate_set_commands is 'local'
+ * (elsewhere that name is an unused placeholder setting).
+ */
+export async function withoutTriggers(client: pg.ClientBase, load: () => Promise<void>) {
+  await client.query('BEGIN');
+  try {
+    await client.query("SET LOCAL citus.propagate_set_commands = 'local'");
+    await client.query("SET LOCAL session_replication_role = 'replica'");
+    await load();
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  }
 }
 
 /** Row counts of the merchant (printed, and a check that the load did what it says). */
@@ -204,9 +237,11 @@ export async function prepareEmbedded(size: Size): Promise<{ dataDir: string; te
     await withClient(database.url, async (client) => {
       // as the PostgreSQL load: no triggers (the webhook outbox would hold an event per row,
       // which the service's dispatcher would then work through during the measurements)
-      await client.query("SET session_replication_role = 'replica'");
-      await loadCatalogue(client, tenant.merchantId, size);
-      await loadCustomers(client, tenant.merchantId, size, 1, size.customers);
+      await withoutTriggers(client, async () => {
+        await loadCatalogue(client, tenant.merchantId, size);
+        await loadCustomers(client, tenant.merchantId, size, 1, size.customers);
+        await recount(client);
+      });
       await analyze(client);
     });
     return { dataDir, tenant, remove: () => rmSync(dataDir, { recursive: true, force: true }) };

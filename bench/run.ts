@@ -18,7 +18,9 @@ import {
   loadCustomers,
   prepareEmbedded,
   preparePostgres,
+  recount,
   withClient,
+  withoutTriggers,
 } from './data.js';
 import type { LoadJob, LoadResult } from './load.js';
 import { type Operation, type RequestSpec, graphqlDocument, graphqlRequest, operations, restRequest } from './operations.js';
@@ -322,9 +324,11 @@ try {
   const firstTo = settings.skipGrowth ? full.customers : small.customers;
   let t = performance.now();
   await withClient(url, async (client) => {
-    await client.query("SET session_replication_role = 'replica'"); // rows are consistent by construction: skip FK triggers
-    await loadCatalogue(client, tenant.merchantId, full);
-    await loadCustomers(client, tenant.merchantId, full, 1, firstTo);
+    await withoutTriggers(client, async () => {
+      await loadCatalogue(client, tenant.merchantId, full);
+      await loadCustomers(client, tenant.merchantId, full, 1, firstTo);
+      await recount(client);
+    });
     await analyze(client);
     rowCounts.first = await counts(client, tenant.merchantId);
   });
@@ -345,8 +349,10 @@ try {
     );
     t = performance.now();
     await withClient(url, async (client) => {
-      await client.query("SET session_replication_role = 'replica'");
-      await loadCustomers(client, tenant.merchantId, full, small.customers + 1, full.customers);
+      await withoutTriggers(client, async () => {
+        await loadCustomers(client, tenant.merchantId, full, small.customers + 1, full.customers);
+        await recount(client);
+      });
       await analyze(client);
       rowCounts.full = await counts(client, tenant.merchantId);
     });
