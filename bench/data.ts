@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createPrisma } from '../src/db/client.js';
+import { distribute } from '../src/db/cluster.js';
 import { startEmbedded } from '../src/db/embedded.js';
 import { applyMigrations } from '../src/db/schema-engine.js';
 import { createApiKey } from '../src/domain/access/api-keys.js';
@@ -45,11 +46,141 @@ export async function preparePostgres(adminUrl: string, given: string | null, na
   return url.toString();
 }
 
-/** Migrations (as the service applies them), then a merchant and a Full Access key. */
+/** A Citus cluster: the coordinator's admin URL and the workers as the coordinator reaches them. */
+export interface Cluster {
+  adminUrl: string;
+  workers: { host: string; port: number }[];
+}
+
+function nodeUrl(adminUrl: string, node: { host: string; port: number } | null, db: string) {
+  const url = new URL(adminUrl);
+  if (node) {
+    url.hostname = node.host;
+    url.port = String(node.port);
+  }
+  url.pathname = `/${db}`;
+  return url.toString();
+}
+
+const withoutUser = (url: string) => url.replace(/\/\/[^@]*@/, '//');
+
+/** Why the cluster cannot serve the benchmark (a node does not answer, or has no Citus), or null. */
+export async function clusterUnavailable(cluster: Cluster): Promise<string | null> {
+  for (const node of [null, ...cluster.workers]) {
+    const url = nodeUrl(cluster.adminUrl, node, 'postgres');
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+    try {
+      await client.connect();
+      const { rows } = await client.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'citus'`);
+      if (!rows.length) return `${withoutUser(url)} has no citus extension`;
+    } catch (err) {
+      return `${withoutUser(url)}: ${(err as Error).message}`;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+  return null;
+}
+
+/**
+ * `name` recreated empty on every node of the cluster with the citus extension, and the nodes
+ * registered in its metadata (Citus keeps them per database), as `scripts/citus.sh createdb`
+ * does. Returns the coordinator's URL of it.
+ */
+export async function prepareCitus(cluster: Cluster, name = BENCH_DB): Promise<string> {
+  if (['test', 'loyalty', 'postgres'].includes(name)) throw new Error(`the benchmark does not recreate the database ${name}`);
+  for (const node of [null, ...cluster.workers]) {
+    await withClient(nodeUrl(cluster.adminUrl, node, 'postgres'), async (admin) => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.query(`CREATE DATABASE ${name}`);
+    });
+    await withClient(nodeUrl(cluster.adminUrl, node, name), (c) => c.query('CREATE EXTENSION citus'));
+  }
+  const url = nodeUrl(cluster.adminUrl, null, name);
+  const coordinator = new URL(cluster.adminUrl);
+  await withClient(url, async (c) => {
+    // the coordinator in the metadata: reference tables then have a copy there too
+    await c.query('SELECT citus_set_coordinator_host($1, $2)', [coordinator.hostname, Number(coordinator.port || 5432)]);
+    for (const w of cluster.workers) await c.query('SELECT citus_add_node($1, $2)', [w.host, w.port]);
+  });
+  return url;
+}
+
+/** The workers' URLs of a database on the cluster. */
+export const workerUrls = (cluster: Cluster, db = BENCH_DB) => cluster.workers.map((w) => nodeUrl(cluster.adminUrl, w, db));
+
+/** CHECKPOINT on each node (on a cluster the workers write the shards' WAL). */
+export async function checkpointAll(urls: string[]) {
+  await Promise.all(urls.map((url) => withClient(url, (c) => c.query('CHECKPOINT'))));
+}
+
+export interface TableSize {
+  table: string;
+  rows: number;
+  /** Heap, indexes and TOAST (on Citus: of all the table's shards). */
+  bytes: number;
+  bytes_per_row: number;
+}
+
+/**
+ * Rows and on-disk size of the loaded tables, indexes included: pg_total_relation_size, or on
+ * a coordinator citus_total_relation_size (the sum over the table's shards, where the rows are).
+ */
+export async function tableSizes(client: pg.ClientBase, citus: boolean): Promise<TableSize[]> {
+  const out: TableSize[] = [];
+  for (const table of [...LOADED_TABLES, 'activities', 'events']) {
+    const { rows } = await client.query(
+      `SELECT (SELECT count(*) FROM ${table})::bigint AS rows,
+              ${citus ? 'citus_total_relation_size' : 'pg_total_relation_size'}($1::regclass)::bigint AS bytes`,
+      [table],
+    );
+    const n = Number(rows[0].rows);
+    const bytes = Number(rows[0].bytes);
+    out.push({ table, rows: n, bytes, bytes_per_row: n ? Math.round(bytes / n) : 0 });
+  }
+  return out;
+}
+
+export interface ShardLayout {
+  /** Shards of each distributed table (one co-location group: the same for all). */
+  shard_count: number;
+  /** Per node: shard placements and their bytes (all tables). */
+  nodes: { node: string; placements: number; bytes: number }[];
+  /** The node holding the benchmark merchant's shard group. */
+  merchant_node: string;
+}
+
+/** Where the shards are (citus_shards) and which node holds the merchant. */
+export async function shardLayout(client: pg.ClientBase, merchantId: string): Promise<ShardLayout> {
+  const count = await client.query(`SELECT count(*)::int AS n FROM pg_dist_shard WHERE logicalrelid = 'customers'::regclass`);
+  const nodes = await client.query(
+    `SELECT nodename || ':' || nodeport AS node, count(*)::int AS placements, sum(shard_size)::bigint AS bytes
+       FROM citus_shards GROUP BY 1 ORDER BY 1`,
+  );
+  const at = await client.query(
+    `SELECT nodename || ':' || nodeport AS node FROM citus_shards
+      WHERE shardid = get_shard_id_for_distribution_column('customers', $1::uuid)`,
+    [merchantId],
+  );
+  return {
+    shard_count: count.rows[0].n,
+    nodes: nodes.rows.map((r) => ({ node: r.node, placements: r.placements, bytes: Number(r.bytes) })),
+    merchant_node: at.rows[0]?.node ?? '?',
+  };
+}
+
+/**
+ * Migrations (as the service applies them), on a Citus coordinator the tables handed to Citus
+ * as `loyalty migrate` does (a no-op elsewhere), then a merchant and a Full Access key.
+ */
 export async function createTenant(url: string): Promise<Tenant> {
   await applyMigrations(url);
   const db = createPrisma(url, 2);
   try {
+    const cluster = await distribute(db);
+    if (cluster.distributed && cluster.tables.length + cluster.skipped.length === 0) {
+      throw new Error('the Citus database has no distributed tables after the migrations');
+    }
     const merchant = await createMerchant(db, { slug: `bench-${Date.now().toString(36)}`, name: 'Bench Shop' });
     const { key } = await createApiKey(db, { merchantId: merchant.id, type: 'full', name: 'bench' });
     return { merchantId: merchant.id, key };
