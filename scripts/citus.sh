@@ -9,6 +9,7 @@
 #   scripts/citus.sh stop    stop the three clusters (their data stays)
 #   scripts/citus.sh url [db]       print the coordinator's URL (of database db, default loyalty)
 #   scripts/citus.sh createdb <db>  a database with the extension on every node, the nodes registered
+#   scripts/citus.sh test [args]    start, a clean database test, then npm test on it (args go to vitest)
 #
 # The machine's own PostgreSQL (cluster 15/main, port 5432) is never touched.
 set -euo pipefail
@@ -103,6 +104,18 @@ create_database() {
   url_of "$db"
 }
 
+# The test suite on the cluster: the database `test` created if missing and emptied of the
+# service's objects (the suite's global setup migrates and distributes it), then `npm test`.
+run_tests() {
+  start >/dev/null
+  local url
+  url=$(create_database test 2>/dev/null)
+  node "$(dirname "$0")/reset-postgres.mjs" "$url" >&2
+  log "npm test on $url"
+  cd "$(dirname "$0")/.."
+  TEST_DATABASE_URL=$url npm test -- "$@"
+}
+
 stop() {
   local name
   for name in citus1 citus2 citus3; do
@@ -120,8 +133,12 @@ case "${1:-}" in
     [[ -n ${2:-} ]] || { echo "usage: $0 createdb <name>" >&2; exit 2; }
     create_database "$2"
     ;;
+  test)
+    shift
+    run_tests "$@"
+    ;;
   *)
-    echo "usage: $0 build|start|stop|url [db]|createdb <db>" >&2
+    echo "usage: $0 build|start|stop|url [db]|createdb <db>|test [vitest args]" >&2
     exit 2
     ;;
 esac

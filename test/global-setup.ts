@@ -22,7 +22,11 @@ export default async function setup() {
     await applyMigrations(url);
     const db = createPrisma(url, 1);
     try {
-      await distribute(db);
+      const started = Date.now();
+      const result = await distribute(db);
+      if (result.distributed && result.tables.length) {
+        console.log(`Citus: ${result.tables.length} tables distributed, ${result.reference.length} reference tables (${Date.now() - started} ms)`);
+      }
     } finally {
       await db.$disconnect();
     }

@@ -133,7 +133,8 @@ export const commands: Record<string, Command> = {
   migrate: {
     usage: 'migrate',
     summary: 'Apply pending database migrations (on Citus, then distribute the tables they added)',
-    // a table a migration adds is a plain table on a Citus coordinator until it is distributed
+    // connect() distributes after applying migrations; on Citus this run also hands over what
+    // is left (migrations applied elsewhere) and reports the layout
     run: async (db, _opts, applied) => ({ applied, ...((await hasCitus(db)) && { cluster: await distribute(db) }) }),
     text: (r: { applied: string[]; cluster?: Awaited<ReturnType<typeof distribute>> }) =>
       [r.applied.length ? `Applied: ${r.applied.join(', ')}` : 'Database is up to date.', ...(r.cluster ? [distributeText(r.cluster)] : [])].join('\n'),

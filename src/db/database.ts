@@ -3,6 +3,7 @@
 // (or the running server's, when it already owns that directory).
 import type { Config } from '../config.js';
 import { createPrisma, type Db } from './client.js';
+import { distribute } from './cluster.js';
 import { type Database, openDatabase } from './embedded.js';
 import { applyMigrations, pendingMigrations } from './schema-engine.js';
 
@@ -30,6 +31,12 @@ export async function connect(
     // statement would already exist, under the same name, for the next
     const prepared = config.DB_PREPARED_STATEMENTS && !database.embedded;
     const db = createPrisma(database.url, config.DB_POOL_MAX, opts.onPoolError, prepared);
+    // a table a migration adds is a plain table on a Citus coordinator until it is distributed
+    // (a no-op elsewhere)
+    if (applied.length) await distribute(db).catch(async (err: unknown) => {
+      await db.$disconnect();
+      throw err;
+    });
     return {
       db,
       database,

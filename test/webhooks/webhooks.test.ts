@@ -11,6 +11,7 @@ import { expirePoints, remindExpiringPoints } from '../../src/domain/ledger/expi
 import { dispatchOutbox, pruneEvents } from '../../src/domain/webhooks/deliveries.js';
 import { verifySignature } from '../../src/domain/webhooks/signature.js';
 import type { JobsRuntime } from '../../src/jobs/queue.js';
+import { rowKey } from '../../src/domain/shared/keys.js';
 import { adminClient, client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
 import { type Received, eventually, startReceiver, workers } from './receiver.js';
 
@@ -72,7 +73,7 @@ function rebuiltBalance(list: Received[], customerId: string) {
 }
 
 /** A tenant row's key. */
-const byId = (merchantId: string, id: string) => ({ merchantId_id: { merchantId, id } });
+
 
 async function dbEvents(merchantId: string) {
   return app.db.outboxEvent.findMany({ where: { merchantId }, orderBy: { createdAt: 'asc' } });
@@ -181,7 +182,7 @@ describe('the outbox', () => {
       }),
     ).rejects.toThrow('abort');
     expect(await app.db.outboxEvent.count({ where: { merchantId: merchant.id } })).toBe(before); // ...and gone with it
-    expect((await app.db.customer.findUniqueOrThrow({ where: byId(merchant.id, c.id) })).pointsBalance).toBe(10);
+    expect((await app.db.customer.findUniqueOrThrow({ where: rowKey(merchant.id, c.id) })).pointsBalance).toBe(10);
   });
 
   it('forgets dispatched events after the retention period, never one with a pending delivery', async () => {
@@ -204,7 +205,7 @@ describe('the outbox', () => {
     const merchant = await newMerchant(app, 'immutable');
     await newCustomer(app, merchant.id);
     const [event] = await dbEvents(merchant.id);
-    await expect(app.db.outboxEvent.update({ where: byId(merchant.id, event!.id), data: { body: '{}' } })).rejects.toThrow();
+    await expect(app.db.outboxEvent.update({ where: rowKey(merchant.id, event!.id), data: { body: '{}' } })).rejects.toThrow();
   });
 
   it('expiry writes points.expired, and points.expiring is sent once per expiry date', async () => {
@@ -213,8 +214,8 @@ describe('the outbox', () => {
     const soon = await newCustomer(app, merchant.id, { points: 40 });
     const gone = await newCustomer(app, merchant.id, { points: 70 });
     const DAY = 86_400_000;
-    await app.db.customer.update({ where: byId(merchant.id, soon.id), data: { lastActivityAt: new Date(Date.now() - 27 * DAY) } });
-    await app.db.customer.update({ where: byId(merchant.id, gone.id), data: { lastActivityAt: new Date(Date.now() - 31 * DAY) } });
+    await app.db.customer.update({ where: rowKey(merchant.id, soon.id), data: { lastActivityAt: new Date(Date.now() - 27 * DAY) } });
+    await app.db.customer.update({ where: rowKey(merchant.id, gone.id), data: { lastActivityAt: new Date(Date.now() - 31 * DAY) } });
     await remindExpiringPoints(app.db, { days: 7, merchantId: merchant.id });
     await remindExpiringPoints(app.db, { days: 7, merchantId: merchant.id });
     await expirePoints(app.db, { merchantId: merchant.id });
@@ -321,9 +322,9 @@ describe('delivery', () => {
     const merchant = await newMerchant(app, 'cron');
     await app.db.merchant.update({ where: { id: merchant.id }, data: { pointsExpiryDays: 1 } });
     const c = await newCustomer(app, merchant.id, { points: 9 });
-    await app.db.customer.update({ where: byId(merchant.id, c.id), data: { lastActivityAt: new Date(Date.now() - 2 * 86_400_000) } });
+    await app.db.customer.update({ where: rowKey(merchant.id, c.id), data: { lastActivityAt: new Date(Date.now() - 2 * 86_400_000) } });
     await jobs!.boss.send('points-expiry', {});
-    await eventually(async () => expect((await app.db.customer.findUniqueOrThrow({ where: byId(merchant.id, c.id) })).pointsBalance).toBe(0));
+    await eventually(async () => expect((await app.db.customer.findUniqueOrThrow({ where: rowKey(merchant.id, c.id) })).pointsBalance).toBe(0));
     // a job waiting for an hour
     await jobs!.boss.send('webhook-delivery', { delivery_id: randomUUID() }, { startAfter: 3600 });
     const res = await app.fetch('/metrics', { headers: { authorization: 'Bearer metrics-token-for-tests' } });

@@ -340,47 +340,36 @@ BEGIN
   RETURN NULL;
 END $$;
 
--- customers.transaction_count and activity_count: adds n to the column of each customer of
--- merchant m listed in counts ([{id, n}])
-CREATE FUNCTION loyalty_count_customers(m uuid, col text, counts jsonb) RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE format('UPDATE customers c SET %1$I = c.%1$I + x.n FROM jsonb_to_recordset($2) AS x(id uuid, n int)
-                   WHERE c.merchant_id = $1 AND c.id = x.id', col) USING m, counts;
-END $$;
-
-CREATE OR REPLACE FUNCTION points_transactions_count_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+-- customers.transaction_count or activity_count (the trigger's argument): each row of the
+-- statement counts one for its customer, up on insert, down on delete; one UPDATE per merchant
+CREATE FUNCTION loyalty_count_customer_rows() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE r record;
 BEGIN
-  IF TG_OP = 'INSERT' THEN
-    FOR r IN SELECT merchant_id, jsonb_agg(jsonb_build_object('id', customer_id, 'n', n)) AS counts
-               FROM (SELECT merchant_id, customer_id, count(*) AS n FROM new_rows GROUP BY 1, 2) x GROUP BY 1 LOOP
-      PERFORM loyalty_count_customers(r.merchant_id, 'transaction_count', r.counts);
-    END LOOP;
-  ELSE
-    FOR r IN SELECT merchant_id, jsonb_agg(jsonb_build_object('id', customer_id, 'n', -n)) AS counts
-               FROM (SELECT merchant_id, customer_id, count(*) AS n FROM old_rows GROUP BY 1, 2) x GROUP BY 1 LOOP
-      PERFORM loyalty_count_customers(r.merchant_id, 'transaction_count', r.counts);
-    END LOOP;
-  END IF;
+  FOR r IN EXECUTE format(
+    'SELECT merchant_id, jsonb_agg(jsonb_build_object(''id'', customer_id, ''n'', n)) AS counts
+       FROM (SELECT merchant_id, customer_id, %s * count(*) AS n FROM %I GROUP BY 1, 2) x GROUP BY 1',
+    CASE WHEN TG_OP = 'INSERT' THEN 1 ELSE -1 END, CASE WHEN TG_OP = 'INSERT' THEN 'new_rows' ELSE 'old_rows' END)
+  LOOP
+    EXECUTE format('UPDATE customers c SET %1$I = c.%1$I + x.n FROM jsonb_to_recordset($2) AS x(id uuid, n int)
+                     WHERE c.merchant_id = $1 AND c.id = x.id', TG_ARGV[0]) USING r.merchant_id, r.counts;
+  END LOOP;
   RETURN NULL;
 END $$;
 
-CREATE OR REPLACE FUNCTION activities_count_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE r record;
-BEGIN
-  IF TG_OP = 'INSERT' THEN
-    FOR r IN SELECT merchant_id, jsonb_agg(jsonb_build_object('id', customer_id, 'n', n)) AS counts
-               FROM (SELECT merchant_id, customer_id, count(*) AS n FROM new_rows GROUP BY 1, 2) x GROUP BY 1 LOOP
-      PERFORM loyalty_count_customers(r.merchant_id, 'activity_count', r.counts);
-    END LOOP;
-  ELSE
-    FOR r IN SELECT merchant_id, jsonb_agg(jsonb_build_object('id', customer_id, 'n', -n)) AS counts
-               FROM (SELECT merchant_id, customer_id, count(*) AS n FROM old_rows GROUP BY 1, 2) x GROUP BY 1 LOOP
-      PERFORM loyalty_count_customers(r.merchant_id, 'activity_count', r.counts);
-    END LOOP;
-  END IF;
-  RETURN NULL;
-END $$;
+DROP TRIGGER points_transactions_counted_on_insert ON points_transactions;
+DROP TRIGGER points_transactions_counted_on_delete ON points_transactions;
+DROP TRIGGER activities_counted_on_insert ON activities;
+DROP TRIGGER activities_counted_on_delete ON activities;
+DROP FUNCTION points_transactions_count_changed();
+DROP FUNCTION activities_count_changed();
+CREATE TRIGGER points_transactions_counted_on_insert AFTER INSERT ON points_transactions
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION loyalty_count_customer_rows('transaction_count');
+CREATE TRIGGER points_transactions_counted_on_delete AFTER DELETE ON points_transactions
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION loyalty_count_customer_rows('transaction_count');
+CREATE TRIGGER activities_counted_on_insert AFTER INSERT ON activities
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION loyalty_count_customer_rows('activity_count');
+CREATE TRIGGER activities_counted_on_delete AFTER DELETE ON activities
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION loyalty_count_customer_rows('activity_count');
 
 -- the outbox: same events, same bodies, one INSERT per merchant of the statement's rows
 CREATE OR REPLACE FUNCTION points_transactions_emit() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -9,6 +9,7 @@ import type { Prisma, WebhookDeliveryStatus } from '../../generated/prisma/clien
 import { AppError, notFound, validationError } from '../shared/errors.js';
 import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
 import { type Attempt, type WebhookRequest, isSuccess } from './send.js';
+import { rowKey } from '../shared/keys.js';
 
 /** A pg connection (`pg.PoolClient`), for the dispatcher's transactions. */
 export interface SqlClient {
@@ -134,7 +135,7 @@ export async function deliveryMerchant(db: Db, deliveryId: string) {
 /** One attempt of a delivery job; 'retry' asks the queue to try again later (backoff). */
 export async function attemptDelivery(db: Db, { merchantId, deliveryId }: DeliveryKey, opts: AttemptOptions): Promise<AttemptOutcome> {
   const delivery = await db.webhookDelivery.findUnique({
-    where: { merchantId_id: { merchantId, id: deliveryId } },
+    where: rowKey(merchantId, deliveryId),
     include: { endpoint: true, event: { select: { id: true, type: true, body: true } } },
   });
   if (!delivery || delivery.status !== 'pending') return 'skipped';
@@ -158,7 +159,7 @@ export async function attemptDelivery(db: Db, { merchantId, deliveryId }: Delive
   const recorded = { attempts: { increment: 1 }, lastAttemptAt: now, lastStatus: attempt.status, lastResponse: attempt.response };
   if (isSuccess(attempt)) {
     await db.$transaction([
-      db.webhookDelivery.update({ where: { merchantId_id: { merchantId, id: delivery.id } }, data: { ...recorded, status: 'succeeded', deliveredAt: now } }),
+      db.webhookDelivery.update({ where: rowKey(merchantId, delivery.id), data: { ...recorded, status: 'succeeded', deliveredAt: now } }),
       db.webhookEndpoint.updateMany({ where: { merchantId, id: endpoint.id, failingSince: { not: null } }, data: { failingSince: null } }),
     ]);
     return 'succeeded';
@@ -170,7 +171,7 @@ export async function attemptDelivery(db: Db, { merchantId, deliveryId }: Delive
   const why = attempt.status === null ? attempt.response : `HTTP ${attempt.status}`;
   const writes: Prisma.PrismaPromise<unknown>[] = [
     db.webhookDelivery.update({
-      where: { merchantId_id: { merchantId, id: delivery.id } },
+      where: rowKey(merchantId, delivery.id),
       data: { ...recorded, firstAttemptAt, ...(giveUp ? { status: 'failed' as const } : {}) },
     }),
     db.webhookEndpoint.updateMany({ where: { merchantId, id: endpoint.id, failingSince: null }, data: { failingSince: now } }),
@@ -245,7 +246,7 @@ export async function redeliver(db: Db, merchantId: string, deliveryId: string) 
   });
   if (count === 0) throw new AppError('conflict', 'The delivery is already queued');
   const updated = await db.webhookDelivery.findUniqueOrThrow({
-    where: { merchantId_id: { merchantId, id: delivery.id } },
+    where: rowKey(merchantId, delivery.id),
     include: { event: { select: { type: true } } },
   });
   return deliveryView(updated);

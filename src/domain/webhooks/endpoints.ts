@@ -8,6 +8,7 @@ import { parseInput } from '../shared/validation.js';
 import { webhookEventTypes } from './event-types.js';
 import { newWebhookSecret } from './signature.js';
 import { checkWebhookUrl } from './url-guard.js';
+import { rowKey } from '../shared/keys.js';
 
 const MAX_ENDPOINTS = 20;
 
@@ -93,7 +94,7 @@ export async function updateEndpoint(db: Db, merchantId: string, id: string, raw
   const url = input.url === undefined ? undefined : await safeUrl(input.url, allowPrivate);
   const enabled = input.enabled ?? undefined;
   const updated = await db.webhookEndpoint.update({
-    where: { merchantId_id: { merchantId, id: endpoint.id } },
+    where: rowKey(merchantId, endpoint.id),
     data: {
       url,
       description: input.description === undefined ? undefined : input.description,
@@ -108,7 +109,7 @@ export async function updateEndpoint(db: Db, merchantId: string, id: string, raw
 
 export async function deleteEndpoint(db: Db, merchantId: string, id: string) {
   const endpoint = await findEndpoint(db, merchantId, id);
-  await db.webhookEndpoint.delete({ where: { merchantId_id: { merchantId, id: endpoint.id } } });
+  await db.webhookEndpoint.delete({ where: rowKey(merchantId, endpoint.id) });
   return endpointView(endpoint);
 }
 
