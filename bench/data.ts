@@ -23,7 +23,7 @@ export interface Tenant {
 /** Platform id of customer number `idx` (1 is the customer with thousands of rows). */
 export const platformId = (idx: number) => `c${idx}`;
 
-function databaseName(url: string) {
+export function databaseName(url: string) {
   return decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
 }
 

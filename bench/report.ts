@@ -21,6 +21,11 @@ export interface Measurement {
   errors: number;
   status_codes: Record<string, number>;
   peak_rss_mb: number;
+  /**
+   * CPU milliseconds per request (warm-up included in both): `app` the server under test, then
+   * the benchmark database's backends per PostgreSQL cluster (Citus phases only; bench/cpu.ts).
+   */
+  cpu_ms_per_request?: Record<string, number>;
 }
 
 export interface Unavailable {
@@ -334,6 +339,35 @@ export function storageTable(
   if (layout) {
     lines.push(`  Citus: ${layout.shard_count} shards per distributed table; the merchant's shard group is on ${layout.merchant_node}`);
     for (const n of layout.nodes) lines.push(`    ${pad(n.node, 18)} ${lpad(String(n.placements), 5)} shard placements, ${lpad(mb(n.bytes), 8)} MB`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * CPU milliseconds per request by process: the server under test, the single node's backends,
+ * the coordinator's and the workers' (every other cluster's backends of the database).
+ */
+export function citusCpuTable(ms: Measurement[], ops: Operation[], concurrency: number[], clusters: { single: string; coordinator: string }) {
+  const lines = ['', '== CPU ms per request (server process; database backends): single node vs Citus coordinator + workers =='];
+  lines.push(
+    `  ${pad('operation', 20)} ${pad('server', 8)} ${lpad('conc', 4)} ${lpad('PG: app', 8)} ${lpad('PG db', 7)} ${lpad('Citus: app', 10)} ${lpad('coord', 7)} ${lpad('workers', 8)} ${lpad('db total', 9)}`,
+  );
+  const cpu = (m: Measurement | undefined, pick: (k: string) => boolean) =>
+    m?.cpu_ms_per_request ? Object.entries(m.cpu_ms_per_request).filter(([k]) => pick(k)).reduce((a, [, v]) => a + v, 0) : NaN;
+  for (const op of ops) {
+    for (const server of ['service', 'raw-pg']) {
+      for (const c of concurrency) {
+        const s = find(ms, { phase: 'citus-single', server, protocol: 'rest', op: op.name, connections: c });
+        const z = find(ms, { phase: 'citus', server, protocol: 'rest', op: op.name, connections: c });
+        if (!s && !z) continue;
+        const coord = cpu(z, (k) => k === clusters.coordinator);
+        const workers = cpu(z, (k) => k !== 'app' && k !== clusters.coordinator);
+        lines.push(
+          `  ${pad(op.name, 20)} ${pad(server, 8)} ${lpad(String(c), 4)} ${lpad(f1(cpu(s, (k) => k === 'app')), 8)} ${lpad(f1(cpu(s, (k) => k === clusters.single)), 7)}` +
+            ` ${lpad(f1(cpu(z, (k) => k === 'app')), 10)} ${lpad(f1(coord), 7)} ${lpad(f1(workers), 8)} ${lpad(f1(coord + workers), 9)}`,
+        );
+      }
+    }
   }
   return lines.join('\n');
 }

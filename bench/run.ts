@@ -18,6 +18,7 @@ import {
   clusterUnavailable,
   counts,
   createTenant,
+  databaseName,
   loadCatalogue,
   loadCustomers,
   prepareCitus,
@@ -40,6 +41,7 @@ import {
   type Unavailable,
   citusFailures,
   citusRows,
+  citusCpuTable,
   citusTable,
   embeddedTable,
   find,
@@ -53,6 +55,7 @@ import {
   targetTable,
 } from './report.js';
 import { type RunningServer, type ServerKind, type StartOptions, sampleRss, startServer } from './servers.js';
+import { startCpuCount } from './cpu.js';
 import { fill } from './templates.js';
 
 if (process.argv.includes('--help')) {
@@ -196,9 +199,13 @@ async function measure(
   connections: number,
   duration: number,
   customers: number,
+  /** Count the CPU of the server and of this database's backends (bench/cpu.ts). */
+  cpuDatabase?: string,
 ): Promise<Measurement & { window: [number, number]; requests: number }> {
   const stop = sampleRss(server);
+  const cpu = cpuDatabase ? startCpuCount(server.pid, cpuDatabase) : null;
   const r = await worker.run({ url: server.url, connections, warmup: settings.warmup, duration, request: req, customers });
+  const used = cpu?.();
   const peak = stop();
   const m: Measurement = {
     phase,
@@ -215,6 +222,9 @@ async function measure(
     errors: r.errors,
     status_codes: r.statusCodes,
     peak_rss_mb: Math.round(peak),
+    ...(used && r.allRequests
+      ? { cpu_ms_per_request: Object.fromEntries(Object.entries(used).map(([k, ms]) => [k, Math.round((ms / r.allRequests) * 1000) / 1000])) }
+      : {}),
   };
   if (phase !== 'profile') measurements.push(m);
   log(
@@ -273,7 +283,9 @@ async function runMatrix(
         for (let attempt = 1; ; attempt++) {
           await ensureAlive(t.slot);
           if (op.kind === 'write') await opts.beforeWrite?.();
-          const m = await measure(t.slot.phase ?? phase, t.slot.server, op, t.protocol, t.req, c, opts.duration, opts.customers);
+          const rowPhase = t.slot.phase ?? phase;
+          const cpuOf = rowPhase === 'citus' || rowPhase === 'citus-single' ? databaseName((t.slot.spec.database as { url: string }).url) : undefined;
+          const m = await measure(rowPhase, t.slot.server, op, t.protocol, t.req, c, opts.duration, opts.customers, cpuOf);
           if (t.slot.server.alive() || attempt === 2) break;
           measurements.splice(measurements.indexOf(m), 1); // died during the run: measure again
         }
@@ -367,6 +379,8 @@ const citus: {
   sizes?: TableSize[];
   single_node_sizes?: TableSize[];
   layout?: ShardLayout;
+  /** PostgreSQL cluster names (cluster_name, as in process titles) of the nodes, for the CPU columns. */
+  clusters?: { single: string; coordinator: string };
 } = {};
 
 /**
@@ -405,6 +419,8 @@ async function citusPhase(singleUrl: string, singleTenant: Tenant) {
     await analyze(client);
     citus.single_node_sizes = await tableSizes(client, false);
   });
+  const clusterName = (u: string) => withClient(u, async (c) => (await c.query('SHOW cluster_name')).rows[0].cluster_name as string);
+  citus.clusters = { single: await clusterName(singleUrl), coordinator: await clusterName(url) };
   const checkpoint = () => checkpointAll([singleUrl, url, ...workerUrls(cluster)]);
   const on = (database: string, key: string, phase: Phase, where: string) =>
     (['service', 'raw-pg'] as const).map((kind) => ({ kind, key, database: { url: database }, label: `${kind} (${where})`, phase }));
@@ -563,6 +579,7 @@ const out = [
   startupTable(startup),
   shapeWarnings.length ? `\n== Response shape differences (service vs baseline) ==\n  ${shapeWarnings.join('\n  ')}` : '',
   settings.citus ? citusTable(measurements, ops, settings.concurrency, unavailable, citus.skipped) : '',
+  settings.citus && citus.clusters ? citusCpuTable(measurements, ops, settings.concurrency, citus.clusters) : '',
   settings.citus ? storageTable(citus.single_node_sizes, citus.sizes, citus.layout) : '',
   ...profiles.map((p) => printProfile(p, `${p.server} ${p.protocol === 'graphql' ? 'GraphQL' : 'REST'} ${p.op}, concurrency ${p.connections}, ${Math.round(p.rps)} req/s`)),
   incidents.length ? `\n== Incidents ==\n  ${incidents.join('\n  ')}` : '',
