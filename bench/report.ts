@@ -249,30 +249,32 @@ export interface CitusRow {
   p99_ratio: number | null;
 }
 
-/** Per operation, server and concurrency: single-node PostgreSQL against Citus (REST, the same minutes). */
-export function citusRows(ms: Measurement[], ops: Operation[], concurrency: number[]): CitusRow[] {
-  const rows: CitusRow[] = [];
-  const r2 = (n: number) => (Number.isFinite(n) ? Math.round(n * 100) / 100 : null);
+/** The REST rows of the Citus phase in pairs: each server on single-node PostgreSQL and on Citus. */
+function* citusPairs(ms: Measurement[], ops: Operation[], concurrency: number[]) {
   for (const op of ops) {
     for (const server of ['service', 'raw-pg']) {
       for (const c of concurrency) {
         const single = find(ms, { phase: 'citus-single', server, protocol: 'rest', op: op.name, connections: c });
         const citus = find(ms, { phase: 'citus', server, protocol: 'rest', op: op.name, connections: c });
-        if (!single && !citus) continue;
-        rows.push({
-          op: op.name,
-          server,
-          connections: c,
-          single: single ? { rps: Math.round(single.rps), p50_ms: single.p50_ms, p99_ms: single.p99_ms } : null,
-          citus: citus ? { rps: Math.round(citus.rps), p50_ms: citus.p50_ms, p99_ms: citus.p99_ms, non2xx: citus.non2xx } : null,
-          rps_ratio: r2(ratio(citus?.rps, single?.rps)),
-          p50_ratio: r2(ratio(citus?.p50_ms, single?.p50_ms)),
-          p99_ratio: r2(ratio(citus?.p99_ms, single?.p99_ms)),
-        });
+        if (single || citus) yield { op: op.name, server, connections: c, single, citus };
       }
     }
   }
-  return rows;
+}
+
+/** Per operation, server and concurrency: single-node PostgreSQL against Citus (REST, the same minutes). */
+export function citusRows(ms: Measurement[], ops: Operation[], concurrency: number[]): CitusRow[] {
+  const r2 = (n: number) => (Number.isFinite(n) ? Math.round(n * 100) / 100 : null);
+  return [...citusPairs(ms, ops, concurrency)].map(({ op, server, connections, single, citus }) => ({
+    op,
+    server,
+    connections,
+    single: single ? { rps: Math.round(single.rps), p50_ms: single.p50_ms, p99_ms: single.p99_ms } : null,
+    citus: citus ? { rps: Math.round(citus.rps), p50_ms: citus.p50_ms, p99_ms: citus.p99_ms, non2xx: citus.non2xx } : null,
+    rps_ratio: r2(ratio(citus?.rps, single?.rps)),
+    p50_ratio: r2(ratio(citus?.p50_ms, single?.p50_ms)),
+    p99_ratio: r2(ratio(citus?.p99_ms, single?.p99_ms)),
+  }));
 }
 
 /** What failed on Citus: operations no server could be measured on, and rows with non-2xx answers. */
@@ -354,20 +356,13 @@ export function citusCpuTable(ms: Measurement[], ops: Operation[], concurrency: 
   );
   const cpu = (m: Measurement | undefined, pick: (k: string) => boolean) =>
     m?.cpu_ms_per_request ? Object.entries(m.cpu_ms_per_request).filter(([k]) => pick(k)).reduce((a, [, v]) => a + v, 0) : NaN;
-  for (const op of ops) {
-    for (const server of ['service', 'raw-pg']) {
-      for (const c of concurrency) {
-        const s = find(ms, { phase: 'citus-single', server, protocol: 'rest', op: op.name, connections: c });
-        const z = find(ms, { phase: 'citus', server, protocol: 'rest', op: op.name, connections: c });
-        if (!s && !z) continue;
-        const coord = cpu(z, (k) => k === clusters.coordinator);
-        const workers = cpu(z, (k) => k !== 'app' && k !== clusters.coordinator);
-        lines.push(
-          `  ${pad(op.name, 20)} ${pad(server, 8)} ${lpad(String(c), 4)} ${lpad(f1(cpu(s, (k) => k === 'app')), 8)} ${lpad(f1(cpu(s, (k) => k === clusters.single)), 7)}` +
-            ` ${lpad(f1(cpu(z, (k) => k === 'app')), 10)} ${lpad(f1(coord), 7)} ${lpad(f1(workers), 8)} ${lpad(f1(coord + workers), 9)}`,
-        );
-      }
-    }
+  for (const { op, server, connections, single: s, citus: z } of citusPairs(ms, ops, concurrency)) {
+    const coord = cpu(z, (k) => k === clusters.coordinator);
+    const workers = cpu(z, (k) => k !== 'app' && k !== clusters.coordinator);
+    lines.push(
+      `  ${pad(op, 20)} ${pad(server, 8)} ${lpad(String(connections), 4)} ${lpad(f1(cpu(s, (k) => k === 'app')), 8)} ${lpad(f1(cpu(s, (k) => k === clusters.single)), 7)}` +
+        ` ${lpad(f1(cpu(z, (k) => k === 'app')), 10)} ${lpad(f1(coord), 7)} ${lpad(f1(workers), 8)} ${lpad(f1(coord + workers), 9)}`,
+    );
   }
   return lines.join('\n');
 }
