@@ -77,11 +77,12 @@ interface ProgramRead {
  * The merchant's currency and zone, the active rules of the campaign type (oldest first), the
  * boosters in force for it, and the customer's tier — its assigned one, else the merchant's
  * default, an inactive tier skipped as evaluation skips it — in one statement: every order and
- * estimate reads them.
+ * estimate reads them. Each part names the merchant itself: on a cluster, a subquery correlated
+ * with the merchants reference table is refused.
  */
 async function readProgram(db: Db, merchantId: string, customer: ProgramCustomer | null, campaignType: CampaignType, at: Date) {
   const tierQuery = (which: Prisma.Sql) => Prisma.sql`(SELECT json_build_object('id', t.id, 'name', t.name, 'earnMultiplier', t.earn_multiplier)
-      FROM tiers t WHERE t.merchant_id = m.id AND t.is_active AND ${which}
+      FROM tiers t WHERE t.merchant_id = ${merchantId}::uuid AND t.is_active AND ${which}
      ORDER BY t.is_default DESC, t.position, t.id LIMIT 1)`;
   const tier = customer
     ? Prisma.sql`coalesce(${customer.tierId ? tierQuery(Prisma.sql`t.id = ${customer.tierId}::uuid`) : Prisma.sql`NULL`}, ${tierQuery(Prisma.sql`true`)})`
@@ -94,12 +95,12 @@ async function readProgram(db: Db, merchantId: string, customer: ProgramCustomer
                                                          'earningRule', r.earning_rule, 'conditions', r.conditions)
                                        ORDER BY r.created_at, r.id), '[]')
                 FROM earning_rules r
-               WHERE r.merchant_id = m.id AND r.is_active AND r.campaign_type = ${campaignType}::"CampaignType") AS rules,
+               WHERE r.merchant_id = ${merchantId}::uuid AND r.is_active AND r.campaign_type = ${campaignType}::"CampaignType") AS rules,
              (SELECT coalesce(json_agg(json_build_object('id', b.id, 'name', b.name, 'multiplier', b.multiplier,
                                                          'startsAt', b.starts_at, 'endsAt', b.ends_at)
                                        ORDER BY b.created_at, b.id), '[]')
                 FROM booster_campaigns b
-               WHERE b.merchant_id = m.id AND ${currentBoostersSql(at)}
+               WHERE b.merchant_id = ${merchantId}::uuid AND ${currentBoostersSql(at)}
                  AND ${campaignType}::"CampaignType" = ANY(b.campaign_types)) AS boosters,
              ${tier} AS tier
         FROM merchants m WHERE m.id = ${merchantId}::uuid`,

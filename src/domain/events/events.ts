@@ -41,7 +41,7 @@ export async function claimEvent(db: Db, merchantId: string, eventId: string, ki
       throw new AppError('conflict', `event_id "${eventId}" was already used by a ${existing.kind} event`);
     }
     if (existing.result === null && Date.now() - existing.createdAt.getTime() > ABANDONED_MS) {
-      await db.engineEvent.deleteMany({ where: { id: existing.id, result: { equals: Prisma.DbNull } } });
+      await db.engineEvent.deleteMany({ where: { merchantId, id: existing.id, result: { equals: Prisma.DbNull } } });
       return claimEvent(db, merchantId, eventId, kind);
     }
     if (existing.result !== null || step >= WAIT_STEPS) {

@@ -165,11 +165,12 @@ async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promi
   // one statement: the order's points and the customer's amount spent change together
   await db.$executeRaw`
     WITH recorded AS (
-      UPDATE orders SET points_awarded = ${result.points_awarded}::int WHERE id = ${orderId}::uuid RETURNING customer_id
+      UPDATE orders SET points_awarded = ${result.points_awarded}::int
+       WHERE merchant_id = ${merchantId}::uuid AND id = ${orderId}::uuid RETURNING customer_id
     )
     UPDATE customers
        SET amount_spent = amount_spent + ${input.subtotal}::numeric, last_activity_at = now(), updated_at = now()
-     WHERE id IN (SELECT customer_id FROM recorded)`;
+     WHERE merchant_id = ${merchantId}::uuid AND id IN (SELECT customer_id FROM recorded)`;
   await reevaluateTier(db, merchantId, customer.id);
   await completeReferral(db, merchantId, customer, { orderId: input.order_id, subtotal: input.subtotal });
   return result;
@@ -241,9 +242,9 @@ async function refundOrderIn(db: Db, merchantId: string, raw: RefundInput): Prom
     const subtotalCents = cents(Number(order.subtotal));
     const requested = input.amount == null ? Number(order.subtotal) : input.amount;
     const [reserved] = await db.$queryRaw<{ before: string; after: string }[]>`
-      WITH previous AS (SELECT id, refunded_amount FROM orders WHERE id = ${order.id}::uuid FOR UPDATE)
+      WITH previous AS (SELECT id, refunded_amount FROM orders WHERE merchant_id = ${merchantId}::uuid AND id = ${order.id}::uuid FOR UPDATE)
       UPDATE orders o SET refunded_amount = LEAST(o.subtotal, previous.refunded_amount + ${requested}::numeric)
-        FROM previous WHERE o.id = previous.id
+        FROM previous WHERE o.merchant_id = ${merchantId}::uuid AND o.id = previous.id
       RETURNING previous.refunded_amount::text AS before, o.refunded_amount::text AS after`;
     const before = cents(Number(reserved!.before));
     const after = cents(Number(reserved!.after));
@@ -255,7 +256,8 @@ async function refundOrderIn(db: Db, merchantId: string, raw: RefundInput): Prom
     } catch (err) {
       // nothing was debited: give the reservation back so the refund can be sent again
       await db.$executeRaw`
-        UPDATE orders SET refunded_amount = GREATEST(refunded_amount - ${refunded / 100}::numeric, 0) WHERE id = ${order.id}::uuid`;
+        UPDATE orders SET refunded_amount = GREATEST(refunded_amount - ${refunded / 100}::numeric, 0)
+         WHERE merchant_id = ${merchantId}::uuid AND id = ${order.id}::uuid`;
       throw err;
     }
   });
@@ -264,12 +266,12 @@ async function refundOrderIn(db: Db, merchantId: string, raw: RefundInput): Prom
       UPDATE orders
          SET points_clawed_back = points_clawed_back + ${result.points_clawed_back}::int,
              refunded_at = CASE WHEN ${result.fully_refunded}::boolean THEN COALESCE(refunded_at, now()) ELSE refunded_at END
-       WHERE id = ${order.id}::uuid
+       WHERE merchant_id = ${merchantId}::uuid AND id = ${order.id}::uuid
       RETURNING customer_id
     )
     UPDATE customers
        SET amount_spent = GREATEST(amount_spent - ${result.refunded_amount}::numeric, 0), updated_at = now()
-     WHERE id IN (SELECT customer_id FROM refunded)`;
+     WHERE merchant_id = ${merchantId}::uuid AND id IN (SELECT customer_id FROM refunded)`;
   await reevaluateTier(db, merchantId, order.customerId);
   const reversal = await reverseReferral(db, merchantId, order.id);
   if (!reversal) return result;

@@ -73,7 +73,7 @@ export async function voidPendingPoints(
     const rows = await db.$queryRaw<{ id: string }[]>`
       WITH voided AS (
         UPDATE activities SET status = 'voided'::"ActivityStatus"
-         WHERE id = ${held.id}::uuid AND status = 'pending'::"ActivityStatus"
+         WHERE merchant_id = ${merchantId}::uuid AND id = ${held.id}::uuid AND status = 'pending'::"ActivityStatus"
         RETURNING id, created_at
       )${keep}
       SELECT id::text FROM voided`;

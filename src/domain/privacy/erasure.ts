@@ -123,7 +123,7 @@ export async function eraseCustomer(db: Db, merchantId: string, id: string): Pro
     const [customer] = await tx.$queryRaw<
       { id: string; platform_id: string; email: string; first_name: string | null; last_name: string | null; erased_at: Date | null; points_balance: number }[]
     >`SELECT id, platform_id, email, first_name, last_name, erased_at, points_balance
-        FROM customers WHERE id = ${found.id}::uuid FOR UPDATE`;
+        FROM customers WHERE merchant_id = ${merchantId}::uuid AND id = ${found.id}::uuid FOR UPDATE`;
     if (!customer) throw new Error('customer vanished during erasure');
     if (customer.erased_at) {
       return { id: customer.id, erased_at: customer.erased_at, erased_now: false, points_balance: customer.points_balance };

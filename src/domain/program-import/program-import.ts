@@ -206,6 +206,7 @@ async function readExisting(db: Db, merchantId: string, parsed: Parsed): Promise
   const customers = parsed.customers.map((c) => c.value);
   const givenIds = (section: Exclude<Section, 'customers'>) =>
     parsed[section].flatMap((r) => (r.value.id ? [r.value.id] : []));
+  // ids given by the file must be new to the merchant (its rows' keys are (merchant, id))
   const idSet = async (ids: string[], find: (ids: string[]) => Promise<{ id: string }[]>) =>
     new Set(ids.length ? (await find(ids)).map((r) => r.id) : []);
   const select = { id: true } as const;
@@ -220,13 +221,13 @@ async function readExisting(db: Db, merchantId: string, parsed: Parsed): Promise
         customers.flatMap((c) => (c.referral_code ? [c.referral_code] : [])),
       )
     : [];
-  const rewards = await idSet(givenIds('rewards'), (ids) => db.reward.findMany({ where: { id: { in: ids } }, select }));
+  const rewards = await idSet(givenIds('rewards'), (ids) => db.reward.findMany({ where: { merchantId, id: { in: ids } }, select }));
   const earningRules = await idSet(givenIds('earning_rules'), (ids) =>
-    db.earningRule.findMany({ where: { id: { in: ids } }, select }),
+    db.earningRule.findMany({ where: { merchantId, id: { in: ids } }, select }),
   );
-  const tiers = await idSet(givenIds('tiers'), (ids) => db.tier.findMany({ where: { id: { in: ids } }, select }));
+  const tiers = await idSet(givenIds('tiers'), (ids) => db.tier.findMany({ where: { merchantId, id: { in: ids } }, select }));
   const boosters = await idSet(givenIds('booster_campaigns'), (ids) =>
-    db.boosterCampaign.findMany({ where: { id: { in: ids } }, select }),
+    db.boosterCampaign.findMany({ where: { merchantId, id: { in: ids } }, select }),
   );
   const merchantTiers = await db.tier.findMany({
     where: { merchantId },

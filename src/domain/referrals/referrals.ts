@@ -119,10 +119,11 @@ async function refereeRewardId(db: Db, program: ReferralProgram): Promise<string
   });
   const adopted = await db.$executeRaw`
     UPDATE referral_programs SET referee_reward_id = ${reward.id}::uuid
-     WHERE id = ${program.id}::uuid AND referee_reward_id IS NOT DISTINCT FROM ${program.refereeRewardId}::uuid`;
+     WHERE merchant_id = ${program.merchantId}::uuid AND id = ${program.id}::uuid
+       AND referee_reward_id IS NOT DISTINCT FROM ${program.refereeRewardId}::uuid`;
   if (adopted) return reward.id;
   // a concurrent completion replaced it first: use theirs
-  await db.reward.deleteMany({ where: { id: reward.id } });
+  await db.reward.deleteMany({ where: { merchantId: program.merchantId, id: reward.id } });
   return refereeRewardId(db, await db.referralProgram.findUniqueOrThrow({ where: rowKey(program.merchantId, program.id) }));
 }
 
@@ -145,7 +146,7 @@ function completeStatement(
       UPDATE referrals
          SET status = 'completed'::"ReferralStatus", referee_id = ${referee.id}::uuid, order_id = ${order.orderId},
              completed_at = now(), referrer_points = ${program.referrerPoints}::int
-       WHERE id = ${referral.id}::uuid AND status = 'pending'::"ReferralStatus"
+       WHERE merchant_id = ${referral.merchantId}::uuid AND id = ${referral.id}::uuid AND status = 'pending'::"ReferralStatus"
       RETURNING id
     ), issued AS (
       INSERT INTO customer_rewards
@@ -153,7 +154,7 @@ function completeStatement(
       SELECT ${customerRewardId}::uuid, ${referral.merchantId}::uuid, ${referee.id}::uuid, r.id, ${code},
              'issued'::"CustomerRewardStatus", 0, now(), ${codeExpiry}
         FROM completed, rewards r
-       WHERE r.id = ${rewardId}::uuid
+       WHERE r.merchant_id = ${referral.merchantId}::uuid AND r.id = ${rewardId}::uuid
       RETURNING id
     ), act AS (${insertActivity(
       {
@@ -163,7 +164,7 @@ function completeStatement(
         type: 'referral',
         description: 'Referral reward: a welcome reward for your first order',
         pointsChange: 0,
-        balanceAfter: Prisma.sql`SELECT points_balance FROM customers WHERE id = ${referee.id}::uuid`,
+        balanceAfter: Prisma.sql`SELECT points_balance FROM customers WHERE merchant_id = ${referral.merchantId}::uuid AND id = ${referee.id}::uuid`,
         reference: { kind: 'customer_reward', id: customerRewardId },
       },
       Prisma.sql`issued`,
@@ -234,7 +235,7 @@ export async function reverseReferral(db: Db, merchantId: string, orderId: strin
     if (left >= min) return null;
   }
   const { count } = await db.referral.updateMany({
-    where: { id: referral.id, status: 'completed' },
+    where: { merchantId, id: referral.id, status: 'completed' },
     data: { status: 'rejected' },
   });
   if (count === 0) return null;
