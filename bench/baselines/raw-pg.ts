@@ -221,20 +221,22 @@ async function pointsEstimate(p: Principal, body: any) {
   }
   if (Object.keys(details).length) throw invalid(details);
   const customer = body.customer_id ? await findCustomer(p.merchantId, { customer_id: body.customer_id }) : null;
-  // the service's one statement for the earning program: currency, zone, rules, boosters, tier
+  // the service's one statement for the earning program: currency, zone, rules, boosters, tier;
+  // each part names the merchant (as the service's: Citus refuses subqueries correlated with the
+  // merchants reference table)
   const tierQuery = (which: string) => `(SELECT json_build_object('id', t.id, 'name', t.name, 'earnMultiplier', t.earn_multiplier)
-      FROM tiers t WHERE t.merchant_id = m.id AND t.is_active AND ${which} ORDER BY t.is_default DESC, t.position, t.id LIMIT 1)`;
+      FROM tiers t WHERE t.merchant_id = $1::uuid AND t.is_active AND ${which} ORDER BY t.is_default DESC, t.position, t.id LIMIT 1)`;
   const { rows } = await pool.query(
     `SELECT m.currency, m.timezone,
             (SELECT coalesce(json_agg(json_build_object('id', r.id, 'name', r.name, 'campaign_type', r.campaign_type,
                                                         'earning_rule', r.earning_rule, 'conditions', r.conditions)
                                       ORDER BY r.created_at, r.id), '[]')
-               FROM earning_rules r WHERE r.merchant_id = m.id AND r.is_active AND r.campaign_type = 'purchase') AS rules,
+               FROM earning_rules r WHERE r.merchant_id = $1::uuid AND r.is_active AND r.campaign_type = 'purchase') AS rules,
             (SELECT coalesce(json_agg(json_build_object('id', b.id, 'name', b.name, 'multiplier', b.multiplier,
                                                         'starts_at', b.starts_at, 'ends_at', b.ends_at)
                                       ORDER BY b.created_at, b.id), '[]')
                FROM booster_campaigns b
-              WHERE b.merchant_id = m.id AND b.is_active AND b.starts_at <= $2::timestamptz AND (b.ends_at IS NULL OR b.ends_at > $2::timestamptz)
+              WHERE b.merchant_id = $1::uuid AND b.is_active AND b.starts_at <= $2::timestamptz AND (b.ends_at IS NULL OR b.ends_at > $2::timestamptz)
                 AND 'purchase' = ANY(b.campaign_types)) AS boosters,
             ${customer ? `coalesce(${customer.tier_id ? tierQuery('t.id = $3::uuid') : 'NULL'}, ${tierQuery('true')})` : 'NULL::json'} AS tier
        FROM merchants m WHERE m.id = $1`,
