@@ -301,8 +301,8 @@ export async function recount(client: pg.ClientBase) {
 
 /** Fresh statistics after a load. */
 export async function analyze(client: pg.ClientBase) {
-  // on a Citus coordinator a VACUUM without a table list stays local: name the tables (the
-  // coordinator propagates it to their shards)
+  // the tables the load wrote, not the whole database (on a Citus coordinator either form
+  // reaches the workers: a named table as VACUUM of each of its shards)
   await client.query(`VACUUM ANALYZE ${LOADED_TABLES.join(', ')}`);
 }
 
