@@ -6,10 +6,14 @@
 #
 #   scripts/citus.sh build   build and install the citus extension from the vendored source
 #   scripts/citus.sh start   create and start the clusters, register the nodes, print the URL
-#   scripts/citus.sh stop    stop the three clusters (their data stays)
+#   scripts/citus.sh stop    stop the clusters (their data stays)
 #   scripts/citus.sh url [db]       print the coordinator's URL (of database db, default loyalty)
 #   scripts/citus.sh createdb <db>  a database with the extension on every node, the nodes registered
+#   scripts/citus.sh dropdb <db>    drop that database on every node, the spare included
 #   scripts/citus.sh test [args]    start, a clean database test, then npm test on it (args go to vitest)
+#
+# A fourth node, the spare (port 5444), runs beside them with the extension but in no
+# database's metadata: the node a test adds to a database to grow its cluster while it serves.
 #
 # The machine's own PostgreSQL (cluster 15/main, port 5432) is never touched.
 set -euo pipefail
@@ -24,7 +28,8 @@ DB=loyalty
 COORDINATOR_PORT=5441
 WORKER_PORTS=(5442 5443)
 # cluster name → port; names as in the vendor README
-declare -A PORTS=([citus1]=5441 [citus2]=5442 [citus3]=5443)
+SPARE_PORT=5444
+declare -A PORTS=([citus1]=5441 [citus2]=5442 [citus3]=5443 [citus4]=$SPARE_PORT)
 url_of() { echo "postgresql://postgres@127.0.0.1:$COORDINATOR_PORT/$1"; }
 
 log() { echo "citus.sh: $*" >&2; }
@@ -67,7 +72,7 @@ status_of() { # cluster → online|down|absent
 start() {
   [[ -f "$($PG_CONFIG --pkglibdir)/citus.so" ]] || { log "citus is not installed: run '$0 build' first"; exit 1; }
   local name port
-  for name in citus1 citus2 citus3; do
+  for name in citus1 citus2 citus3 citus4; do
     port=${PORTS[$name]}
     if [[ $(status_of "$name") == absent ]]; then
       log "creating cluster $PG_VERSION/$name on port $port"
@@ -75,10 +80,19 @@ start() {
       # the loopback only (initdb's options after --): a development and CI cluster
       pg_createcluster -q "$PG_VERSION" "$name" -p "$port" --start-conf=manual -- \
         --auth-local=trust --auth-host=trust >&2
-      printf '%s\n' "listen_addresses = '127.0.0.1'" "shared_preload_libraries = 'citus'" \
-        >"/etc/postgresql/$PG_VERSION/$name/conf.d/citus.conf"
     fi
-    [[ $(status_of "$name") == online ]] || pg_ctlcluster "$PG_VERSION" "$name" start >&2
+    # logical decoding through Citus's own output plugin (which this PostgreSQL build allows
+    # only when listed): shards move while their tables take writes (rebalancing, isolating a tenant)
+    printf '%s\n' "listen_addresses = '127.0.0.1'" "shared_preload_libraries = 'citus'" "wal_level = logical" \
+      "output_plugin_libraries = 'pgoutput, test_decoding, citus'" >"/etc/postgresql/$PG_VERSION/$name/conf.d/citus.conf"
+    if [[ $(status_of "$name") != online ]]; then
+      pg_ctlcluster "$PG_VERSION" "$name" start >&2
+    elif [[ $(psql_at "$port" postgres -c "SHOW wal_level") != logical ]]; then
+      log "restarting $PG_VERSION/$name for wal_level = logical"
+      pg_ctlcluster "$PG_VERSION" "$name" restart >&2
+    else
+      pg_ctlcluster "$PG_VERSION" "$name" reload >&2
+    fi
   done
   create_database "$DB"
 }
@@ -104,6 +118,14 @@ create_database() {
   url_of "$db"
 }
 
+drop_database() {
+  local db=$1 port
+  [[ $db =~ ^[a-z_][a-z0-9_]*$ && $db != "$DB" ]] || { log "dropdb: refusing '$db'"; exit 2; }
+  for port in "$COORDINATOR_PORT" "${WORKER_PORTS[@]}" "$SPARE_PORT"; do
+    psql_at "$port" postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)"
+  done
+}
+
 # The test suite on the cluster: the database `test` created if missing and emptied of the
 # service's objects (the suite's global setup migrates and distributes it), then `npm test`.
 run_tests() {
@@ -113,12 +135,12 @@ run_tests() {
   node "$(dirname "$0")/reset-postgres.mjs" "$url" >&2
   log "npm test on $url"
   cd "$(dirname "$0")/.."
-  TEST_DATABASE_URL=$url npm test -- "$@"
+  TEST_DATABASE_URL=$url CITUS_SPARE_PORT=$SPARE_PORT npm test -- "$@"
 }
 
 stop() {
   local name
-  for name in citus1 citus2 citus3; do
+  for name in citus1 citus2 citus3 citus4; do
     [[ $(status_of "$name") != online ]] || pg_ctlcluster "$PG_VERSION" "$name" stop
   done
   log "stopped"
@@ -133,12 +155,16 @@ case "${1:-}" in
     [[ -n ${2:-} ]] || { echo "usage: $0 createdb <name>" >&2; exit 2; }
     create_database "$2"
     ;;
+  dropdb)
+    [[ -n ${2:-} ]] || { echo "usage: $0 dropdb <name>" >&2; exit 2; }
+    drop_database "$2"
+    ;;
   test)
     shift
     run_tests "$@"
     ;;
   *)
-    echo "usage: $0 build|start|stop|url [db]|createdb <db>|test [vitest args]" >&2
+    echo "usage: $0 build|start|stop|url [db]|createdb <db>|dropdb <db>|test [vitest args]" >&2
     exit 2
     ;;
 esac

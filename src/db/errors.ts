@@ -37,3 +37,15 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
     isDatabaseUnavailable(adapterError, depth + 1)
   );
 }
+
+/**
+ * A statement planned against shards that a Citus shard split has just replaced ("could not find
+ * valid entry for shard"): seen for writes that waited for the split. Its transaction rolled
+ * back, and the same request succeeds when sent again.
+ */
+export function isShardMoved(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 5) return false;
+  const e = err as { message?: unknown; cause?: unknown; meta?: unknown };
+  if (typeof e.message === 'string' && /could not find valid entry for shard/.test(e.message)) return true;
+  return isShardMoved(e.cause, depth + 1) || isShardMoved((e.meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError, depth + 1);
+}

@@ -77,6 +77,9 @@ export function recoverable<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T
   return isTransaction(db) ? atomically(db, write) : write(db);
 }
 
+/** Transactions whose SET LOCALs already reach the workers. */
+const propagating = new WeakSet<object>();
+
 /**
  * `SET LOCAL` of `settings` for the rest of transaction `tx`, wherever its statements run: on a
  * Citus cluster they run on the workers, which see a SET LOCAL only when
@@ -85,7 +88,10 @@ export function recoverable<T>(db: Db, write: (db: Db) => Promise<T>): Promise<T
  * constants, never input.
  */
 export async function setLocal(tx: Pick<Db, '$executeRawUnsafe'>, settings: Record<string, string | number>) {
-  await tx.$executeRawUnsafe(`SET LOCAL citus.propagate_set_commands = 'local'`);
+  if (!propagating.has(tx)) {
+    await tx.$executeRawUnsafe(`SET LOCAL citus.propagate_set_commands = 'local'`);
+    propagating.add(tx);
+  }
   for (const [name, value] of Object.entries(settings)) {
     if (!/^[a-z_.]+$/.test(name) || !/^[\w.]+$/.test(String(value))) throw new Error(`unsafe setting ${name}=${value}`);
     await tx.$executeRawUnsafe(`SET LOCAL ${name} = '${value}'`);

@@ -3,7 +3,7 @@
 // GraphQL's, the database's) onto the codes of domain/shared/errors.ts. SOFA's errors reach
 // rest/error-handler.ts through maskError, which has given them their codes.
 import { GraphQLError } from 'graphql';
-import { isDatabaseUnavailable } from '../db/errors.js';
+import { isDatabaseUnavailable, isShardMoved } from '../db/errors.js';
 import { AppError, type ErrorCode, type ErrorDetails, type documentLimitCodes, errorStatus } from '../domain/shared/errors.js';
 import type { Face } from './request-state.js';
 
@@ -48,7 +48,8 @@ export function maskError(error: unknown, message: string): Error {
     const own = graphqlsOwn(gqlError);
     if (own) return withCode(gqlError, own.code, own.details);
   }
-  if (isDatabaseUnavailable(original)) return toGraphQLError(databaseUnavailable(), gqlError?.path);
+  const transient = transientDatabaseError(original);
+  if (transient) return toGraphQLError(transient, gqlError?.path);
   return new GraphQLError(message, {
     path: gqlError?.path,
     extensions: { code: 'internal_error', http: { status: 500 } },
@@ -120,10 +121,18 @@ function variableReason(message: string) {
   return reason || message;
 }
 
-/** An unreachable database is 503 service_unavailable; anything else not ours is rethrown. */
+/** An unreachable database, or a shard split under the request: 503 service_unavailable, nothing changed. */
+function transientDatabaseError(err: unknown): AppError | undefined {
+  if (isDatabaseUnavailable(err)) return databaseUnavailable();
+  if (isShardMoved(err)) return new AppError('service_unavailable', 'The data moved between database nodes meanwhile; nothing changed, retry');
+  return undefined;
+}
+
+/** A transient database error as 503 service_unavailable; anything else not ours is rethrown. */
 export function asAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  if (isDatabaseUnavailable(err)) return databaseUnavailable();
+  const transient = transientDatabaseError(err);
+  if (transient) return transient;
   throw err;
 }
 

@@ -62,7 +62,7 @@ export async function storedAnswer(db: Db, merchantId: string, key: string, prin
  * for it a moment). An expired key is claimed afresh.
  */
 export async function claimIn(tx: Db, merchantId: string, key: string, print: string, idleLimitMs: number): Promise<boolean> {
-  // a request's transaction waits for a rival claim only briefly; and one whose process goes
+  // the claim waits for a rival claim only briefly; and a request whose process goes
   // silent (cut off from the database without the connection closing) is ended by the database
   await setLocal(tx, { lock_timeout: `${IN_PROGRESS_WAIT_MS}ms`, idle_in_transaction_session_timeout: `${idleLimitMs}ms` });
   // the time is a parameter: Citus refuses now() (not IMMUTABLE) in an ON CONFLICT's WHERE
@@ -75,6 +75,9 @@ export async function claimIn(tx: Db, merchantId: string, key: string, print: st
          SET fingerprint = EXCLUDED.fingerprint, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at,
              response_status = NULL, response_body = NULL, response_type = NULL, completed_at = NULL
        WHERE idempotency_keys.expires_at < ${now}`;
+    // the rest of the request waits for its locks as any request does (a hot customer's row,
+    // a shard being moved), bounded by the request's own timeout
+    await setLocal(tx, { lock_timeout: 0 });
     return claimed === 1;
   } catch (err) {
     if (isLockTimeout(err)) throw inProgress();

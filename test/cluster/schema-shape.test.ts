@@ -13,8 +13,9 @@ beforeAll(async () => {
 
 async function tenantTables() {
   // on a Citus coordinator, its copies of the reference tables are tables of public too
-  const [{ citus }] = await app.db.$queryRaw<{ citus: boolean }[]>`
+  const [probe] = await app.db.$queryRaw<{ citus: boolean }[]>`
     SELECT to_regproc('pg_catalog.relation_is_a_known_shard') IS NOT NULL AS citus`;
+  const citus = probe!.citus;
   const rows = await app.db.$queryRawUnsafe<{ table: string }[]>(`
     SELECT c.relname AS table FROM pg_class c
       JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'merchant_id' AND NOT a.attisdropped

@@ -25,7 +25,7 @@ describe('two instances in one process, one database', () => {
     const onOther = () => other.fetch('http://loyalty.test/v1/tiers', request).then((r) => r.status);
     const onFirst = () => app.fetch('/v1/tiers', request).then((r) => r.status);
     const setRevoked = (revoked: boolean) =>
-      app.db.$executeRaw`UPDATE api_keys SET revoked_at = CASE WHEN ${revoked} THEN now() END WHERE merchant_id = ${merchant.id}::uuid`;
+      app.db.$executeRaw`UPDATE api_keys SET revoked_at = ${revoked ? new Date() : null} WHERE merchant_id = ${merchant.id}::uuid`;
     // with the announcing trigger switched off, as no one else would
     const setRevokedSilently = (revoked: boolean) =>
       app.db.$transaction([app.db.$executeRaw`SET LOCAL session_replication_role = replica`, setRevoked(revoked)]);

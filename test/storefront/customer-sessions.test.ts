@@ -1,6 +1,7 @@
 // Customer sessions for headless storefronts (issue 11, section 2), black-box: the merchant's
 // backend mints a session through the API, the shopper's browser loads the loyalty panel and
 // redeems a reward with it, and everything else is refused.
+import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { commands } from '../../src/cli/commands.js';
@@ -245,7 +246,7 @@ describe('a session on /graphql', () => {
     const { token } = await mint({ customer_id: shopper.platformId });
     expect((await asShopper(token, '{ me { id } }')).status).toBe(200);
     expect((await asShopper(token, '{ me { id } }')).status).toBe(200);
-    await app.db.$executeRaw`UPDATE storefront_settings SET session_secret = decode(md5(random()::text) || md5(random()::text), 'hex') WHERE merchant_id = ${merchant.id}::uuid`;
+    await app.db.$executeRaw`UPDATE storefront_settings SET session_secret = ${randomBytes(32)} WHERE merchant_id = ${merchant.id}::uuid`;
     await expect.poll(async () => (await asShopper(token, '{ me { id } }')).status, { timeout: 5000 }).toBe(401);
   });
 
