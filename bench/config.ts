@@ -36,6 +36,8 @@ export interface Settings {
   serviceEnv: Record<string, string>;
   databaseUrl: string | null;
   adminUrl: string;
+  /** Also load the data into a Citus database and measure service and raw `pg` there (null: no). */
+  citus: { adminUrl: string; workers: { host: string; port: number }[] } | null;
 }
 
 const sizeOf = (customers: number, transactions: number): Size => ({
@@ -82,6 +84,16 @@ export function parseSettings(argv = process.argv.slice(2)): Settings {
     serviceEnv: Object.fromEntries((list('--service-env') ?? []).map((kv) => [kv.split('=')[0]!, kv.split('=').slice(1).join('=')])),
     databaseUrl: process.env.BENCH_DATABASE_URL || null,
     adminUrl: process.env.BENCH_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres',
+    citus: argv.includes('--citus')
+      ? {
+          // scripts/citus.sh's cluster: coordinator 5441, workers 5442 and 5443
+          adminUrl: process.env.BENCH_CITUS_URL || 'postgresql://postgres@127.0.0.1:5441/postgres',
+          workers: (process.env.BENCH_CITUS_WORKERS || '127.0.0.1:5442,127.0.0.1:5443').split(',').map((hp) => {
+            const [host, port] = hp.trim().split(':');
+            return { host: host!, port: Number(port ?? 5432) };
+          }),
+        }
+      : null,
   };
 }
 
@@ -97,4 +109,10 @@ export const usage = `npm run bench [-- options]
   --profile-op NAME     profile this operation (REST, concurrency 64) instead of the slowest
   --profile-graphql     profile the service's GraphQL twin of it (the baseline stays REST)
   --service-env K=V,..  extra environment for the service (e.g. LOG_LEVEL=warn), for experiments
-env: BENCH_DATABASE_URL (default: database loyalty_bench on the local server, recreated each run)`;
+  --citus               also on a Citus cluster: the same data in database loyalty_bench there
+                        (recreated on every node), service and raw pg on the coordinator beside
+                        the same two on single-node PostgreSQL, every operation over REST; skipped
+                        with a message when the cluster does not answer
+env: BENCH_DATABASE_URL (default: database loyalty_bench on the local server, recreated each run)
+     BENCH_CITUS_URL (default postgresql://postgres@127.0.0.1:5441/postgres: the coordinator),
+     BENCH_CITUS_WORKERS (default 127.0.0.1:5442,127.0.0.1:5443: as the coordinator reaches them)`;

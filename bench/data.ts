@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createPrisma } from '../src/db/client.js';
+import { distribute } from '../src/db/cluster.js';
 import { startEmbedded } from '../src/db/embedded.js';
 import { applyMigrations } from '../src/db/schema-engine.js';
 import { createApiKey } from '../src/domain/access/api-keys.js';
@@ -22,7 +23,7 @@ export interface Tenant {
 /** Platform id of customer number `idx` (1 is the customer with thousands of rows). */
 export const platformId = (idx: number) => `c${idx}`;
 
-function databaseName(url: string) {
+export function databaseName(url: string) {
   return decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
 }
 
@@ -45,11 +46,141 @@ export async function preparePostgres(adminUrl: string, given: string | null, na
   return url.toString();
 }
 
-/** Migrations (as the service applies them), then a merchant and a Full Access key. */
+/** A Citus cluster: the coordinator's admin URL and the workers as the coordinator reaches them. */
+export interface Cluster {
+  adminUrl: string;
+  workers: { host: string; port: number }[];
+}
+
+function nodeUrl(adminUrl: string, node: { host: string; port: number } | null, db: string) {
+  const url = new URL(adminUrl);
+  if (node) {
+    url.hostname = node.host;
+    url.port = String(node.port);
+  }
+  url.pathname = `/${db}`;
+  return url.toString();
+}
+
+const withoutUser = (url: string) => url.replace(/\/\/[^@]*@/, '//');
+
+/** Why the cluster cannot serve the benchmark (a node does not answer, or has no Citus), or null. */
+export async function clusterUnavailable(cluster: Cluster): Promise<string | null> {
+  for (const node of [null, ...cluster.workers]) {
+    const url = nodeUrl(cluster.adminUrl, node, 'postgres');
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+    try {
+      await client.connect();
+      const { rows } = await client.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'citus'`);
+      if (!rows.length) return `${withoutUser(url)} has no citus extension`;
+    } catch (err) {
+      return `${withoutUser(url)}: ${(err as Error).message}`;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+  return null;
+}
+
+/**
+ * `name` recreated empty on every node of the cluster with the citus extension, and the nodes
+ * registered in its metadata (Citus keeps them per database), as `scripts/citus.sh createdb`
+ * does. Returns the coordinator's URL of it.
+ */
+export async function prepareCitus(cluster: Cluster, name = BENCH_DB): Promise<string> {
+  if (['test', 'loyalty', 'postgres'].includes(name)) throw new Error(`the benchmark does not recreate the database ${name}`);
+  for (const node of [null, ...cluster.workers]) {
+    await withClient(nodeUrl(cluster.adminUrl, node, 'postgres'), async (admin) => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.query(`CREATE DATABASE ${name}`);
+    });
+    await withClient(nodeUrl(cluster.adminUrl, node, name), (c) => c.query('CREATE EXTENSION citus'));
+  }
+  const url = nodeUrl(cluster.adminUrl, null, name);
+  const coordinator = new URL(cluster.adminUrl);
+  await withClient(url, async (c) => {
+    // the coordinator in the metadata: reference tables then have a copy there too
+    await c.query('SELECT citus_set_coordinator_host($1, $2)', [coordinator.hostname, Number(coordinator.port || 5432)]);
+    for (const w of cluster.workers) await c.query('SELECT citus_add_node($1, $2)', [w.host, w.port]);
+  });
+  return url;
+}
+
+/** The workers' URLs of a database on the cluster. */
+export const workerUrls = (cluster: Cluster, db = BENCH_DB) => cluster.workers.map((w) => nodeUrl(cluster.adminUrl, w, db));
+
+/** CHECKPOINT on each node (on a cluster the workers write the shards' WAL). */
+export async function checkpointAll(urls: string[]) {
+  await Promise.all(urls.map((url) => withClient(url, (c) => c.query('CHECKPOINT'))));
+}
+
+export interface TableSize {
+  table: string;
+  rows: number;
+  /** Heap, indexes and TOAST (on Citus: of all the table's shards). */
+  bytes: number;
+  bytes_per_row: number;
+}
+
+/**
+ * Rows and on-disk size of the loaded tables, indexes included: pg_total_relation_size, or on
+ * a coordinator citus_total_relation_size (the sum over the table's shards, where the rows are).
+ */
+export async function tableSizes(client: pg.ClientBase, citus: boolean): Promise<TableSize[]> {
+  const out: TableSize[] = [];
+  for (const table of [...LOADED_TABLES, 'activities', 'events']) {
+    const { rows } = await client.query(
+      `SELECT (SELECT count(*) FROM ${table})::bigint AS rows,
+              ${citus ? 'citus_total_relation_size' : 'pg_total_relation_size'}($1::regclass)::bigint AS bytes`,
+      [table],
+    );
+    const n = Number(rows[0].rows);
+    const bytes = Number(rows[0].bytes);
+    out.push({ table, rows: n, bytes, bytes_per_row: n ? Math.round(bytes / n) : 0 });
+  }
+  return out;
+}
+
+export interface ShardLayout {
+  /** Shards of each distributed table (one co-location group: the same for all). */
+  shard_count: number;
+  /** Per node: shard placements and their bytes (all tables). */
+  nodes: { node: string; placements: number; bytes: number }[];
+  /** The node holding the benchmark merchant's shard group. */
+  merchant_node: string;
+}
+
+/** Where the shards are (citus_shards) and which node holds the merchant. */
+export async function shardLayout(client: pg.ClientBase, merchantId: string): Promise<ShardLayout> {
+  const count = await client.query(`SELECT count(*)::int AS n FROM pg_dist_shard WHERE logicalrelid = 'customers'::regclass`);
+  const nodes = await client.query(
+    `SELECT nodename || ':' || nodeport AS node, count(*)::int AS placements, sum(shard_size)::bigint AS bytes
+       FROM citus_shards GROUP BY 1 ORDER BY 1`,
+  );
+  const at = await client.query(
+    `SELECT nodename || ':' || nodeport AS node FROM citus_shards
+      WHERE shardid = get_shard_id_for_distribution_column('customers', $1::uuid)`,
+    [merchantId],
+  );
+  return {
+    shard_count: count.rows[0].n,
+    nodes: nodes.rows.map((r) => ({ node: r.node, placements: r.placements, bytes: Number(r.bytes) })),
+    merchant_node: at.rows[0]?.node ?? '?',
+  };
+}
+
+/**
+ * Migrations (as the service applies them), on a Citus coordinator the tables handed to Citus
+ * as `loyalty migrate` does (a no-op elsewhere), then a merchant and a Full Access key.
+ */
 export async function createTenant(url: string): Promise<Tenant> {
   await applyMigrations(url);
   const db = createPrisma(url, 2);
   try {
+    const cluster = await distribute(db);
+    if (cluster.distributed && cluster.tables.length + cluster.skipped.length === 0) {
+      throw new Error('the Citus database has no distributed tables after the migrations');
+    }
     const merchant = await createMerchant(db, { slug: `bench-${Date.now().toString(36)}`, name: 'Bench Shop' });
     const { key } = await createApiKey(db, { merchantId: merchant.id, type: 'full', name: 'bench' });
     return { merchantId: merchant.id, key };
@@ -151,18 +282,51 @@ export async function loadCustomers(client: pg.ClientBase, merchantId: string, s
 }
 
 /**
- * After a load: the merchants' customer counters and the customers' transaction counters
- * (triggers keep them, and the load skips triggers: session_replication_role = replica), then
- * fresh statistics.
+ * After a load, in its transaction: the merchants' customer counters and the customers'
+ * transaction counters (triggers keep them, and the load skips triggers: see `withoutTriggers`).
+ * Each join names merchant_id, so on Citus every statement runs shard by shard.
  */
-export async function analyze(client: pg.ClientBase) {
-  await client.query('UPDATE merchants m SET customer_count = (SELECT count(*) FROM customers c WHERE c.merchant_id = m.id)');
+export async function recount(client: pg.ClientBase) {
+  await client.query(
+    `INSERT INTO merchant_stats (merchant_id, customer_count)
+     SELECT merchant_id, count(*)::int FROM customers GROUP BY merchant_id
+     ON CONFLICT (merchant_id) DO UPDATE SET customer_count = EXCLUDED.customer_count`,
+  );
   await client.query(
     `UPDATE customers c SET transaction_count = t.count
-       FROM (SELECT customer_id, count(*) AS count FROM points_transactions GROUP BY customer_id) t
-      WHERE c.id = t.customer_id AND c.transaction_count <> t.count`,
+       FROM (SELECT merchant_id, customer_id, count(*) AS count FROM points_transactions GROUP BY merchant_id, customer_id) t
+      WHERE c.merchant_id = t.merchant_id AND c.id = t.customer_id AND c.transaction_count <> t.count`,
   );
-  await client.query('VACUUM ANALYZE');
+}
+
+/** Fresh statistics after a load. */
+export async function analyze(client: pg.ClientBase) {
+  // the tables the load wrote, not the whole database (on a Citus coordinator either form
+  // reaches the workers: a named table as VACUUM of each of its shards)
+  await client.query(`VACUUM ANALYZE ${LOADED_TABLES.join(', ')}`);
+}
+
+/** The tables the load writes. */
+const LOADED_TABLES = ['merchant_stats', 'tiers', 'rewards', 'earning_rules', 'booster_campaigns', 'customers', 'points_transactions'];
+
+/**
+ * Runs `load` in one transaction with triggers and foreign-key checks off (the rows are
+ * consistent by construction; the outbox would otherwise hold an event per row). On a Citus
+ * coordinator the setting must also reach the workers' connections, where the shards' triggers
+ * fire: Citus forwards `SET LOCAL` to them when citus.propagate_set_commands is 'local'
+ * (elsewhere that name is an unused placeholder setting).
+ */
+export async function withoutTriggers(client: pg.ClientBase, load: () => Promise<void>) {
+  await client.query('BEGIN');
+  try {
+    await client.query("SET LOCAL citus.propagate_set_commands = 'local'");
+    await client.query("SET LOCAL session_replication_role = 'replica'");
+    await load();
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  }
 }
 
 /** Row counts of the merchant (printed, and a check that the load did what it says). */
@@ -204,9 +368,11 @@ export async function prepareEmbedded(size: Size): Promise<{ dataDir: string; te
     await withClient(database.url, async (client) => {
       // as the PostgreSQL load: no triggers (the webhook outbox would hold an event per row,
       // which the service's dispatcher would then work through during the measurements)
-      await client.query("SET session_replication_role = 'replica'");
-      await loadCatalogue(client, tenant.merchantId, size);
-      await loadCustomers(client, tenant.merchantId, size, 1, size.customers);
+      await withoutTriggers(client, async () => {
+        await loadCatalogue(client, tenant.merchantId, size);
+        await loadCustomers(client, tenant.merchantId, size, 1, size.customers);
+        await recount(client);
+      });
       await analyze(client);
     });
     return { dataDir, tenant, remove: () => rmSync(dataDir, { recursive: true, force: true }) };

@@ -16,6 +16,8 @@ export interface LoadJob {
 
 export interface LoadResult {
   requests: number;
+  /** Responses of the whole job, warm-up included. */
+  allRequests: number;
   rps: number;
   latency: { mean: number; p50: number; p90: number; p99: number; max: number };
   non2xx: number;
@@ -66,9 +68,11 @@ async function run(job: LoadJob): Promise<LoadResult> {
   const statusCodes: Record<string, number> = {};
   let errors = 0;
   let timeouts = 0;
+  let all = 0;
   const instance = autocannon(options(job, job.warmup + job.duration));
   // each response's time (ms, from process.hrtime), as autocannon's histogram records them
   instance.on('response', (_client, status, _bytes, ms) => {
+    all += 1;
     if (nowUs() - ms * 1000 < from) return;
     statusCodes[status] = (statusCodes[status] ?? 0) + 1;
     if (status >= 200 && status < 300) latencies.push(ms);
@@ -85,6 +89,7 @@ async function run(job: LoadJob): Promise<LoadResult> {
   const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
   return {
     requests,
+    allRequests: all,
     rps: requests / ((to - from) / 1e6),
     latency: {
       mean: round(latencies.reduce((a, b) => a + b, 0) / (latencies.length || 1)),

@@ -3,7 +3,8 @@
 import type { Operation } from './operations.js';
 
 export type Protocol = 'rest' | 'graphql';
-export type Phase = 'full' | 'small' | 'embedded' | 'profile';
+/** `citus`: servers on the Citus coordinator; `citus-single`: the same servers on single-node PostgreSQL, measured beside them. */
+export type Phase = 'full' | 'small' | 'embedded' | 'profile' | 'citus' | 'citus-single';
 
 export interface Measurement {
   phase: Phase;
@@ -20,6 +21,11 @@ export interface Measurement {
   errors: number;
   status_codes: Record<string, number>;
   peak_rss_mb: number;
+  /**
+   * CPU milliseconds per request (warm-up included in both): `app` the server under test, then
+   * the benchmark database's backends per PostgreSQL cluster (Citus phases only; bench/cpu.ts).
+   */
+  cpu_ms_per_request?: Record<string, number>;
 }
 
 export interface Unavailable {
@@ -229,4 +235,134 @@ export function summaryOf(
       .filter((m) => m.phase === 'full')
       .map((m) => ({ op: m.op, server: m.server, protocol: m.protocol, connections: m.connections, rps: Math.round(m.rps), p99_ms: m.p99_ms, peak_rss_mb: m.peak_rss_mb })),
   };
+}
+
+export interface CitusRow {
+  op: string;
+  server: string;
+  connections: number;
+  single: { rps: number; p50_ms: number; p99_ms: number } | null;
+  citus: { rps: number; p50_ms: number; p99_ms: number; non2xx: number } | null;
+  /** Citus / single node: below 1 for req/s and above 1 for latency is what the coordinator hop costs. */
+  rps_ratio: number | null;
+  p50_ratio: number | null;
+  p99_ratio: number | null;
+}
+
+/** The REST rows of the Citus phase in pairs: each server on single-node PostgreSQL and on Citus. */
+function* citusPairs(ms: Measurement[], ops: Operation[], concurrency: number[]) {
+  for (const op of ops) {
+    for (const server of ['service', 'raw-pg']) {
+      for (const c of concurrency) {
+        const single = find(ms, { phase: 'citus-single', server, protocol: 'rest', op: op.name, connections: c });
+        const citus = find(ms, { phase: 'citus', server, protocol: 'rest', op: op.name, connections: c });
+        if (single || citus) yield { op: op.name, server, connections: c, single, citus };
+      }
+    }
+  }
+}
+
+/** Per operation, server and concurrency: single-node PostgreSQL against Citus (REST, the same minutes). */
+export function citusRows(ms: Measurement[], ops: Operation[], concurrency: number[]): CitusRow[] {
+  const r2 = (n: number) => (Number.isFinite(n) ? Math.round(n * 100) / 100 : null);
+  return [...citusPairs(ms, ops, concurrency)].map(({ op, server, connections, single, citus }) => ({
+    op,
+    server,
+    connections,
+    single: single ? { rps: Math.round(single.rps), p50_ms: single.p50_ms, p99_ms: single.p99_ms } : null,
+    citus: citus ? { rps: Math.round(citus.rps), p50_ms: citus.p50_ms, p99_ms: citus.p99_ms, non2xx: citus.non2xx } : null,
+    rps_ratio: r2(ratio(citus?.rps, single?.rps)),
+    p50_ratio: r2(ratio(citus?.p50_ms, single?.p50_ms)),
+    p99_ratio: r2(ratio(citus?.p99_ms, single?.p99_ms)),
+  }));
+}
+
+/** What failed on Citus: operations no server could be measured on, and rows with non-2xx answers. */
+export function citusFailures(ms: Measurement[], unavailable: Unavailable[]) {
+  return [
+    ...unavailable.filter((u) => u.phase === 'citus').map((u) => ({ op: u.op, server: u.server, error: u.reason })),
+    ...ms
+      .filter((m) => m.phase === 'citus' && m.non2xx > 0)
+      .map((m) => ({ op: m.op, server: m.server, error: `c=${m.connections}: ${m.non2xx} non-2xx answers ${JSON.stringify(m.status_codes)}` })),
+  ];
+}
+
+export function citusTable(ms: Measurement[], ops: Operation[], concurrency: number[], unavailable: Unavailable[], skipped?: string) {
+  const lines = ['', '== Citus (coordinator + workers) vs single-node PostgreSQL, REST, measured side by side =='];
+  if (skipped) return [...lines, `  SKIPPED: the cluster does not answer (${skipped})`].join('\n');
+  lines.push(
+    `  ${pad('operation', 20)} ${pad('server', 8)} ${lpad('conc', 4)} ${lpad('PG req/s', 9)} ${lpad('Citus', 7)} ${lpad('ratio', 7)}` +
+      ` ${lpad('PG p50', 7)} ${lpad('Citus', 7)} ${lpad('ratio', 7)} ${lpad('PG p99', 7)} ${lpad('Citus', 7)} ${lpad('ratio', 7)}`,
+  );
+  for (const r of citusRows(ms, ops, concurrency)) {
+    const s = r.single;
+    const c = r.citus;
+    const rx = (n: number | null) => (n === null ? 'n/a' : `${n.toFixed(2)}×`);
+    lines.push(
+      `  ${pad(r.op, 20)} ${pad(r.server, 8)} ${lpad(String(r.connections), 4)} ${lpad(s ? f0(s.rps) : '-', 9)} ${lpad(c ? f0(c.rps) : 'FAILED', 7)} ${lpad(rx(r.rps_ratio), 7)}` +
+        ` ${lpad(s ? f1(s.p50_ms) : '-', 7)} ${lpad(c ? f1(c.p50_ms) : '-', 7)} ${lpad(rx(r.p50_ratio), 7)}` +
+        ` ${lpad(s ? f1(s.p99_ms) : '-', 7)} ${lpad(c ? f1(c.p99_ms) : '-', 7)} ${lpad(rx(r.p99_ratio), 7)}`,
+    );
+  }
+  const failures = citusFailures(ms, unavailable);
+  if (failures.length) {
+    lines.push('  Failed on Citus:');
+    for (const f of failures) lines.push(`    ${f.op} (${f.server}): ${f.error}`);
+  }
+  const other = unavailable.filter((u) => u.phase === 'citus-single');
+  for (const u of other) lines.push(`  unavailable on single-node PostgreSQL: ${u.op} (${u.server}): ${u.reason}`);
+  return lines.join('\n');
+}
+
+interface SizeRow {
+  table: string;
+  rows: number;
+  bytes: number;
+  bytes_per_row: number;
+}
+
+/** Rows and bytes (indexes included) per table on both databases, and where the shards are. */
+export function storageTable(
+  single: SizeRow[] | undefined,
+  citus: SizeRow[] | undefined,
+  layout: { shard_count: number; nodes: { node: string; placements: number; bytes: number }[]; merchant_node: string } | undefined,
+) {
+  if (!citus) return '';
+  const mb = (b: number) => (b / 2 ** 20).toFixed(1);
+  const lines = ['', '== Storage of the benchmark data (total relation size: heap, indexes, TOAST) =='];
+  lines.push(`  ${pad('table', 20)} ${lpad('rows PG', 9)} ${lpad('MB PG', 8)} ${lpad('B/row PG', 9)} ${lpad('rows Citus', 10)} ${lpad('MB Citus', 9)} ${lpad('B/row Citus', 11)}`);
+  for (const c of citus) {
+    const s = single?.find((r) => r.table === c.table);
+    lines.push(
+      `  ${pad(c.table, 20)} ${lpad(s ? String(s.rows) : '-', 9)} ${lpad(s ? mb(s.bytes) : '-', 8)} ${lpad(s ? String(s.bytes_per_row) : '-', 9)}` +
+        ` ${lpad(String(c.rows), 10)} ${lpad(mb(c.bytes), 9)} ${lpad(String(c.bytes_per_row), 11)}`,
+    );
+  }
+  if (layout) {
+    lines.push(`  Citus: ${layout.shard_count} shards per distributed table; the merchant's shard group is on ${layout.merchant_node}`);
+    for (const n of layout.nodes) lines.push(`    ${pad(n.node, 18)} ${lpad(String(n.placements), 5)} shard placements, ${lpad(mb(n.bytes), 8)} MB`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * CPU milliseconds per request by process: the server under test, the single node's backends,
+ * the coordinator's and the workers' (every other cluster's backends of the database).
+ */
+export function citusCpuTable(ms: Measurement[], ops: Operation[], concurrency: number[], clusters: { single: string; coordinator: string }) {
+  const lines = ['', '== CPU ms per request (server process; database backends): single node vs Citus coordinator + workers =='];
+  lines.push(
+    `  ${pad('operation', 20)} ${pad('server', 8)} ${lpad('conc', 4)} ${lpad('PG: app', 8)} ${lpad('PG db', 7)} ${lpad('Citus: app', 10)} ${lpad('coord', 7)} ${lpad('workers', 8)} ${lpad('db total', 9)}`,
+  );
+  const cpu = (m: Measurement | undefined, pick: (k: string) => boolean) =>
+    m?.cpu_ms_per_request ? Object.entries(m.cpu_ms_per_request).filter(([k]) => pick(k)).reduce((a, [, v]) => a + v, 0) : NaN;
+  for (const { op, server, connections, single: s, citus: z } of citusPairs(ms, ops, concurrency)) {
+    const coord = cpu(z, (k) => k === clusters.coordinator);
+    const workers = cpu(z, (k) => k !== 'app' && k !== clusters.coordinator);
+    lines.push(
+      `  ${pad(op, 20)} ${pad(server, 8)} ${lpad(String(connections), 4)} ${lpad(f1(cpu(s, (k) => k === 'app')), 8)} ${lpad(f1(cpu(s, (k) => k === clusters.single)), 7)}` +
+        ` ${lpad(f1(cpu(z, (k) => k === 'app')), 10)} ${lpad(f1(coord), 7)} ${lpad(f1(workers), 8)} ${lpad(f1(coord + workers), 9)}`,
+    );
+  }
+  return lines.join('\n');
 }

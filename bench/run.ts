@@ -4,21 +4,32 @@
 // each concurrency, then the embedded database with the small data set, then a CPU profile
 // of the operation furthest from the ceiling. Prints tables and writes bench/results/*.json.
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { GraphQLSchema } from 'graphql';
 import { type Settings, benchDir, parseSettings, resultsDir, usage } from './config.js';
 import {
+  type ShardLayout,
+  type TableSize,
   type Tenant,
   analyze,
+  checkpointAll,
+  clusterUnavailable,
   counts,
   createTenant,
+  databaseName,
   loadCatalogue,
   loadCustomers,
+  prepareCitus,
   prepareEmbedded,
   preparePostgres,
+  recount,
+  shardLayout,
+  tableSizes,
   withClient,
+  withoutTriggers,
+  workerUrls,
 } from './data.js';
 import type { LoadJob, LoadResult } from './load.js';
 import { type Operation, type RequestSpec, graphqlDocument, graphqlRequest, operations, restRequest } from './operations.js';
@@ -28,17 +39,23 @@ import {
   type Phase,
   type Protocol,
   type Unavailable,
+  citusFailures,
+  citusRows,
+  citusCpuTable,
+  citusTable,
   embeddedTable,
   find,
   growthRows,
   growthTable,
   operationTables,
   startupTable,
+  storageTable,
   summaryOf,
   targetChecks,
   targetTable,
 } from './report.js';
 import { type RunningServer, type ServerKind, type StartOptions, sampleRss, startServer } from './servers.js';
+import { startCpuCount } from './cpu.js';
 import { fill } from './templates.js';
 
 if (process.argv.includes('--help')) {
@@ -48,6 +65,7 @@ if (process.argv.includes('--help')) {
 
 const settings: Settings = parseSettings();
 const t0 = performance.now();
+const loadAtStart = os.loadavg().map((l) => Math.round(l * 100) / 100);
 const log = (msg: string) => console.log(`[${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${msg}`);
 
 // ---- the load worker (a separate process) ----
@@ -111,6 +129,44 @@ function shapeDiff(a: unknown, b: unknown, at = ''): string[] {
   return a === b ? [] : [`${at}: ${String(a)} vs ${String(b)}`];
 }
 
+/**
+ * The last error a server logged: the service's JSON line at level error (with the database's
+ * message), or the baselines' `console.error` of a pg error (`error: <message>`), so an
+ * operation that fails says why. The service's log is written asynchronously: read it after
+ * a moment.
+ */
+async function lastLoggedError(logFile: string): Promise<string | null> {
+  await new Promise((r) => setTimeout(r, 300));
+  let lines: string[];
+  try {
+    lines = readFileSync(logFile, 'utf8').trim().split('\n').slice(-300).reverse();
+  } catch {
+    return null;
+  }
+  const clean = (m: string) => m.replace(/\s+/g, ' ').trim();
+  for (const line of lines) {
+    const plain = /^(?:error|\w*Error): (.+)$/.exec(line);
+    if (plain) return clean(plain[1]!);
+    let entry: any;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (!(entry?.level >= 50)) continue;
+    const error = entry.err ?? entry.errors?.[0] ?? entry.error;
+    const message: unknown = error?.message ?? entry.msg;
+    // the functions that sent the statement (the stack's first frames past the SQL helper)
+    const frames = [...String(error?.stack ?? '').matchAll(/at (?:async )?([\w.]+) \(/g)]
+      .map((m) => m[1]!)
+      .filter((name) => !['rowsOf', 'process.processTicksAndRejections'].includes(name))
+      .slice(0, 2);
+    if (typeof message !== 'string') return JSON.stringify(entry).slice(0, 400);
+    return `${clean(message)}${frames.length ? ` (in ${frames.join(' ← ')})` : ''}`;
+  }
+  return null;
+}
+
 /** One request as the load will send it: is the operation there and answering 2xx? */
 async function probe(server: RunningServer, req: RequestSpec, protocol: Protocol, customers: number) {
   try {
@@ -143,9 +199,13 @@ async function measure(
   connections: number,
   duration: number,
   customers: number,
+  /** Count the CPU of the server and of this database's backends (bench/cpu.ts). */
+  cpuDatabase?: string,
 ): Promise<Measurement & { window: [number, number]; requests: number }> {
   const stop = sampleRss(server);
+  const cpu = cpuDatabase ? startCpuCount(server.pid, cpuDatabase) : null;
   const r = await worker.run({ url: server.url, connections, warmup: settings.warmup, duration, request: req, customers });
+  const used = cpu?.();
   const peak = stop();
   const m: Measurement = {
     phase,
@@ -162,6 +222,9 @@ async function measure(
     errors: r.errors,
     status_codes: r.statusCodes,
     peak_rss_mb: Math.round(peak),
+    ...(used && r.allRequests
+      ? { cpu_ms_per_request: Object.fromEntries(Object.entries(used).map(([k, ms]) => [k, Math.round((ms / r.allRequests) * 1000) / 1000])) }
+      : {}),
   };
   if (phase !== 'profile') measurements.push(m);
   log(
@@ -191,7 +254,6 @@ function requestsFor(kind: ServerKind, op: Operation, key: string): [Protocol, R
 async function runMatrix(
   phase: Phase,
   servers: Slot[],
-  tenant: Tenant,
   opts: {
     protocols: Protocol[];
     concurrency: number[];
@@ -205,7 +267,7 @@ async function runMatrix(
   // random customers, never to the deep-page customer c1)
   const plan: { op: Operation; targets: Target[] }[] = [];
   for (const op of [...ops].sort((a, b) => Number(a.kind === 'write') - Number(b.kind === 'write'))) {
-    plan.push({ op, targets: await targetsFor(phase, op, servers, tenant, opts) });
+    plan.push({ op, targets: await targetsFor(phase, op, servers, opts) });
   }
   const warmupConnections = Math.max(...opts.concurrency);
   for (const { targets } of plan) {
@@ -221,7 +283,9 @@ async function runMatrix(
         for (let attempt = 1; ; attempt++) {
           await ensureAlive(t.slot);
           if (op.kind === 'write') await opts.beforeWrite?.();
-          const m = await measure(phase, t.slot.server, op, t.protocol, t.req, c, opts.duration, opts.customers);
+          const rowPhase = t.slot.phase ?? phase;
+          const cpuOf = rowPhase === 'citus' || rowPhase === 'citus-single' ? databaseName((t.slot.spec.database as { url: string }).url) : undefined;
+          const m = await measure(rowPhase, t.slot.server, op, t.protocol, t.req, c, opts.duration, opts.customers, cpuOf);
           if (t.slot.server.alive() || attempt === 2) break;
           measurements.splice(measurements.indexOf(m), 1); // died during the run: measure again
         }
@@ -238,16 +302,16 @@ interface Target {
 
 /** The servers and protocols that answer `op` (each probed once; its REST shape compared with the service's). */
 async function targetsFor(
-  phase: Phase,
+  matrixPhase: Phase,
   op: Operation,
   servers: Slot[],
-  tenant: Tenant,
   opts: { protocols: Protocol[]; customers: number },
 ): Promise<Target[]> {
   const targets: Target[] = [];
   for (const slot of servers) {
     await ensureAlive(slot);
-    for (const [protocol, req] of requestsFor(slot.server.kind, op, tenant.key)) {
+    const phase = slot.phase ?? matrixPhase;
+    for (const [protocol, req] of requestsFor(slot.server.kind, op, slot.spec.key)) {
       if (!opts.protocols.includes(protocol)) continue;
       if (typeof req === 'string') {
         unavailable.push({ phase, server: slot.server.kind, protocol, op: op.name, reason: req });
@@ -255,8 +319,10 @@ async function targetsFor(
       }
       const p = await probe(slot.server, req, protocol, opts.customers);
       if (!p.ok) {
-        log(`  ${phase} ${slot.server.kind} ${protocol} ${op.name}: unavailable (${p.reason})`);
-        unavailable.push({ phase, server: slot.server.kind, protocol, op: op.name, reason: p.reason });
+        const logged = await lastLoggedError(slot.server.logFile);
+        const reason = logged ? `${p.reason}; logged: ${logged.slice(0, 600)}` : p.reason;
+        log(`  ${phase} ${slot.server.kind} ${protocol} ${op.name}: unavailable (${reason})`);
+        unavailable.push({ phase, server: slot.server.kind, protocol, op: op.name, reason });
         continue;
       }
       if (protocol === 'rest' && op.kind === 'read') {
@@ -275,6 +341,8 @@ async function targetsFor(
 interface Slot {
   spec: StartOptions;
   server: RunningServer;
+  /** The phase its rows are recorded under, when not the matrix's (one matrix, two databases). */
+  phase?: Phase;
 }
 
 /** Restarts a server that exited under us (something else on the machine may kill it). */
@@ -287,12 +355,12 @@ async function ensureAlive(slot: Slot) {
 }
 
 /** Starts the servers one after the other (so start-up times are not contended), runs `fn`, stops them. */
-async function withServers<T>(specs: StartOptions[], fn: (s: Slot[]) => Promise<T>): Promise<T> {
+async function withServers<T>(specs: (StartOptions & { phase?: Phase })[], fn: (s: Slot[]) => Promise<T>): Promise<T> {
   const slots: Slot[] = [];
   try {
-    for (const spec of specs) {
+    for (const { phase, ...spec } of specs) {
       const server = await startServer({ ...spec, serviceEnv: settings.serviceEnv });
-      slots.push({ spec: { ...spec, serviceEnv: settings.serviceEnv }, server });
+      slots.push({ spec: { ...spec, serviceEnv: settings.serviceEnv }, server, phase });
       startup[spec.label] = server.startupMs;
       log(`started ${spec.label} (pid ${server.pid}) in ${server.startupMs.toFixed(0)} ms`);
     }
@@ -300,6 +368,73 @@ async function withServers<T>(specs: StartOptions[], fn: (s: Slot[]) => Promise<
   } finally {
     for (const slot of slots) await slot.server.stop();
   }
+}
+
+// ---- the Citus phase ----
+
+const citus: {
+  skipped?: string;
+  database?: string;
+  rows?: unknown;
+  sizes?: TableSize[];
+  single_node_sizes?: TableSize[];
+  layout?: ShardLayout;
+  /** PostgreSQL cluster names (cluster_name, as in process titles) of the nodes, for the CPU columns. */
+  clusters?: { single: string; coordinator: string };
+} = {};
+
+/**
+ * The same data in a Citus database (distributed by the service's own migration step), then
+ * the service and raw `pg` against the coordinator, interleaved with the same two servers on
+ * the single-node database loaded before: the four are measured one after the other for each
+ * operation and concurrency, so the ratios compare the same minutes of this shared machine.
+ */
+async function citusPhase(singleUrl: string, singleTenant: Tenant) {
+  const cluster = settings.citus!;
+  const why = await clusterUnavailable(cluster);
+  if (why) {
+    citus.skipped = why;
+    log(`Citus phase SKIPPED: the cluster does not answer (${why}); start it with scripts/citus.sh start`);
+    return;
+  }
+  const t = performance.now();
+  const url = await prepareCitus(cluster);
+  citus.database = url.replace(/\/\/[^@]*@/, '//');
+  const tenant = await createTenant(url);
+  await withClient(url, async (client) => {
+    await withoutTriggers(client, async () => {
+      await loadCatalogue(client, tenant.merchantId, full);
+      await loadCustomers(client, tenant.merchantId, full, 1, full.customers);
+      await recount(client);
+    });
+    await analyze(client);
+    rowCounts.citus = citus.rows = await counts(client, tenant.merchantId);
+    citus.sizes = await tableSizes(client, true);
+    citus.layout = await shardLayout(client, tenant.merchantId);
+  });
+  loadTimes.citus = performance.now() - t;
+  log(`Citus ${citus.database}: loaded ${JSON.stringify(citus.rows)} in ${(loadTimes.citus / 1000).toFixed(1)} s; merchant on ${citus.layout?.merchant_node}`);
+  // the single-node database after the writes of the main phase: fresh statistics, as the Citus one has
+  await withClient(singleUrl, async (client) => {
+    await analyze(client);
+    citus.single_node_sizes = await tableSizes(client, false);
+  });
+  const clusterName = (u: string) => withClient(u, async (c) => (await c.query('SHOW cluster_name')).rows[0].cluster_name as string);
+  citus.clusters = { single: await clusterName(singleUrl), coordinator: await clusterName(url) };
+  const checkpoint = () => checkpointAll([singleUrl, url, ...workerUrls(cluster)]);
+  const on = (database: string, key: string, phase: Phase, where: string) =>
+    (['service', 'raw-pg'] as const).map((kind) => ({ kind, key, database: { url: database }, label: `${kind} (${where})`, phase }));
+  await withServers(
+    [...on(singleUrl, singleTenant.key, 'citus-single', 'PostgreSQL, beside Citus'), ...on(url, tenant.key, 'citus', 'Citus')],
+    (servers) =>
+      runMatrix('citus', servers, {
+        protocols: ['rest'],
+        concurrency: settings.concurrency,
+        duration: settings.duration,
+        customers: full.customers,
+        beforeWrite: checkpoint,
+      }),
+  );
 }
 
 // ---- the run ----
@@ -311,7 +446,9 @@ const { full, small } = settings;
 const sizeLabel = (n: number) => (n >= 1000 ? `${n / 1000}k` : String(n));
 
 try {
-  log(`${settings.quick ? 'QUICK' : 'FULL'} run: ${full.customers} customers / ${full.transactions} transactions; ${os.cpus().length} CPUs`);
+  log(
+    `${settings.quick ? 'QUICK' : 'FULL'} run: ${full.customers} customers / ${full.transactions} transactions; ${os.cpus().length} CPUs, load average ${loadAtStart.join(' ')}`,
+  );
   const url = await preparePostgres(settings.adminUrl, settings.databaseUrl);
   log(`database ${url.replace(/\/\/[^@]*@/, '//')}`);
   const tenant = await createTenant(url);
@@ -322,9 +459,11 @@ try {
   const firstTo = settings.skipGrowth ? full.customers : small.customers;
   let t = performance.now();
   await withClient(url, async (client) => {
-    await client.query("SET session_replication_role = 'replica'"); // rows are consistent by construction: skip FK triggers
-    await loadCatalogue(client, tenant.merchantId, full);
-    await loadCustomers(client, tenant.merchantId, full, 1, firstTo);
+    await withoutTriggers(client, async () => {
+      await loadCatalogue(client, tenant.merchantId, full);
+      await loadCustomers(client, tenant.merchantId, full, 1, firstTo);
+      await recount(client);
+    });
     await analyze(client);
     rowCounts.first = await counts(client, tenant.merchantId);
   });
@@ -335,7 +474,7 @@ try {
     await withServers(
       (['service', 'raw-pg'] as const).map((kind) => ({ kind, key: tenant.key, database: { url }, label: `${kind} (PostgreSQL, small)` })),
       (servers) =>
-        runMatrix('small', servers, tenant, {
+        runMatrix('small', servers, {
           protocols: ['rest'],
           concurrency: [1],
           duration: settings.shortDuration,
@@ -345,8 +484,10 @@ try {
     );
     t = performance.now();
     await withClient(url, async (client) => {
-      await client.query("SET session_replication_role = 'replica'");
-      await loadCustomers(client, tenant.merchantId, full, small.customers + 1, full.customers);
+      await withoutTriggers(client, async () => {
+        await loadCustomers(client, tenant.merchantId, full, small.customers + 1, full.customers);
+        await recount(client);
+      });
       await analyze(client);
       rowCounts.full = await counts(client, tenant.merchantId);
     });
@@ -357,7 +498,7 @@ try {
   await withServers(
     (['service', 'fastify-prisma', 'raw-pg'] as const).map((kind) => ({ kind, key: tenant.key, database: { url }, label: `${kind} (PostgreSQL)` })),
     (servers) =>
-      runMatrix('full', servers, tenant, {
+      runMatrix('full', servers, {
         protocols: ['rest', 'graphql'],
         concurrency: settings.concurrency,
         duration: settings.duration,
@@ -373,7 +514,7 @@ try {
     log(`embedded database loaded (${small.customers} customers) in ${(loadTimes.embedded / 1000).toFixed(1)} s`);
     try {
       await withServers([{ kind: 'service', key: embedded.tenant.key, database: { dataDir: embedded.dataDir }, label: 'service (embedded PGlite)' }], (s) =>
-        runMatrix('embedded', s, embedded.tenant, {
+        runMatrix('embedded', s, {
           protocols: ['rest'],
           concurrency: settings.concurrency,
           duration: settings.shortDuration,
@@ -420,6 +561,8 @@ try {
       }
     }
   }
+
+  if (settings.citus) await citusPhase(url, tenant);
 } finally {
   worker.close();
 }
@@ -435,6 +578,9 @@ const out = [
   settings.skipEmbedded ? '' : embeddedTable(measurements, ops, settings.concurrency, unavailable),
   startupTable(startup),
   shapeWarnings.length ? `\n== Response shape differences (service vs baseline) ==\n  ${shapeWarnings.join('\n  ')}` : '',
+  settings.citus ? citusTable(measurements, ops, settings.concurrency, unavailable, citus.skipped) : '',
+  settings.citus && citus.clusters ? citusCpuTable(measurements, ops, settings.concurrency, citus.clusters) : '',
+  settings.citus ? storageTable(citus.single_node_sizes, citus.sizes, citus.layout) : '',
   ...profiles.map((p) => printProfile(p, `${p.server} ${p.protocol === 'graphql' ? 'GraphQL' : 'REST'} ${p.op}, concurrency ${p.connections}, ${Math.round(p.rps)} req/s`)),
   incidents.length ? `\n== Incidents ==\n  ${incidents.join('\n  ')}` : '',
 ].join('\n');
@@ -444,7 +590,14 @@ mkdirSync(resultsDir, { recursive: true });
 const result = {
   when: new Date().toISOString(),
   mode: settings.quick ? 'quick' : 'full',
-  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+  machine: {
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    memory_gb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    // the machine is shared: its load when the run began and ended (1, 5, 15 min)
+    load_average: { start: loadAtStart, end: os.loadavg().map((l) => Math.round(l * 100) / 100) },
+  },
   settings: { ...settings, databaseUrl: settings.databaseUrl ? '(given)' : null, adminUrl: undefined },
   rows: rowCounts,
   load_seconds: Object.fromEntries(Object.entries(loadTimes).map(([k, v]) => [k, Math.round(v / 100) / 10])),
@@ -456,6 +609,13 @@ const result = {
   shape_warnings: shapeWarnings,
   incidents,
   profiles,
+  citus: settings.citus
+    ? {
+        ...citus,
+        comparison: citusRows(measurements, ops, settings.concurrency),
+        failures: citusFailures(measurements, unavailable),
+      }
+    : null,
   total_seconds: Math.round((performance.now() - t0) / 1000),
 };
 const file = path.join(resultsDir, `bench-${settings.quick ? 'quick-' : ''}${stamp}.json`);

@@ -293,33 +293,16 @@ app.post<{ Querystring: { customer_id: string }; Body: { points: number; descrip
     const c = await findCustomer(merchantId, req.query);
     const { points } = req.body;
     const description = req.body.description.trim();
-    const credit = Math.max(points, 0);
-    const debit = Math.max(-points, 0);
     const type = points > 0 ? 'credit' : 'debit';
     const txId = randomUUID();
-    // the same single statement as the service's ledger (no interactive transaction)
-    const rows = await db.$queryRaw<{ balance_after: number }[]>`
-      WITH updated AS (
-        UPDATE customers SET points_balance = points_balance + ${points}::int, points_earned = points_earned + ${credit}::int,
-               points_spent = points_spent + ${debit}::int, last_activity_at = now(), updated_at = now()
-         WHERE id = ${c.id}::uuid AND merchant_id = ${merchantId}::uuid
-           AND points_balance + ${points}::bigint BETWEEN 0 AND ${MAX_BALANCE}
-           AND points_earned + ${credit}::bigint <= ${MAX_BALANCE} AND points_spent + ${debit}::bigint <= ${MAX_BALANCE}
-        RETURNING points_balance
-      ), tx AS (
-        INSERT INTO points_transactions (id, merchant_id, customer_id, points, type, description, source, balance_after)
-        SELECT ${txId}::uuid, ${merchantId}::uuid, ${c.id}::uuid, ${points}::int, ${type}::"TransactionType", ${description}, 'manual', points_balance
-          FROM updated
-        RETURNING balance_after
-      ), act AS (
-        INSERT INTO activities (id, merchant_id, customer_id, type, description, points_change, balance_after, status, reference_kind, reference_id)
-        SELECT ${randomUUID()}::uuid, ${merchantId}::uuid, ${c.id}::uuid, 'adjustment', ${description}, ${points}::int, points_balance,
-               'approved', 'transaction', ${txId}
-          FROM updated
-        RETURNING id
-      )
-      SELECT tx.balance_after FROM tx, act`;
-    if (!rows[0]) {
+    // the service's ledger function through $queryRaw (no interactive transaction), with the
+    // customer found above; a refused change answers null columns
+    const rows = await db.$queryRaw<{ balance_after: number | null }[]>`
+      SELECT balance_after FROM loyalty_apply_points(
+        ${merchantId}::uuid, ${c.id}::uuid, NULL::text, ${points}::int, ${MAX_BALANCE}::int, ${txId}::uuid,
+        ${type}::"TransactionType", ${description}::text, 'manual'::"TransactionSource", NULL::text, NULL::text,
+        ${randomUUID()}::uuid, 'adjustment'::text, 'transaction'::text, ${txId}::text, NULL::uuid)`;
+    if (rows[0]?.balance_after == null) {
       throw new HttpError(422, 'adjustment_failed', points < 0 ? 'Insufficient point balance' : 'The credit would overflow the balance');
     }
     reply.status(201);

@@ -2,7 +2,7 @@
 // A minimal node:http server running the same SQL as the service with `pg` directly, for
 // the endpoints the benchmark calls (the same statements, in the same order: a page with its
 // total in one, the balance's merchant setting and pending points in one, the earning program
-// in one), with the same key check (sha256 lookup of the API key, scope check) and the same
+// in one, the ledger's function loyalty_apply_points in one), with the same key check (sha256 lookup of the API key, scope check) and the same
 // response shapes. No framework, no logging.
 // Env: DATABASE_URL, PORT, HOST, DB_POOL_MAX (default 10, as the service).
 import { createHash, randomUUID } from 'node:crypto';
@@ -127,7 +127,7 @@ async function balance(p: Principal, q: URLSearchParams) {
     `SELECT m.points_expiry_days, m.timezone,
             (SELECT coalesce(json_object_agg(p.customer_id, p.points), '{}')
                FROM (SELECT customer_id, sum(points_change)::int AS points FROM activities
-                      WHERE merchant_id = m.id AND customer_id = ANY($2::uuid[]) AND status = 'pending'
+                      WHERE merchant_id = $1::uuid AND customer_id = ANY($2::uuid[]) AND status = 'pending'
                       GROUP BY customer_id) p) AS pending
        FROM merchants m WHERE m.id = $1`,
     [p.merchantId, [c.id]],
@@ -160,7 +160,8 @@ async function transactions(p: Principal, q: URLSearchParams) {
              // the service's SQL: past the first page, the skipped rows are read from the index alone
              page.offset > 0
                ? `(SELECT id AS _id FROM points_transactions WHERE merchant_id = $1 AND customer_id = o._owner
-                    ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT $4) w JOIN points_transactions x ON x.id = w._id`
+                    ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT $4) w
+                  JOIN points_transactions x ON x.merchant_id = $1 AND x.id = w._id`
                : `points_transactions x WHERE merchant_id = $1 AND customer_id = o._owner
                     ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT $4`
            }
@@ -186,11 +187,13 @@ async function customers(p: Principal, q: URLSearchParams) {
   if (email) where.push(`lower(c.email) = lower($${args.push(email)})`);
   const { rows, total } = await pageQuery(
     'c.*, t.name AS tier_name',
-    'customers c LEFT JOIN tiers t ON t.id = c.tier_id',
+    'customers c LEFT JOIN tiers t ON t.merchant_id = c.merchant_id AND t.id = c.tier_id',
     where.join(' AND '),
     'c.created_at DESC, c.id DESC',
     // the service's SQL: unfiltered, the merchant's trigger-kept counter
-    id || email ? `(SELECT count(*)::int FROM customers c WHERE ${where.join(' AND ')})` : '(SELECT customer_count FROM merchants WHERE id = $1)',
+    id || email
+      ? `(SELECT count(*)::int FROM customers c WHERE ${where.join(' AND ')})`
+      : '(SELECT coalesce((SELECT customer_count FROM merchant_stats WHERE merchant_id = $1::uuid), 0))',
     args,
     page,
   );
@@ -218,24 +221,26 @@ async function pointsEstimate(p: Principal, body: any) {
   }
   if (Object.keys(details).length) throw invalid(details);
   const customer = body.customer_id ? await findCustomer(p.merchantId, { customer_id: body.customer_id }) : null;
-  // the service's one statement for the earning program: currency, zone, rules, boosters, tier
+  // the service's one statement for the earning program: currency, zone, rules, boosters, tier;
+  // each part names the merchant (as the service's: Citus refuses subqueries correlated with the
+  // merchants reference table)
   const tierQuery = (which: string) => `(SELECT json_build_object('id', t.id, 'name', t.name, 'earnMultiplier', t.earn_multiplier)
-      FROM tiers t WHERE t.merchant_id = m.id AND t.is_active AND ${which} ORDER BY t.is_default DESC, t.position, t.id LIMIT 1)`;
+      FROM tiers t WHERE t.merchant_id = $1::uuid AND t.is_active AND ${which} ORDER BY t.is_default DESC, t.position, t.id LIMIT 1)`;
   const { rows } = await pool.query(
     `SELECT m.currency, m.timezone,
             (SELECT coalesce(json_agg(json_build_object('id', r.id, 'name', r.name, 'campaign_type', r.campaign_type,
                                                         'earning_rule', r.earning_rule, 'conditions', r.conditions)
                                       ORDER BY r.created_at, r.id), '[]')
-               FROM earning_rules r WHERE r.merchant_id = m.id AND r.is_active AND r.campaign_type = 'purchase') AS rules,
+               FROM earning_rules r WHERE r.merchant_id = $1::uuid AND r.is_active AND r.campaign_type = 'purchase') AS rules,
             (SELECT coalesce(json_agg(json_build_object('id', b.id, 'name', b.name, 'multiplier', b.multiplier,
                                                         'starts_at', b.starts_at, 'ends_at', b.ends_at)
                                       ORDER BY b.created_at, b.id), '[]')
                FROM booster_campaigns b
-              WHERE b.merchant_id = m.id AND b.is_active AND b.starts_at <= now() AND (b.ends_at IS NULL OR b.ends_at > now())
+              WHERE b.merchant_id = $1::uuid AND b.is_active AND b.starts_at <= $2::timestamptz AND (b.ends_at IS NULL OR b.ends_at > $2::timestamptz)
                 AND 'purchase' = ANY(b.campaign_types)) AS boosters,
-            ${customer ? `coalesce(${customer.tier_id ? tierQuery('t.id = $2') : 'NULL'}, ${tierQuery('true')})` : 'NULL::json'} AS tier
+            ${customer ? `coalesce(${customer.tier_id ? tierQuery('t.id = $3::uuid') : 'NULL'}, ${tierQuery('true')})` : 'NULL::json'} AS tier
        FROM merchants m WHERE m.id = $1`,
-    customer?.tier_id ? [p.merchantId, customer.tier_id] : [p.merchantId],
+    customer?.tier_id ? [p.merchantId, new Date(), customer.tier_id] : [p.merchantId, new Date()],
   );
   const program = rows[0];
   const currency: string = program.currency;
@@ -258,38 +263,23 @@ async function createTransaction(p: Principal, q: URLSearchParams, body: any) {
   if (!description || description.length > 500) details.description = ['is required, at most 500 characters'];
   if (Object.keys(details).length) throw invalid(details);
   const points: number = body.points;
-  const credit = Math.max(points, 0);
-  const debit = Math.max(-points, 0);
   const type = points > 0 ? 'credit' : 'debit';
   const txId = randomUUID();
-  // the same single statement as the service's ledger: it finds the customer by platform id too
+  // the service's ledger call: the function finds the customer by platform id, changes the
+  // balance conditionally and writes the transaction and its activity (on Citus, on the
+  // merchant's worker); a refused change answers the customer with null columns
   const { rows } = await pool.query(
-    `WITH customer AS (
-       SELECT c.id FROM customers c WHERE c.merchant_id = $1::uuid AND c.platform_id = $2 AND c.erased_at IS NULL
-     ), updated AS (
-       UPDATE customers SET points_balance = points_balance + $3::int, points_earned = points_earned + $4::int,
-              points_spent = points_spent + $5::int, last_activity_at = now(), updated_at = now()
-        WHERE id = (SELECT id FROM customer) AND merchant_id = $1::uuid
-          AND points_balance + $3::bigint BETWEEN 0 AND ${MAX_BALANCE}
-          AND points_earned + $4::bigint <= ${MAX_BALANCE} AND points_spent + $5::bigint <= ${MAX_BALANCE}
-       RETURNING id AS customer_id, points_balance
-     ), tx AS (
-       INSERT INTO points_transactions (id, merchant_id, customer_id, points, type, description, source, balance_after)
-       SELECT $6::uuid, $1::uuid, customer_id, $3::int, $7::"TransactionType", $8, 'manual', points_balance FROM updated
-       RETURNING balance_after
-     ), act AS (
-       INSERT INTO activities (id, merchant_id, customer_id, type, description, points_change, balance_after, status, reference_kind, reference_id)
-       SELECT $9::uuid, $1::uuid, customer_id, 'adjustment', $8, $3::int, points_balance, 'approved', 'transaction', $6::text FROM updated
-       RETURNING id
-     )
-     SELECT customer.id, tx.balance_after FROM customer LEFT JOIN (tx CROSS JOIN act) ON true`,
-    [p.merchantId, q.get('customer_id')!.trim(), points, credit, debit, txId, type, description, randomUUID()],
+    `SELECT customer_id::text, balance_after, activity_id::text FROM loyalty_apply_points(
+       $1::uuid, $2::uuid, $3::text, $4::int, $5::int, $6::uuid, $7::"TransactionType", $8::text,
+       $9::"TransactionSource", $10::text, $11::text, $12::uuid, $13::text, $14::text, $15::text, $16::uuid)`,
+    [p.merchantId, null, q.get('customer_id')!.trim(), points, MAX_BALANCE, txId, type, description, 'manual', null, null,
+      randomUUID(), 'adjustment', 'transaction', txId, null],
   );
-  if (!rows[0]) throw notFound('Customer');
+  if (!rows[0]?.customer_id) throw notFound('Customer');
   if (rows[0].balance_after === null) {
     throw new HttpError(422, 'adjustment_failed', points < 0 ? 'Insufficient point balance' : 'The credit would overflow the balance');
   }
-  return { data: { transaction_id: txId, customer_id: rows[0].id, points, type } };
+  return { data: { transaction_id: txId, customer_id: rows[0].customer_id, points, type } };
 }
 
 function readBody(req: http.IncomingMessage): Promise<any> {
