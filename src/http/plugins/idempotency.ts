@@ -35,7 +35,13 @@ export function useIdempotency(
 
   /** Opens the mutation's transaction and claims the key in it: the refusal to answer, if any. */
   async function claim(request: IdempotentRequest): Promise<AppError | undefined> {
-    const tx = await openTransaction(db, requestTimeoutMs);
+    let tx: OpenTransaction;
+    try {
+      tx = await openTransaction(db, requestTimeoutMs);
+    } catch (err) {
+      // the database is unreachable, or too busy to start a transaction: 503, nothing changed
+      return asAppError(err);
+    }
     try {
       if (await claimIn(tx.client, request.merchantId, request.key, request.print, requestTimeoutMs)) {
         request.tx = tx;
