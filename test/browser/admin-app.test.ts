@@ -52,15 +52,24 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     ] as const) {
       await rest.rest('POST', `/v1/customers/rewards/redeem?customer_id=${customer}`, { reward_id: reward!.id });
     }
-    // spread the history over the last four weeks (the rows stay whole: only their dates move)
-    await test.db.$executeRaw`
-      UPDATE points_transactions t SET created_at = now() - (n.i % 28) * interval '1 day'
-        FROM (SELECT id, row_number() OVER (ORDER BY id) AS i FROM points_transactions WHERE merchant_id = ${merchant.id}::uuid) n
-       WHERE t.id = n.id`;
-    await test.db.$executeRaw`
-      UPDATE customer_rewards r SET issued_at = now() - (n.i * 3 % 28) * interval '1 day'
-        FROM (SELECT id, row_number() OVER (ORDER BY id) AS i FROM customer_rewards WHERE merchant_id = ${merchant.id}::uuid) n
-       WHERE r.id = n.id`;
+    // spread the history over the last four weeks (the rows stay whole: only their dates move);
+    // the dates are computed here: Citus refuses now() beside a column in an UPDATE
+    const spread = async (table: 'points_transactions' | 'customer_rewards', column: string, step: number) => {
+      const rows = await test.db.$queryRawUnsafe<{ id: string }[]>(
+        `SELECT id::text FROM ${table} WHERE merchant_id = $1::uuid ORDER BY id`,
+        merchant.id,
+      );
+      const at = rows.map((_, i) => new Date(Date.now() - (((i + 1) * step) % 28) * 86_400_000));
+      await test.db.$executeRawUnsafe(
+        `UPDATE ${table} t SET ${column} = n.at FROM unnest($2::uuid[], $3::timestamptz[]) AS n(id, at)
+          WHERE t.merchant_id = $1::uuid AND t.id = n.id`,
+        merchant.id,
+        rows.map((r) => r.id),
+        at,
+      );
+    };
+    await spread('points_transactions', 'created_at', 1);
+    await spread('customer_rewards', 'issued_at', 3);
   }
 
   beforeAll(async () => {
