@@ -52,8 +52,6 @@ export interface LedgerResult {
 /** Credits or debits; returns null when the balance would go below zero or overflow. */
 export async function tryApplyPoints(db: Db, entry: LedgerEntry | PlatformLedgerEntry): Promise<LedgerResult | null> {
   if (!Number.isInteger(entry.points) || Math.abs(entry.points) > MAX_BALANCE) return null; // would overflow int
-  const credit = entry.points > 0 ? entry.points : 0;
-  const debit = entry.points < 0 ? -entry.points : 0;
   const type = entry.points > 0 ? 'credit' : 'debit';
   const transactionId = randomUUID();
   const activityId = randomUUID();
