@@ -27,29 +27,41 @@ const BUSY_MESSAGES = /Unable to start a transaction in the given time/;
 const CONNECTION_MESSAGES =
   /ECONNREFUSED|ECONNRESET|Connection terminated|terminating connection|the database system is (starting up|shutting down)|connection timeout|timeout exceeded when trying to connect|Can't reach database|Client has encountered a connection error|server closed the connection|DatabaseNotReachable|Code: `(57P0[123]|08\d{3})`/i;
 
-export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+/**
+ * Whether `test` holds for `err` or an error it wraps: its cause, GraphQL's originalError, or the
+ * driver's error, which Prisma keeps under meta.driverAdapterError.
+ */
+function anyCause(err: unknown, test: (e: ErrorFields) => boolean, depth = 0): boolean {
   if (!err || typeof err !== 'object' || depth > 5) return false;
-  const e = err as { code?: unknown; message?: unknown; cause?: unknown; originalError?: unknown; kind?: unknown; meta?: unknown };
-  if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return true;
-  if (e.kind === 'DatabaseNotReachable' || e.kind === 'ConnectionClosed') return true;
-  if (typeof e.message === 'string' && (CONNECTION_MESSAGES.test(e.message) || BUSY_MESSAGES.test(e.message))) return true;
-  // Prisma keeps the driver's error under meta.driverAdapterError
+  const e = err as ErrorFields;
+  if (test(e)) return true;
   const adapterError = (e.meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError;
-  return (
-    isDatabaseUnavailable(e.cause, depth + 1) ||
-    isDatabaseUnavailable(e.originalError, depth + 1) ||
-    isDatabaseUnavailable(adapterError, depth + 1)
-  );
+  return [e.cause, e.originalError, adapterError].some((inner) => anyCause(inner, test, depth + 1));
 }
+
+interface ErrorFields {
+  code?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  originalError?: unknown;
+  kind?: unknown;
+  meta?: unknown;
+}
+
+export const isDatabaseUnavailable = (err: unknown) =>
+  anyCause(
+    err,
+    (e) =>
+      (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) ||
+      e.kind === 'DatabaseNotReachable' ||
+      e.kind === 'ConnectionClosed' ||
+      (typeof e.message === 'string' && (CONNECTION_MESSAGES.test(e.message) || BUSY_MESSAGES.test(e.message))),
+  );
 
 /**
  * A statement planned against shards that a Citus shard split has just replaced ("could not find
  * valid entry for shard"): seen for writes that waited for the split. Its transaction rolled
  * back, and the same request succeeds when sent again.
  */
-export function isShardMoved(err: unknown, depth = 0): boolean {
-  if (!err || typeof err !== 'object' || depth > 5) return false;
-  const e = err as { message?: unknown; cause?: unknown; meta?: unknown };
-  if (typeof e.message === 'string' && /could not find valid entry for shard/.test(e.message)) return true;
-  return isShardMoved(e.cause, depth + 1) || isShardMoved((e.meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError, depth + 1);
-}
+export const isShardMoved = (err: unknown) =>
+  anyCause(err, (e) => typeof e.message === 'string' && /could not find valid entry for shard/.test(e.message));
