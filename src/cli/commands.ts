@@ -5,6 +5,7 @@ import type { Db } from '../db/client.js';
 import { distribute, distributeText, hasCitus } from '../db/cluster.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../domain/access/api-keys.js';
 import { demoProgram } from './seed/demo-program.js';
+import { financeCommands } from './finance-commands.js';
 import { expirePoints } from '../domain/ledger/expiry.js';
 import { approvePendingPoints } from '../domain/ledger/pending.js';
 import { validationError } from '../domain/shared/errors.js';
@@ -44,6 +45,10 @@ export interface Options {
     disable?: boolean;
     timezone?: string;
     at?: string;
+    from?: string;
+    to?: string;
+    group?: string;
+    csv?: boolean;
   };
 }
 
@@ -54,6 +59,8 @@ export interface Command {
   run(db: Db, opts: Options, applied: string[]): Promise<unknown>;
   /** Text for people; JSON output prints the result itself. */
   text(result: any): string;
+  /** `--csv`: the result as a table, for the commands that have one. */
+  csv?(result: any): string;
 }
 
 function required(value: string | undefined, flag: string): string {
@@ -423,4 +430,5 @@ export const commands: Record<string, Command> = {
     'Tiers',
     rejudgeTiers,
   ),
+  ...financeCommands,
 };

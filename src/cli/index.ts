@@ -9,7 +9,7 @@ import { runWorker } from './worker.js';
 
 function help() {
   const lines = Object.values(commands).map((c) => `  loyalty ${c.usage.padEnd(58)} ${c.summary}`);
-  return ['Usage:', ...lines, '', 'Every command accepts --json to print one JSON document.'].join('\n');
+  return ['Usage:', ...lines, '', 'Every command accepts --json to print one JSON document; reports also --csv.'].join('\n');
 }
 
 function findCommand(positionals: string[]) {
@@ -54,6 +54,10 @@ async function main(argv: string[]) {
         disable: { type: 'boolean' },
         timezone: { type: 'string' },
         at: { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        group: { type: 'string' },
+        csv: { type: 'boolean' },
       },
     });
     json = values.json ?? false;
@@ -64,12 +68,13 @@ async function main(argv: string[]) {
     }
     if (!found) throw new UsageError(`unknown command "${positionals.join(' ')}"\n\n${help()}`);
     const command = commands[found.name]!;
+    if (values.csv && !command.csv) throw new UsageError(`${found.name} has no --csv output`);
     const config = loadConfig();
     if (found.name === 'worker') return await runWorker(config);
     const { db, applied, close } = await connect(config);
     try {
       const result = await command.run(db, { values, positionals: found.rest } as Options, applied);
-      console.log(json ? JSON.stringify(result) : command.text(result));
+      console.log(json ? JSON.stringify(result) : values.csv ? command.csv!(result) : command.text(result));
     } finally {
       await close();
     }

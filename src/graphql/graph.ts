@@ -22,6 +22,7 @@ import './types/referrals.js';
 import './types/tiers.js';
 import './types/transactions.js';
 import './types/dashboard.js';
+import './types/liability.js';
 import './types/webhooks.js';
 import './types/privacy.js';
 import './types/audit.js';

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { payCalendarRules } from '../domain/earning/calendar-rules.js';
 import { expirePoints, remindExpiringPoints } from '../domain/ledger/expiry.js';
+import { foldLedgerBuckets } from '../domain/finance/ledger-buckets.js';
 import { approvePendingPoints } from '../domain/ledger/pending.js';
 import { rejudgeChangedMerchants, rejudgeTiers } from '../domain/tiers/rejudge.js';
 import { pruneEvents } from '../domain/webhooks/deliveries.js';
@@ -24,6 +25,9 @@ export const schedules: ScheduledJob[] = [
   { name: 'tier-changes', cron: () => '* * * * *', run: ({ db }) => rejudgeChangedMerchants(db) },
   { name: 'calendar-rules', cron: (c) => c.CALENDAR_CRON, run: ({ db }) => payCalendarRules(db) },
   { name: 'webhook-events-prune', cron: () => '30 4 * * *', run: ({ db, config }) => pruneEvents(db, config.WEBHOOK_EVENT_RETENTION_DAYS) },
+  // the liability report's sums: each quarter hour the day behind it, each night the whole history
+  { name: 'ledger-buckets', cron: () => '1,16,31,46 * * * *', run: ({ db }) => foldLedgerBuckets(db) },
+  { name: 'ledger-buckets-history', cron: () => '45 3 * * *', run: ({ db }) => foldLedgerBuckets(db, { since: null }) },
   // hourly too: order points are credited within the hour their return window ends
   { name: 'pending-points-approval', cron: (c) => c.CALENDAR_CRON, run: ({ db }) => approvePendingPoints(db) },
 ];

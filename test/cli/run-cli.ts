@@ -16,3 +16,16 @@ export function cliRunner(env: NodeJS.ProcessEnv) {
     }
   };
 }
+
+/** The same, printing what the command prints for people (or with --csv): stdout as text. */
+export function cliTextRunner(env: NodeJS.ProcessEnv) {
+  return async (...args: string[]) => {
+    try {
+      const { stdout } = await run(process.execPath, [CLI, ...args], { cwd: root, env });
+      return { code: 0, stdout };
+    } catch (err) {
+      const e = err as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+}

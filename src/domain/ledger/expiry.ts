@@ -13,7 +13,7 @@ export function pointsExpireAt(since: Date, days: number, zone: string): Date {
 }
 
 /** Activity before this instant has lapsed by `now`: the start of the local day N days ago. */
-function expiryCutoff(now: Date, days: number, zone: string): Date {
+export function expiryCutoff(now: Date, days: number, zone: string): Date {
   return addPeriods('day', periodStart('day', now, zone), -days, zone);
 }
 

@@ -8,11 +8,13 @@ import { TZDate, tz } from '@date-fns/tz';
 import {
   addDays,
   addMonths,
+  addQuarters,
   addWeeks,
   addYears,
   format,
   startOfDay,
   startOfMonth,
+  startOfQuarter,
   startOfWeek,
   startOfYear,
 } from 'date-fns';
@@ -42,7 +44,7 @@ export const timeZoneSchema = z
     return z.NEVER;
   });
 
-export type CalendarPeriod = 'day' | 'week' | 'month' | 'year';
+export type CalendarPeriod = 'day' | 'week' | 'month' | 'quarter' | 'year';
 
 const inZone = (zone: string) => ({ in: tz(zone) });
 const instant = (d: Date) => new Date(d.getTime());
@@ -58,7 +60,7 @@ export function startOfLocalDate(date: string, zone: string): Date {
   return instant(startOfDay(new TZDate(y, m - 1, d, 12, zone)));
 }
 
-/** The start of the local day, week (Monday), month or year holding `at`. */
+/** The start of the local day, week (Monday), month, quarter or year holding `at`. */
 export function periodStart(period: CalendarPeriod, at: Date, zone: string): Date {
   const opts = inZone(zone);
   switch (period) {
@@ -68,21 +70,23 @@ export function periodStart(period: CalendarPeriod, at: Date, zone: string): Dat
       return instant(startOfWeek(at, { ...opts, weekStartsOn: 1 }));
     case 'month':
       return instant(startOfMonth(at, opts));
+    case 'quarter':
+      return instant(startOfQuarter(at, opts));
     case 'year':
       return instant(startOfYear(at, opts));
   }
 }
 
-/** `at` moved by `n` local days, weeks, months or years (the local time of day is kept). */
+/** `at` moved by `n` local days, weeks, months, quarters or years (the local time of day is kept). */
 export function addPeriods(period: CalendarPeriod, at: Date, n: number, zone: string): Date {
   const opts = inZone(zone);
-  const add = { day: addDays, week: addWeeks, month: addMonths, year: addYears }[period];
+  const add = { day: addDays, week: addWeeks, month: addMonths, quarter: addQuarters, year: addYears }[period];
   return instant(add(at, n, opts));
 }
 
 /**
  * The period holding `at` as a key, named by its first local date: 2026-11-21, week-2026-11-16
- * (its Monday), 2026-11, 2026.
+ * (its Monday), 2026-11, 2026-Q4, 2026.
  */
 export function periodKey(period: CalendarPeriod, at: Date, zone: string): string {
   const start = localDate(periodStart(period, at, zone), zone);
@@ -93,6 +97,8 @@ export function periodKey(period: CalendarPeriod, at: Date, zone: string): strin
       return `week-${start}`;
     case 'month':
       return start.slice(0, 7);
+    case 'quarter':
+      return `${start.slice(0, 4)}-Q${Math.floor(Number(start.slice(5, 7)) / 3) + 1}`;
     case 'year':
       return start.slice(0, 4);
   }

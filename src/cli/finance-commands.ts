@@ -1,0 +1,72 @@
+// The points liability from the command line: the roll-forward, each customer's balance at an
+// instant, and what lapses soon. `--json` prints the admin API's shapes; `--csv` a table for a
+// spreadsheet, one row per period (or customer, or window).
+import { balancesAt, expirySchedule, type LiabilityGrouping, type LiabilityPeriod, liabilityRollForward } from '../domain/finance/liability.js';
+import { merchantBySlug } from '../domain/merchants/merchants.js';
+import type { Command, Options } from './commands.js';
+import { UsageError } from './commands.js';
+
+/** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
+const csvField = (v: unknown) => {
+  const s = v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+};
+export const csvTable = (header: string[], rows: unknown[][]) => [header, ...rows].map((r) => r.map(csvField).join(',')).join('\r\n');
+
+const merchantOf = async (db: Parameters<Command['run']>[0], values: Options['values']) => {
+  if (!values.merchant) throw new UsageError('missing --merchant');
+  return merchantBySlug(db, values.merchant);
+};
+
+const periodColumns = ['period', 'start', 'end', 'opening', 'issued_orders', 'issued_engagement', 'issued_referrals', 'issued_manual', 'issued_import', 'issued', 'reversed', 'redeemed', 'expired', 'manual_debits', 'closing'];
+const periodRow = (p: LiabilityPeriod) => [p.label, p.start, p.end, p.opening, p.issued.orders, p.issued.engagement, p.issued.referrals, p.issued.manual, p.issued.import, p.issued.total, p.reversed, p.redeemed, p.expired, p.manual_debits, p.closing];
+const n = (x: number) => x.toLocaleString('en-US');
+
+export const financeCommands: Record<string, Command> = {
+  liability: {
+    usage: 'liability --merchant <slug> --from <YYYY-MM-DD> --to <YYYY-MM-DD> [--group day|week|month|quarter] [--csv]',
+    summary: "Points outstanding per period of the merchant's local calendar: opening, issued by source, reversed, redeemed, expired, closing",
+    async run(db, { values }) {
+      const merchant = await merchantOf(db, values);
+      return liabilityRollForward(db, merchant.id, { from: values.from ?? '', to: values.to ?? '', grouping: values.group as LiabilityGrouping | undefined });
+    },
+    text: (r: Awaited<ReturnType<typeof liabilityRollForward>>) =>
+      [
+        `Points liability ${r.from} to ${r.to} (${r.timezone}), by ${r.grouping}`,
+        ...r.periods.map((p) => `${p.label}  opening ${n(p.opening)}  +${n(p.issued.total)}  -${n(p.reversed + p.redeemed + p.expired + p.manual_debits)}  closing ${n(p.closing)}`),
+        `Pending (not yet outstanding): ${n(r.pending.points)} points, ${r.pending.customers} customers`,
+      ].join('\n'),
+    csv: (r: Awaited<ReturnType<typeof liabilityRollForward>>) => csvTable(periodColumns, r.periods.map(periodRow)),
+  },
+  'liability balances': {
+    usage: 'liability balances --merchant <slug> [--at <ISO time>] [--csv]',
+    summary: "Every customer's points at an instant (default now); they sum to the liability then",
+    async run(db, { values }) {
+      const merchant = await merchantOf(db, values);
+      const at = values.at ? new Date(values.at) : new Date();
+      if (Number.isNaN(at.getTime())) throw new UsageError(`--at takes an ISO 8601 time, got "${values.at}"`);
+      const balances = [];
+      let after: string | undefined;
+      do {
+        const page = await balancesAt(db, merchant.id, { at, after, per_page: 1000 });
+        balances.push(...page.balances);
+        after = page.next ?? undefined;
+      } while (after);
+      return { at, total: balances.reduce((sum, b) => sum + b.points, 0), balances };
+    },
+    text: (r) => `${r.balances.length} customers hold ${n(r.total)} points at ${new Date(r.at).toISOString()}`,
+    csv: (r) => csvTable(['id', 'customer_id', 'points'], r.balances.map((b: { id: string; customer_id: string | null; points: number }) => [b.id, b.customer_id, b.points])),
+  },
+  'liability expiring': {
+    usage: 'liability expiring --merchant <slug> [--csv]',
+    summary: 'Points that lapse within 30, 60 and 90 days if their customers stay inactive',
+    async run(db, { values }) {
+      return expirySchedule(db, (await merchantOf(db, values)).id);
+    },
+    text: (r: Awaited<ReturnType<typeof expirySchedule>>) =>
+      r.expiry_days === null
+        ? 'Points never expire for this merchant.'
+        : r.windows.map((w) => `within ${w.days} days: ${n(w.points)} points, ${w.customers} customers`).join('\n'),
+    csv: (r: Awaited<ReturnType<typeof expirySchedule>>) => csvTable(['days', 'until', 'points', 'customers'], r.windows.map((w) => [w.days, w.until, w.points, w.customers])),
+  },
+};

@@ -1,0 +1,59 @@
+// The liability commands as an operator runs them on an embedded database: the roll-forward as
+// JSON and as CSV, each customer's balance summing to the closing, and the expiry schedule.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cliRunner, cliTextRunner } from './run-cli.js';
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'loyalty-finance-cli-'));
+const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', DATABASE_URL: '' };
+const cli = cliRunner(env);
+const text = cliTextRunner(env);
+
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('loyalty liability', () => {
+  it('reports the roll-forward as JSON and CSV, and the balances behind its closing', async () => {
+    expect((await cli('merchants', 'create', '--slug', 'books', '--timezone', 'Europe/Paris')).code).toBe(0);
+    const program = path.join(dataDir, 'program.json');
+    writeFileSync(program, JSON.stringify({
+      customers: [
+        { customer_id: 'c-1', email: 'one@example.com', points_balance: 300 },
+        { customer_id: 'c-2', email: 'two@example.com', points_balance: 1200 },
+        { customer_id: 'c,3', email: 'three@example.com', points_balance: 0 },
+      ],
+    }));
+    expect((await cli('import', '--merchant', 'books', '--file', program)).code).toBe(0);
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Paris' }).format(new Date());
+
+    const report = await cli('liability', '--merchant', 'books', '--from', today, '--to', today, '--group', 'day');
+    expect(report.code).toBe(0);
+    expect(report.json).toMatchObject({ timezone: 'Europe/Paris', grouping: 'day', from: today, to: today });
+    expect(report.json.total).toMatchObject({ opening: 0, issued: { import: 1500, total: 1500 }, closing: 1500 });
+
+    const csv = await text('liability', '--merchant', 'books', '--from', today, '--to', today, '--group', 'day', '--csv');
+    expect(csv.code).toBe(0);
+    const [header, row, ...rest] = csv.stdout.trimEnd().split('\r\n');
+    expect(rest).toEqual([]);
+    expect(header).toBe('period,start,end,opening,issued_orders,issued_engagement,issued_referrals,issued_manual,issued_import,issued,reversed,redeemed,expired,manual_debits,closing');
+    expect(row!.split(',')).toEqual([today, report.json.periods[0].start, report.json.periods[0].end, '0', '0', '0', '0', '0', '1500', '1500', '0', '0', '0', '0', '1500']);
+
+    const balances = await text('liability', 'balances', '--merchant', 'books', '--csv');
+    const lines = balances.stdout.trimEnd().split('\r\n');
+    expect(lines[0]).toBe('id,customer_id,points');
+    expect(lines.slice(1).map((l) => l.split(',').slice(1)).sort()).toEqual([['c-1', '300'], ['c-2', '1200']]);
+
+    const expiring = await cli('liability', 'expiring', '--merchant', 'books');
+    expect(expiring.json).toMatchObject({ expiry_days: null });
+  });
+
+  it('refuses a bad range with validation_error, and --csv where there is no table', async () => {
+    const bad = await cli('liability', '--merchant', 'books', '--from', '2026-05-02', '--to', '2026-05-01');
+    expect(bad.code).toBe(1);
+    expect(bad.json.error).toMatchObject({ code: 'validation_error', details: { to: [expect.any(String)] } });
+    const noTable = await text('keys', 'list', '--merchant', 'books', '--csv');
+    expect(noTable.code).toBe(2);
+    expect(noTable.stderr).toContain('has no --csv output');
+  });
+});
