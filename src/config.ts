@@ -109,8 +109,8 @@ const schema = z.object({
   WEBHOOK_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   /** ...until this long after its first attempt; an endpoint failing this long is disabled. */
   WEBHOOK_RETRY_WINDOW_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(3 * 86_400),
-  /** Delivered events (and their deliveries) are kept this long, then forgotten. */
-  WEBHOOK_EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Dispatched events (and their deliveries) are kept this long, then forgotten; the events feed promises at least 30 days. */
+  WEBHOOK_EVENT_RETENTION_DAYS: z.coerce.number().int().min(30).max(3650).default(30),
   /** How often the dispatcher turns new events into deliveries. */
   WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   /** Default: on, except in production. */

@@ -27,6 +27,7 @@ import './types/webhooks.js';
 import './types/privacy.js';
 import './types/audit.js';
 import './types/customer-sessions.js';
+import './types/events-feed.js';
 
 /**
  * The whole graph, built once. Each face is filtered from it by the sub-graph plugin's own

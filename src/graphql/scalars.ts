@@ -1,21 +1,24 @@
-// The scalars: ISO 8601 timestamps and calendar dates in both faces, and JSON for the admin
+// The scalars: ISO 8601 timestamps and calendar dates in both faces, and JSON: the admin
 // face's nested configuration inputs (reward_rule, earning_rule, conditions), validated by the
-// shared zod shapes, which report every failing field in `details`.
+// shared zod shapes, which report every failing field in `details`, and an event's `data`.
 import { GraphQLError, Kind, type ValueNode, valueFromASTUntyped } from 'graphql';
 import { builder } from './builder.js';
 
 builder.scalarType('DateTime', {
   subGraphs: ['public', 'admin'],
   description: 'An ISO 8601 UTC timestamp, e.g. 2026-11-21T08:30:00.000Z',
-  serialize: (value) => value.toISOString(),
-  parseValue: (value) => {
-    const date = new Date(String(value));
-    if (typeof value !== 'string' || Number.isNaN(date.getTime())) {
-      throw new GraphQLError('DateTime must be an ISO 8601 string');
-    }
-    return date;
-  },
+  // REST (SOFA) reads a query-string argument through serialize: a string is checked as parseValue checks it
+  serialize: (value) => (typeof value === 'string' ? parseDateTime(value) : value).toISOString(),
+  parseValue: parseDateTime,
 });
+
+function parseDateTime(value: unknown): Date {
+  const date = new Date(String(value));
+  if (typeof value !== 'string' || Number.isNaN(date.getTime())) {
+    throw new GraphQLError('DateTime must be an ISO 8601 string');
+  }
+  return date;
+}
 
 builder.scalarType('Date', {
   subGraphs: ['public', 'admin'],
@@ -30,8 +33,8 @@ builder.scalarType('Date', {
 });
 
 builder.scalarType('JSON', {
-  subGraphs: ['admin'],
-  description: 'A JSON value; its shape is validated by the field that takes it',
+  subGraphs: ['public', 'admin'],
+  description: 'A JSON value; as an input, its shape is validated by the field that takes it',
   serialize: (value) => value,
   parseValue: (value) => value,
   parseLiteral: (node: ValueNode, variables) => {

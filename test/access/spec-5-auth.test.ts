@@ -61,9 +61,11 @@ describe('key types and scopes', () => {
     expect(fullAccessScopes()).toEqual([
       'write:customers', 'write:orders', 'write:rewards', 'write:transactions', 'read:activities',
       'read:tiers', 'read:earning_rules', 'read:referrals', 'read:points', 'write:booster_campaigns',
+      'read:events',
     ]);
     expect(readOnlyScopes()).not.toContain('read:orders');
-    expect(readOnlyScopes()).toHaveLength(9);
+    expect(readOnlyScopes()).toHaveLength(10);
+    expect(readOnlyScopes()).toContain('read:events');
   });
 
   it('refuses levels a scope does not have', async () => {

@@ -1,5 +1,6 @@
 // API key scopes (spec section 5). A key stores `read:<scope>` / `write:<scope>`;
-// `write:x` also allows the read endpoints of x.
+// `write:x` also allows the read endpoints of x. `events` is ours (the spec shows no events):
+// a read scope like the spec's, so Full Access and Read-Only keys get it by the spec's own rules.
 import type { ApiKeyType } from '../../generated/prisma/enums.js';
 
 export const scopeLevels = {
@@ -13,6 +14,7 @@ export const scopeLevels = {
   referrals: ['read'],
   points: ['read'],
   booster_campaigns: ['read', 'write'],
+  events: ['read'],
 } as const satisfies Record<string, readonly ('read' | 'write')[]>;
 
 export type ScopeName = keyof typeof scopeLevels;
@@ -29,6 +31,7 @@ export const scopeDescriptions: Record<ScopeName, string> = {
   referrals: 'View referral program configuration and customer referrals',
   points: 'Estimate the points a cart will earn',
   booster_campaigns: 'View active booster campaigns; no write endpoints exist',
+  events: 'Read the events feed: every webhook event of the retention period (at least 30 days)',
 };
 export type Access = 'read' | 'write';
 export type ScopeGrant = `${Access}:${ScopeName}`;

@@ -2,7 +2,7 @@
 // each scalar's serialize and reports a failure without naming the argument, so we coerce
 // first and answer 422 validation_error with the failing field names. Body values are held
 // to their JSON type (a number is not a string), as GraphQL variables are.
-import { type GraphQLField, getNamedType, isNonNullType, isScalarType, GraphQLBoolean } from 'graphql';
+import { type GraphQLField, type GraphQLScalarType, getNamedType, getNullableType, isListType, isNonNullType, isScalarType, GraphQLBoolean } from 'graphql';
 import { parse as parseQueryString } from 'qs';
 import type { ErrorDetails } from '../../domain/shared/errors.js';
 
@@ -37,18 +37,30 @@ export function checkRestArguments(
     }
     const type = getNamedType(arg.type);
     if (!isScalarType(type)) continue; // enums and inputs: GraphQL names the variable itself
-    if (Array.isArray(raw) || typeof raw === 'object') {
-      (details[arg.name] ??= []).push('must be a single value');
-      continue;
-    }
-    if (type === GraphQLBoolean && fromText) continue;
-    try {
-      // text (path, query) is read as SOFA reads it; JSON values must have the right JSON type
-      if (fromText) type.serialize(raw);
-      else type.parseValue(raw);
-    } catch (err) {
-      (details[arg.name] ??= []).push((err as Error).message);
+    // a list argument: repeated (`types=a&types=b`, `types[]=a`) or a JSON array; SOFA reads one value as a list of one
+    const values = isListType(getNullableType(arg.type)) && Array.isArray(raw) ? raw : [raw];
+    for (const value of values) {
+      const problem = valueProblem(type, value, fromText);
+      if (problem) {
+        (details[arg.name] ??= []).push(problem);
+        break;
+      }
     }
   }
   return Object.keys(details).length ? details : null;
+}
+
+/** Why one value of a scalar argument is refused, or null. */
+function valueProblem(type: GraphQLScalarType, value: unknown, fromText: boolean): string | null {
+  if (value === null || typeof value === 'object') return 'must be a single value';
+  // SOFA reads any text but "true" as false: anything else is a mistake, not a false
+  if (type === GraphQLBoolean && fromText) return value === 'true' || value === 'false' ? null : 'must be true or false';
+  try {
+    // text (path, query) is read as SOFA reads it; JSON values must have the right JSON type
+    if (fromText) type.serialize(value);
+    else type.parseValue(value);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
 }

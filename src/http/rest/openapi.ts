@@ -30,6 +30,8 @@ export function completeOpenApi(doc: Json, schema: GraphQLSchema, basePath: stri
     apiKey: { type: 'http', scheme: 'bearer', description: 'A REST API key (lpk_…) created in the loyalty app' },
   };
   doc.security = [{ apiKey: [] }];
+  // SOFA names a DateTime parameter by a $ref to the scalar, which it never writes
+  doc.components.schemas.DateTime ??= { type: 'string', format: 'date-time', description: 'An ISO 8601 timestamp, e.g. 2026-11-21T08:30:00.000Z' };
   doc.components.schemas.Error = {
     type: 'object',
     required: ['error'],

@@ -33,6 +33,8 @@ export const restRoutes: RestRoute[] = [
   // a calculation, not a creation: a query answered with 200, sent as POST for its cart body
   { field: 'Query.points_estimate', method: 'POST', path: '/points/estimate', query: [] },
   { field: 'Query.booster_campaigns', method: 'GET', path: '/booster-campaigns' },
+  // ours: the spec shows no events
+  { field: 'Query.events', method: 'GET', path: '/events' },
 ];
 
 /** SOFA's `routes`: mutations answer 201 Created. */
