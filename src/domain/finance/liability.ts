@@ -1,8 +1,9 @@
 // The points liability: what a merchant owes in points at any instant, and what moved it. Read
 // from ledger_buckets (the ledger summed per 15-minute UTC bucket and category; see the
 // migration ledger_buckets), so a year of a large ledger is a few hundred thousand sums, not
-// millions of rows. Periods are cut at local midnights, and every time zone's offset since long
-// before the first ledger row is a whole number of quarter hours, so an edge never cuts a bucket.
+// millions of rows. Periods are cut at local midnights, and every time zone's offset is a whole
+// number of quarter hours, so a period's edge is a bucket's; an instant inside a bucket (the
+// valuation's `at`) reads that one bucket's ledger rows.
 //
 // Every ledger row falls in exactly one category (loyalty_ledger_category), so a period's
 // closing is its opening plus its movements, and the closing at an instant is the sum of every
@@ -37,6 +38,7 @@ export const removedCategories = {
 
 /** Periods a report may hold: ten years of months, two of days. */
 const MAX_PERIODS = 750;
+const BUCKET_MS = 15 * 60_000;
 
 export interface LiabilityIssued {
   orders: number;
@@ -87,13 +89,22 @@ type SpanSums = Map<number, Map<string, number>>;
 
 async function sumsBetween(db: Db, merchantId: string, edges: Date[]): Promise<SpanSums> {
   const bounds = edges.map((e) => e.toISOString());
+  // buckets an edge cuts through (an instant that is no quarter hour): their ledger rows are read instead
+  const cut = [...new Set(edges.filter((e) => e.getTime() % BUCKET_MS !== 0).map((e) => new Date(e.getTime() - (e.getTime() % BUCKET_MS)).toISOString()))];
+  const last = bounds.at(-1)!;
   const rows = await rowsOf<{ span: number; category: string; points: string }>(
     db,
     Prisma.sql`
-    SELECT width_bucket(bucket_start, ${bounds}::timestamptz[]) AS span, category, sum(points)::text AS points
-      FROM ledger_buckets
-     WHERE merchant_id = ${merchantId}::uuid AND bucket_start < ${bounds.at(-1)!}::timestamptz
-     GROUP BY 1, 2`,
+    SELECT span, category, sum(points)::text AS points FROM (
+      SELECT width_bucket(bucket_start, ${bounds}::timestamptz[]) AS span, category, points
+        FROM ledger_buckets
+       WHERE merchant_id = ${merchantId}::uuid AND bucket_start < ${last}::timestamptz AND bucket_start <> ALL (${cut}::timestamptz[])
+      UNION ALL
+      SELECT width_bucket(t.created_at, ${bounds}::timestamptz[]), loyalty_ledger_category(t.type, t.source, t.reference_kind), t.points
+        FROM unnest(${cut}::timestamptz[]) AS b(start)
+        JOIN points_transactions t ON t.merchant_id = ${merchantId}::uuid
+         AND t.created_at >= b.start AND t.created_at < b.start + interval '15 minutes' AND t.created_at < ${last}::timestamptz
+    ) s GROUP BY 1, 2`,
   );
   const spans: SpanSums = new Map();
   for (const r of rows) {
@@ -148,6 +159,12 @@ export async function liabilityRollForward(db: Db, merchantId: string, input: Li
     opening = p.closing;
   }
   return { timezone, grouping, from, to, periods, total: period(from, start, end, openingOfRange, whole), pending };
+}
+
+/** The ledger's totals before an instant: outstanding, issued (and by orders), redeemed and expired. */
+export async function ledgerSumsAt(db: Db, merchantId: string, at: Date) {
+  const before = period('', at, at, 0, (await sumsBetween(db, merchantId, [at])).get(0));
+  return { outstanding: before.closing, issued: before.issued.total, issuedByOrders: before.issued.orders, redeemed: before.redeemed, expired: before.expired };
 }
 
 async function pendingPoints(db: Db, merchantId: string) {

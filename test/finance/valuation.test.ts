@@ -1,0 +1,118 @@
+// The points in money through the admin API. The worked example is KPMG's IFRS 15 handbook,
+// Example 10A (after IFRS 15.IE267–IE270): sales of 100,000 earn 10,000 points worth 1 each, 97%
+// expected to be redeemed; 4,500 are redeemed in year 2; in year 3 a further 4,000, and the
+// estimate is raised to 99%. The service computes unrounded: 8,842.30 allocated to the points,
+// revenue of 4,102.10 in year 2 and 3,489.77 in year 3 (the handbook rounds the ratio to 9% and
+// shows 9,000, 4,175 and 3,552).
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { adminOps, RECORD_ORDER } from '../admin-ops.js';
+import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await testApp();
+});
+
+const VALUATION = `query ($at: DateTime) { points_valuation(at: $at) {
+  at currency point_value point_value_source redemption_rate redemption_rate_source points_outstanding liability_value
+  points_from_sales points_redeemed_from_sales allocated_revenue revenue_recognized redemption_revenue breakage_revenue deferred_revenue } }`;
+const SET = `mutation ($point_value: Float, $redemption_rate: Float) {
+  set_points_valuation(point_value: $point_value, redemption_rate: $redemption_rate) { point_value point_value_source redemption_rate redemption_rate_source } }`;
+
+async function shop(label: string) {
+  const merchant = await newMerchant(app, label);
+  return { merchantId: merchant.id, admin: adminOps(app, merchant.admin_token), api: client(app, await newKey(app, merchant.id)) };
+}
+
+/** An instant strictly after everything written so far, and strictly before anything written next. */
+async function instant() {
+  await new Promise((r) => setTimeout(r, 5));
+  const at = new Date();
+  await new Promise((r) => setTimeout(r, 5));
+  return at;
+}
+
+describe('IFRS 15 Example 10A, through the API', () => {
+  it('allocates 8,842.30 to the points and recognizes 4,102.10 in year 2 and 3,489.77 in year 3', async () => {
+    const { merchantId, admin, api } = await shop('kpmg');
+    await app.db.earningRule.create({ data: { merchantId, name: '1 per 10', campaignType: 'purchase', earningRule: { type: 'variable', value: 1, per_amount: 10 } } });
+    const reward = await app.db.reward.create({ data: { merchantId, name: '500-point reward', rewardType: 'fixed_discount', pointsCost: 500, rewardRule: { discount_value: 500 } } });
+    expect((await admin.ok(SET, { point_value: 1, redemption_rate: 0.97 })).set_points_valuation).toEqual({
+      point_value: 1, point_value_source: 'set', redemption_rate: 0.97, redemption_rate_source: 'set',
+    });
+
+    // year 1: ten sales of 10,000 earn 1,000 points each
+    const customers = [];
+    for (let i = 0; i < 10; i++) {
+      const c = await newCustomer(app, merchantId);
+      customers.push(c.platformId);
+      const order = await admin.ok(RECORD_ORDER, { input: { order_id: `y1-${i}`, customer_id: c.platformId, subtotal: 10_000 } });
+      expect(order.record_order.points_awarded).toBe(1000);
+    }
+    const redeem = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const res = await api.rest('POST', `/v1/customers/rewards/redeem?customer_id=${customers[i]}`, { reward_id: reward.id }, { 'idempotency-key': randomUUID() });
+        expect(res.status).toBe(201);
+      }
+    };
+    const endOfYear1 = await instant();
+    await redeem(9); // year 2: 4,500 points
+    const endOfYear2 = await instant();
+    await admin.ok(SET, { redemption_rate: 0.99 }); // year 3: the estimate raised
+    await redeem(8); // a further 4,000
+    const endOfYear3 = await instant();
+
+    const at = async (t: Date) => (await admin.ok(VALUATION, { at: t.toISOString() })).points_valuation;
+    const [y1, y2, y3] = [await at(endOfYear1), await at(endOfYear2), await at(endOfYear3)];
+    expect(y1).toMatchObject({ currency: 'USD', points_from_sales: 10_000, allocated_revenue: 8842.3, revenue_recognized: 0, deferred_revenue: 8842.3, points_outstanding: 10_000 });
+    expect(y2).toMatchObject({ redemption_rate: 0.97, points_redeemed_from_sales: 4500, allocated_revenue: 8842.3, revenue_recognized: 4102.1, deferred_revenue: 4740.2, points_outstanding: 5500 });
+    expect(y3).toMatchObject({ redemption_rate: 0.99, points_redeemed_from_sales: 8500, allocated_revenue: 8842.3, revenue_recognized: 7591.87, deferred_revenue: 1250.43, points_outstanding: 1500 });
+    expect(Number((y3.revenue_recognized - y2.revenue_recognized).toFixed(2))).toBe(3489.77);
+    // recognition splits into the points' own share and breakage: 8,842.30 × 8,500 / 10,000 and the rest
+    expect(y3.redemption_revenue).toBe(7515.95);
+    expect(Number((y3.redemption_revenue + y3.breakage_revenue).toFixed(2))).toBe(y3.revenue_recognized);
+    expect(y3.liability_value).toBe(1485); // 1,500 points × 1 × 0.99
+  });
+});
+
+describe('without a setting', () => {
+  it('derives the value from the rewards redeemed and estimates the rate from points that ended', async () => {
+    const { merchantId, admin, api } = await shop('derived');
+    const reward = await app.db.reward.create({ data: { merchantId, name: '$5 off', rewardType: 'fixed_discount', pointsCost: 250, rewardRule: { discount_value: 5 } } });
+    const spender = await newCustomer(app, merchantId, { points: 1000 });
+    expect((await api.rest('POST', `/v1/customers/rewards/redeem?customer_id=${spender.platformId}`, { reward_id: reward.id })).status).toBe(201);
+    const lapsed = await newCustomer(app, merchantId, { points: 750 });
+    expect((await api.rest('POST', `/v1/customers/transactions?customer_id=${lapsed.platformId}`, { points: -750, description: 'not an expiry' })).status).toBe(201);
+    const { points_valuation: none } = await admin.ok(VALUATION);
+    // no points expired yet: nothing ended but redemptions, so the estimate is 1
+    expect(none).toMatchObject({ point_value: 0.02, point_value_source: 'derived', redemption_rate: 1, redemption_rate_source: 'estimated', points_outstanding: 750 });
+    await app.db.$executeRaw`UPDATE customers SET last_activity_at = now() - interval '400 days' WHERE merchant_id = ${merchantId}::uuid`;
+    await app.db.merchant.update({ where: { id: merchantId }, data: { pointsExpiryDays: 365 } });
+    const { expirePoints } = await import('../../src/domain/ledger/expiry.js');
+    expect((await expirePoints(app.db, { merchantId })).points).toBe(750);
+    const { points_valuation: v } = await admin.ok(VALUATION);
+    // 250 redeemed, 750 expired: a quarter of the points that ended were redeemed
+    expect(v).toMatchObject({ redemption_rate: 0.25, redemption_rate_source: 'estimated', points_outstanding: 0, liability_value: 0, allocated_revenue: null });
+  });
+
+  it('says nothing in money when it cannot know a value', async () => {
+    const { admin } = await shop('unknown');
+    const { points_valuation: v } = await admin.ok(VALUATION);
+    expect(v).toMatchObject({ point_value: null, point_value_source: null, redemption_rate: null, liability_value: null, revenue_recognized: null, deferred_revenue: null });
+  });
+});
+
+describe('setting it', () => {
+  it('refuses what is not a value or a share, and records each change in the audit log', async () => {
+    const { admin } = await shop('settings');
+    expect(await admin.fails(SET, {})).toMatchObject({ code: 'validation_error', details: { point_value: [expect.any(String)] } });
+    expect(await admin.fails(SET, { redemption_rate: 1.5 })).toMatchObject({ code: 'validation_error', details: { redemption_rate: [expect.any(String)] } });
+    expect(await admin.fails(SET, { point_value: 0 })).toMatchObject({ code: 'validation_error', details: { point_value: [expect.any(String)] } });
+    await admin.ok(SET, { point_value: 0.01 });
+    const kept = (await admin.ok(SET, { redemption_rate: 0.8 })).set_points_valuation;
+    expect(kept).toEqual({ point_value: 0.01, point_value_source: 'set', redemption_rate: 0.8, redemption_rate_source: 'set' });
+    const log = await admin.ok('{ audit_log(action: "set_points_valuation") { data { action args } } }');
+    expect(log.audit_log.data.map((e: { args: unknown }) => e.args)).toEqual([{ redemption_rate: 0.8 }, { point_value: 0.01 }]);
+  });
+});
