@@ -43,7 +43,7 @@ describe('IFRS 15 Example 10A, through the API', () => {
     });
 
     // year 1: ten sales of 10,000 earn 1,000 points each
-    const customers = [];
+    const customers: string[] = [];
     for (let i = 0; i < 10; i++) {
       const c = await newCustomer(app, merchantId);
       customers.push(c.platformId);
