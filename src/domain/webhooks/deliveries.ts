@@ -10,7 +10,7 @@ import { AppError, notFound, validationError } from '../shared/errors.js';
 import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
 import { type Attempt, type WebhookRequest, isSuccess } from './send.js';
 import { rowKey } from '../shared/keys.js';
-import { findEndpoint } from './endpoints.js';
+import { findEndpoint, signingSecrets } from './endpoints.js';
 
 /** A pg connection (`pg.PoolClient`), for the dispatcher's transactions. */
 export interface SqlClient {
@@ -154,10 +154,6 @@ export function retryAfterTime(attempt: Attempt, now: Date): Date | undefined {
   return new Date(now.getTime() + Math.min(Math.max(ms, 1000), RETRY_AFTER_MAX_SECONDS * 1000));
 }
 
-/** The secrets a delivery is signed with at `now`, newest first: the rotated-out one until its overlap ends. */
-export function signingSecrets(e: { secret: string; previousSecret: string | null; previousSecretExpiresAt: Date | null }, now: Date) {
-  return e.previousSecret && e.previousSecretExpiresAt && e.previousSecretExpiresAt > now ? [e.secret, e.previousSecret] : [e.secret];
-}
 
 /** The merchant of a delivery known by its id alone (undefined: none). */
 export async function deliveryMerchant(db: Db, deliveryId: string) {

@@ -34,6 +34,13 @@ export interface CreateEndpointInput {
 }
 export type UpdateEndpointInput = Partial<CreateEndpointInput>;
 
+type Secrets = Pick<WebhookEndpoint, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>;
+
+/** The secrets a delivery is signed with at `now`, newest first: the rotated-out one until its overlap ends. */
+export function signingSecrets(e: Secrets, now: Date): string[] {
+  return e.previousSecret && e.previousSecretExpiresAt && e.previousSecretExpiresAt > now ? [e.secret, e.previousSecret] : [e.secret];
+}
+
 /** An endpoint in the API's field names; `secret` only when just created or rotated. */
 export function endpointView(e: WebhookEndpoint, secret?: string, now = new Date()) {
   return {
@@ -45,7 +52,7 @@ export function endpointView(e: WebhookEndpoint, secret?: string, now = new Date
     disabled_reason: e.disabledReason,
     disabled_at: e.disabledAt,
     failing_since: e.failingSince,
-    previous_secret_expires_at: e.previousSecret && e.previousSecretExpiresAt && e.previousSecretExpiresAt > now ? e.previousSecretExpiresAt : null,
+    previous_secret_expires_at: signingSecrets(e, now).length > 1 ? e.previousSecretExpiresAt : null,
     created_at: e.createdAt,
     updated_at: e.updatedAt,
     ...(secret ? { secret } : {}),
