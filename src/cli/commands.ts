@@ -19,8 +19,8 @@ import { exportCustomer } from '../domain/privacy/export.js';
 import { type KeyType, keyTypes } from '../domain/access/scopes.js';
 import { rotateSessionSecret, storefrontSettings, updateStorefrontSettings } from '../domain/storefront/storefront-settings.js';
 import { loadConfig } from '../config.js';
-import { createEndpoint, deleteEndpoint, listEndpoints, updateEndpoint } from '../domain/webhooks/endpoints.js';
-import { listDeliveries, redeliver } from '../domain/webhooks/deliveries.js';
+import { createEndpoint, deleteEndpoint, listEndpoints, rotateSecret, updateEndpoint } from '../domain/webhooks/endpoints.js';
+import { listDeliveries, pingEndpoint, redeliver } from '../domain/webhooks/deliveries.js';
 
 export class UsageError extends Error {}
 
@@ -41,6 +41,7 @@ export interface Options {
     endpoint?: string;
     status?: string;
     page?: string;
+    'overlap-hours'?: string;
     enable?: boolean;
     disable?: boolean;
     timezone?: string;
@@ -417,6 +418,31 @@ export const commands: Record<string, Command> = {
       return redeliver(db, merchant.id, positional(positionals, 'delivery id'));
     },
     text: (d) => `Delivery ${d.id} queued again.`,
+  },
+  'webhooks rotate-secret': {
+    usage: 'webhooks rotate-secret --merchant <slug> <id> [--overlap-hours <n>]',
+    summary: 'Give an endpoint a new signing secret (printed once); the old one keeps signing too for --overlap-hours (default 24, 0 to 168)',
+    async run(db, { values, positionals }) {
+      const { merchant, id } = await merchantAnd(db, values, positionals, 'endpoint');
+      const hours = values['overlap-hours'];
+      if (hours !== undefined && !/^\d+$/.test(hours)) throw new UsageError('--overlap-hours takes a whole number of hours');
+      return byCli(db, { merchantId: merchant.id, action: 'rotate_webhook_secret', type: 'WebhookEndpoint', id, args: { id, overlap_hours: hours } })(
+        () => rotateSecret(db, merchant.id, id, { overlap_hours: hours === undefined ? undefined : Number(hours) }),
+      );
+    },
+    text: (e) =>
+      `${endpointLine(e)}\nNew signing secret (shown once): ${e.secret}` +
+      (e.previous_secret_expires_at ? `\nThe previous secret also signs until ${e.previous_secret_expires_at.toISOString()}.` : '\nThe previous secret no longer signs.'),
+  },
+  'webhooks ping': {
+    usage: 'webhooks ping --merchant <slug> <id>',
+    summary: 'Send a webhook.ping event to an endpoint now; prints its delivery (see webhooks deliveries)',
+    async run(db, { values, positionals }) {
+      const { merchant, id } = await merchantAnd(db, values, positionals, 'endpoint');
+      const change = { merchantId: merchant.id, action: 'ping_webhook_endpoint', type: 'WebhookDelivery', id, args: { id } };
+      return byCli(db, change)(() => pingEndpoint(db, merchant.id, id));
+    },
+    text: (d) => `Delivery ${d.id} of ${d.event_type} (event ${d.event_id}) queued.`,
   },
   'calendar pay': calendarJob(
     'calendar pay [--merchant <slug>] [--at <ISO time>]',

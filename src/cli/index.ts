@@ -50,6 +50,7 @@ async function main(argv: string[]) {
         endpoint: { type: 'string' },
         status: { type: 'string' },
         page: { type: 'string' },
+        'overlap-hours': { type: 'string' },
         enable: { type: 'boolean' },
         disable: { type: 'boolean' },
         timezone: { type: 'string' },

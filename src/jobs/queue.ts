@@ -96,6 +96,7 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
     const attempt: AttemptOptions = {
       windowMs: config.WEBHOOK_RETRY_WINDOW_SECONDS * 1000,
       lastTry: job.retryCount >= job.retryLimit,
+      jobId: job.id,
       send: (req) =>
         postWebhook({ ...req, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS }),
     };
@@ -128,7 +129,7 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
     await boss.insert(
       jobs.map((j) => {
         const data: DeliveryJob = { delivery_id: j.deliveryId, merchant_id: j.merchantId };
-        return { id: j.jobId, name: DELIVERY_QUEUE, data };
+        return { id: j.jobId, name: DELIVERY_QUEUE, data, ...(j.startAfter ? { startAfter: j.startAfter } : {}) };
       }),
       { db: { executeSql: (text, values) => client.query(text, values) } },
     );

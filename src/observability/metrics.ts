@@ -117,7 +117,7 @@ export function countLedgerEntry(points: number) {
 
 export const webhookDeliveries = new Counter({
   name: 'loyalty_webhook_deliveries_total',
-  help: 'Webhook delivery attempts, by outcome: succeeded, retry (failed, tried again later), failed (given up), skipped',
+  help: 'Webhook delivery attempts, by outcome: succeeded, retry (failed, tried again later), rescheduled (failed, tried again when the receiver’s Retry-After says), failed (given up), skipped',
   labelNames: ['outcome'] as const,
   registers: [registry],
 });

@@ -52,7 +52,7 @@ describe('the SSRF guard', () => {
   it('checks again at delivery: a private address is never contacted', async () => {
     const receiver = await startReceiver();
     try {
-      const request = { secret: 's', eventId: randomUUID(), eventType: 't', deliveryId: randomUUID(), body: '{}', timeoutMs: 1000 };
+      const request = { secrets: ['s'], eventId: randomUUID(), eventType: 't', deliveryId: randomUUID(), body: '{}', timeoutMs: 1000 };
       const blocked = await postWebhook({ ...request, url: receiver.url('/x').replace('http:', 'https:'), allowPrivate: false });
       expect(blocked).toEqual({ status: null, response: expect.stringMatching(/not sent: .*127\.0\.0\.1/) });
       // a name resolved at connection time is checked too (localhost → loopback)
@@ -73,7 +73,7 @@ describe('the SSRF guard', () => {
     const { port } = server.address() as { port: number };
     const started = Date.now();
     const result = await postWebhook({
-      url: `http://127.0.0.1:${port}/`, secret: 's', eventId: 'e', eventType: 't', deliveryId: 'd', body: '{}', timeoutMs: 300, allowPrivate: true,
+      url: `http://127.0.0.1:${port}/`, secrets: ['s'], eventId: 'e', eventType: 't', deliveryId: 'd', body: '{}', timeoutMs: 300, allowPrivate: true,
     });
     expect(result).toEqual({ status: null, response: 'no answer within 300 ms' });
     expect(Date.now() - started).toBeLessThan(2000);

@@ -13,19 +13,28 @@ export interface Received {
   json: { id: string; type: string; created_at: string; merchant_id: string; data: any };
 }
 
-/** Answers 200 unless `answer` says otherwise; records every request. */
+/** An answer: a status, or a status with headers (e.g. Retry-After). */
+export type Answer = number | { status: number; headers: Record<string, string> };
+
+/**
+ * Answers 200 unless `answer` says otherwise; `received` keeps the requests it accepted (2xx),
+ * `requests` every request with when it arrived.
+ */
 export async function startReceiver() {
   const received: Received[] = [];
-  const state = { answer: (_r: Received) => 200 };
+  const requests: (Received & { at: Date; status: number })[] = [];
+  const state = { answer: (_r: Received): Answer => 200 };
   const server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (c: string) => (body += c));
     req.on('end', () => {
       const r: Received = { path: req.url ?? '/', headers: req.headers, body, json: JSON.parse(body) };
-      const status = state.answer(r);
+      const answer = state.answer(r);
+      const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer;
+      requests.push({ ...r, at: new Date(), status });
       if (status >= 200 && status < 300) received.push(r);
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'receiver is down');
+      res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(status < 300 ? 'ok' : 'receiver is down');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -33,6 +42,7 @@ export async function startReceiver() {
   return {
     url: (path = '/hook') => `http://127.0.0.1:${port}${path}`,
     received,
+    requests,
     state,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

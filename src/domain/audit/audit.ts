@@ -97,6 +97,7 @@ const readers: Record<string, Reader> = {
 /** Result types that stand for another resource (a created key is its ApiKey row...). */
 const resourceOfType: Record<string, string> = {
   CreatedApiKey: 'ApiKey',
+  CreatedWebhookEndpoint: 'WebhookEndpoint',
   ManualAdjustment: 'Customer',
   CustomerErasure: 'Customer',
 };

@@ -10,6 +10,7 @@ import { AppError, notFound, validationError } from '../shared/errors.js';
 import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
 import { type Attempt, type WebhookRequest, isSuccess } from './send.js';
 import { rowKey } from '../shared/keys.js';
+import { findEndpoint, signingSecrets } from './endpoints.js';
 
 /** A pg connection (`pg.PoolClient`), for the dispatcher's transactions. */
 export interface SqlClient {
@@ -22,8 +23,11 @@ export interface DeliveryKey {
   deliveryId: string;
 }
 
+/** A delivery's job: `startAfter` when the receiver asked to be retried later (Retry-After). */
+export type DeliveryJob = DeliveryKey & { jobId: string; startAfter?: Date };
+
 /** Queues one job per delivery on `client`, inside its open transaction. */
-export type Enqueue = (jobs: (DeliveryKey & { jobId: string })[], client: SqlClient) => Promise<void>;
+export type Enqueue = (jobs: DeliveryJob[], client: SqlClient) => Promise<void>;
 
 export interface DispatchOptions {
   /** Merchants served per pass, the longest waiting first. */
@@ -94,11 +98,16 @@ async function dispatchMerchant(client: SqlClient, enqueue: Enqueue, merchantId:
       [merchantId, batch],
     );
     const waiting = await client.query(
-      `SELECT id FROM webhook_deliveries WHERE merchant_id = $1::uuid AND status = 'pending' AND job_id IS NULL
+      `SELECT id, retry_at FROM webhook_deliveries WHERE merchant_id = $1::uuid AND status = 'pending' AND job_id IS NULL
         ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED`,
       [merchantId, deliveries],
     );
-    const jobs = waiting.rows.map((r: { id: string }) => ({ jobId: randomUUID(), merchantId, deliveryId: r.id }));
+    const jobs: DeliveryJob[] = waiting.rows.map((r: { id: string; retry_at: Date | null }) => ({
+      jobId: randomUUID(),
+      merchantId,
+      deliveryId: r.id,
+      ...(r.retry_at ? { startAfter: r.retry_at } : {}),
+    }));
     if (jobs.length) {
       await enqueue(jobs, client);
       await client.query(
@@ -118,6 +127,8 @@ async function dispatchMerchant(client: SqlClient, enqueue: Enqueue, merchantId:
 
 export interface AttemptOptions {
   send: (req: Omit<WebhookRequest, 'timeoutMs' | 'allowPrivate'>) => Promise<Attempt>;
+  /** The queue job attempting it: a job the delivery no longer names (it was rescheduled or redelivered since) sends nothing. */
+  jobId?: string;
   /** How long a delivery, and an endpoint, may keep failing (3 days). */
   windowMs: number;
   /** The queue has no retry left: this attempt is the last. */
@@ -125,7 +136,24 @@ export interface AttemptOptions {
   now?: () => Date;
 }
 
-export type AttemptOutcome = 'succeeded' | 'retry' | 'failed' | 'skipped';
+/** 'rescheduled': failed, and a new job tries again when the receiver's Retry-After said. */
+export type AttemptOutcome = 'succeeded' | 'retry' | 'rescheduled' | 'failed' | 'skipped';
+
+/** The longest Retry-After honoured: a receiver cannot park a delivery for most of its window. */
+export const RETRY_AFTER_MAX_SECONDS = 3600;
+
+/**
+ * When a 429 or 503 answer asks to be tried again (Retry-After: seconds, or an HTTP date), at
+ * least a second and at most RETRY_AFTER_MAX_SECONDS from `now`; undefined: no usable header.
+ */
+export function retryAfterTime(attempt: Attempt, now: Date): Date | undefined {
+  if ((attempt.status !== 429 && attempt.status !== 503) || !attempt.retryAfter) return undefined;
+  const value = attempt.retryAfter.trim();
+  const ms = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value) - now.getTime();
+  if (Number.isNaN(ms)) return undefined;
+  return new Date(now.getTime() + Math.min(Math.max(ms, 1000), RETRY_AFTER_MAX_SECONDS * 1000));
+}
+
 
 /** The merchant of a delivery known by its id alone (undefined: none). */
 export async function deliveryMerchant(db: Db, deliveryId: string) {
@@ -139,6 +167,7 @@ export async function attemptDelivery(db: Db, { merchantId, deliveryId }: Delive
     include: { endpoint: true, event: { select: { id: true, type: true, body: true } } },
   });
   if (!delivery || delivery.status !== 'pending') return 'skipped';
+  if (opts.jobId && delivery.jobId && delivery.jobId !== opts.jobId) return 'skipped';
   const { endpoint, event } = delivery;
   if (!endpoint.enabled) {
     await db.webhookDelivery.updateMany({
@@ -149,14 +178,14 @@ export async function attemptDelivery(db: Db, { merchantId, deliveryId }: Delive
   }
   const attempt = await opts.send({
     url: endpoint.url,
-    secret: endpoint.secret,
+    secrets: signingSecrets(endpoint, opts.now?.() ?? new Date()),
     eventId: event.id,
     eventType: event.type,
     deliveryId: delivery.id,
     body: event.body,
   });
   const now = opts.now?.() ?? new Date();
-  const recorded = { attempts: { increment: 1 }, lastAttemptAt: now, lastStatus: attempt.status, lastResponse: attempt.response };
+  const recorded = { attempts: { increment: 1 }, lastAttemptAt: now, lastStatus: attempt.status, lastResponse: attempt.response, retryAt: null };
   if (isSuccess(attempt)) {
     await db.$transaction([
       db.webhookDelivery.update({ where: rowKey(merchantId, delivery.id), data: { ...recorded, status: 'succeeded', deliveredAt: now } }),
@@ -164,15 +193,33 @@ export async function attemptDelivery(db: Db, { merchantId, deliveryId }: Delive
     ]);
     return 'succeeded';
   }
+  if (attempt.status === 410) {
+    // Gone: the receiver says the URL is no more; retrying it would only be refused again
+    await db.$transaction([
+      db.webhookDelivery.update({ where: rowKey(merchantId, delivery.id), data: { ...recorded, status: 'failed' } }),
+      db.webhookEndpoint.updateMany({
+        where: { merchantId, id: endpoint.id, enabled: true },
+        data: { enabled: false, disabledAt: now, disabledReason: `Disabled at once: the endpoint answered 410 Gone at ${now.toISOString()}` },
+      }),
+    ]);
+    return 'failed';
+  }
   const firstAttemptAt = delivery.firstAttemptAt ?? now;
   const failingSince = endpoint.failingSince ?? now;
   const expired = (since: Date) => now.getTime() - since.getTime() >= opts.windowMs;
   const giveUp = expired(firstAttemptAt) || opts.lastTry === true;
   const why = attempt.status === null ? attempt.response : `HTTP ${attempt.status}`;
+  // a Retry-After is honoured by a new job that starts then (the dispatcher queues it), not by the queue's backoff
+  const retryAt = giveUp ? undefined : retryAfterTime(attempt, now);
   const writes: Prisma.PrismaPromise<unknown>[] = [
     db.webhookDelivery.update({
       where: rowKey(merchantId, delivery.id),
-      data: { ...recorded, firstAttemptAt, ...(giveUp ? { status: 'failed' as const } : {}) },
+      data: {
+        ...recorded,
+        firstAttemptAt,
+        ...(giveUp ? { status: 'failed' as const } : {}),
+        ...(retryAt ? { retryAt, jobId: null } : {}),
+      },
     }),
     db.webhookEndpoint.updateMany({ where: { merchantId, id: endpoint.id, failingSince: null }, data: { failingSince: now } }),
   ];
@@ -189,7 +236,7 @@ export async function attemptDelivery(db: Db, { merchantId, deliveryId }: Delive
     );
   }
   await db.$transaction(writes);
-  return giveUp ? 'failed' : 'retry';
+  return giveUp ? 'failed' : retryAt ? 'rescheduled' : 'retry';
 }
 
 export function deliveryView(d: Prisma.WebhookDeliveryGetPayload<{ include: { event: { select: { type: true } } } }>) {
@@ -250,6 +297,28 @@ export async function redeliver(db: Db, merchantId: string, deliveryId: string) 
     include: { event: { select: { type: true } } },
   });
   return deliveryView(updated);
+}
+
+const withEventType = { event: { select: { type: true } } } as const;
+
+/**
+ * Sends a `webhook.ping` to one endpoint now, through the outbox like every event: the event is
+ * written already dispatched (so no other endpoint gets it, and this one whatever its event
+ * types) together with its one delivery, which the dispatcher queues as it queues a redelivery.
+ */
+export async function pingEndpoint(db: Db, merchantId: string, endpointId: string) {
+  const endpoint = await findEndpoint(db, merchantId, endpointId);
+  if (!endpoint.enabled) throw validationError({ id: ['the endpoint is disabled: enable it first'] });
+  const eventId = randomUUID();
+  const deliveryId = randomUUID();
+  const data = JSON.stringify({ endpoint_id: endpoint.id });
+  await db.$transaction([
+    db.$executeRaw`INSERT INTO events (id, merchant_id, type, payload, body, created_at, dispatched_at)
+      VALUES (${eventId}::uuid, ${merchantId}::uuid, 'webhook.ping', ${data}::jsonb,
+              loyalty_event_body(${eventId}::uuid, 'webhook.ping', now(), ${merchantId}::uuid, ${data}::jsonb), now(), now())`,
+    db.webhookDelivery.create({ data: { id: deliveryId, merchantId, endpointId: endpoint.id, eventId } }),
+  ]);
+  return deliveryView(await db.webhookDelivery.findUniqueOrThrow({ where: rowKey(merchantId, deliveryId), include: withEventType }));
 }
 
 /**

@@ -1,5 +1,6 @@
 // Webhook endpoints of a merchant (admin API and CLI): register (the signing secret is shown
-// once), update, enable/disable, delete, list. A URL must pass the SSRF guard (url-guard.ts).
+// once), update, enable/disable, rotate the secret, delete, list. A URL must pass the SSRF
+// guard (url-guard.ts).
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { WebhookEndpoint } from '../../generated/prisma/client.js';
@@ -33,8 +34,15 @@ export interface CreateEndpointInput {
 }
 export type UpdateEndpointInput = Partial<CreateEndpointInput>;
 
-/** An endpoint in the API's field names; `secret` only when just created. */
-export function endpointView(e: WebhookEndpoint, secret?: string) {
+type Secrets = Pick<WebhookEndpoint, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>;
+
+/** The secrets a delivery is signed with at `now`, newest first: the rotated-out one until its overlap ends. */
+export function signingSecrets(e: Secrets, now: Date): string[] {
+  return e.previousSecret && e.previousSecretExpiresAt && e.previousSecretExpiresAt > now ? [e.secret, e.previousSecret] : [e.secret];
+}
+
+/** An endpoint in the API's field names; `secret` only when just created or rotated. */
+export function endpointView(e: WebhookEndpoint, secret?: string, now = new Date()) {
   return {
     id: e.id,
     url: e.url,
@@ -44,6 +52,7 @@ export function endpointView(e: WebhookEndpoint, secret?: string) {
     disabled_reason: e.disabledReason,
     disabled_at: e.disabledAt,
     failing_since: e.failingSince,
+    previous_secret_expires_at: signingSecrets(e, now).length > 1 ? e.previousSecretExpiresAt : null,
     created_at: e.createdAt,
     updated_at: e.updatedAt,
     ...(secret ? { secret } : {}),
@@ -119,3 +128,36 @@ export async function listEndpoints(db: Db, merchantId: string) {
 }
 
 export { findEndpoint };
+
+/** A rotation's overlap: how long the replaced secret keeps signing, in hours. */
+export const ROTATION_OVERLAP = { defaultHours: 24, maxHours: 168 } as const;
+
+const rotateInput = z.object({
+  overlap_hours: z
+    .int('must be a whole number of hours')
+    .min(0, 'must be 0 or more')
+    .max(ROTATION_OVERLAP.maxHours, `must be at most ${ROTATION_OVERLAP.maxHours} (7 days)`)
+    .nullish(),
+});
+
+/**
+ * Gives the endpoint a new secret (in this answer only). For `overlap_hours` (default 24, 0 to
+ * 168) every delivery is signed with the new and the replaced secret, so the receiver can
+ * switch at its own pace; then only the new one signs. Rotating again within an overlap
+ * replaces the secret in use: the one before it stops signing at once.
+ */
+export async function rotateSecret(db: Db, merchantId: string, id: string, raw: { overlap_hours?: number | null }, now = new Date()) {
+  const input = parseInput(rotateInput, raw);
+  const endpoint = await findEndpoint(db, merchantId, id);
+  const hours = input.overlap_hours ?? ROTATION_OVERLAP.defaultHours;
+  const secret = newWebhookSecret();
+  const updated = await db.webhookEndpoint.update({
+    where: rowKey(merchantId, endpoint.id),
+    data: {
+      secret,
+      previousSecret: hours > 0 ? endpoint.secret : null,
+      previousSecretExpiresAt: hours > 0 ? new Date(now.getTime() + hours * 3_600_000) : null,
+    },
+  });
+  return endpointView(updated, secret, now);
+}

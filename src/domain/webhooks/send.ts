@@ -3,7 +3,7 @@
 // the guard vet the very addresses the connection uses (fetch has no such hook).
 import http from 'node:http';
 import https from 'node:https';
-import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
+import { signatureHeaders } from './signature.js';
 import { checkWebhookUrl, guardedLookup } from './url-guard.js';
 
 const RESPONSE_KEPT = 1000;
@@ -13,11 +13,14 @@ export interface Attempt {
   status: number | null;
   /** The start of the answer's body, or why there was no answer. */
   response: string;
+  /** The answer's Retry-After header, as sent. */
+  retryAfter?: string;
 }
 
 export interface WebhookRequest {
   url: string;
-  secret: string;
+  /** The endpoint's signing secrets, newest first (two during a rotation's overlap). */
+  secrets: string[];
   eventId: string;
   eventType: string;
   deliveryId: string;
@@ -44,7 +47,7 @@ export async function postWebhook(req: WebhookRequest): Promise<Attempt> {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(req.body),
           'user-agent': 'loyalty-webhooks/1',
-          [SIGNATURE_HEADER]: signatureHeader(req.secret, req.body),
+          ...signatureHeaders(req.secrets, req.eventId, req.body),
           'loyalty-event-id': req.eventId,
           'loyalty-event-type': req.eventType,
           'loyalty-delivery-id': req.deliveryId,
@@ -56,7 +59,10 @@ export async function postWebhook(req: WebhookRequest): Promise<Attempt> {
         res.on('data', (chunk: string) => {
           if (text.length < RESPONSE_KEPT) text += chunk;
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? null, response: text.slice(0, RESPONSE_KEPT) }));
+        const retryAfter = res.headers['retry-after'];
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? null, response: text.slice(0, RESPONSE_KEPT), ...(retryAfter ? { retryAfter } : {}) }),
+        );
         res.on('error', (err) => resolve({ status: res.statusCode ?? null, response: text || err.message }));
       },
     );

@@ -1,14 +1,16 @@
-// Webhooks (admin face): endpoints (the signing secret is shown once, at creation), their
-// deliveries with status, attempts and last answer, and redelivery. The events themselves are
+// Webhooks (admin face): endpoints (the signing secret is shown once, at creation and at each
+// rotation), their deliveries with status, attempts and last answer, redelivery and ping. The events themselves are
 // written by the database with each change (the outbox) and delivered by the job workers.
 import {
   createEndpoint,
   deleteEndpoint,
   type EndpointView,
   listEndpoints,
+  ROTATION_OVERLAP,
+  rotateSecret,
   updateEndpoint,
 } from '../../domain/webhooks/endpoints.js';
-import { type DeliveryView, listDeliveries, redeliver } from '../../domain/webhooks/deliveries.js';
+import { type DeliveryView, listDeliveries, pingEndpoint, redeliver } from '../../domain/webhooks/deliveries.js';
 import { webhookEventTypes } from '../../domain/webhooks/event-types.js';
 import { SIGNATURE_HEADER } from '../../domain/webhooks/signature.js';
 import { builder } from '../builder.js';
@@ -34,19 +36,24 @@ const endpointFields = (t: PothosSchemaTypes.ObjectFieldBuilder<Types, EndpointV
     nullable: true,
     description: 'First failed attempt since the last success; the endpoint is disabled after failing for the retry window (3 days)',
   }),
+  previous_secret_expires_at: t.expose('previous_secret_expires_at', {
+    type: 'DateTime',
+    nullable: true,
+    description: 'Until when deliveries are also signed with the secret the last rotation replaced; null: only the current secret signs',
+  }),
   created_at: t.expose('created_at', { type: 'DateTime' }),
   updated_at: t.expose('updated_at', { type: 'DateTime' }),
 });
 
 const WebhookEndpointRef = builder.objectRef<EndpointView>('WebhookEndpoint').implement({
   subGraphs: ['admin'],
-  description: `A URL that receives the merchant's events, signed in the ${SIGNATURE_HEADER} header`,
+  description: `A URL that receives the merchant's events, signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and the ${SIGNATURE_HEADER} header`,
   fields: endpointFields,
 });
 
 const CreatedWebhookEndpointRef = builder.objectRef<EndpointView>('CreatedWebhookEndpoint').implement({
   subGraphs: ['admin'],
-  description: 'A new endpoint: `secret` (for verifying signatures) is shown this once',
+  description: 'A new endpoint, or one whose secret was just rotated: `secret` (for verifying signatures) is shown this once',
   fields: (t) => ({
     secret: t.string({ resolve: (e) => e.secret ?? '' }),
     ...endpointFields(t),
@@ -147,6 +154,26 @@ builder.mutationFields((t) => ({
     description: 'Deletes the endpoint and its deliveries',
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => deleteEndpoint(ctx.db, ctx.merchantId, String(args.id)),
+  }),
+  rotate_webhook_secret: t.field({
+    subGraphs: ['admin'],
+    type: CreatedWebhookEndpointRef,
+    description:
+      'Gives the endpoint a new signing secret, in this answer only. For overlap_hours every delivery is signed with both the new and the replaced secret; then with the new one only.',
+    args: {
+      id: t.arg.id({ required: true }),
+      overlap_hours: t.arg.int({
+        description: `Hours the replaced secret keeps signing (default ${ROTATION_OVERLAP.defaultHours}, 0 to ${ROTATION_OVERLAP.maxHours}; 0: it stops at once)`,
+      }),
+    },
+    resolve: (_root, args, ctx) => rotateSecret(ctx.db, ctx.merchantId, String(args.id), { overlap_hours: args.overlap_hours }),
+  }),
+  ping_webhook_endpoint: t.field({
+    subGraphs: ['admin'],
+    type: WebhookDeliveryRef,
+    description: 'Sends a webhook.ping event to this endpoint now (whatever its event types) and returns its delivery',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => pingEndpoint(ctx.db, ctx.merchantId, String(args.id)),
   }),
   redeliver_webhook: t.field({
     subGraphs: ['admin'],

@@ -1,9 +1,12 @@
 // SOFA generates the OpenAPI document from the schema; this completes it with what the
 // schema cannot say: the bearer scheme, each route's scope, the error envelope and its
-// statuses, the Idempotency-Key header, and which POST arguments go in the query string.
+// statuses, the Idempotency-Key header, which POST arguments go in the query string, and the
+// webhooks the service sends (OpenAPI 3.1's `webhooks`, from the event types' own table).
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { adminAppOnlyCodes, errorStatus, graphqlOnlyCodes, type ErrorCode } from '../../domain/shared/errors.js';
+import { type EventTypeName, eventBodyJsonSchema, eventTypes } from '../../domain/webhooks/event-types.js';
+import { SIGNATURE_HEADER } from '../../domain/webhooks/signature.js';
 import { requestState } from '../request-state.js';
 import { routeMatcher } from './routes.js';
 
@@ -87,7 +90,42 @@ export function completeOpenApi(doc: Json, schema: GraphQLSchema, basePath: stri
       }
     }
   }
+  doc.openapi = '3.1.0';
+  doc.webhooks = webhooksSection();
   return doc;
+}
+
+const deliveryHeaders = [
+  ['webhook-id', 'The event id (Standard Webhooks): the same on every attempt and redelivery; dedupe on it'],
+  ['webhook-timestamp', 'Unix seconds of this attempt (Standard Webhooks)'],
+  ['webhook-signature', 'Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, one per signing secret (two, space-separated, during a rotation)'],
+  [SIGNATURE_HEADER, '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, one v1 per signing secret'],
+  ['Loyalty-Event-Id', 'The event id'],
+  ['Loyalty-Event-Type', 'The event type'],
+  ['Loyalty-Delivery-Id', 'The delivery (one event to one endpoint)'],
+].map(([name, description]) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } }));
+
+/** One POST per event type, its body's schema as the event types' table describes it. */
+function webhooksSection(): Json {
+  return Object.fromEntries(
+    (Object.keys(eventTypes) as EventTypeName[]).map((type) => [
+      type,
+      {
+        post: {
+          operationId: `webhook_${type.replace('.', '_')}`,
+          summary: type,
+          description: `${eventTypes[type].when}. Sent to the merchant's webhook endpoints, signed (see the headers).`,
+          parameters: deliveryHeaders,
+          requestBody: { required: true, content: { 'application/json': { schema: eventBodyJsonSchema(type) } } },
+          responses: {
+            '2XX': { description: 'Received: anything else is retried with backoff for 3 days' },
+            '410': { description: 'Gone: the endpoint is disabled at once' },
+            '429': { description: 'Retried after the answer’s Retry-After (seconds or an HTTP date; at most an hour)' },
+          },
+        },
+      },
+    ]),
+  );
 }
 
 /** POST: only the route's `query` arguments stay query parameters; the others are body fields. */
