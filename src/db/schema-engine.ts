@@ -8,6 +8,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import { splitStatements } from './sql-script.js';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
 import { projectRoot } from '../project-root.js';
@@ -61,7 +62,9 @@ export async function readSchema() {
 /**
  * The pg adapter runs a migration script by splitting it on every `;`, which cuts a
  * function body (`$$ … ; … $$`) apart. PostgreSQL runs a whole multi-statement script in one
- * simple query (as one implicit transaction), so send it whole, as the native engine does.
+ * simple query (as one implicit transaction), so send it whole, as the native engine does. A
+ * Citus coordinator refuses a whole script that changes a distributed table (sql-script.ts):
+ * there it runs statement by statement, in one transaction.
  */
 class WholeScriptPg extends PrismaPg {
   override async connect() {
@@ -69,12 +72,32 @@ class WholeScriptPg extends PrismaPg {
     const internals = adapter as unknown as { client: pg.Pool; onError(err: unknown): never };
     adapter.executeScript = async (script: string) => {
       try {
-        await internals.client.query(script);
+        await runScript(internals.client, script);
       } catch (err) {
         internals.onError(err);
       }
     };
     return adapter;
+  }
+}
+
+async function runScript(pool: pg.Pool, script: string) {
+  const client = await pool.connect();
+  try {
+    const { rows } = await client.query(`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus`);
+    if (!rows[0].citus) return void (await client.query(script));
+    await client.query('BEGIN');
+    try {
+      // one connection per worker for the whole migration, as `loyalty cluster distribute` does
+      await client.query(`SET LOCAL citus.multi_shard_modify_mode = 'sequential'`);
+      for (const statement of splitStatements(script)) await client.query(statement);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    }
+  } finally {
+    client.release();
   }
 }
 
@@ -100,9 +123,10 @@ export async function withSchemaEngine<T>(
 
 const noFilter = { externalTables: [], externalEnums: [] };
 
-/** Applies every pending migration folder; returns the names applied. */
-export async function applyMigrations(connectionString: string): Promise<string[]> {
-  const migrationsList = await readMigrations();
+/** Applies every pending migration folder (or those up to `through`); returns the names applied. */
+export async function applyMigrations(connectionString: string, { through }: { through?: string } = {}): Promise<string[]> {
+  const all = await readMigrations();
+  const migrationsList = through ? { ...all, migrationDirectories: all.migrationDirectories.filter((d) => d.path <= through) } : all;
   return withSchemaEngine(connectionString, async (engine) => {
     const out = await engine.applyMigrations({ migrationsList, filters: noFilter });
     return out.appliedMigrationNames;

@@ -13,12 +13,8 @@ CREATE TABLE "ledger_buckets" (
 -- CreateIndex
 CREATE INDEX "ledger_buckets_merchant_id_bucket_start_idx" ON "ledger_buckets"("merchant_id", "bucket_start");
 
--- AddForeignKey (through EXECUTE: on a Citus cluster a key to the reference table merchants makes
--- the table a Citus one, and Citus sends the statement's text on to the workers, where a
--- multi-statement script is refused)
-DO $$ BEGIN
-  EXECUTE 'ALTER TABLE "ledger_buckets" ADD CONSTRAINT "ledger_buckets_merchant_id_fkey" FOREIGN KEY ("merchant_id") REFERENCES "merchants"("id") ON DELETE CASCADE ON UPDATE NO ACTION';
-END $$;
+-- AddForeignKey
+ALTER TABLE "ledger_buckets" ADD CONSTRAINT "ledger_buckets_merchant_id_fkey" FOREIGN KEY ("merchant_id") REFERENCES "merchants"("id") ON DELETE CASCADE ON UPDATE NO ACTION;
 
 -- What a ledger row is in the liability report: the one place the categories are defined (the
 -- trigger below and the report's scan of a range's partial buckets both call it). Every row falls
@@ -60,13 +56,10 @@ BEGIN
   RETURN NULL;
 END $$;
 
--- On a Citus cluster points_transactions is already distributed: trigger DDL on it needs the
--- setting, and goes through EXECUTE for the same reason as the foreign key above.
+-- trigger DDL on a table Citus distributes needs this (a placeholder setting elsewhere)
 SET LOCAL citus.enable_unsafe_triggers = on;
-DO $$ BEGIN
-  EXECUTE 'CREATE TRIGGER points_transactions_bucketed_on_insert AFTER INSERT ON points_transactions
-    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION loyalty_ledger_buckets_add()';
-END $$;
+CREATE TRIGGER points_transactions_bucketed_on_insert AFTER INSERT ON points_transactions
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION loyalty_ledger_buckets_add();
 
 -- the ledger so far
 INSERT INTO ledger_buckets (id, merchant_id, bucket_start, category, points, entries)

@@ -16,7 +16,5 @@ CREATE INDEX "points_valuations_merchant_id_effective_at_idx" ON "points_valuati
 ALTER TABLE "points_valuations" ADD CONSTRAINT "points_valuations_point_value_check" CHECK (point_value > 0);
 ALTER TABLE "points_valuations" ADD CONSTRAINT "points_valuations_redemption_rate_check" CHECK (redemption_rate > 0 AND redemption_rate <= 1);
 
--- AddForeignKey (through EXECUTE, as in ledger_buckets: Citus forwards its text to the workers)
-DO $$ BEGIN
-  EXECUTE 'ALTER TABLE "points_valuations" ADD CONSTRAINT "points_valuations_merchant_id_fkey" FOREIGN KEY ("merchant_id") REFERENCES "merchants"("id") ON DELETE CASCADE ON UPDATE NO ACTION';
-END $$;
+-- AddForeignKey
+ALTER TABLE "points_valuations" ADD CONSTRAINT "points_valuations_merchant_id_fkey" FOREIGN KEY ("merchant_id") REFERENCES "merchants"("id") ON DELETE CASCADE ON UPDATE NO ACTION;

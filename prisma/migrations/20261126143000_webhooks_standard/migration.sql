@@ -6,9 +6,7 @@ ADD COLUMN     "previous_secret_expires_at" TIMESTAMPTZ(3);
 ALTER TABLE "webhook_deliveries" ADD COLUMN     "retry_at" TIMESTAMPTZ(3);
 
 -- Trigger DDL on a Citus cluster's distributed tables needs this (their triggers then fire
--- without it); plain PostgreSQL keeps it as a placeholder setting for this transaction. Each
--- CREATE TRIGGER goes through EXECUTE: Citus sends its text on to the workers, which refuse a
--- multi-statement script.
+-- without it); plain PostgreSQL keeps it as a placeholder setting for this transaction.
 SET LOCAL citus.enable_unsafe_triggers = on;
 
 -- Every event body names its schema version ("version": 1; src/domain/webhooks/event-types.ts
@@ -40,14 +38,12 @@ BEGIN
     ], NULL))));
   RETURN NULL;
 END $$;
-DO $$ BEGIN
-  EXECUTE $ddl$CREATE TRIGGER customers_updated_outbox AFTER UPDATE ON customers
+CREATE TRIGGER customers_updated_outbox AFTER UPDATE ON customers
   FOR EACH ROW WHEN (NEW.erased_at IS NULL AND
     (OLD.platform_id, OLD.email, OLD.first_name, OLD.last_name, OLD.status, OLD.birthday, OLD.referral_code)
     IS DISTINCT FROM
     (NEW.platform_id, NEW.email, NEW.first_name, NEW.last_name, NEW.status, NEW.birthday, NEW.referral_code))
-  EXECUTE FUNCTION customers_emit_updated()$ddl$;
-END $$;
+  EXECUTE FUNCTION customers_emit_updated();
 
 -- customer.erased: the moment a privacy erasure takes the customer's personal data out. Ids
 -- only: the event must not carry what the erasure removes.
@@ -57,8 +53,6 @@ BEGIN
     'id', NEW.id, 'erased_at', loyalty_iso(NEW.erased_at)));
   RETURN NULL;
 END $$;
-DO $$ BEGIN
-  EXECUTE $ddl$CREATE TRIGGER customers_erased_outbox AFTER UPDATE OF erased_at ON customers
+CREATE TRIGGER customers_erased_outbox AFTER UPDATE OF erased_at ON customers
   FOR EACH ROW WHEN (OLD.erased_at IS NULL AND NEW.erased_at IS NOT NULL)
-  EXECUTE FUNCTION customers_emit_erased()$ddl$;
-END $$;
+  EXECUTE FUNCTION customers_emit_erased();
