@@ -21,6 +21,7 @@ import { invalidAdminToken, useAdminAuth } from './plugins/admin-auth.js';
 import { useBody } from './plugins/body.js';
 import { useClientAddress } from './plugins/client-address.js';
 import { useTracing } from '../observability/tracing.js';
+import { useCostReport } from './plugins/cost-report.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useIdempotency } from './plugins/idempotency.js';
 import { useRateLimit } from './plugins/rate-limit.js';
@@ -94,6 +95,7 @@ export function createAdminApi({ db, config, logger, appDist = APP_DIST, redis }
         useBody(config.BODY_LIMIT_BYTES),
         idempotency,
         ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
+        useCostReport(),
         useScopeCacheRelease(),
         useTracing(),
       ],

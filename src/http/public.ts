@@ -20,6 +20,7 @@ import { useApiKeyAuth } from './plugins/api-key-auth.js';
 import { useBody } from './plugins/body.js';
 import { useClientAddress } from './plugins/client-address.js';
 import { useCompiledExecution } from './plugins/compiled-execution.js';
+import { useCostReport } from './plugins/cost-report.js';
 import { useTracing } from '../observability/tracing.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useIdempotency } from './plugins/idempotency.js';
@@ -120,6 +121,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
       idempotency,
       ...persistedOperations(storefronts),
       ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
+      useCostReport(),
       useCompiledExecution(),
       usePartialData(),
       useScopeCacheRelease(),
