@@ -18,6 +18,7 @@ import { maskError } from './errors.js';
 import { type Logger, yogaLogger } from '../observability/logger.js';
 import { useApiKeyAuth } from './plugins/api-key-auth.js';
 import { useBody } from './plugins/body.js';
+import { useCacheHeaders } from './plugins/cache-headers.js';
 import { useClientAddress } from './plugins/client-address.js';
 import { useCompiledExecution } from './plugins/compiled-execution.js';
 import { useCostReport } from './plugins/cost-report.js';
@@ -111,6 +112,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
         graphqlPath: GRAPHQL_PATH,
         rest: { basePath: REST_BASE, match: routeMatcher(restSchema, REST_BASE), documentPath: OPENAPI_PATH },
       }),
+      useCacheHeaders(),
       cors.preflight,
       useApiKeyAuth(keys, (token) => verifyCustomerSession(token, storefronts.get)),
       cors.actual,

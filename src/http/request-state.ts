@@ -44,8 +44,6 @@ export interface RequestState {
   idempotency?: IdempotentRequest;
   /** A customer session's request from an origin its shop allows: the answer grants CORS. */
   originGranted?: boolean;
-  /** A persisted-operation hash the store did not know: the answer must not be cached. */
-  persistedMiss?: boolean;
 }
 
 export interface IdempotentRequest {

@@ -38,13 +38,15 @@ describe('automatic persisted queries', () => {
     const hash = sha256(query);
     const miss = await get(key, { extensions: persisted(hash) });
     expect(miss.body.errors?.[0]).toMatchObject({ message: 'PersistedQueryNotFound', extensions: { code: 'persisted_query_not_found' } });
-    expect(miss.headers.get('cache-control')).toBe('no-store');
+    expect(miss.headers.get('cache-control')).toBe('private, no-store');
     const register = await post(key, { query, extensions: persisted(hash) });
     expect(register.body).toEqual({ data: { tiers: { data: [] } }, extensions: { cost: expect.anything() } });
     const hit = await get(key, { extensions: persisted(hash) });
     expect(hit.status).toBe(200);
     expect(hit.body).toEqual({ data: { tiers: { data: [] } }, extensions: { cost: expect.anything() } });
-    expect(hit.headers.get('cache-control')).toBeNull();
+    // about the key's merchant, as every answer to a key: no cache keeps it, whatever its URL
+    expect(hit.headers.get('cache-control')).toBe('private, no-store');
+    expect(hit.headers.get('vary')).toContain('Authorization');
     // variables travel beside the hash
     const withVars = `query ($n: Int) { rewards(per_page: $n) { meta { pagination { per_page } } } }`;
     await post(key, { query: withVars, extensions: persisted(sha256(withVars)), variables: { n: 3 } });
