@@ -3,7 +3,7 @@
 // refused at once on the instance that ended it and, through the database's notification, on
 // every other, which keeps the ended sessions in memory and reads no row per request.
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPrisma } from '../../src/db/client.js';
 import { purgeEndedSessions } from '../../src/domain/access/ended-sessions.js';
 import { createApp } from '../../src/http/app.js';
@@ -146,9 +146,13 @@ describe('two instances on one database', () => {
   const loads = () => calls.filter((c) => c.startsWith('EndedCustomerSession.')).length;
   const onOther = (url: string, init: RequestInit) => other.fetch(`http://loyalty.test${url}`, init);
 
-  beforeAll(() => {
+  beforeAll(async () => {
+    // the other instance's modules of its own, as in another process: what one instance tells
+    // the others in its process directly cannot reach it, only the database's notification
+    vi.resetModules();
+    const { createApp: createOtherApp } = await import('../../src/http/app.js');
     otherDb = createPrisma(app.url, 2);
-    other = createApp({ db: countingDb(otherDb, calls), databaseUrl: app.url, config: testConfig() });
+    other = createOtherApp({ db: countingDb(otherDb, calls), databaseUrl: app.url, config: testConfig() });
   });
 
   afterAll(async () => {
