@@ -8,7 +8,7 @@ import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos
 import SubGraphPlugin from '@pothos/plugin-sub-graph';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
-import type { Principal } from '../domain/access/principal.js';
+import type { Principal, SessionPrincipal } from '../domain/access/principal.js';
 import type { SessionLimits } from '../domain/access/customer-sessions.js';
 import { AppError } from '../domain/shared/errors.js';
 import { type ScopeGrant, allows } from '../domain/access/scopes.js';
@@ -24,6 +24,8 @@ export interface Context {
   principal: Principal | null;
   /** The lifetimes customer sessions may be minted with (public face; defaults otherwise). */
   sessionLimits?: SessionLimits;
+  /** Public face: a customer session token to its session, as the request's credential would be verified. */
+  verifySession?: (token: string) => Promise<SessionPrincipal>;
   /** The service's configuration, on the admin face (webhook URL policy). */
   config?: Config;
   /** Admin face: who acts, for the audit log (`token:<admin token prefix>` or `session:<id>`). */

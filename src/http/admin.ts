@@ -19,8 +19,10 @@ import { maskError } from './errors.js';
 import { type Logger, yogaLogger } from '../observability/logger.js';
 import { invalidAdminToken, useAdminAuth } from './plugins/admin-auth.js';
 import { useBody } from './plugins/body.js';
+import { useCacheHeaders } from './plugins/cache-headers.js';
 import { useClientAddress } from './plugins/client-address.js';
 import { useTracing } from '../observability/tracing.js';
+import { useCostReport } from './plugins/cost-report.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useIdempotency } from './plugins/idempotency.js';
 import { useRateLimit } from './plugins/rate-limit.js';
@@ -89,11 +91,13 @@ export function createAdminApi({ db, config, logger, appDist = APP_DIST, redis }
         useRequestLog(logger),
         useRequestMetrics('admin'),
         useRouting({ graphqlPath: graphqlEndpoint, otherFace }),
+        useCacheHeaders(),
         ...front,
         useRateLimit(limiter, ({ merchantId }) => (merchantId ? { credential: `admin:${merchantId}`, merchantId } : undefined)),
         useBody(config.BODY_LIMIT_BYTES),
         idempotency,
         ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
+        useCostReport(),
         useScopeCacheRelease(),
         useTracing(),
       ],

@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { AppError } from '../domain/shared/errors.js';
 import { verifyCustomerSession } from '../domain/access/customer-sessions.js';
+import { endedSessions } from '../domain/access/ended-sessions.js';
 import { keyAuthenticator } from '../domain/access/key-cache.js';
 import { storefrontCache } from '../domain/storefront/storefront-settings.js';
 import type { Context } from '../graphql/builder.js';
@@ -18,8 +19,10 @@ import { maskError } from './errors.js';
 import { type Logger, yogaLogger } from '../observability/logger.js';
 import { useApiKeyAuth } from './plugins/api-key-auth.js';
 import { useBody } from './plugins/body.js';
+import { useCacheHeaders } from './plugins/cache-headers.js';
 import { useClientAddress } from './plugins/client-address.js';
 import { useCompiledExecution } from './plugins/compiled-execution.js';
+import { useCostReport } from './plugins/cost-report.js';
 import { useTracing } from '../observability/tracing.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useIdempotency } from './plugins/idempotency.js';
@@ -81,6 +84,8 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
   const keys = keyAuthenticator(db, databaseUrl);
   const storefronts = storefrontCache(db, databaseUrl);
   const cors = storefrontCors({ db, storefronts, operatorOrigins: config.CORS_ORIGINS, graphqlPath: GRAPHQL_PATH });
+  const ended = endedSessions(db, databaseUrl, (err) => logger.warn({ err }, 'ended sessions purge failed'));
+  const verifySession = (token: string) => verifyCustomerSession(token, storefronts.get, ended.has);
   const sessionLimits = { defaultTtl: config.CUSTOMER_SESSION_TTL_SECONDS, maxTtl: config.CUSTOMER_SESSION_MAX_TTL_SECONDS };
   const idempotency = useIdempotency(db, {
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
@@ -100,7 +105,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
     context: (initial) => {
       const { principal } = requestState(initial);
       if (!principal) throw new AppError('invalid_token', 'The API key is invalid or revoked');
-      return { db, merchantId: principal.merchantId, principal, sessionLimits };
+      return { db, merchantId: principal.merchantId, principal, sessionLimits, verifySession };
     },
     plugins: [
       useClientAddress(config.TRUST_PROXY),
@@ -110,8 +115,9 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
         graphqlPath: GRAPHQL_PATH,
         rest: { basePath: REST_BASE, match: routeMatcher(restSchema, REST_BASE), documentPath: OPENAPI_PATH },
       }),
+      useCacheHeaders(),
       cors.preflight,
-      useApiKeyAuth(keys, (token) => verifyCustomerSession(token, storefronts.get)),
+      useApiKeyAuth(keys, verifySession),
       cors.actual,
       useRateLimit(rateLimiter),
       useRestScope(),
@@ -120,6 +126,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
       idempotency,
       ...persistedOperations(storefronts),
       ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
+      useCostReport(),
       useCompiledExecution(),
       usePartialData(),
       useScopeCacheRelease(),
@@ -144,7 +151,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
     yoga,
     async close() {
       idempotency.stop();
-      await Promise.all([keys.close(), storefronts.close()]);
+      await Promise.all([keys.close(), storefronts.close(), ended.close()]);
     },
   };
 }

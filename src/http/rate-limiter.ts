@@ -30,6 +30,16 @@ export interface RateDecision {
   allowed: boolean;
   headers: Record<string, string>;
   retryAfter?: number;
+  /** The tightest budget after this request (none: nothing limits the credential). */
+  budget?: RateBudget;
+}
+
+/** A limit's budget in the current window, as the RateLimit header states it. */
+export interface RateBudget {
+  policy: string;
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
 }
 
 /** What a request is counted as: a merchant's credential (its key and its merchant), or a shopper's session. */
@@ -105,14 +115,20 @@ export function createRateLimiter(opts: RateLimitOptions) {
       // report the tightest remaining budget
       const tightest = results.reduce((a, b) => (b.res.remainingPoints < a.res.remainingPoints ? b : a));
       const reset = Math.ceil(tightest.res.msBeforeNext / 1000);
+      const budget = {
+        policy: tightest.limit.name,
+        limit: tightest.limit.quota,
+        remaining: Math.max(0, tightest.res.remainingPoints),
+        resetSeconds: reset,
+      };
       const headers = {
         'RateLimit-Policy': policy,
-        RateLimit: `"${tightest.limit.name}";r=${Math.max(0, tightest.res.remainingPoints)};t=${reset}`,
+        RateLimit: `"${budget.policy}";r=${budget.remaining};t=${reset}`,
       };
       const refused = results.filter((r) => !r.ok);
-      if (refused.length === 0) return { allowed: true, headers };
+      if (refused.length === 0) return { allowed: true, headers, budget };
       const retryAfter = Math.max(...refused.map((r) => Math.ceil(r.res.msBeforeNext / 1000)), 1);
-      return { allowed: false, retryAfter, headers: { ...headers, 'Retry-After': String(retryAfter) } };
+      return { allowed: false, retryAfter, budget, headers: { ...headers, 'Retry-After': String(retryAfter) } };
     },
     async close() {
       if (owned) await link?.close();

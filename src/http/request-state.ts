@@ -7,6 +7,7 @@
 // (bench/README.md, 2026-11-25).
 import type { Principal } from '../domain/access/principal.js';
 import type { OpenTransaction } from '../db/transaction.js';
+import type { RateBudget } from './rate-limiter.js';
 import type { MatchedRoute } from './rest/routes.js';
 
 /** Which face a request is for: it decides the shape of a refusal and which checks apply. */
@@ -35,12 +36,14 @@ export interface RequestState {
   requestId?: string;
   /** The rate limiter's headers, set on the answer of an admitted request. */
   rateLimitHeaders?: Record<string, string>;
+  /** What the rate limiter left of the tightest budget (GraphQL answers report it). */
+  rateBudget?: RateBudget;
+  /** GraphQL: the cost of the operation, as the cost limit counts it (null: no operation to run). */
+  requestedCost?: number | null;
   /** A keyed write's Idempotency-Key, and once it executes, the transaction its answer commits in. */
   idempotency?: IdempotentRequest;
   /** A customer session's request from an origin its shop allows: the answer grants CORS. */
   originGranted?: boolean;
-  /** A persisted-operation hash the store did not know: the answer must not be cached. */
-  persistedMiss?: boolean;
 }
 
 export interface IdempotentRequest {

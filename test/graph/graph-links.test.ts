@@ -4,11 +4,11 @@
 // constant number of statements; and REST answers keep exactly the keys of the committed
 // openapi.json.
 import { readFileSync } from 'node:fs';
-import { getNamedType, isLeafType, isObjectType } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { reevaluateTier } from '../../src/domain/tiers/standing.js';
 import { restSchema } from '../../src/graphql/public.js';
 import { createApp } from '../../src/http/app.js';
+import { restSelection as all } from '../storefront/rest-selection.js';
 import { client, countingDb, newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
 
 let app: TestApp;
@@ -16,17 +16,6 @@ let merchantId: string;
 let api: ReturnType<typeof client>;
 let panel: { id: string; platformId: string };
 let cheapId: string;
-
-/** Every field of a type as REST answers it (REST's schema has no links), as a selection set. */
-function all(typeName: string): string {
-  const type = restSchema.getType(typeName);
-  if (!isObjectType(type)) throw new Error(`${typeName} is no object type`);
-  const fields = Object.values(type.getFields()).map((f) => {
-    const named = getNamedType(f.type);
-    return isLeafType(named) ? f.name : `${f.name} ${all(named.name)}`;
-  });
-  return `{ ${fields.join(' ')} }`;
-}
 
 /** The selection of a REST list's items. */
 const all_ = (rest: 'activities' | 'transactions') => all(rest === 'activities' ? 'Activity' : 'PointsTransaction');

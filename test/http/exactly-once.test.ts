@@ -148,7 +148,7 @@ describe('every keyed mutation, its process killed after its writes and before t
         input: { order_id: orderId, customer_id: customer.platformId, subtotal: 80 },
       }),
     );
-    expect(order.body).toEqual({ data: { record_order: { points_awarded: 80, replayed: false } } });
+    expect(order.body).toEqual({ data: { record_order: { points_awarded: 80, replayed: false } }, extensions: { cost: expect.anything() } });
     expect(await app.db.order.count({ where: { merchantId, platformOrderId: orderId } })).toBe(1);
 
     const refund = await killedThenRetried(
@@ -157,7 +157,7 @@ describe('every keyed mutation, its process killed after its writes and before t
         input: { order_id: orderId, amount: 40 },
       }),
     );
-    expect(refund.body).toEqual({ data: { refund_order: { points_clawed_back: 40 } } });
+    expect(refund.body).toEqual({ data: { refund_order: { points_clawed_back: 40 } }, extensions: { cost: expect.anything() } });
     const customerNow = await app.db.customer.findFirstOrThrow({ where: { id: customer.id } });
     expect(customerNow.pointsBalance).toBe(40);
     expect(await app.db.pointsTransaction.count({ where: { customerId: customer.id } })).toBe(2);
@@ -172,7 +172,7 @@ describe('every keyed mutation, its process killed after its writes and before t
         input: { campaign_type: 'review', customer_id: customer.platformId, event_id: `review-${randomUUID()}` },
       }),
     );
-    expect(activity.body).toEqual({ data: { record_activity: { points_awarded: 15, replayed: false } } });
+    expect(activity.body).toEqual({ data: { record_activity: { points_awarded: 15, replayed: false } }, extensions: { cost: expect.anything() } });
     expect((await app.db.customer.findFirstOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(15);
     await assertLedgerHolds();
   });
@@ -186,7 +186,7 @@ describe('every keyed mutation, its process killed after its writes and before t
         input: { referrer_code: referrer.referralCode, referee_email: email },
       }),
     );
-    expect(referral.body).toEqual({ data: { record_referral: { status: 'pending', replayed: false } } });
+    expect(referral.body).toEqual({ data: { record_referral: { status: 'pending', replayed: false } }, extensions: { cost: expect.anything() } });
     expect(await app.db.referral.count({ where: { merchantId, refereeEmail: email } })).toBe(1);
   });
 });
@@ -210,9 +210,9 @@ describe('an order sent without an Idempotency-Key, its process killed after the
     expect(first).toBe('cut off');
     await exitCode(victim);
     const retry = await send(survivor.base);
-    expect(await retry.json()).toEqual({ data: { record_order: { points_awarded: 42, replayed: false } } });
+    expect(await retry.json()).toEqual({ data: { record_order: { points_awarded: 42, replayed: false } }, extensions: { cost: expect.anything() } });
     const again = await send(survivor.base);
-    expect(await again.json()).toEqual({ data: { record_order: { points_awarded: 42, replayed: true } } });
+    expect(await again.json()).toEqual({ data: { record_order: { points_awarded: 42, replayed: true } }, extensions: { cost: expect.anything() } });
     const stored = await app.db.customer.findFirstOrThrow({ where: { id: customer.id } });
     expect(stored.pointsBalance).toBe(42);
     expect(Number(stored.amountSpent)).toBe(42);

@@ -38,13 +38,15 @@ describe('automatic persisted queries', () => {
     const hash = sha256(query);
     const miss = await get(key, { extensions: persisted(hash) });
     expect(miss.body.errors?.[0]).toMatchObject({ message: 'PersistedQueryNotFound', extensions: { code: 'persisted_query_not_found' } });
-    expect(miss.headers.get('cache-control')).toBe('no-store');
+    expect(miss.headers.get('cache-control')).toBe('private, no-store');
     const register = await post(key, { query, extensions: persisted(hash) });
-    expect(register.body).toEqual({ data: { tiers: { data: [] } } });
+    expect(register.body).toEqual({ data: { tiers: { data: [] } }, extensions: { cost: expect.anything() } });
     const hit = await get(key, { extensions: persisted(hash) });
     expect(hit.status).toBe(200);
-    expect(hit.body).toEqual({ data: { tiers: { data: [] } } });
-    expect(hit.headers.get('cache-control')).toBeNull();
+    expect(hit.body).toEqual({ data: { tiers: { data: [] } }, extensions: { cost: expect.anything() } });
+    // about the key's merchant, as every answer to a key: no cache keeps it, whatever its URL
+    expect(hit.headers.get('cache-control')).toBe('private, no-store');
+    expect(hit.headers.get('vary')).toContain('Authorization');
     // variables travel beside the hash
     const withVars = `query ($n: Int) { rewards(per_page: $n) { meta { pagination { per_page } } } }`;
     await post(key, { query: withVars, extensions: persisted(sha256(withVars)), variables: { n: 3 } });
@@ -77,7 +79,7 @@ describe('automatic persisted queries', () => {
     const panel = '{ me { points_balance } }';
     expect((await get(token, { extensions: persisted(sha256(panel)) })).body.errors?.[0].message).toBe('PersistedQueryNotFound');
     await post(token, { query: panel, extensions: persisted(sha256(panel)) });
-    expect((await get(token, { extensions: persisted(sha256(panel)) })).body).toEqual({ data: { me: { points_balance: 40 } } });
+    expect((await get(token, { extensions: persisted(sha256(panel)) })).body).toEqual({ data: { me: { points_balance: 40 } }, extensions: { cost: expect.anything() } });
   });
 });
 
@@ -99,7 +101,7 @@ describe('persisted operations only (the merchant allow-list)', () => {
     const on = await admin('mutation { update_storefront_settings(persisted_operations_only: true) { persisted_operations_only } }');
     expect(on.body.data.update_storefront_settings.persisted_operations_only).toBe(true);
 
-    expect((await get(shopKey, { extensions: persisted(sha256(listed)) })).body).toEqual({ data: { tiers: { data: [] } } });
+    expect((await get(shopKey, { extensions: persisted(sha256(listed)) })).body).toEqual({ data: { tiers: { data: [] } }, extensions: { cost: expect.anything() } });
     expect((await post(shopKey, { query: listed })).status).toBe(200);
     const refused = await post(shopKey, { query: other });
     expect(refused.status).toBe(403);

@@ -4,6 +4,10 @@
 // (storefront-settings.ts): verifying it needs no row of its own, and rotating the secret
 // ends every session of that merchant. A session is a principal like an API key, with the
 // read grants a shopper needs and write:rewards; it sees only its own customer (customerInView).
+// A session can be ended on its own (sign-out) or renewed into a new token before it expires;
+// either ends its token id (jti) for good: ended-sessions.ts keeps every instance's list of
+// them in memory, so refusing an ended token reads no row per request. The token names the
+// API key that minted it (`key`), which may end or renew it too.
 import { randomUUID } from 'node:crypto';
 import { SignJWT, decodeJwt, errors as joseErrors, jwtVerify } from 'jose';
 import type { Db } from '../../db/client.js';
@@ -40,31 +44,41 @@ export interface SessionLimits {
   maxTtl: number;
 }
 
+/** The lifetime asked for (or the default), within the limits: 422 otherwise. */
+function lifetime(expiresIn: number | null | undefined, fallback: number, maxTtl: number) {
+  const ttl = expiresIn ?? Math.min(fallback, maxTtl);
+  if (!Number.isInteger(ttl) || ttl < 60 || ttl > maxTtl) {
+    throw validationError({ expires_in: [`must be a whole number of seconds from 60 to ${maxTtl}`] });
+  }
+  return ttl;
+}
+
+/** A new token for the merchant's customer, lasting `ttl` seconds, minted by `mintedBy` (an API key's id). */
+async function signSession(db: Db, merchantId: string, customerId: string, ttl: number, mintedBy?: string) {
+  const sessionSecret = await sessionSecretOf(db, merchantId);
+  const issuedAt = Math.floor(Date.now() / 1000);
+  const token = await new SignJWT({ mid: merchantId, ...(mintedBy && { key: mintedBy }) })
+    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setSubject(customerId)
+    .setJti(randomUUID())
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + ttl)
+    .sign(sessionSecret);
+  return { token, expires_at: new Date((issuedAt + ttl) * 1000), customer_id: customerId };
+}
+
 export async function mintCustomerSession(
   db: Db,
   merchantId: string,
   input: CustomerRef & { expires_in?: number | null },
   limits: SessionLimits,
+  mintedBy?: string,
 ) {
-  const maxTtl = limits.maxTtl;
-  const ttl = input.expires_in ?? Math.min(limits.defaultTtl, maxTtl);
-  if (!Number.isInteger(ttl) || ttl < 60 || ttl > maxTtl) {
-    throw validationError({ expires_in: [`must be a whole number of seconds from 60 to ${maxTtl}`] });
-  }
+  const ttl = lifetime(input.expires_in, limits.defaultTtl, limits.maxTtl);
   const customer = await findCustomer(db, merchantId, input);
-  const sessionSecret = await sessionSecretOf(db, merchantId);
-  const issuedAt = Math.floor(Date.now() / 1000);
-  const expiresAt = new Date((issuedAt + ttl) * 1000);
-  const token = await new SignJWT({ mid: merchantId })
-    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
-    .setIssuer(ISSUER)
-    .setAudience(AUDIENCE)
-    .setSubject(customer.id)
-    .setJti(randomUUID())
-    .setIssuedAt(issuedAt)
-    .setExpirationTime(issuedAt + ttl)
-    .sign(sessionSecret);
-  return { token, expires_at: expiresAt, customer_id: customer.id };
+  return signSession(db, merchantId, customer.id, ttl, mintedBy);
 }
 
 /** Whether a bearer token has a JWT's shape (API keys and admin tokens never do). */
@@ -72,10 +86,14 @@ export const isSessionToken = (token: string) => /^[\w-]+\.[\w-]+\.[\w-]+$/.test
 
 const invalidSession = () => new AppError('invalid_token', 'The customer session token is invalid or expired');
 
-/** The session a token proves, or 401 invalid_token (forged, expired, or signed before a rotation). */
+/** Whether the merchant's session (by its token id) has been ended: signed out or renewed. */
+export type EndedCheck = (merchantId: string, sessionId: string) => MaybePromise<boolean>;
+
+/** The session a token proves, or 401 invalid_token (forged, expired, ended, or signed before a rotation). */
 export async function verifyCustomerSession(
   token: string,
   storefront: (merchantId: string) => MaybePromise<Storefront>,
+  ended: EndedCheck,
 ): Promise<SessionPrincipal> {
   let merchantId: unknown;
   try {
@@ -87,26 +105,106 @@ export async function verifyCustomerSession(
   const { sessionSecret } = await storefront(merchantId);
   // no secret: the merchant never minted a session
   if (!sessionSecret) throw invalidSession();
+  let principal: SessionPrincipal;
   try {
     const { payload } = await jwtVerify(token, sessionSecret, {
       algorithms: [ALGORITHM],
       issuer: ISSUER,
       audience: AUDIENCE,
-      requiredClaims: ['sub', 'jti', 'exp'],
+      requiredClaims: ['sub', 'jti', 'exp', 'iat'],
     });
-    if (payload.mid !== merchantId || !isUuid(payload.sub!)) throw invalidSession();
-    return {
+    if (payload.mid !== merchantId || !isUuid(payload.sub!) || !isUuid(payload.jti!)) throw invalidSession();
+    principal = {
       kind: 'session',
       sessionId: payload.jti!,
       merchantId,
       customerId: payload.sub!,
       scopes: sessionGrants,
+      issuedAt: new Date(payload.iat! * 1000),
       expiresAt: new Date(payload.exp! * 1000),
+      ...(typeof payload.key === 'string' && { mintedBy: payload.key }),
     };
   } catch (err) {
     if (err instanceof AppError || err instanceof joseErrors.JOSEError) throw invalidSession();
     throw err;
   }
+  if (await ended(merchantId, principal.sessionId)) throw invalidSession();
+  return principal;
+}
+
+/** Who asks to end or renew a session: the session itself, or an API key of its merchant. */
+type Caller = { kind: 'session'; sessionId: string } | { kind: 'api_key'; keyId: string };
+
+/**
+ * The session `token` names, for `caller`: a session acts on itself (its own token, or none
+ * named); an API key on a session it minted, named by its token. Another's session is
+ * not_found, whether it exists or not.
+ */
+async function sessionFor(
+  caller: Caller,
+  own: SessionPrincipal | undefined,
+  token: string | null | undefined,
+  verify: (token: string) => Promise<SessionPrincipal>,
+): Promise<SessionPrincipal> {
+  if (!token) {
+    if (own) return own;
+    throw validationError({ token: ['is required: the customer session token to act on'] });
+  }
+  let session: SessionPrincipal;
+  try {
+    session = await verify(token);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'invalid_token') {
+      throw validationError({ token: ['is not a live customer session (forged, expired or ended)'] });
+    }
+    throw err;
+  }
+  const mine = caller.kind === 'session' ? session.sessionId === caller.sessionId : session.mintedBy === caller.keyId;
+  if (!mine) throw notFound('Customer session');
+  return session;
+}
+
+export interface SessionChange {
+  /** The merchant of the request; a token of another merchant is not_found. */
+  merchantId: string;
+  caller: Caller;
+  /** The request's own session, when it is one. */
+  own?: SessionPrincipal;
+  /** The token named, if any. */
+  token?: string | null;
+  verify: (token: string) => Promise<SessionPrincipal>;
+  end: (session: SessionPrincipal) => Promise<boolean>;
+}
+
+async function targetOf(change: SessionChange) {
+  const session = await sessionFor(change.caller, change.own, change.token, change.verify);
+  if (session.merchantId !== change.merchantId) throw notFound('Customer session');
+  return session;
+}
+
+/** Sign-out: the session's token is refused from now on, everywhere. */
+export async function endCustomerSession(change: SessionChange) {
+  const session = await targetOf(change);
+  await change.end(session);
+  return { ended_at: new Date(), customer_id: session.customerId };
+}
+
+/**
+ * A new token for the session's customer (lasting `expires_in`, by default as long as the old
+ * one did), and the old token ended. Of two renewals of one token, one wins: the other is
+ * refused as the old token would be.
+ */
+export async function renewCustomerSession(
+  db: Db,
+  change: SessionChange & { expires_in?: number | null },
+  limits: SessionLimits,
+) {
+  const session = await targetOf(change);
+  const lifetimeBefore = Math.round((session.expiresAt.getTime() - session.issuedAt.getTime()) / 1000);
+  const ttl = lifetime(change.expires_in, lifetimeBefore, limits.maxTtl);
+  const renewed = await signSession(db, session.merchantId, session.customerId, ttl, session.mintedBy);
+  if (!(await change.end(session))) throw invalidSession();
+  return renewed;
 }
 
 /** Who a request acts as: its merchant, and its principal when it has one (admin faces: none). */

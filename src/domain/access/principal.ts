@@ -16,7 +16,10 @@ export interface SessionPrincipal {
   /** The internal id of the session's customer. */
   customerId: string;
   scopes: readonly string[];
+  issuedAt: Date;
   expiresAt: Date;
+  /** The id of the API key that minted the session (or the one it renews), which may end or renew it. */
+  mintedBy?: string;
 }
 
 export type Principal = KeyPrincipal | SessionPrincipal;

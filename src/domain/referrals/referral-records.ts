@@ -2,13 +2,14 @@
 // (DESIGN.md "Referral").
 import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { type OwnedList, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
+import { type CursorArgs, type OwnedList, type PageArgs, connectEach, paginateEach, paginateOne } from '../shared/pagination.js';
 
 const referralsMade = {
   table: 'referrals',
   ownerType: 'uuid',
   where: (referrer) => Prisma.sql`referrer_id = ${referrer}`,
   order: 'created_at DESC, id DESC',
+  keyset: 'created_at, id',
   // the referee's platform id, in the same query
   rows: (db, where) => db.referral.findMany({ where, include: { referee: { select: { platformId: true } } } }),
 } satisfies OwnedList<{ id: string }>;
@@ -22,4 +23,9 @@ export function listReferrals(db: Db, merchantId: string, referrerId: string, ar
 /** The same page of each customer's referrals, in as many statements as one. */
 export function referralPages(db: Db, merchantId: string, referrerIds: readonly string[], args: PageArgs) {
   return paginateEach(db, merchantId, referrerIds, args, referralsMade);
+}
+
+/** Each customer's referrals after a cursor, in as many statements as one's. */
+export function referralConnections(db: Db, merchantId: string, referrerIds: readonly string[], args: CursorArgs) {
+  return connectEach(db, merchantId, referrerIds, args, referralsMade);
 }

@@ -13,7 +13,16 @@ import { insertActivity } from '../ledger/activity-log.js';
 import { AppError, notFound } from '../shared/errors.js';
 import { identifier } from '../shared/fields.js';
 import { MAX_BALANCE } from '../shared/limits.js';
-import { type OwnedList, type PageArgs, paginateEach, paginated, toPage } from '../shared/pagination.js';
+import {
+  type CursorArgs,
+  type OwnedList,
+  type PageArgs,
+  connectEach,
+  noConnection,
+  paginateEach,
+  paginated,
+  toPage,
+} from '../shared/pagination.js';
 import { parseInput } from '../shared/validation.js';
 import { findReward } from './rewards.js';
 import { countLedgerEntry } from '../../observability/metrics.js';
@@ -48,6 +57,7 @@ const heldRewards: OwnedList<CustomerRewardRecord> = {
   ownerType: 'uuid',
   where: (customer) => Prisma.sql`customer_id = ${customer}`,
   order: 'issued_at DESC, id DESC',
+  keyset: 'issued_at, id',
   rows: async (db, where) => {
     const rows = await db.customerReward.findMany({
       where,
@@ -76,6 +86,11 @@ export function customerRewardPages(db: Db, customers: readonly Holder[], args: 
   return paginateEach(db, customers[0]?.merchantId ?? '', customers.map((c) => c.id), args, heldRewards);
 }
 
+/** The codes each customer (of one merchant) holds after a cursor, in as many statements as for one. */
+export function customerRewardConnections(db: Db, customers: readonly Holder[], args: CursorArgs) {
+  return connectEach(db, customers[0]?.merchantId ?? '', customers.map((c) => c.id), args, heldRewards);
+}
+
 export async function listCustomerRewards(db: Db, customer: Holder, args: PageArgs) {
   const [page] = await customerRewardPages(db, [customer], args);
   return page!;
@@ -87,6 +102,8 @@ const affordable: OwnedList<Reward> = {
   ownerType: 'int',
   where: (balance) => Prisma.sql`is_active AND points_cost <= ${balance}`,
   order: 'points_cost ASC, created_at DESC, id DESC',
+  // the cheapest first is the highest negated cost first: every keyset column then descends
+  keyset: '-points_cost, created_at, id',
   columns: columnsOf(Prisma.RewardScalarFieldEnum, 'x'),
 };
 
@@ -98,6 +115,14 @@ export async function redeemablePages(db: Db, customers: readonly Holder[], args
   const pages = await paginateEach(db, customers[0]?.merchantId ?? '', balances, args, affordable);
   const byBalance = new Map(balances.map((b, i) => [b, pages[i]!]));
   return customers.map((c) => (canRedeem(c) && byBalance.get(c.pointsBalance)) || paginated<Reward>(page, [], 0));
+}
+
+/** What each customer (of one merchant) can redeem now after a cursor, in as many statements as for one. */
+export async function redeemableConnections(db: Db, customers: readonly Holder[], args: CursorArgs) {
+  const balances = [...new Set(customers.filter(canRedeem).map((c) => c.pointsBalance))];
+  const connections = await connectEach(db, customers[0]?.merchantId ?? '', balances, args, affordable);
+  const byBalance = new Map(balances.map((b, i) => [b, connections[i]!]));
+  return customers.map((c) => (canRedeem(c) && byBalance.get(c.pointsBalance)) || noConnection<Reward>());
 }
 
 /** Active rewards the customer can afford now, cheapest first. */

@@ -157,8 +157,8 @@ interface OwnedListBase {
    */
   orderIndexed?: boolean;
   /**
-   * Lists read by cursor: the columns of `order` (all descending), so that the rows after
-   * a cursor row are those whose columns compare lower.
+   * Lists read by cursor: the columns of `order` (all descending; an ascending number enters
+   * negated), so that the rows after a cursor row are those whose columns compare lower.
    */
   keyset?: string;
 }
@@ -296,4 +296,9 @@ export async function connectEach<T extends { id: string }>(
       total: w.total,
     };
   });
+}
+
+/** A connection with no rows (an owner the list cannot have any for). */
+export function noConnection<T>(): Connection<T> {
+  return { edges: [], pageInfo: { hasNextPage: false, endCursor: null }, total: 0 };
 }

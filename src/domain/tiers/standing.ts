@@ -10,7 +10,7 @@ import type { TierQualification, TierWindow } from '../../generated/prisma/enums
 import { insertActivity } from '../ledger/activity-log.js';
 import { merchantTimeZone } from '../merchants/merchants.js';
 import { addPeriods, periodStart } from '../shared/calendar.js';
-import { type OwnedList, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
+import { type CursorArgs, type OwnedList, type PageArgs, connectEach, paginateEach, paginateOne } from '../shared/pagination.js';
 import { allTiers } from './tiers.js';
 
 /** Where a tier's window starts in `zone` (null = the beginning of time). */
@@ -41,6 +41,7 @@ const tierHistory = {
   ownerType: 'uuid',
   where: (customer) => Prisma.sql`customer_id = ${customer}`,
   order: 'started_at DESC, id DESC',
+  keyset: 'started_at, id',
   rows: (db, where) => db.tierMembership.findMany({ where, include: { tier: { select: { name: true } } } }),
 } satisfies OwnedList<{ id: string }>;
 
@@ -52,6 +53,11 @@ export function listMemberships(db: Db, merchantId: string, customerId: string, 
 /** The same page of each customer's tier history, in as many statements as one. */
 export function membershipPages(db: Db, merchantId: string, customerIds: readonly string[], args: PageArgs) {
   return paginateEach(db, merchantId, customerIds, args, tierHistory);
+}
+
+/** Each customer's tier history after a cursor, in as many statements as one's. */
+export function membershipConnections(db: Db, merchantId: string, customerIds: readonly string[], args: CursorArgs) {
+  return connectEach(db, merchantId, customerIds, args, tierHistory);
 }
 
 type MetricKey = `${TierQualification}:${TierWindow}`;

@@ -5,15 +5,17 @@ import type { ObjectFieldBuilder } from '@pothos/core';
 import {
   type CustomerRewardRecord,
   type Redemption,
+  customerRewardConnections,
   customerRewardPages,
   listCustomerRewards,
   listRedeemableRewards,
   redeemReward,
+  redeemableConnections,
   redeemablePages,
 } from '../../domain/rewards/redemption.js';
 import { findRewards } from '../../domain/rewards/rewards.js';
 import { builder, forShoppers } from '../builder.js';
-import { CustomerRef, customerRefArgs, pageLink } from './customers.js';
+import { CustomerRef, connectionLink, customerRefArgs, pageLink } from './customers.js';
 import { link } from '../links.js';
 import { byIdOf } from '../loaders.js';
 import { CustomerRewardStatusEnum, RewardTypeEnum } from '../enums.js';
@@ -112,6 +114,22 @@ builder.objectFields(CustomerRef, (t) => ({
     scope: 'read:rewards',
     description: 'Active rewards the customer can afford now, cheapest first, as GET /v1/customers/rewards/redeemable',
     pages: (ctx, cs, args) => redeemablePages(ctx.db, cs, args),
+  }),
+  rewards_connection: connectionLink(t, {
+    name: 'rewards',
+    typeName: 'CustomerReward',
+    item: CustomerRewardRef,
+    scope: 'read:rewards',
+    description: 'The rewards the customer holds as a Relay connection, newest first: scroll with first/after',
+    connections: (ctx, cs, args) => customerRewardConnections(ctx.db, cs, args),
+  }),
+  redeemable_rewards_connection: connectionLink(t, {
+    name: 'redeemable_rewards',
+    typeName: 'RedeemableReward',
+    item: RewardRef,
+    scope: 'read:rewards',
+    description: 'Active rewards the customer can afford now as a Relay connection, cheapest first: scroll with first/after',
+    connections: (ctx, cs, args) => redeemableConnections(ctx.db, cs, args),
   }),
 }));
 

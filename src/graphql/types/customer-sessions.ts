@@ -1,10 +1,18 @@
 // Customer sessions and what a storefront configures for them (issue 11). Public GraphQL only
 // (the `graph` sub-graph, which REST never sees): the merchant's backend mints
 // a session for one shopper (`create_customer_session`, write:customers), and the session
-// reads its own customer (`me`). Admin: the storefront settings (allowed browser origins, the
+// reads its own customer (`me`). A session is ended (`delete_customer_session`: sign-out) or
+// renewed into a new token (`renew_customer_session`) by itself, or by the API key that
+// minted it, which names it by its token. Admin: the storefront settings (allowed browser origins, the
 // persisted-operations-only mode), rotating the session signing secret (which ends every
 // session), and the persisted operations allow-list.
-import { mintCustomerSession } from '../../domain/access/customer-sessions.js';
+import {
+  type SessionChange,
+  endCustomerSession,
+  mintCustomerSession,
+  renewCustomerSession,
+} from '../../domain/access/customer-sessions.js';
+import { endSession } from '../../domain/access/ended-sessions.js';
 import { customerProfile } from '../../domain/customers/customer-records.js';
 import { notFound } from '../../domain/shared/errors.js';
 import {
@@ -17,7 +25,7 @@ import {
   storefrontSettings,
   updateStorefrontSettings,
 } from '../../domain/storefront/storefront-settings.js';
-import { builder, forShoppers } from '../builder.js';
+import { type Context, builder, forShoppers } from '../builder.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 import { CustomerRef, customerRefArgs } from './customers.js';
 
@@ -57,10 +65,67 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const CustomerSessionResult = resultOf('CustomerSession', CustomerSessionRef);
+
+const EndedCustomerSessionRef = builder
+  .objectRef<{ ended_at: Date; customer_id: string }>('EndedCustomerSession')
+  .implement({
+    subGraphs: ['graph'],
+    description: 'A customer session ended: its token is refused from now on, on every instance',
+    fields: (t) => ({
+      ended_at: t.expose('ended_at', { type: 'DateTime' }),
+      customer: t.field({
+        type: CustomerRef,
+        resolve: (s, _args, ctx) => customerProfile(ctx.db, ctx.merchantId, s.customer_id),
+      }),
+    }),
+  });
+
+/** Who ends or renews a session, and how: the request's session itself, or its API key naming a token. */
+function sessionChange(ctx: Context, token: string | null | undefined): SessionChange {
+  const principal = ctx.principal!;
+  if (!ctx.verifySession) throw new Error('customer sessions are verified on the public face only');
+  return {
+    merchantId: ctx.merchantId,
+    caller: principal.kind === 'session' ? principal : { kind: 'api_key', keyId: principal.keyId },
+    own: principal.kind === 'session' ? principal : undefined,
+    token,
+    verify: ctx.verifySession,
+    end: (session) => endSession(ctx.db, session),
+  };
+}
+
+/** Acting on a session: the session itself, or an API key with write:customers (on the sessions it minted). */
+const sessionOrMinter = { ...forShoppers, authScopes: { shopper: true, scope: 'write:customers' } } as const;
 builder.mutationFields((t) => ({
+  delete_customer_session: t.field({
+    subGraphs: ['graph'],
+    ...sessionOrMinter,
+    type: resultOf('EndedCustomerSession', EndedCustomerSessionRef),
+    description:
+      'Ends one customer session (sign-out): its token is refused from now on. Sent with the session itself, or by the API key ' +
+      'that minted it, naming its token (GraphQL only). Ending a session that has ended already changes nothing.',
+    args: { token: t.arg.string({ description: 'The session to end; a session sending its own request may leave it out' }) },
+    resolve: async (_root, args, ctx) => ({ data: await endCustomerSession(sessionChange(ctx, args.token)) }),
+  }),
+  renew_customer_session: t.field({
+    subGraphs: ['graph'],
+    ...sessionOrMinter,
+    type: CustomerSessionResult,
+    description:
+      'A new token for the same shopper, before the old one expires; the old token is refused from now on. Sent with the ' +
+      'session itself, or by the API key that minted it, naming its token (GraphQL only).',
+    args: {
+      token: t.arg.string({ description: 'The session to renew; a session sending its own request may leave it out' }),
+      expires_in: t.arg.int({ description: 'Lifetime of the new token in seconds (default: as long as the old one was given)' }),
+    },
+    resolve: async (_root, args, ctx) => ({
+      data: await renewCustomerSession(ctx.db, { ...sessionChange(ctx, args.token), expires_in: args.expires_in }, ctx.sessionLimits ?? defaultLimits),
+    }),
+  }),
   create_customer_session: t.field({
     subGraphs: ['graph'],
-    type: resultOf('CustomerSession', CustomerSessionRef),
+    type: CustomerSessionResult,
     description:
       'A short-lived session for one shopper, for the storefront to call /graphql from their browser (GraphQL only). ' +
       'Name the customer with customer_id or email.',
@@ -70,7 +135,13 @@ builder.mutationFields((t) => ({
       expires_in: t.arg.int({ description: 'Lifetime in seconds (default and maximum: the service settings)' }),
     },
     resolve: async (_root, args, ctx) => ({
-      data: await mintCustomerSession(ctx.db, ctx.merchantId, args, ctx.sessionLimits ?? defaultLimits),
+      data: await mintCustomerSession(
+        ctx.db,
+        ctx.merchantId,
+        args,
+        ctx.sessionLimits ?? defaultLimits,
+        ctx.principal?.kind === 'api_key' ? ctx.principal.keyId : undefined,
+      ),
     }),
   }),
 }));

@@ -162,16 +162,29 @@ export function scrollableLinks<T>(
       description: `${list.what}, newest first, as ${list.twin}`,
       pages: (ctx, cs, args) => list.pages(ctx.db, ctx.merchantId, idsOf(cs), args),
     }),
-    [`${list.name}_connection`]: t.field({
-      ...link(list.scope),
-      type: connectionOf(list.typeName, list.item),
+    [`${list.name}_connection`]: connectionLink(t, {
+      ...list,
       description: `${list.what} as a Relay connection, newest first: scroll with first/after`,
-      args: cursorArgs,
-      resolve: perCustomer(`${list.name}_connection`, (ctx, cs, args) =>
-        list.connections(ctx.db, ctx.merchantId, idsOf(cs), args),
-      ),
+      connections: (ctx, cs, args) => list.connections(ctx.db, ctx.merchantId, idsOf(cs), args),
     }),
   };
+}
+
+/** A customer's list as a Relay connection (`first`/`after`, keyset cursors): `<typeName>Connection`. */
+export function connectionLink<T>(
+  t: FieldBuilder,
+  list: LinkedList<T> & {
+    description: string;
+    connections: (ctx: Context, customers: readonly CustomerProfile[], args: CursorArgs) => Promise<Connection<T>[]>;
+  },
+) {
+  return t.field({
+    ...link(list.scope),
+    type: connectionOf(list.typeName, list.item),
+    description: list.description,
+    args: cursorArgs,
+    resolve: perCustomer(`${list.name}_connection`, list.connections),
+  });
 }
 
 builder.objectFields(CustomerRef, (t) => ({

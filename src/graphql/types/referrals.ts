@@ -3,13 +3,13 @@
 // read and set (create or replace).
 import { customerInView } from '../../domain/access/customer-sessions.js';
 import { getReferralProgram, setReferralProgram } from '../../domain/referrals/referral-program.js';
-import { type ReferralRecord, listReferrals, referralPages } from '../../domain/referrals/referral-records.js';
+import { type ReferralRecord, listReferrals, referralConnections, referralPages } from '../../domain/referrals/referral-records.js';
 import type { RewardRule } from '../../domain/rewards/reward-rules.js';
 import type { ReferralProgram } from '../../generated/prisma/client.js';
 import { builder, forShoppers } from '../builder.js';
 import { ReferralStatusEnum, RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
-import { CustomerRef, customerRefArgs, idsOf, pageLink } from './customers.js';
+import { CustomerRef, connectionLink, customerRefArgs, idsOf, pageLink } from './customers.js';
 import { RewardRuleRef } from './rewards.js';
 
 // A plain object type: the domain loads the referee's platform id in the same query.
@@ -160,6 +160,14 @@ builder.objectFields(CustomerRef, (t) => ({
     scope: 'read:referrals',
     description: 'Referrals the customer made, newest first, as GET /v1/customers/referrals',
     pages: (ctx, cs, args) => referralPages(ctx.db, ctx.merchantId, idsOf(cs), args),
+  }),
+  referrals_connection: connectionLink(t, {
+    name: 'referrals',
+    typeName: 'Referral',
+    item: ReferralRef,
+    scope: 'read:referrals',
+    description: 'Referrals the customer made as a Relay connection, newest first: scroll with first/after',
+    connections: (ctx, cs, args) => referralConnections(ctx.db, ctx.merchantId, idsOf(cs), args),
   }),
 }));
 

@@ -9,11 +9,21 @@ import {
   customerTierStatus,
   customerTierStatuses,
   listMemberships,
+  membershipConnections,
   membershipPages,
 } from '../../domain/tiers/standing.js';
 import { allTiers, listTiers } from '../../domain/tiers/tiers.js';
 import { builder, forShoppers } from '../builder.js';
-import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, idsOf, pageLink, perCustomer } from './customers.js';
+import {
+  CustomerRef,
+  connectionLink,
+  customerIdArgs,
+  customerRefArgs,
+  customerUuid,
+  idsOf,
+  pageLink,
+  perCustomer,
+} from './customers.js';
 import { link } from '../links.js';
 import { byIdOf } from '../loaders.js';
 import { MembershipSourceEnum, MembershipStatusEnum, TierQualificationEnum, TierWindowEnum } from '../enums.js';
@@ -109,6 +119,14 @@ builder.objectFields(CustomerRef, (t) => ({
     scope: 'read:customers',
     description: 'Tier memberships, newest first, as GET /v1/customers/memberships',
     pages: (ctx, cs, args) => membershipPages(ctx.db, ctx.merchantId, idsOf(cs), args),
+  }),
+  memberships_connection: connectionLink(t, {
+    name: 'memberships',
+    typeName: 'Membership',
+    item: MembershipRef,
+    scope: 'read:customers',
+    description: 'Tier memberships as a Relay connection, newest first: scroll with first/after',
+    connections: (ctx, cs, args) => membershipConnections(ctx.db, ctx.merchantId, idsOf(cs), args),
   }),
 }));
 

@@ -77,12 +77,15 @@ const useRequestParameters: Plugin<Record<string, unknown>> = {
   },
 };
 
+/** The cost limit and how it counts (graphql-armor's defaults otherwise); cost-report.ts reports the same count. */
+export const COST_LIMIT = { maxCost: 5000 } as const;
+
 export function graphqlLimits({ introspection }: { introspection: boolean }): Plugin<Record<string, unknown>>[] {
   return [
     useRequestParameters,
     EnvelopArmorPlugin({
       maxDepth: { n: 8, ...refuse('query_too_deep') },
-      costLimit: { maxCost: 5000, ...refuse('query_too_costly') },
+      costLimit: { ...COST_LIMIT, ...refuse('query_too_costly') },
       maxAliases: { n: 15, ...refuse('too_many_aliases') },
       // counted while parsing: no validation context to report to, so the refusal is thrown
       maxTokens: {

@@ -75,10 +75,6 @@ export function persistedOperations(storefronts: StorefrontCache): Plugin[] {
       // at once when the merchant's settings are cached: most documents wait for nothing here
       return whenReady(storefronts.get(merchantId), admit);
     },
-    onResponse({ serverContext, response }) {
-      // a miss must never be cached (by a CDN in front of GET requests): the client registers the document next
-      if (requestState(serverContext).persistedMiss) response.headers.set('Cache-Control', 'no-store');
-    },
   };
 
   const byHash = usePersistedOperations<Record<string, any>>({
@@ -90,7 +86,6 @@ export function persistedOperations(storefronts: StorefrontCache): Plugin[] {
       if (found !== null) return found;
       const { persistedOnly } = await storefronts.get(merchantId);
       const registered = persistedOnly ? undefined : apq.get(hash);
-      if (registered === undefined) requestState(context).persistedMiss = true;
       return registered ?? null;
     },
     customErrors: {

@@ -27,6 +27,7 @@ export function useRateLimit(limiter: RateLimiter, identify: Identify = byPrinci
       if (!who) return;
       const decision = await limiter.consume(who.credential, who.merchantId, who.kind);
       state.rateLimitHeaders = decision.headers;
+      state.rateBudget = decision.budget;
       if (!decision.allowed) {
         const err = new AppError('rate_limited', `Rate limit exceeded; retry in ${decision.retryAfter} s`);
         rateLimited.inc({ face: state.face });

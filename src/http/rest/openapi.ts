@@ -146,7 +146,8 @@ export function useOpenApiDocument(schema: GraphQLSchema, basePath: string): Plu
       if (requestState(serverContext).face !== 'document' || response.status !== 200) return;
       return response.json().then((document: Json) => {
         completed ??= completeOpenApi(document, schema, basePath);
-        setResponse(Response.json(completed));
+        // the same for every caller: caches may keep it a while
+        setResponse(Response.json(completed, { headers: { 'Cache-Control': 'public, max-age=300' } }));
       });
     },
   };
