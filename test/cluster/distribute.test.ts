@@ -27,6 +27,37 @@ describe('cluster distribute on the test database', () => {
   });
 });
 
+
+/** The same scratch database, with the extension, on every node; the nodes in its metadata. */
+async function scratchDatabase(name: string) {
+  const listed = await sql<{ nodename: string; nodeport: number; groupid: number }>(
+    testDatabaseUrl!,
+    'SELECT nodename, nodeport, groupid FROM pg_dist_node ORDER BY groupid',
+  );
+  const nodes = listed.map((n) => ({
+    url: urlOf(testDatabaseUrl!, { host: n.nodename, port: n.nodeport, database: 'postgres' }),
+    coordinator: n.groupid === 0,
+    host: n.nodename,
+    port: n.nodeport,
+  }));
+  for (const node of nodes) {
+    await sql(node.url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await sql(node.url, `CREATE DATABASE ${name}`);
+    await sql(urlOf(node.url, { database: name }), 'CREATE EXTENSION citus');
+  }
+  const url = urlOf(testDatabaseUrl!, { database: name });
+  for (const node of nodes) {
+    await sql(url, node.coordinator ? 'SELECT citus_set_coordinator_host($1, $2)' : 'SELECT citus_add_node($1, $2)', [node.host, node.port]);
+  }
+  return {
+    url,
+    nodes,
+    async drop() {
+      for (const node of nodes) await sql(node.url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
+
 const SCRATCH = 'test_distribute';
 /** The schema the service was first distributed with: the scratch database starts there. */
 const FIRST_SHARDED = '20261126105918_merchant_scoped_keys';
@@ -35,27 +66,8 @@ describe.skipIf(skip)(`cluster distribute in place${skip ? ` (skipped: ${skip})`
   let scratch: string;
   let nodes: { url: string; coordinator: boolean; host: string; port: number }[];
 
-  /** The same scratch database, with the extension, on every node; the nodes in its metadata. */
   async function createScratch() {
-    const listed = await sql<{ nodename: string; nodeport: number; groupid: number }>(
-      testDatabaseUrl!,
-      'SELECT nodename, nodeport, groupid FROM pg_dist_node ORDER BY groupid',
-    );
-    nodes = listed.map((n) => ({
-      url: urlOf(testDatabaseUrl!, { host: n.nodename, port: n.nodeport, database: 'postgres' }),
-      coordinator: n.groupid === 0,
-      host: n.nodename,
-      port: n.nodeport,
-    }));
-    for (const node of nodes) {
-      await sql(node.url, `DROP DATABASE IF EXISTS ${SCRATCH} WITH (FORCE)`);
-      await sql(node.url, `CREATE DATABASE ${SCRATCH}`);
-      await sql(urlOf(node.url, { database: SCRATCH }), 'CREATE EXTENSION citus');
-    }
-    scratch = urlOf(testDatabaseUrl!, { database: SCRATCH });
-    for (const node of nodes) {
-      await sql(scratch, node.coordinator ? 'SELECT citus_set_coordinator_host($1, $2)' : 'SELECT citus_add_node($1, $2)', [node.host, node.port]);
-    }
+    ({ url: scratch, nodes } = await scratchDatabase(SCRATCH));
   }
 
   const m1 = randomUUID();
@@ -111,7 +123,7 @@ describe.skipIf(skip)(`cluster distribute in place${skip ? ` (skipped: ${skip})`
 
   beforeAll(async () => {
     await createScratch();
-    await applyMigrations(scratch, { through: FIRST_SHARDED });
+    await applyMigrations(scratch);
     await seed();
   }, 180_000);
 
@@ -214,22 +226,56 @@ describe.skipIf(skip)(`cluster distribute in place${skip ? ` (skipped: ${skip})`
       /foreign key/,
     );
   });
+});
+
+describe.skipIf(skip)(`migrate on a distributed database${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  let db: Awaited<ReturnType<typeof scratchDatabase>>;
+  const merchant = randomUUID();
+  const customer = randomUUID();
+
+  beforeAll(async () => {
+    db = await scratchDatabase('test_migrate_distributed');
+    await applyMigrations(db.url, { through: FIRST_SHARDED });
+    await sql(
+      db.url,
+      `INSERT INTO merchants (id, slug, name, updated_at) VALUES ('${merchant}', 'one', 'One', now());
+       INSERT INTO customers (id, merchant_id, platform_id, email, referral_code, updated_at)
+       VALUES ('${customer}', '${merchant}', 'c1', 'c1@example.com', 'R1', now());`,
+    );
+    const prisma = createPrisma(db.url, 1);
+    try {
+      expect(await distribute(prisma)).toMatchObject({ distributed: true });
+    } finally {
+      await prisma.$disconnect();
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    await db?.drop();
+  });
 
   it('applies every later migration to the distributed database, and distributes the tables they add', async () => {
-    const { code, json } = await cli()('migrate');
+    const { code, json } = await cliRunner({ ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'silent' })('migrate');
     expect(code).toBe(0);
     expect(json.applied.length).toBeGreaterThan(0);
     expect(json.applied.every((name: string) => name > FIRST_SHARDED)).toBe(true);
     expect(json.cluster).toMatchObject({ distributed: true, skipped: expect.arrayContaining(['customers']) });
     const [unplaced] = await sql(
-      scratch,
+      db.url,
       `SELECT count(*)::int AS n FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r'
           AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'merchant_id')
           AND NOT relation_is_a_known_shard(c.oid)
           AND NOT EXISTS (SELECT 1 FROM pg_dist_partition p WHERE p.logicalrelid = c.oid AND (p.partmethod = 'h' OR p.repmodel = 't'))`,
     );
     expect(unplaced).toEqual({ n: 0 });
-    // the ledger still works through what the migrations added (its triggers among them)
-    expect((await credit(m2, customers[2], 7))[0]!.balance_after).toBe(107);
+    // the ledger works through what the migrations added (their triggers among them)
+    const [row] = await sql(
+      db.url,
+      `SELECT balance_after FROM loyalty_apply_points($1, $2, NULL, 7, 1000000, $3, 'credit', 'test', 'manual', NULL, NULL, $4, 'manual', NULL, NULL)`,
+      [merchant, customer, randomUUID(), randomUUID()],
+    );
+    expect(row).toEqual({ balance_after: 7 });
+    const [buckets] = await sql(db.url, 'SELECT sum(points)::int AS points FROM ledger_buckets WHERE merchant_id = $1', [merchant]);
+    expect(buckets).toEqual({ points: 7 });
   });
 });

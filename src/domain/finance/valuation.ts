@@ -109,19 +109,20 @@ export async function pointsValuation(db: Db, merchantId: string, at = new Date(
   const rate = setting?.redemption_rate != null ? Number(setting.redemption_rate) : estimated;
 
   // each order's allocation, with the valuation in effect when it was recorded (or today's derivation)
+  const inEffect = (column: string) => Prisma.sql`(
+    SELECT ${Prisma.raw(column)} FROM points_valuations v
+     WHERE v.merchant_id = ${merchantId}::uuid AND v.effective_at <= o.created_at
+     ORDER BY v.effective_at DESC, v.id DESC LIMIT 1)`;
   const [allocation] = await rowsOf<{ allocated: string | null; points: string }>(
     db,
     Prisma.sql`
-    SELECT sum(o.subtotal * s.ssp / NULLIF(o.subtotal + s.ssp, 0))::text AS allocated, COALESCE(sum(o.points_awarded), 0)::text AS points
-      FROM orders o
-      CROSS JOIN LATERAL (
-        SELECT o.points_awarded * COALESCE(v.point_value, ${derived}::numeric) * COALESCE(v.redemption_rate, ${estimated}::numeric) AS ssp
-          FROM (SELECT NULL::numeric AS point_value, NULL::numeric AS redemption_rate) nothing
-          LEFT JOIN LATERAL (
-            SELECT point_value, redemption_rate FROM points_valuations
-             WHERE merchant_id = o.merchant_id AND effective_at <= o.created_at
-             ORDER BY effective_at DESC, id DESC LIMIT 1) v ON true) s
-     WHERE o.merchant_id = ${merchantId}::uuid AND o.created_at < ${at.toISOString()}::timestamptz`,
+    SELECT sum(subtotal * ssp / NULLIF(subtotal + ssp, 0))::text AS allocated, COALESCE(sum(points_awarded), 0)::text AS points
+      FROM (
+        SELECT o.subtotal, o.points_awarded,
+               o.points_awarded * COALESCE(${inEffect('point_value')}, ${derived}::numeric)
+                                * COALESCE(${inEffect('redemption_rate')}, ${estimated}::numeric) AS ssp
+          FROM orders o
+         WHERE o.merchant_id = ${merchantId}::uuid AND o.created_at < ${at.toISOString()}::timestamptz) s`,
   );
   const allocated = allocation?.allocated == null ? null : Number(allocation.allocated);
   const fromSales = Number(allocation?.points ?? 0);
