@@ -39,10 +39,12 @@ BEGIN
   RETURN NULL;
 END $$;
 CREATE TRIGGER customers_updated_outbox AFTER UPDATE ON customers
-  FOR EACH ROW WHEN (NEW.erased_at IS NULL AND
-    (OLD.platform_id, OLD.email, OLD.first_name, OLD.last_name, OLD.status, OLD.birthday, OLD.referral_code)
-    IS DISTINCT FROM
-    (NEW.platform_id, NEW.email, NEW.first_name, NEW.last_name, NEW.status, NEW.birthday, NEW.referral_code))
+  -- one IS DISTINCT FROM per field, not of two row values: PostgreSQL would store that as nested
+  -- ORs, and the trigger `loyalty cluster distribute` creates again from its definition would differ
+  FOR EACH ROW WHEN (NEW.erased_at IS NULL AND (OLD.platform_id IS DISTINCT FROM NEW.platform_id
+    OR OLD.email IS DISTINCT FROM NEW.email OR OLD.first_name IS DISTINCT FROM NEW.first_name
+    OR OLD.last_name IS DISTINCT FROM NEW.last_name OR OLD.status IS DISTINCT FROM NEW.status
+    OR OLD.birthday IS DISTINCT FROM NEW.birthday OR OLD.referral_code IS DISTINCT FROM NEW.referral_code))
   EXECUTE FUNCTION customers_emit_updated();
 
 -- customer.erased: the moment a privacy erasure takes the customer's personal data out. Ids
