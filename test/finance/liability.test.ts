@@ -8,9 +8,9 @@ import { recordActivity } from '../../src/domain/events/activities.js';
 import { recordOrder, refundOrder } from '../../src/domain/events/orders.js';
 import { foldLedgerBuckets } from '../../src/domain/finance/ledger-buckets.js';
 import { expirePoints } from '../../src/domain/ledger/expiry.js';
-import type { TransactionSource } from '../../src/generated/prisma/enums.js';
 import { adminOps } from '../admin-ops.js';
 import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { ledgerEntryAt } from './history.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -44,17 +44,6 @@ async function shop(label: string, timezone = 'UTC') {
   const merchant = await newMerchant(app, label);
   await app.db.merchant.update({ where: { id: merchant.id }, data: { timezone } });
   return { merchantId: merchant.id, admin: adminOps(app, merchant.admin_token), api: client(app, await newKey(app, merchant.id)) };
-}
-
-/** A ledger row at a past instant, with its customer's balance, as the ledger would have written it then. */
-async function pastEntry(merchantId: string, customerId: string, points: number, at: Date, source: TransactionSource = 'manual', referenceKind: string | null = null) {
-  await app.db.$executeRaw`
-    WITH c AS (
-      UPDATE customers SET points_balance = points_balance + ${points}
-       WHERE merchant_id = ${merchantId}::uuid AND id = ${customerId}::uuid RETURNING points_balance)
-    INSERT INTO points_transactions (id, merchant_id, customer_id, points, type, description, source, balance_after, reference_kind, created_at)
-    SELECT ${randomUUID()}::uuid, ${merchantId}::uuid, ${customerId}::uuid, ${points}, ${points > 0 ? 'credit' : 'debit'}::"TransactionType",
-           'history', ${source}::"TransactionSource", c.points_balance, ${referenceKind}, ${at}::timestamptz FROM c`;
 }
 
 /** The sum of every balance at an instant, from the ledger's own rows. */
@@ -109,7 +98,7 @@ describe('every movement in its category', () => {
     expect((await api.rest('POST', `/v1/customers/transactions?customer_id=${ann.platformId}`, { points: 25, description: 'Goodwill' })).status).toBe(201);
     expect((await api.rest('POST', `/v1/customers/transactions?customer_id=${ann.platformId}`, { points: -40, description: 'Correction' })).status).toBe(201);
     expect((await api.rest('POST', `/v1/customers/rewards/redeem?customer_id=${ann.platformId}`, { reward_id: reward.id })).status).toBe(201);
-    await pastEntry(merchantId, bob.id, 30, new Date(), 'referral');
+    await ledgerEntryAt(app, merchantId, bob.id, 30, new Date(), 'referral');
     // ann inactive for 400 days: the expiry job takes her balance
     await app.db.customer.update({ where: { merchantId_id: { merchantId, id: ann.id } }, data: { lastActivityAt: new Date(Date.now() - 400 * DAY) } });
     await app.db.merchant.update({ where: { id: merchantId }, data: { pointsExpiryDays: 365 } });
@@ -167,7 +156,7 @@ describe('periods of the local calendar', () => {
   beforeAll(async () => {
     ({ merchantId, admin } = await shop('calendar', NY));
     const customer = await newCustomer(app, merchantId);
-    for (const [at, points] of history) await pastEntry(merchantId, customer.id, points, new Date(at));
+    for (const [at, points] of history) await ledgerEntryAt(app, merchantId, customer.id, points, new Date(at));
   });
 
   const days = async (from: string, to: string) => (await admin.ok(LIABILITY, { from, to, grouping: 'day' })).points_liability;
@@ -210,8 +199,8 @@ describe('periods of the local calendar', () => {
   it('cuts at a quarter-hour offset: Kathmandu is UTC+05:45', async () => {
     const { merchantId: kid, admin: kadmin } = await shop('kathmandu', 'Asia/Kathmandu');
     const customer = await newCustomer(app, kid);
-    await pastEntry(kid, customer.id, 3, new Date('2026-05-01T18:14:59.999Z')); // May 1, 23:59:59.999 local
-    await pastEntry(kid, customer.id, 4, new Date('2026-05-01T18:15:00.000Z')); // May 2, midnight
+    await ledgerEntryAt(app, kid, customer.id, 3, new Date('2026-05-01T18:14:59.999Z')); // May 1, 23:59:59.999 local
+    await ledgerEntryAt(app, kid, customer.id, 4, new Date('2026-05-01T18:15:00.000Z')); // May 2, midnight
     const report = (await kadmin.ok(LIABILITY, { from: '2026-05-01', to: '2026-05-02', grouping: 'day' })).points_liability;
     expect(report.periods.map((p: Period) => [p.label, p.issued.total, p.closing])).toEqual([
       ['2026-05-01', 3, 3],
@@ -223,7 +212,7 @@ describe('periods of the local calendar', () => {
     const before = await days('2026-02-01', '2026-04-30');
     const rows = () => app.db.ledgerBucket.count({ where: { merchantId } });
     const unfolded = await rows();
-    await pastEntry(merchantId, (await newCustomer(app, merchantId)).id, 1, new Date('2026-03-07T05:00:00.001Z'));
+    await ledgerEntryAt(app, merchantId, (await newCustomer(app, merchantId)).id, 1, new Date('2026-03-07T05:00:00.001Z'));
     await Promise.all([foldLedgerBuckets(app.db, { since: null }), foldLedgerBuckets(app.db, { since: null })]);
     expect(await rows()).toBeLessThan(unfolded + 1);
     const after = await days('2026-02-01', '2026-04-30');

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminOps, RECORD_ORDER } from '../admin-ops.js';
 import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { ledgerEntryAt } from './history.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -114,5 +115,55 @@ describe('setting it', () => {
     expect(kept).toEqual({ point_value: 0.01, point_value_source: 'set', redemption_rate: 0.8, redemption_rate_source: 'set' });
     const log = await admin.ok('{ audit_log(action: "set_points_valuation") { data { action args } } }');
     expect(log.audit_log.data.map((e: { args: unknown }) => e.args)).toEqual([{ redemption_rate: 0.8 }, { point_value: 0.01 }]);
+  });
+});
+
+describe('vintages', () => {
+  const VINTAGES = `{ points_vintages { timezone cohorts { cohort issued redeemed expired corrected outstanding months { month redeemed expired corrected } }
+    estimated_redemption_rate estimate_cohorts } }`;
+
+  it("follows each month's points first in, first out, and estimates the rate from the mature cohorts", async () => {
+    const { merchantId, admin } = await shop('vintages');
+    const [a, b, c] = [await newCustomer(app, merchantId), await newCustomer(app, merchantId), await newCustomer(app, merchantId)];
+    const at = (iso: string) => new Date(iso);
+    await ledgerEntryAt(app, merchantId, a.id, 100, at('2025-01-10T12:00:00Z'));
+    await ledgerEntryAt(app, merchantId, b.id, 200, at('2025-01-20T12:00:00Z'));
+    await ledgerEntryAt(app, merchantId, b.id, -50, at('2025-01-25T12:00:00Z')); // a manual debit
+    await ledgerEntryAt(app, merchantId, a.id, 50, at('2025-02-05T12:00:00Z'));
+    await ledgerEntryAt(app, merchantId, a.id, -120, at('2025-03-01T12:00:00Z'), 'redemption'); // 100 of January's, 20 of February's
+    await ledgerEntryAt(app, merchantId, a.id, -30, at('2025-06-01T12:00:00Z'), 'expiry'); // the rest of February's
+    await ledgerEntryAt(app, merchantId, b.id, -100, at('2026-10-01T12:00:00Z'), 'redemption');
+    // this month's cohort, all redeemed: too young to count
+    await ledgerEntryAt(app, merchantId, c.id, 100, new Date(Date.now() - 60_000));
+    await ledgerEntryAt(app, merchantId, c.id, -100, new Date(Date.now() - 30_000), 'redemption');
+
+    const { points_vintages: v } = await admin.ok(VINTAGES);
+    const thisMonth = new Date().toISOString().slice(0, 7);
+    expect(v.cohorts).toEqual([
+      {
+        cohort: '2025-01', issued: 300, redeemed: 200, expired: 0, corrected: 50, outstanding: 50,
+        months: [
+          { month: '2025-01', redeemed: 0, expired: 0, corrected: 50 },
+          { month: '2025-03', redeemed: 100, expired: 0, corrected: 0 },
+          { month: '2026-10', redeemed: 100, expired: 0, corrected: 0 },
+        ],
+      },
+      {
+        cohort: '2025-02', issued: 50, redeemed: 20, expired: 30, corrected: 0, outstanding: 0,
+        months: [
+          { month: '2025-03', redeemed: 20, expired: 0, corrected: 0 },
+          { month: '2025-06', redeemed: 0, expired: 30, corrected: 0 },
+        ],
+      },
+      { cohort: thisMonth, issued: 100, redeemed: 100, expired: 0, corrected: 0, outstanding: 0, months: [{ month: thisMonth, redeemed: 100, expired: 0, corrected: 0 }] },
+    ]);
+    // 220 of the 250 mature points that ended were redeemed
+    expect(v.estimated_redemption_rate).toBe(0.88);
+    expect(v.estimate_cohorts).toEqual(['2025-01', '2025-02']);
+    // the outstanding points of every cohort are the balances
+    const outstanding = v.cohorts.reduce((sum: number, x: { outstanding: number }) => sum + x.outstanding, 0);
+    expect(outstanding).toBe(50);
+    const { points_valuation: valued } = await admin.ok(VALUATION);
+    expect(valued).toMatchObject({ redemption_rate: 0.88, redemption_rate_source: 'estimated', points_outstanding: 50 });
   });
 });

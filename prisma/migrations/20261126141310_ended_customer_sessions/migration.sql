@@ -20,9 +20,13 @@ CREATE INDEX "ended_customer_sessions_merchant_id_expires_at_idx" ON "ended_cust
 -- distributed beside it first; elsewhere (and before `loyalty cluster distribute` ran) this does
 -- nothing, and distribute() places the table later.
 CREATE FUNCTION loyalty_distribute_beside_customers(new_table regclass) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE distributed boolean;
 BEGIN
-  IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL
-     AND EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = 'customers'::regclass AND partmethod = 'h') THEN
+  IF to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN RETURN; END IF;
+  -- through EXECUTE: without Citus the catalog table does not exist to plan a statement against
+  EXECUTE $q$SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = 'customers'::regclass AND partmethod = 'h')$q$
+    INTO distributed;
+  IF distributed THEN
     EXECUTE format('SELECT create_distributed_table(%L, %L, colocate_with => %L)', new_table, 'merchant_id', 'customers');
   END IF;
 END $$;

@@ -5,8 +5,8 @@
 //
 // - A point's value is the merchant's (points_valuations), or else derived from the rewards
 //   redeemed: the discount or credit they gave per point spent.
-// - The expected redemption rate is the merchant's, or else estimated from its history: of the
-//   points that have reached an end (redeemed or expired), the share redeemed.
+// - The expected redemption rate is the merchant's, or else estimated from its history by
+//   issuance cohort (vintages.ts).
 // - Each order's allocation is fixed when it is recorded, with the valuation then in effect:
 //   subtotal × SSP / (subtotal + SSP), SSP = points earned × value × rate.
 // - Revenue recognized by an instant = allocated × redeemed / (points from sales × the rate in
@@ -20,6 +20,7 @@ import { rowsOf } from '../../db/sql.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { parseInput } from '../shared/validation.js';
 import { ledgerSumsAt } from './liability.js';
+import { pointsVintages } from './vintages.js';
 
 const valuationInput = z
   .object({
@@ -102,9 +103,13 @@ export interface PointsValuation {
 /** The points in money at an instant (default now). */
 export async function pointsValuation(db: Db, merchantId: string, at = new Date()): Promise<PointsValuation> {
   const { currency } = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { currency: true } });
-  const [setting, derived, sums] = await Promise.all([settingAt(db, merchantId, at), derivedPointValue(db, merchantId, at), ledgerSumsAt(db, merchantId, at)]);
-  const ended = sums.redeemed + sums.expired;
-  const estimated = ended > 0 ? sums.redeemed / ended : null;
+  const setting = await settingAt(db, merchantId, at);
+  const [derived, sums, estimated] = await Promise.all([
+    derivedPointValue(db, merchantId, at),
+    ledgerSumsAt(db, merchantId, at),
+    // also for orders recorded while no rate was set
+    pointsVintages(db, merchantId, { at }).then((v) => v.estimated_redemption_rate),
+  ]);
   const value = setting?.point_value != null ? Number(setting.point_value) : derived;
   const rate = setting?.redemption_rate != null ? Number(setting.redemption_rate) : estimated;
 

@@ -2,6 +2,7 @@
 // redeemed, and what follows at an instant: the liability's value, revenue allocated to points,
 // recognized (redemptions and breakage) and deferred (domain/finance/valuation.ts).
 import { type PointsValuation, pointsValuation, setPointsValuation } from '../../domain/finance/valuation.js';
+import { type Vintage, type Vintages, pointsVintages } from '../../domain/finance/vintages.js';
 import { builder } from '../builder.js';
 
 const ValueSourceEnum = builder.enumType('PointValueSource', {
@@ -10,7 +11,7 @@ const ValueSourceEnum = builder.enumType('PointValueSource', {
 });
 const RateSourceEnum = builder.enumType('RedemptionRateSource', {
   subGraphs: ['admin'],
-  values: { set: { description: "The merchant's setting" }, estimated: { description: 'Of the points that reached an end (redeemed or expired), the share redeemed' } },
+  values: { set: { description: "The merchant's setting" }, estimated: { description: 'From the issuance cohorts (points_vintages)' } },
 });
 
 const ValuationRef = builder.objectRef<PointsValuation>('PointsValuation').implement({
@@ -35,7 +36,52 @@ const ValuationRef = builder.objectRef<PointsValuation>('PointsValuation').imple
   }),
 });
 
+const VintageMonthRef = builder.objectRef<Vintage['months'][number]>('PointsVintageMonth').implement({
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    month: t.exposeString('month', { description: 'YYYY-MM, local' }),
+    redeemed: t.exposeFloat('redeemed'),
+    expired: t.exposeFloat('expired'),
+    corrected: t.exposeFloat('corrected', { description: 'Reversed or debited by hand' }),
+  }),
+});
+
+const VintageRef = builder.objectRef<Vintage>('PointsVintage').implement({
+  subGraphs: ['admin'],
+  description: 'The points issued in one local month and what became of them (oldest points are taken first)',
+  fields: (t) => ({
+    cohort: t.exposeString('cohort', { description: 'YYYY-MM, local: when the points were issued' }),
+    issued: t.exposeFloat('issued'),
+    redeemed: t.exposeFloat('redeemed'),
+    expired: t.exposeFloat('expired'),
+    corrected: t.exposeFloat('corrected', { description: 'Reversed (refunds, referrals taken back) or debited by hand' }),
+    outstanding: t.exposeFloat('outstanding'),
+    months: t.expose('months', { type: [VintageMonthRef], description: 'Month by month; months with no change left out' }),
+  }),
+});
+
+const VintagesRef = builder.objectRef<Vintages>('PointsVintages').implement({
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    timezone: t.exposeString('timezone'),
+    at: t.expose('at', { type: 'DateTime' }),
+    cohorts: t.expose('cohorts', { type: [VintageRef] }),
+    estimated_redemption_rate: t.exposeFloat('estimated_redemption_rate', {
+      nullable: true,
+      description: 'Of the points of cohorts at least 12 months old that were redeemed or expired, the share redeemed (every cohort while none is that old)',
+    }),
+    estimate_cohorts: t.exposeStringList('estimate_cohorts', { description: 'The cohorts the estimate was taken from' }),
+  }),
+});
+
 builder.queryFields((t) => ({
+  points_vintages: t.field({
+    subGraphs: ['admin'],
+    type: VintagesRef,
+    description: 'Every monthly cohort of points up to an instant (default now), and the redemption rate estimated from them',
+    args: { at: t.arg({ type: 'DateTime' }) },
+    resolve: (_root, args, ctx) => pointsVintages(ctx.db, ctx.merchantId, { at: args.at ?? undefined }),
+  }),
   points_valuation: t.field({
     subGraphs: ['admin'],
     type: ValuationRef,
