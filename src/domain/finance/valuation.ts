@@ -56,6 +56,25 @@ async function settingAt(db: Db, merchantId: string, at: Date) {
   return row && { point_value: row.point_value, redemption_rate: row.redemption_rate, effective_at: row.effective_at };
 }
 
+/** Whether a rate must be estimated: none set now, or an order was recorded while none was. */
+async function needsEstimate(db: Db, merchantId: string, at: Date, setting: Awaited<ReturnType<typeof settingAt>>) {
+  if (setting?.redemption_rate == null) return true;
+  const [row] = await rowsOf<{ needed: boolean }>(
+    db,
+    Prisma.sql`
+    SELECT EXISTS (
+      SELECT 1 FROM orders o
+       WHERE o.merchant_id = ${merchantId}::uuid AND o.created_at < ${at.toISOString()}::timestamptz
+         AND o.created_at < COALESCE((
+           SELECT min(v.effective_at) FROM points_valuations v
+            WHERE v.merchant_id = ${merchantId}::uuid AND v.redemption_rate IS NOT NULL
+              AND NOT EXISTS (SELECT 1 FROM points_valuations w WHERE w.merchant_id = ${merchantId}::uuid
+                                 AND w.effective_at > v.effective_at AND w.effective_at <= ${at.toISOString()}::timestamptz
+                                 AND w.redemption_rate IS NULL)), 'infinity')) AS needed`,
+  );
+  return Boolean(row?.needed);
+}
+
 /** Money per point from the fixed discounts and store credit redeemed before `at`; null when none were. */
 async function derivedPointValue(db: Db, merchantId: string, at: Date): Promise<number | null> {
   const [row] = await rowsOf<{ value: string | null }>(
@@ -107,8 +126,8 @@ export async function pointsValuation(db: Db, merchantId: string, at = new Date(
   const [derived, sums, estimated] = await Promise.all([
     derivedPointValue(db, merchantId, at),
     ledgerSumsAt(db, merchantId, at),
-    // also for orders recorded while no rate was set
-    pointsVintages(db, merchantId, { at }).then((v) => v.estimated_redemption_rate),
+    // the vintages read the whole ledger: only when a rate in effect then or now is not set
+    (await needsEstimate(db, merchantId, at, setting)) ? pointsVintages(db, merchantId, { at }).then((v) => v.estimated_redemption_rate) : null,
   ]);
   const value = setting?.point_value != null ? Number(setting.point_value) : derived;
   const rate = setting?.redemption_rate != null ? Number(setting.redemption_rate) : estimated;
