@@ -50,9 +50,9 @@ const last = new Date(loaded.last);
 const yearAgo = new Date(last.getTime() - 364 * 86_400_000);
 const quarterAgo = new Date(last.getTime() - 89 * 86_400_000);
 
-async function time(name: string, run: () => Promise<unknown>) {
+async function time(name: string, run: () => Promise<unknown>, runs = RUNS) {
   const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
     await run();
     times.push(performance.now() - t0);
@@ -72,7 +72,8 @@ const results = {
     liabilityRollForward(db, tenant.merchantId, { from: day(quarterAgo), to: day(last), grouping: 'day' }),
   ),
   expiry_schedule: await time('expiry schedule', () => expirySchedule(db, tenant.merchantId, last)),
-  valuation_estimated: await time('valuation, rate estimated from the vintages', () => pointsValuation(db, tenant.merchantId, last)),
+  // the vintages read every ledger row: three runs
+  valuation_estimated: await time('valuation, rate estimated from the vintages', () => pointsValuation(db, tenant.merchantId, last), 3),
 };
 await setPointsValuation(db, tenant.merchantId, { point_value: 0.01, redemption_rate: 0.8 });
 const valuationSet = await time('valuation, rate set', () => pointsValuation(db, tenant.merchantId));
