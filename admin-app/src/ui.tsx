@@ -11,6 +11,7 @@ import {
   useRef,
   useState,
 } from 'react';
+import { fieldLabel } from '../../src/domain/shared/messages';
 import { type FieldErrors, messageOf } from './api';
 import type { CombinedError } from 'urql';
 
@@ -164,7 +165,7 @@ export function OtherErrors({ errors, shown }: { errors: FieldErrors; shown: str
       <ul className="plain">
         {rest.map(([field, messages]) => (
           <li key={field}>
-            {field}: {messages.join('; ')}
+            {fieldLabel(field)}: {messages.join(' ')}
           </li>
         ))}
       </ul>

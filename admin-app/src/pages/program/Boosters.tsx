@@ -1,6 +1,7 @@
 // Booster campaigns: multiply the points of some actions for a while.
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
+import { messages } from '../../../../src/domain/shared/messages';
 import { type FieldErrors, fieldErrorsOf } from '../../api';
 import { formatDateTime, humanize } from '../../format';
 import { type ResultOf, graphql } from '../../graphql';
@@ -60,7 +61,7 @@ function BoosterForm({ booster, onSaved }: { booster: Booster | null; onSaved: (
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const problems = numberErrors({ multiplier: { text: v.multiplier, required: true } });
-    if (!v.starts_at) problems.starts_at = ['is required'];
+    if (!v.starts_at) problems.starts_at = [messages.required];
     setLocal(problems);
     if (Object.keys(problems).length) return;
     const input = {

@@ -3,6 +3,7 @@
 // the reward rule's fields (rewards and the referral program's reward), and the list's buttons.
 import { Fragment, type ReactNode, useId, useState } from 'react';
 import type { CombinedError } from 'urql';
+import { messages } from '../../../../src/domain/shared/messages';
 import { type FieldErrors, messageOf } from '../../api';
 import { formatMoney, humanize } from '../../format';
 import { Alert, type Column, DataTable, Dialog, type PageInfo, Pager, TextField } from '../../ui';
@@ -38,9 +39,9 @@ export function numberErrors(fields: Record<string, { text: string; integer?: bo
   for (const [name, { text, integer, required }] of Object.entries(fields)) {
     const n = toNumber(text);
     if (n === null) {
-      if (required) errors[name] = ['is required'];
-    } else if (Number.isNaN(n)) errors[name] = ['must be a number'];
-    else if (integer && !Number.isInteger(n)) errors[name] = ['must be a whole number'];
+      if (required) errors[name] = [messages.required];
+    } else if (Number.isNaN(n)) errors[name] = [messages.number];
+    else if (integer && !Number.isInteger(n)) errors[name] = [messages.wholeNumber];
   }
   return errors;
 }
