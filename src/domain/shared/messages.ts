@@ -108,7 +108,7 @@ export function issueMessage(issue: IssueLike): string {
 const phrases: [pattern: RegExp, sentence: (match: RegExpExecArray) => string][] = [
   [/^is required$|was not provided|must not be null/, () => messages.required],
   [/^must not be zero$/, () => messages.notZero],
-  [/^must be a number$|cannot represent non numeric|cannot represent a non numeric|Float cannot represent/, () => messages.number],
+  [/^must be a number$|Int cannot represent non-integer value: "|cannot represent non numeric|cannot represent a non numeric|Float cannot represent/, () => messages.number],
   [/^must be a whole number$|Int cannot represent non-integer/, () => messages.wholeNumber],
   [/Int cannot represent non 32-bit signed integer/, () => messages.atMost(2_147_483_647)],
   [/^must be a uuid$/, () => messages.id],
