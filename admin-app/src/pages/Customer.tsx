@@ -8,6 +8,7 @@ import { codeOf, fieldErrorsOf, idempotent, messageOf } from '../api';
 import { formatDateTime, formatNumber, humanize } from '../format';
 import { graphql } from '../graphql';
 import { Link } from '../router';
+import { CustomerPrivacy } from './CustomerPrivacy';
 import { Alert, DataTable, PageTitle, Pager, TextAreaField, TextField } from '../ui';
 
 const CustomerQuery = graphql(`
@@ -201,6 +202,7 @@ export function Customer({ id }: { id: string }) {
           )}
         </section>
         <AdjustForm id={c.id} onDone={refresh} />
+        <CustomerPrivacy id={c.id} platformId={c.customer_id} name={name} balance={c.points_balance} />
       </div>
 
       <section aria-labelledby="activity-title">
