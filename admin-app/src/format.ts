@@ -60,7 +60,9 @@ export function zoneOffset(zone: string, at = new Date()): string {
   const part = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })
     .formatToParts(at)
     .find((p) => p.type === 'timeZoneName')?.value;
-  return (part ?? 'GMT').replace('GMT', 'UTC').replace('-', '−');
+  // engines write UTC itself as "GMT" or "GMT+00:00": one spelling for all
+  const offset = !part || part === 'GMT' ? 'GMT+00:00' : part;
+  return offset.replace('GMT', 'UTC').replace('-', '−');
 }
 
 const units: [seconds: number, one: string][] = [

@@ -204,7 +204,8 @@ function figuresOf(d: Data) {
 
 function ComparisonChart({ d }: { d: Data }) {
   const rows = figuresOf(d);
-  const counts = rows.filter((r) => r.figure !== 'Redemption rate');
+  // the chart's rows hold figures only: recharts passes every key of a row on to its SVG elements
+  const counts = rows.filter((r) => r.figure !== 'Redemption rate').map(({ figure, current, previous }) => ({ figure, current, previous }));
   const table = (
     <DataTable
       bare
@@ -267,7 +268,7 @@ function RangePicker({ onPick, serverErrors }: { onPick: (v: Picked) => void; se
     if (!Object.keys(problems).length) onPick({ range: 'custom', from_date: from, to_date: to });
   };
   return (
-    <form className="range-picker" onSubmit={submit} noValidate aria-label="Range">
+    <form className="range-picker" onSubmit={submit} noValidate>
       <SelectField label="Range" value={range} onChange={(e) => choose(e.target.value as Range)} options={ranges} />
       {range === 'custom' && (
         <>
