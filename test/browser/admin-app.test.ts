@@ -364,6 +364,13 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await shot('customer');
   });
 
+  /** Each of these starts from a freshly loaded dashboard: one that fails leaves no dialog open for the next. */
+  async function fresh() {
+    page.setDefaultTimeout(10_000);
+    await page.goto(`${served.url}/admin/dashboard`);
+    await heading('Dashboard');
+  }
+
   /** The message shown under the field labelled `label` (inside `scope`). */
   async function shownError(scope: ReturnType<Page['getByRole']> | Page, label: string | RegExp) {
     const field = scope.getByLabel(label, { exact: typeof label === 'string' }).first();
@@ -373,8 +380,9 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
   }
 
   it('walks every form with bad input: each message shown is the catalogue sentence, never schema jargon', async () => {
+    await fresh();
     const program = async (tab: string) => {
-      await page.getByRole('link', { name: 'Program' }).click();
+      await page.getByRole('link', { name: 'Program', exact: true }).click();
       await page.getByRole('navigation', { name: 'Program' }).getByRole('link', { name: tab }).click();
     };
     const seen: string[] = [];
@@ -388,10 +396,10 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await program('Rewards');
     await page.getByRole('button', { name: 'New reward' }).click();
     let dialog = page.getByRole('dialog', { name: 'New reward' });
-    await dialog.getByLabel('Points cost').fill('ten');
+    await dialog.getByLabel('Points cost', { exact: true }).fill('ten');
     await dialog.getByRole('button', { name: 'Create reward' }).click();
     await expectShown(dialog, 'Points cost', messages.number);
-    await dialog.getByLabel('Points cost').fill('0');
+    await dialog.getByLabel('Points cost', { exact: true }).fill('0');
     await dialog.getByRole('button', { name: 'Create reward' }).click();
     await expectShown(dialog, 'Name', messages.required);
     await expectShown(dialog, 'Points cost', messages.atLeast(1));
@@ -406,8 +414,8 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await dialog.getByRole('button', { name: 'Create earning rule' }).click();
     await expectShown(dialog, 'Points', messages.wholeNumber);
     await dialog.getByLabel('Points', { exact: true }).fill('10');
-    await dialog.getByLabel('Minimum order subtotal').fill('-5');
-    await dialog.getByLabel('Most points per order').fill('0');
+    await dialog.getByLabel('Minimum order subtotal', { exact: true }).fill('-5');
+    await dialog.getByLabel('Most points per order', { exact: true }).fill('0');
     await dialog.getByRole('button', { name: 'Create earning rule' }).click();
     await expectShown(dialog, 'Minimum order subtotal', messages.atLeast(0));
     await expectShown(dialog, 'Most points per order', messages.above(0));
@@ -417,9 +425,9 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await program('VIP tiers');
     await page.getByRole('button', { name: 'New tier' }).click();
     dialog = page.getByRole('dialog', { name: 'New tier' });
-    await dialog.getByLabel('Name').fill('Diamond');
-    await dialog.getByLabel('Threshold').fill('-1');
-    await dialog.getByLabel('Points multiplier').fill('500');
+    await dialog.getByLabel('Name', { exact: true }).fill('Diamond');
+    await dialog.getByLabel('Threshold', { exact: true }).fill('-1');
+    await dialog.getByLabel('Points multiplier', { exact: true }).fill('500');
     await dialog.getByRole('button', { name: 'Create tier' }).click();
     await expectShown(dialog, 'Threshold', messages.atLeast(0));
     await expectShown(dialog, 'Points multiplier', messages.atMost(100));
@@ -429,15 +437,15 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await program('Boosters');
     await page.getByRole('button', { name: 'New booster' }).click();
     dialog = page.getByRole('dialog', { name: 'New booster' });
-    await dialog.getByLabel('Name').fill('Triple');
-    await dialog.getByLabel('Multiplier').fill('0');
+    await dialog.getByLabel('Name', { exact: true }).fill('Triple');
+    await dialog.getByLabel('Multiplier', { exact: true }).fill('0');
     await dialog.getByRole('button', { name: 'Create booster' }).click();
     await expectShown(dialog, 'Multiplier', messages.above(0));
     await dialog.getByRole('button', { name: 'Close' }).click();
 
     // the referral program
     await program('Referral program');
-    await page.getByLabel('Points for the referrer').fill('-3');
+    await page.getByLabel('Points for the referrer', { exact: true }).fill('-3');
     await page.getByRole('button', { name: /^Save/ }).click();
     await expectShown(page, 'Points for the referrer', messages.atLeast(0));
 
@@ -459,24 +467,25 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
 
     // the settings
     await page.getByRole('link', { name: 'Settings' }).click();
-    await page.getByLabel('Pending days for order points').fill('400');
+    await page.getByLabel('Pending days for order points', { exact: true }).fill('400');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await expectShown(page, 'Pending days for order points', messages.atMost(365));
-    await page.getByLabel('Pending days for order points').fill('0');
+    await page.getByLabel('Pending days for order points', { exact: true }).fill('0');
 
     // the dashboard's custom range
     await page.getByRole('link', { name: 'Dashboard' }).click();
-    await page.getByLabel('Range').selectOption('custom');
-    await page.getByLabel('From').fill('2026-03-10');
-    await page.getByLabel('To').fill('2026-03-01');
+    await page.getByLabel('Range', { exact: true }).selectOption('custom');
+    await page.getByLabel('From', { exact: true }).fill('2026-03-10');
+    await page.getByLabel('To', { exact: true }).fill('2026-03-01');
     await page.getByRole('button', { name: 'Show' }).click();
     await expectShown(page, 'To', messages.after('From'));
-    await page.getByLabel('Range').selectOption('last_30_days');
+    await page.getByLabel('Range', { exact: true }).selectOption('last_30_days');
 
     for (const text of seen) expect(text).not.toMatch(/Too small|Too big|Invalid input|expected|received|must be/);
   });
 
   it('names products by their display name, and shows schedules as distinct badges in words', async () => {
+    await fresh();
     const admin = adminClient(test, merchant.admin_token);
     await admin(`mutation { create_reward(input: { name: "Free tote", reward_type: free_product, points_cost: 1500,
       reward_rule: { product_id: "prod-canvas-tote", variant_id: "var-natural" }, product_name: "Canvas tote" }) { id } }`);
@@ -484,7 +493,7 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     const later = new Date(Date.now() + 9 * 86_400_000).toISOString();
     await admin(`mutation ($s: DateTime!, $e: DateTime) { create_booster_campaign(input: { name: "Next week double", multiplier: 2,
       campaign_types: [purchase], starts_at: $s, ends_at: $e }) { id } }`, { s: soon, e: later });
-    await page.getByRole('link', { name: 'Program' }).click();
+    await page.getByRole('link', { name: 'Program', exact: true }).click();
     const tote = page.getByRole('row', { name: /Free tote/ });
     expect(await tote.innerText()).toMatch(/Free Canvas tote/);
     expect(await tote.innerText()).not.toContain('prod-canvas-tote');
@@ -521,10 +530,13 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
   });
 
   it('shows every dashboard figure beside the previous period, for a preset or custom range, each chart with its table', async () => {
+    await fresh();
     const api = await adminClient(test, merchant.admin_token)(
       '{ dashboard(range: last_7_days) { points_issued active_members redemptions previous { points_issued active_members redemptions } } }',
     );
     const d = api.body.data.dashboard;
+    await page.getByRole('link', { name: 'Dashboard' }).click();
+    await heading('Dashboard');
     await page.getByLabel('Range').selectOption('last_7_days');
     const comparison = page.getByRole('figure', { name: /Compared with the previous period/ });
     await comparison.waitFor();
@@ -561,6 +573,7 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
   });
 
   it("exports and erases a customer from their page, each after a confirmation naming the consequences; both are in the audit log", async () => {
+    await fresh();
     await page.getByRole('link', { name: 'Customers' }).click();
     await page.getByRole('link', { name: 'demo-1007' }).click();
     const customer = await test.db.customer.findFirstOrThrow({ where: { merchantId: merchant.id, platformId: 'demo-1007' } });
@@ -573,7 +586,7 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), ask.getByRole('button', { name: 'Download export' }).click()]);
     expect(download.suggestedFilename()).toBe('customer-demo-1007.json');
     const file = JSON.parse(readFileSync((await download.path())!, 'utf8'));
-    expect(file).toMatchObject({ format: 'loyalty.customer-export/1', customer: { customer_id: 'demo-1007' } });
+    expect(file).toMatchObject({ format: 'loyalty.customer-export/1', customer: { id: customer.id, platform_id: 'demo-1007' } });
     await page.getByText('The export was downloaded').waitFor();
 
     await page.getByRole('button', { name: 'Erase personal data…' }).click();
@@ -600,22 +613,24 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
   });
 
   it("formats numbers, money and dates in the merchant's language and region", async () => {
+    await fresh();
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByLabel('Language and region').selectOption('de-DE');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Settings saved.').waitFor();
-    await page.getByRole('link', { name: 'Program' }).click();
+    await page.getByRole('link', { name: 'Program', exact: true }).click();
     // 1500 points in German: 1.500
     await expect.poll(() => page.getByRole('row', { name: /Free tote/ }).innerText()).toMatch(/1\.500/);
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByLabel('Language and region').selectOption('en-US');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Settings saved.').waitFor();
-    await page.getByRole('link', { name: 'Program' }).click();
+    await page.getByRole('link', { name: 'Program', exact: true }).click();
     await expect.poll(() => page.getByRole('row', { name: /Free tote/ }).innerText()).toMatch(/1,500/);
   });
 
   it('changes the settings (points expiry, time zone, pending days), then signs out: the session is gone', async () => {
+    await fresh();
     await page.getByRole('link', { name: 'Settings' }).click();
     await heading('Settings');
     await page.getByLabel('Points expire after a period without activity').check();
