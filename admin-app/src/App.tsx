@@ -9,6 +9,7 @@ import { Settings } from './pages/Settings';
 import { SignIn } from './pages/SignIn';
 import { Link, navigate, usePath } from './router';
 import { useSession } from './session';
+import { NotFound } from './ui';
 
 const sections = [
   { to: '/dashboard', label: 'Dashboard' },
@@ -26,14 +27,7 @@ function Page({ path }: { path: string }): ReactNode {
   if (path === '/program' || path.startsWith('/program/')) return <Program path={path} />;
   if (path === '/integrations/api-keys' || path === '/integrations') return <ApiKeys />;
   if (path === '/settings') return <Settings />;
-  return (
-    <>
-      <h1>Page not found</h1>
-      <p>
-        <Link to="/dashboard">Go to the dashboard</Link>
-      </p>
-    </>
-  );
+  return <NotFound />;
 }
 
 export function App() {

@@ -1,19 +1,69 @@
-// How numbers and dates read on the page (the browser's locale).
-const numbers = new Intl.NumberFormat();
-const dates = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const days = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+// How numbers, money and dates read on every page: in the merchant's language and region
+// (the `locale` setting), its currency, and its time zone (the program's calendar). The one
+// place that formats: pages never call toLocaleString or Intl themselves.
 
-export const formatNumber = (n: number) => numbers.format(n);
-export const formatDateTime = (iso: string | null | undefined) => (iso ? dates.format(new Date(iso)) : '—');
-export const formatDate = (iso: string | null | undefined) => (iso ? days.format(new Date(iso)) : '—');
-/** An amount of money in the shop's currency, e.g. $15.00. */
-export const formatMoney = (amount: number | string | null | undefined, currency: string) =>
-  amount === null || amount === undefined || amount === ''
-    ? '—'
-    : new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(Number(amount));
-export const formatPercent = (ratio: number) => `${(ratio * 100).toFixed(1)} %`;
+interface Shop {
+  /** BCP 47, e.g. en-US, de-DE. */
+  locale: string;
+  /** ISO 4217, e.g. USD. */
+  currency: string;
+  /** IANA, e.g. Europe/Paris. */
+  timezone: string;
+}
+
+let shop: Shop = { locale: 'en-US', currency: 'USD', timezone: 'UTC' };
+const formatters = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>();
+
+/** The signed-in merchant's settings, which every later format follows. */
+export function setShop(settings: Partial<Shop>) {
+  shop = { ...shop, ...Object.fromEntries(Object.entries(settings).filter(([, v]) => v)) };
+  formatters.clear();
+}
+
+export const shopLocale = () => shop.locale;
+
+function numberFormat(options: Intl.NumberFormatOptions = {}) {
+  const key = `n${JSON.stringify(options)}`;
+  let format = formatters.get(key) as Intl.NumberFormat | undefined;
+  if (!format) formatters.set(key, (format = new Intl.NumberFormat(shop.locale, options)));
+  return format;
+}
+
+function dateFormat(options: Intl.DateTimeFormatOptions) {
+  const key = `d${JSON.stringify(options)}`;
+  let format = formatters.get(key) as Intl.DateTimeFormat | undefined;
+  if (!format) formatters.set(key, (format = new Intl.DateTimeFormat(shop.locale, { timeZone: shop.timezone, ...options })));
+  return format;
+}
+
+export const formatNumber = (n: number) => numberFormat().format(n);
+export const formatDateTime = (iso: string | null | undefined) => (iso ? dateFormat({ dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso)) : '—');
+export const formatDate = (iso: string | null | undefined) => (iso ? dateFormat({ dateStyle: 'medium' }).format(new Date(iso)) : '—');
+/** A bucket of the dashboard (its start): "Nov 24" for a day or week, "Nov 2026" for a month. */
+export const formatPeriod = (iso: string, bucket: string) =>
+  dateFormat(bucket === 'month' ? { month: 'short', year: 'numeric' } : { month: 'short', day: 'numeric' }).format(new Date(iso));
+/** An amount of money in the shop's currency (or the one given), e.g. $15.00, 15,00 €. */
+export const formatMoney = (amount: number | string | null | undefined, currency = shop.currency) =>
+  amount === null || amount === undefined || amount === '' ? '—' : numberFormat({ style: 'currency', currency }).format(Number(amount));
+export const formatPercent = (ratio: number) => numberFormat({ style: 'percent', maximumFractionDigits: 1 }).format(ratio);
+/** The change from `previous` to `current`: "+25 %", "−10 %", "no change", or "new" when there was nothing before. */
+export function formatChange(current: number, previous: number): string {
+  if (current === previous) return 'no change';
+  if (previous === 0) return 'new';
+  return numberFormat({ style: 'percent', maximumFractionDigits: 1, signDisplay: 'exceptZero' }).format((current - previous) / previous);
+}
 /** A label from an API value: percentage_discount → Percentage discount. */
 export const humanize = (value: string) => value.charAt(0).toUpperCase() + value.slice(1).replace(/_/g, ' ');
+
+/** A time zone's offset from UTC now, e.g. "UTC+01:00", "UTC−07:00", "UTC". */
+export function zoneOffset(zone: string, at = new Date()): string {
+  const part = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })
+    .formatToParts(at)
+    .find((p) => p.type === 'timeZoneName')?.value;
+  // engines write UTC itself as "GMT" or "GMT+00:00": one spelling for all
+  const offset = !part || part === 'GMT' ? 'GMT+00:00' : part;
+  return offset.replace('GMT', 'UTC').replace('-', '−');
+}
 
 const units: [seconds: number, one: string][] = [
   [86_400, 'day'],

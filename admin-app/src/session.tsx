@@ -3,9 +3,10 @@
 // the session's CSRF token, which GET /admin/session gives back after a reload.
 import { type ReactNode, createContext, useCallback, useContext, useEffect, useState } from 'react';
 import { SESSION_URL, csrfHeaders, setCsrfToken, whenSessionEnds } from './api';
+import { setShop } from './format';
 
 export interface Session {
-  merchant: { id: string; slug: string; name: string; currency: string };
+  merchant: { id: string; slug: string; name: string; currency: string; locale: string; timezone: string };
   csrf_token: string;
   expires_at: string;
   idle_expires_at: string;
@@ -17,8 +18,8 @@ interface SessionApi {
   state: State;
   signIn(token: string): Promise<string | null>;
   signOut(): Promise<void>;
-  /** The settings page changed the shop's name or currency. */
-  updateMerchant(changes: { name: string; currency: string }): void;
+  /** The settings page changed the shop's name, currency, language or time zone. */
+  updateMerchant(changes: Partial<Session['merchant']>): void;
 }
 
 const SessionContext = createContext<SessionApi | null>(null);
@@ -41,6 +42,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<State>({ kind: 'loading' });
   const signedIn = useCallback((session: Session) => {
     setCsrfToken(session.csrf_token);
+    // numbers, money and dates follow the shop's settings from the first page on
+    setShop(session.merchant);
     setState({ kind: 'signed-in', session });
   }, []);
 
@@ -76,8 +79,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     setState({ kind: 'signed-out', notice: 'You are signed out.' });
   };
 
-  const updateMerchant = (changes: { name: string; currency: string }) =>
+  const updateMerchant = (changes: Partial<Session['merchant']>) => {
+    setShop(changes);
     setState((s) => (s.kind === 'signed-in' ? { ...s, session: { ...s.session, merchant: { ...s.session.merchant, ...changes } } } : s));
+  };
 
   return <SessionContext.Provider value={{ state, signIn, signOut, updateMerchant }}>{children}</SessionContext.Provider>;
 }

@@ -11,7 +11,9 @@ import {
   useRef,
   useState,
 } from 'react';
+import { fieldLabel } from '../../src/domain/shared/messages';
 import { type FieldErrors, messageOf } from './api';
+import { Link } from './router';
 import type { CombinedError } from 'urql';
 
 interface FieldProps {
@@ -164,7 +166,7 @@ export function OtherErrors({ errors, shown }: { errors: FieldErrors; shown: str
       <ul className="plain">
         {rest.map(([field, messages]) => (
           <li key={field}>
-            {field}: {messages.join('; ')}
+            {fieldLabel(field)}: {messages.join(' ')}
           </li>
         ))}
       </ul>
@@ -229,8 +231,45 @@ export function Pager({ label, page, onPage }: { label: string; page: PageInfo |
   );
 }
 
-export function StatusBadge({ active, on = 'Active', off = 'Inactive' }: { active: boolean; on?: string; off?: string }) {
-  return <span className={active ? 'badge badge-on' : 'badge badge-off'}>{active ? on : off}</span>;
+/** Where a record stands in time: turned off, yet to start, running, or over. */
+export type Schedule = 'inactive' | 'scheduled' | 'active' | 'ended';
+
+/** The schedule of a record with an on/off switch and optional start and end (ISO 8601). */
+export function scheduleOf(isActive: boolean, startsAt?: string | null, endsAt?: string | null, now = Date.now()): Schedule {
+  if (!isActive) return 'inactive';
+  if (startsAt && Date.parse(startsAt) > now) return 'scheduled';
+  if (endsAt && Date.parse(endsAt) <= now) return 'ended';
+  return 'active';
+}
+
+const scheduleText: Record<Schedule, { label: string; mark: string }> = {
+  inactive: { label: 'Inactive', mark: '○' },
+  scheduled: { label: 'Scheduled', mark: '◷' },
+  active: { label: 'Active', mark: '●' },
+  ended: { label: 'Ended', mark: '■' },
+};
+
+/** A badge saying the schedule in words (with a shape beside it): never colour alone, and no state reads as an error. */
+export function StatusBadge({ state }: { state: Schedule }) {
+  const { label, mark } = scheduleText[state];
+  return (
+    <span className={`badge badge-${state}`}>
+      <span aria-hidden="true">{mark}</span> {label}
+    </span>
+  );
+}
+
+/** The page for a path the app does not have. */
+export function NotFound() {
+  return (
+    <>
+      <PageTitle>Page not found</PageTitle>
+      <p>There is no page at this address. It may have moved, or the link may be mistyped.</p>
+      <p>
+        <Link to="/dashboard">Go to the dashboard</Link>
+      </p>
+    </>
+  );
 }
 
 /** Form values as strings keyed by field, with a setter per field. */

@@ -15,7 +15,7 @@ import { APP_DIST, useAppFiles } from './admin-app/files.js';
 import { useAppHeaders } from './admin-app/headers.js';
 import { useSameOrigin } from './admin-app/same-origin.js';
 import { SESSION_PATH, useSessionAuth, useSessionEndpoint } from './admin-app/session.js';
-import { maskError } from './errors.js';
+import { forMerchant, maskError } from './errors.js';
 import { type Logger, yogaLogger } from '../observability/logger.js';
 import { invalidAdminToken, useAdminAuth } from './plugins/admin-auth.js';
 import { useBody } from './plugins/body.js';
@@ -80,7 +80,8 @@ export function createAdminApi({ db, config, logger, appDist = APP_DIST, redis }
       // no page of another origin may call either face
       cors: false,
       logging: yogaLogger(logger),
-      maskedErrors: { maskError },
+      // the merchant reads these: the catalogue's sentences, the codes unchanged
+      maskedErrors: { maskError: (error, message) => forMerchant(maskError(error, message)) },
       context: (initial): Context => {
         const { merchantId, actor } = requestState(initial);
         if (!merchantId) throw invalidAdminToken();

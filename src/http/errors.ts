@@ -5,6 +5,7 @@
 import { GraphQLError } from 'graphql';
 import { isDatabaseUnavailable, isShardMoved } from '../db/errors.js';
 import { AppError, type ErrorCode, type ErrorDetails, type documentLimitCodes, errorStatus } from '../domain/shared/errors.js';
+import { merchantMessage, sentence } from '../domain/shared/messages.js';
 import type { Face } from './request-state.js';
 
 export interface ErrorBody {
@@ -54,6 +55,28 @@ export function maskError(error: unknown, message: string): Error {
     path: gqlError?.path,
     extensions: { code: 'internal_error', http: { status: 500 } },
   });
+}
+
+/**
+ * An error masked by maskError, in the message catalogue's words (the admin faces): the message
+ * says what is wrong and what to enter, each detail is a sentence; the code stays.
+ */
+export function forMerchant(error: Error): Error {
+  if (!(error instanceof GraphQLError) || !isCode(error.extensions?.code)) return error;
+  const code = error.extensions.code;
+  const raw = error.extensions.details as ErrorDetails | undefined;
+  const details = raw && Object.fromEntries(Object.entries(raw).map(([field, messages]) => [field, messages.map(sentence)]));
+  const message = merchantMessage(code, error.message, details);
+  const extensions = { ...error.extensions, ...(details && { details }) };
+  // amended in place where it can be (Yoga logs as a failure every error its mask replaces)
+  const writable = (key: string) => Object.getOwnPropertyDescriptor(error, key)?.configurable !== false;
+  if (!writable('message') || !writable('extensions')) {
+    const { nodes, source, positions, path, originalError } = error;
+    return new GraphQLError(message, { nodes, source, positions, path, originalError, extensions });
+  }
+  Object.defineProperty(error, 'message', { value: message, writable: true, configurable: true });
+  Object.defineProperty(error, 'extensions', { value: extensions, configurable: true, enumerable: true });
+  return error;
 }
 
 /** Yoga's codes that name one of ours. */

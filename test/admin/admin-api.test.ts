@@ -1,6 +1,7 @@
 // The merchant admin API (/admin/graphql): admin-token auth, configuring the program and
 // reading it back through the public REST API, API keys, and engine events.
 import { randomUUID } from 'node:crypto';
+import { messages } from '../../src/domain/shared/messages.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rotateAdminToken } from '../../src/domain/merchants/merchants.js';
 import { adminClient, client, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
@@ -276,7 +277,10 @@ describe('configuring the program', () => {
       'mutation ($id: ID!, $input: BoosterCampaignPatch!) { update_booster_campaign(id: $id, input: $input) { id } }',
       { id: booster.id, input: { ends_at: new Date(Date.now() - 7_200_000).toISOString() } },
     );
-    expect(badEnd.error.extensions.details.ends_at).toEqual(['must be after starts_at']);
+    // the admin API answers in the message catalogue's words; the code stays
+    expect(badEnd.error.extensions.code).toBe('validation_error');
+    expect(badEnd.error.extensions.details.ends_at).toEqual([messages.after('Starts')]);
+    expect(badEnd.error.message).toBe(`Ends: ${messages.after('Starts')}`);
     await ok('mutation ($id: ID!) { deactivate_booster_campaign(id: $id) { id } }', { id: booster.id });
     expect(await ids()).not.toContain(booster.id);
     await ok('mutation ($id: ID!) { activate_booster_campaign(id: $id) { id } }', { id: booster.id });

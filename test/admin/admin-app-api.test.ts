@@ -2,6 +2,7 @@
 // customer's page (tier progress, activity log, transactions), a manual adjustment with its
 // reason that moves points once per Idempotency-Key (a double click), and the dashboard.
 import { randomUUID } from 'node:crypto';
+import { messages } from '../../src/domain/shared/messages.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { applyPoints } from '../../src/domain/ledger/ledger.js';
 import { scopeLevels } from '../../src/domain/access/scopes.js';
@@ -36,7 +37,7 @@ describe('adjust_points', () => {
     const overdraw = await admin(ADJUST, { id: customer.id, points: -500, description: 'Too much' });
     expect(overdraw.body.errors![0].extensions.code).toBe('adjustment_failed');
     const invalid = await admin(ADJUST, { id: customer.id, points: 0, description: ' ' });
-    expect(invalid.body.errors![0].extensions.details).toEqual({ points: ['must not be zero'], description: ['is required'] });
+    expect(invalid.body.errors![0].extensions.details).toEqual({ points: [messages.notZero], description: [messages.required] });
     const log = await admin(
       `query ($id: ID!) { customer_activities(id: $id, per_page: 5) { data { type description points_change balance_after } meta { pagination { total } } } }`,
       { id: customer.id },

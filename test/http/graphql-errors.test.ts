@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { errorStatus } from '../../src/domain/shared/errors.js';
+import { messages } from '../../src/domain/shared/messages.js';
 import { documentHash } from '../../src/domain/storefront/persisted-operations.js';
 import { createApp } from '../../src/http/app.js';
 import { restRoutes } from '../../src/http/rest/routes.js';
@@ -159,10 +160,12 @@ describe.each(['public', 'admin'] as const)('the probes, on the %s GraphQL face'
     it('refuses a variable of the wrong type with 422 validation_error naming it', async () => {
       const res = await post(face, { query: intVariable[face], variables: { x: 'abc' } }, accept);
       expectRefused(res, 'validation_error', { graphqlResponse: 422, json: 422 }, accept);
-      expect(res.body.errors![0]!.extensions!.details).toEqual({ x: ['Int cannot represent non-integer value: "abc"'] });
+      // the admin face answers in the message catalogue's words
+      const wrongType = face === 'admin' ? messages.number : 'Int cannot represent non-integer value: "abc"';
+      expect(res.body.errors![0]!.extensions!.details).toEqual({ x: [wrongType] });
       const missing = await post(face, { query: intVariable[face] }, accept);
       expectRefused(missing, 'validation_error', { graphqlResponse: 422, json: 422 }, accept);
-      expect(missing.body.errors![0]!.extensions!.details).toEqual({ x: ['is required'] });
+      expect(missing.body.errors![0]!.extensions!.details).toEqual({ x: [face === 'admin' ? messages.required : 'is required'] });
       noErrorLogged();
     });
 

@@ -3,10 +3,12 @@
 // the points transactions, each paged.
 import { type FormEvent, useMemo, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
+import { messages } from '../../../src/domain/shared/messages';
 import { codeOf, fieldErrorsOf, idempotent, messageOf } from '../api';
 import { formatDateTime, formatNumber, humanize } from '../format';
 import { graphql } from '../graphql';
 import { Link } from '../router';
+import { CustomerPrivacy } from './CustomerPrivacy';
 import { Alert, DataTable, PageTitle, Pager, TextAreaField, TextField } from '../ui';
 
 const CustomerQuery = graphql(`
@@ -75,8 +77,12 @@ function AdjustForm({ id, onDone }: { id: string; onDone: () => void }) {
     event.preventDefault();
     const n = Number(points);
     const problems: Record<string, string[]> = {};
-    if (!Number.isInteger(n) || n <= 0) problems.points = ['Enter a whole number of points above 0'];
-    if (!reason.trim()) problems.description = ['Give a reason: the customer sees it in their activity'];
+    // the direction is chosen apart: the number is how many points, from 1
+    if (!points.trim()) problems.points = [messages.required];
+    else if (Number.isNaN(n)) problems.points = [messages.number];
+    else if (!Number.isInteger(n)) problems.points = [messages.wholeNumber];
+    else if (n < 1) problems.points = [messages.atLeast(1)];
+    if (!reason.trim()) problems.description = [messages.required];
     setLocal(problems);
     setDone(null);
     if (Object.keys(problems).length) return;
@@ -91,7 +97,7 @@ function AdjustForm({ id, onDone }: { id: string; onDone: () => void }) {
     }
   };
 
-  const failure = codeOf(result.error) === 'adjustment_failed' ? 'The balance is too low for this debit.' : messageOf(result.error);
+  const failure = messageOf(result.error);
   return (
     <form className="card" onSubmit={submit} noValidate aria-labelledby="adjust-title">
       <h2 id="adjust-title">Adjust points</h2>
@@ -196,6 +202,7 @@ export function Customer({ id }: { id: string }) {
           )}
         </section>
         <AdjustForm id={c.id} onDone={refresh} />
+        <CustomerPrivacy id={c.id} platformId={c.customer_id} name={name} balance={c.points_balance} />
       </div>
 
       <section aria-labelledby="activity-title">

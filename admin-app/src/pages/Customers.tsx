@@ -32,10 +32,13 @@ export function Customers() {
     setPage(1);
   };
   const list = data?.customers;
+  // after an erasure the customer's page is gone: this list says it was done
+  const erased = new URLSearchParams(window.location.search).has('erased');
 
   return (
     <>
       <PageTitle>Customers</PageTitle>
+      <Alert tone="success">{erased && "The customer's personal data was erased. The erasure is recorded in the audit log."}</Alert>
       <form className="search" role="search" onSubmit={submit}>
         <TextField
           label="Find a customer"

@@ -1,50 +1,55 @@
 // The dashboard: points issued, redeemed and expired over time, members per tier, the
-// redemption rate and the top rewards. Each chart has a caption and its figures as a table
-// (for screen readers, and for whoever wants the numbers).
-import { type ReactNode, useState } from 'react';
+// redemption rate, active members, redemptions and the top rewards, over a preset or custom
+// range, each figure beside the previous period's. Each chart has a caption and its figures as
+// a table (for screen readers, and for whoever wants the numbers).
+import { type FormEvent, type ReactNode, useState } from 'react';
+import { messages } from '../../../src/domain/shared/messages';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useQuery } from 'urql';
-import { messageOf } from '../api';
-import { formatNumber, formatPercent } from '../format';
+import { type FieldErrors, fieldErrorsOf, messageOf } from '../api';
+import { formatChange, formatDate, formatNumber, formatPercent, formatPeriod } from '../format';
 import { type ResultOf, graphql } from '../graphql';
-import { Alert, DataTable, PageTitle, SelectField } from '../ui';
+import { Alert, DataTable, PageTitle, SelectField, TextField } from '../ui';
 
 const DashboardQuery = graphql(`
-  query Dashboard($range: DashboardRange) {
-    dashboard(range: $range) {
+  query Dashboard($range: DashboardRange, $from_date: Date, $to_date: Date) {
+    dashboard(range: $range, from_date: $from_date, to_date: $to_date) {
       range bucket from to
-      points_issued points_redeemed points_expired redemption_rate members
+      points_issued points_redeemed points_expired redemption_rate members active_members redemptions
       series { period_start issued redeemed expired }
+      previous {
+        from to points_issued points_redeemed points_expired redemption_rate active_members redemptions
+        series { period_start issued }
+      }
       members_per_tier { tier_id tier_name customers }
       top_rewards { reward_id name redemptions points_spent }
     }
   }
 `);
 
-type Range = 'last_7_days' | 'last_30_days' | 'last_90_days' | 'last_12_months';
+type Range = 'last_7_days' | 'last_30_days' | 'last_90_days' | 'last_12_months' | 'custom';
 const ranges: { value: Range; label: string }[] = [
   { value: 'last_7_days', label: 'Last 7 days' },
   { value: 'last_30_days', label: 'Last 30 days' },
   { value: 'last_90_days', label: 'Last 90 days (by week)' },
   { value: 'last_12_months', label: 'Last 12 months (by month)' },
+  { value: 'custom', label: 'Custom dates…' },
 ];
 
-const COLORS = { issued: '#5b3cc4', redeemed: '#0b7a53', expired: '#b3261e', members: '#1d5fa8' };
+const COLORS = { issued: '#5b3cc4', redeemed: '#0b7a53', expired: '#b3261e', members: '#1d5fa8', previous: '#9a8fc9' };
 
-function periodLabel(iso: string, bucket: string) {
-  const d = new Date(iso);
-  return bucket === 'month'
-    ? d.toLocaleDateString(undefined, { month: 'short', year: 'numeric', timeZone: 'UTC' })
-    : d.toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
-}
-
-function Stat({ label, value, hint }: { label: string; value: string; hint?: string }) {
+function Stat({ label, value, hint, previous }: { label: string; value: string; hint?: string; previous?: { value: string; change: string } }) {
   return (
     <div className="stat">
       <dt>{label}</dt>
       <dd>
         <span className="stat-value">{value}</span>
         {hint && <span className="hint">{hint}</span>}
+        {previous && (
+          <span className="stat-previous">
+            Previous period: {previous.value} ({previous.change})
+          </span>
+        )}
       </dd>
     </div>
   );
@@ -69,7 +74,8 @@ function ChartCard({ title, note, label, children, after }: { title: string; not
 }
 
 function PointsChart({ d }: { d: Data }) {
-  const rows = d.series.map((p) => ({ ...p, label: periodLabel(p.period_start, d.bucket) }));
+  // the previous period's bucket at the same place (its nth day, week or month)
+  const rows = d.series.map((p, i) => ({ ...p, label: formatPeriod(p.period_start, d.bucket), previous: d.previous.series[i]?.issued ?? null }));
   const figures = (
     <details>
       <summary>Show the figures</summary>
@@ -83,6 +89,7 @@ function PointsChart({ d }: { d: Data }) {
           { header: 'Issued', num: true, cell: (r) => formatNumber(r.issued) },
           { header: 'Redeemed', num: true, cell: (r) => formatNumber(r.redeemed) },
           { header: 'Expired', num: true, cell: (r) => formatNumber(r.expired) },
+          { header: 'Issued, previous period', num: true, cell: (r) => (r.previous === null ? '—' : formatNumber(r.previous)) },
         ]}
       />
     </details>
@@ -90,7 +97,7 @@ function PointsChart({ d }: { d: Data }) {
   return (
     <ChartCard
       title="Points over time"
-      note={`Per ${d.bucket}, UTC`}
+      note={`Per ${d.bucket}, in the shop's time zone`}
       label={`Bar chart of points issued, redeemed and expired per ${d.bucket}; the figures are in the table below`}
       after={figures}
     >
@@ -182,28 +189,134 @@ function TopRewards({ d }: { d: Data }) {
   );
 }
 
-export function Dashboard() {
+/** Every figure of the range beside the previous period's. */
+function figuresOf(d: Data) {
+  const p = d.previous;
+  return [
+    { figure: 'Points issued', current: d.points_issued, previous: p.points_issued, format: formatNumber },
+    { figure: 'Points redeemed', current: d.points_redeemed, previous: p.points_redeemed, format: formatNumber },
+    { figure: 'Points expired', current: d.points_expired, previous: p.points_expired, format: formatNumber },
+    { figure: 'Active members', current: d.active_members, previous: p.active_members, format: formatNumber },
+    { figure: 'Redemptions', current: d.redemptions, previous: p.redemptions, format: formatNumber },
+    { figure: 'Redemption rate', current: d.redemption_rate, previous: p.redemption_rate, format: formatPercent },
+  ];
+}
+
+function ComparisonChart({ d }: { d: Data }) {
+  const rows = figuresOf(d);
+  // the chart's rows hold figures only: recharts passes every key of a row on to its SVG elements
+  const counts = rows.filter((r) => r.figure !== 'Redemption rate').map(({ figure, current, previous }) => ({ figure, current, previous }));
+  const table = (
+    <DataTable
+      bare
+      rows={rows}
+      rowKey={(r) => r.figure}
+      empty="No figure."
+      columns={[
+        { header: 'Figure', rowHeader: true, cell: (r) => r.figure },
+        { header: 'This period', num: true, cell: (r) => r.format(r.current) },
+        { header: 'Previous period', num: true, cell: (r) => r.format(r.previous) },
+        { header: 'Change', num: true, cell: (r) => formatChange(r.current, r.previous) },
+      ]}
+    />
+  );
+  return (
+    <ChartCard
+      title="Compared with the previous period"
+      note={`${formatDate(d.previous.from)} – ${formatDate(d.previous.to)}`}
+      label={`Bar chart of each figure in this period and the previous one; the figures are in the table below: ${rows
+        .map((r) => `${r.figure}: ${r.format(r.current)} against ${r.format(r.previous)}`)
+        .join(', ')}`}
+      after={table}
+    >
+      <ResponsiveContainer width="100%" height={260}>
+        <BarChart data={counts} margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
+          <CartesianGrid strokeDasharray="3 3" stroke="#d9d9e3" vertical={false} />
+          <XAxis dataKey="figure" tick={{ fontSize: 12 }} />
+          <YAxis tick={{ fontSize: 12 }} tickFormatter={(n: number) => formatNumber(n)} width={64} />
+          <Tooltip formatter={(n) => formatNumber(Number(n))} />
+          <Legend />
+          <Bar dataKey="current" name="This period" fill={COLORS.issued} isAnimationActive={false} />
+          <Bar dataKey="previous" name="Previous period" fill={COLORS.previous} isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </ChartCard>
+  );
+}
+
+type Picked = { range: Range; from_date: string | null; to_date: string | null };
+
+/** The range: a preset, or custom dates (checked here, then by the API). */
+function RangePicker({ onPick, serverErrors }: { onPick: (v: Picked) => void; serverErrors: FieldErrors }) {
   const [range, setRange] = useState<Range>('last_30_days');
-  const [{ data, error, fetching }] = useQuery({ query: DashboardQuery, variables: { range } });
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [local, setLocal] = useState<FieldErrors>({});
+  const errors = { ...serverErrors, ...local };
+  const choose = (value: Range) => {
+    setRange(value);
+    setLocal({});
+    if (value !== 'custom') onPick({ range: value, from_date: null, to_date: null });
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const problems: FieldErrors = {};
+    if (!from) problems.from_date = [messages.required];
+    if (!to) problems.to_date = [messages.required];
+    else if (from && to < from) problems.to_date = [messages.after('From')];
+    setLocal(problems);
+    if (!Object.keys(problems).length) onPick({ range: 'custom', from_date: from, to_date: to });
+  };
+  return (
+    <form className="range-picker" onSubmit={submit} noValidate>
+      <SelectField label="Range" value={range} onChange={(e) => choose(e.target.value as Range)} options={ranges} />
+      {range === 'custom' && (
+        <>
+          <TextField label="From" type="date" value={from} onChange={(e) => setFrom(e.target.value)} errors={errors.from_date} />
+          <TextField label="To" type="date" value={to} onChange={(e) => setTo(e.target.value)} errors={errors.to_date} />
+          <div className="actions">
+            <button type="submit" className="primary">
+              Show
+            </button>
+          </div>
+        </>
+      )}
+    </form>
+  );
+}
+
+export function Dashboard() {
+  const [picked, setPicked] = useState<Picked>({ range: 'last_30_days', from_date: null, to_date: null });
+  const [{ data, error, fetching }] = useQuery({ query: DashboardQuery, variables: picked });
   const d = data?.dashboard;
+  const fieldErrors = fieldErrorsOf(error);
   return (
     <>
       <div className="section-head">
         <PageTitle>Dashboard</PageTitle>
-        <SelectField label="Range" value={range} onChange={(e) => setRange(e.target.value as Range)} options={ranges} />
+        <RangePicker onPick={setPicked} serverErrors={fieldErrors} />
       </div>
-      <Alert>{messageOf(error)}</Alert>
+      {!Object.keys(fieldErrors).length && <Alert>{messageOf(error)}</Alert>}
       {fetching && !d && <p>Loading…</p>}
       {d && (
         <>
+          <p className="hint">
+            {formatDate(d.from)} – {formatDate(d.to)}, compared with {formatDate(d.previous.from)} – {formatDate(d.previous.to)}
+          </p>
           <dl className="stats">
-            <Stat label="Points issued" value={formatNumber(d.points_issued)} />
-            <Stat label="Points redeemed" value={formatNumber(d.points_redeemed)} />
-            <Stat label="Points expired" value={formatNumber(d.points_expired)} />
-            <Stat label="Redemption rate" value={formatPercent(d.redemption_rate)} hint="redeemed ÷ issued" />
+            {figuresOf(d).map((f) => (
+              <Stat
+                key={f.figure}
+                label={f.figure}
+                value={f.format(f.current)}
+                hint={f.figure === 'Redemption rate' ? 'redeemed ÷ issued' : undefined}
+                previous={{ value: f.format(f.previous), change: formatChange(f.current, f.previous) }}
+              />
+            ))}
             <Stat label="Customers" value={formatNumber(d.members)} hint="in the program" />
           </dl>
           <PointsChart d={d} />
+          <ComparisonChart d={d} />
           <div className="grid two-cols">
             <TiersChart d={d} />
             <TopRewards d={d} />

@@ -1,7 +1,7 @@
 // Program: the rewards, earning rules, tiers, booster campaigns and referral program, one tab each
 // (each a page of its own path, so it can be linked to).
 import { Link } from '../router';
-import { PageTitle } from '../ui';
+import { NotFound, PageTitle } from '../ui';
 import { Boosters } from './program/Boosters';
 import { EarningRules } from './program/EarningRules';
 import { Referral } from './program/Referral';
@@ -17,7 +17,9 @@ const parts = [
 ];
 
 export function Program({ path }: { path: string }) {
-  const part = parts.find((p) => p.path === path) ?? parts[0]!;
+  // /program shows the first part; any other path under it is no page
+  const part = path === '/program' ? parts[0]! : parts.find((p) => p.path === path);
+  if (!part) return <NotFound />;
   return (
     <>
       <PageTitle>Program</PageTitle>

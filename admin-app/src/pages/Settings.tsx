@@ -7,16 +7,18 @@ import { type ResultOf, graphql } from '../graphql';
 import { useSession } from '../session';
 import { Alert, CheckboxField, FormFooter, PageTitle, TextField } from '../ui';
 import { numberErrors } from './program/kit';
+import { formatNumber } from '../format';
+import { LocalePicker, TimeZonePicker } from './settings-pickers';
 
 const MerchantQuery = graphql(`
-  query Merchant { merchant { id slug name currency timezone points_expiry_days points_pending_days } }
+  query Merchant { merchant { id slug name currency timezone locale points_expiry_days points_pending_days } }
 `);
 const UpdateSettings = graphql(`
-  mutation UpdateSettings($name: String, $currency: String, $timezone: String, $points_expiry_days: Int, $points_pending_days: Int) {
+  mutation UpdateSettings($name: String, $currency: String, $timezone: String, $locale: String, $points_expiry_days: Int, $points_pending_days: Int) {
     update_merchant_settings(
-      name: $name, currency: $currency, timezone: $timezone, points_expiry_days: $points_expiry_days, points_pending_days: $points_pending_days
+      name: $name, currency: $currency, timezone: $timezone, locale: $locale, points_expiry_days: $points_expiry_days, points_pending_days: $points_pending_days
     ) {
-      id name currency timezone points_expiry_days points_pending_days
+      id name currency timezone locale points_expiry_days points_pending_days
     }
   }
 `);
@@ -35,7 +37,7 @@ export function Settings() {
 
 function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery>['merchant'] }) {
   const { updateMerchant } = useSession();
-  const [v, setV] = useState({ name: m.name, currency: m.currency, timezone: m.timezone, expires: m.points_expiry_days !== null, days: String(m.points_expiry_days ?? 365), pending: String(m.points_pending_days) });
+  const [v, setV] = useState({ name: m.name, currency: m.currency, timezone: m.timezone, locale: m.locale, expires: m.points_expiry_days !== null, days: String(m.points_expiry_days ?? 365), pending: String(m.points_pending_days) });
   const [local, setLocal] = useState<FieldErrors>({});
   const [result, save] = useMutation(UpdateSettings);
   const [saved, setSaved] = useState(false);
@@ -50,7 +52,7 @@ function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery
     };
     setLocal(problems);
     if (Object.keys(problems).length) return;
-    const res = await save({ name: v.name, currency: v.currency.trim().toUpperCase(), timezone: v.timezone.trim(), points_expiry_days: v.expires ? Number(v.days) : null, points_pending_days: Number(v.pending) });
+    const res = await save({ name: v.name, currency: v.currency.trim().toUpperCase(), timezone: v.timezone, locale: v.locale, points_expiry_days: v.expires ? Number(v.days) : null, points_pending_days: Number(v.pending) });
     if (res.data) {
       updateMerchant(res.data.update_merchant_settings);
       setSaved(true);
@@ -64,30 +66,25 @@ function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery
       </p>
       <TextField label="Shop name" value={v.name} onChange={(e) => setV({ ...v, name: e.target.value })} errors={errors.name} />
       <TextField label="Currency" hint="ISO 4217 code, e.g. USD" maxLength={3} value={v.currency} onChange={(e) => setV({ ...v, currency: e.target.value })} errors={errors.currency} />
-      <TextField
-        label="Time zone"
-        hint="IANA name, e.g. America/Los_Angeles: days, weeks, years and expiry dates of the program follow it"
-        value={v.timezone}
-        onChange={(e) => setV({ ...v, timezone: e.target.value })}
-        errors={errors.timezone}
-      />
+      <LocalePicker value={v.locale} currency={v.currency.trim().toUpperCase()} onChange={(locale) => setV({ ...v, locale })} errors={errors.locale} />
+      <TimeZonePicker value={v.timezone} onChange={(timezone) => setV({ ...v, timezone })} errors={errors.timezone} />
       <fieldset className="field">
         <legend>Points expiry</legend>
         <CheckboxField label="Points expire after a period without activity" checked={v.expires} onChange={(e) => setV({ ...v, expires: e.target.checked })} />
         {v.expires && (
-          <TextField label="Days without activity" hint="1 to 36500" inputMode="numeric" value={v.days} onChange={(e) => setV({ ...v, days: e.target.value })} errors={errors.points_expiry_days} />
+          <TextField label="Days without activity" hint={`${formatNumber(1)} to ${formatNumber(36_500)}`} inputMode="numeric" value={v.days} onChange={(e) => setV({ ...v, days: e.target.value })} errors={errors.points_expiry_days} />
         )}
       </fieldset>
       <TextField
         label="Pending days for order points"
-        hint="0 to 365: an order's points stay pending (not spendable) this many days, its return window; 0 credits them at once"
+        hint={`${formatNumber(0)} to ${formatNumber(365)}: an order's points stay pending (not spendable) this many days, its return window; 0 credits them at once`}
         inputMode="numeric"
         value={v.pending}
         onChange={(e) => setV({ ...v, pending: e.target.value })}
         errors={errors.points_pending_days}
       />
       <Alert tone="success">{saved && 'Settings saved.'}</Alert>
-      <FormFooter errors={errors} shown={['name', 'currency', 'timezone', 'points_expiry_days', 'points_pending_days']} error={result.error} busy={result.fetching} submit="Save settings" />
+      <FormFooter errors={errors} shown={['name', 'currency', 'timezone', 'locale', 'points_expiry_days', 'points_pending_days']} error={result.error} busy={result.fetching} submit="Save settings" />
     </form>
   );
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { EarningRule } from '../../generated/prisma/client.js';
 import { CampaignType } from '../../generated/prisma/enums.js';
-import { field } from '../shared/fields.js';
+import { field, productFields } from '../shared/fields.js';
 import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
 import { type Patch, findOwn, jsonOrNull, mergePatch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
@@ -21,6 +21,8 @@ export const earningRuleInput = z
     campaign_type: z.enum(CampaignType),
     earning_rule: earningRuleSchema.nullish(),
     conditions: conditionsInputSchema.nullish(),
+    product_name: field.productName,
+    product_image_url: field.productImageUrl,
     is_active: z.boolean().default(true),
     created_at: field.timestamp.nullish(),
   })
@@ -35,6 +37,7 @@ export function earningRuleRow(input: EarningRuleInput, zone: string) {
     campaignType: input.campaign_type,
     earningRule: jsonOrNull(input.earning_rule),
     conditions: jsonOrNull(input.conditions && resolveRuleDates(input.conditions, zone)),
+    ...productFields.row(input),
     isActive: input.is_active,
   };
 }
@@ -46,6 +49,7 @@ function earningRuleAsInput(r: EarningRule): Patch {
     campaign_type: r.campaignType,
     earning_rule: r.earningRule,
     conditions: r.conditions,
+    ...productFields.input(r),
     is_active: r.isActive,
   };
 }

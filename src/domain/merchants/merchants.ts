@@ -8,6 +8,7 @@ import { generateToken } from '../access/tokens.js';
 import { DEFAULT_TIMEZONE, timeZoneSchema } from '../shared/calendar.js';
 import { AppError, notFound } from '../shared/errors.js';
 import type { Patch } from '../shared/records.js';
+import { messages } from '../shared/messages.js';
 import { parseInput } from '../shared/validation.js';
 
 const createSchema = z.object({
@@ -53,6 +54,18 @@ export async function rotateAdminToken(db: Db, slug: string) {
   return { id: merchant.id, slug: merchant.slug, admin_token: admin.token };
 }
 
+/** A BCP 47 language and region this runtime formats in (en-US, de-DE, fr-CA), stored in its canonical spelling. */
+const localeSchema = z.string().transform((value, ctx) => {
+  try {
+    const [canonical] = Intl.getCanonicalLocales(value);
+    if (canonical && Intl.NumberFormat.supportedLocalesOf(canonical).length) return canonical;
+  } catch {
+    // not a language tag at all: reported below
+  }
+  ctx.addIssue({ code: 'custom', message: messages.locale });
+  return z.NEVER;
+});
+
 export const settingsInput = z
   .object({
     name: z.string().trim().min(1, 'is required').max(200),
@@ -60,6 +73,7 @@ export const settingsInput = z
     points_expiry_days: z.number().int().min(1).max(36_500).nullable(),
     points_pending_days: z.number().int().min(0).max(365),
     timezone: timeZoneSchema,
+    locale: localeSchema,
   })
   .partial()
   .strict();
@@ -74,6 +88,7 @@ export function settingsRow(input: SettingsInput) {
     ...(input.points_expiry_days !== undefined && { pointsExpiryDays: input.points_expiry_days }),
     ...(input.points_pending_days !== undefined && { pointsPendingDays: input.points_pending_days }),
     ...(input.timezone !== undefined && { timezone: input.timezone }),
+    ...(input.locale !== undefined && { locale: input.locale }),
   };
 }
 

@@ -6,7 +6,7 @@ import type { Db } from '../../db/client.js';
 import { columnsOf } from '../../db/sql.js';
 import { Prisma, type Reward } from '../../generated/prisma/client.js';
 import { RewardType } from '../../generated/prisma/enums.js';
-import { field } from '../shared/fields.js';
+import { field, productFields } from '../shared/fields.js';
 import { type PageArgs, pageRows } from '../shared/pagination.js';
 import { type Patch, findOwn, isUuid, mergePatch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
@@ -22,6 +22,8 @@ export const rewardInput = z
     reward_type: z.enum(RewardType),
     points_cost: field.points.min(1, 'must be at least 1'),
     reward_rule: z.record(z.string(), z.unknown()).default({}),
+    product_name: field.productName,
+    product_image_url: field.productImageUrl,
     is_active: z.boolean().default(true),
     created_at: field.timestamp.nullish(),
   })
@@ -45,6 +47,7 @@ export function rewardRow(input: RewardInput) {
     rewardType: input.reward_type,
     pointsCost: input.points_cost,
     rewardRule: rule as Prisma.InputJsonValue,
+    ...productFields.row(input),
     isActive: input.is_active,
   };
 }
@@ -56,6 +59,7 @@ function rewardAsInput(r: Reward): Patch {
     reward_type: r.rewardType,
     points_cost: r.pointsCost,
     reward_rule: r.rewardRule,
+    ...productFields.input(r),
     is_active: r.isActive,
   };
 }

@@ -1,6 +1,10 @@
-// zod → our validation_error, so every input failure has the same shape.
-import type { z } from 'zod';
+// zod → our validation_error, so every input failure has the same shape, in the catalogue's
+// words: zod's own messages are replaced wherever a schema does not give its own.
+import { z } from 'zod';
 import { type ErrorDetails, validationError } from './errors.js';
+import { issueMessage } from './messages.js';
+
+z.config({ customError: (issue) => issueMessage(issue as Parameters<typeof issueMessage>[0]) });
 
 export function detailsFromZod(error: z.ZodError, prefix: (string | number)[] = []): ErrorDetails {
   const details: ErrorDetails = {};

@@ -1,11 +1,15 @@
 // The admin dashboard: points issued, redeemed and expired over time, members per tier, the
-// redemption rate and the top rewards (domain/dashboard.ts aggregates them in SQL).
-import { type Dashboard, dashboard, dashboardRanges } from '../../domain/reports/dashboard.js';
+// redemption rate, active members, redemptions and the top rewards, each beside the previous
+// period's (domain/dashboard.ts aggregates them in SQL).
+import { type Dashboard, type PeriodFigures, MAX_CUSTOM_DAYS, dashboard, dashboardRanges } from '../../domain/reports/dashboard.js';
 import { builder } from '../builder.js';
 
 const DashboardRangeEnum = builder.enumType('DashboardRange', {
   subGraphs: ['admin'],
-  values: Object.keys(dashboardRanges) as (keyof typeof dashboardRanges)[],
+  values: {
+    ...Object.fromEntries(Object.keys(dashboardRanges).map((range) => [range, {}])),
+    custom: { description: `The local dates from_date to to_date, both included (at most ${MAX_CUSTOM_DAYS} days)` },
+  } as Record<keyof typeof dashboardRanges | 'custom', object>,
 });
 const DashboardBucketEnum = builder.enumType('DashboardBucket', {
   subGraphs: ['admin'],
@@ -42,6 +46,25 @@ const TopRewardRef = builder.objectRef<Dashboard['top_rewards'][number]>('TopRew
   }),
 });
 
+const ACTIVE_MEMBERS = 'Customers with at least one points transaction in the period';
+const REDEMPTIONS = 'Rewards redeemed in the period';
+
+const PeriodFiguresRef = builder.objectRef<PeriodFigures>('DashboardPeriod').implement({
+  subGraphs: ['admin'],
+  description: "The previous period's figures: the same number of days just before the range",
+  fields: (t) => ({
+    from: t.expose('from', { type: 'DateTime' }),
+    to: t.expose('to', { type: 'DateTime' }),
+    series: t.expose('series', { type: [PointsPeriodRef] }),
+    points_issued: t.exposeFloat('points_issued'),
+    points_redeemed: t.exposeFloat('points_redeemed'),
+    points_expired: t.exposeFloat('points_expired'),
+    redemption_rate: t.exposeFloat('redemption_rate'),
+    active_members: t.exposeInt('active_members', { description: ACTIVE_MEMBERS }),
+    redemptions: t.exposeInt('redemptions', { description: REDEMPTIONS }),
+  }),
+});
+
 const DashboardRef = builder.objectRef<Dashboard>('Dashboard').implement({
   subGraphs: ['admin'],
   fields: (t) => ({
@@ -54,6 +77,9 @@ const DashboardRef = builder.objectRef<Dashboard>('Dashboard').implement({
     points_redeemed: t.exposeFloat('points_redeemed'),
     points_expired: t.exposeFloat('points_expired'),
     redemption_rate: t.exposeFloat('redemption_rate', { description: 'Points redeemed per point issued in the range, 0 to 1' }),
+    active_members: t.exposeInt('active_members', { description: ACTIVE_MEMBERS }),
+    redemptions: t.exposeInt('redemptions', { description: REDEMPTIONS }),
+    previous: t.expose('previous', { type: PeriodFiguresRef }),
     members: t.exposeInt('members', { description: 'Every customer of the program' }),
     members_per_tier: t.expose('members_per_tier', { type: [TierMembersRef] }),
     top_rewards: t.expose('top_rewards', { type: [TopRewardRef], description: 'The five rewards redeemed most in the range' }),
@@ -65,7 +91,16 @@ builder.queryFields((t) => ({
     subGraphs: ['admin'],
     type: DashboardRef,
     description: 'The program at a glance over a range (default the last 30 days)',
-    args: { range: t.arg({ type: DashboardRangeEnum, description: 'Default last_30_days' }) },
-    resolve: (_root, args, ctx) => dashboard(ctx.db, ctx.merchantId, args.range ?? 'last_30_days'),
+    args: {
+      range: t.arg({ type: DashboardRangeEnum, description: 'Default last_30_days' }),
+      from_date: t.arg({ type: 'Date', description: "range custom: the first local day (the merchant's time zone)" }),
+      to_date: t.arg({ type: 'Date', description: 'range custom: the last local day, included' }),
+    },
+    resolve: (_root, args, ctx) =>
+      dashboard(ctx.db, ctx.merchantId, {
+        range: args.range ?? 'last_30_days',
+        from_date: args.from_date?.toISOString().slice(0, 10),
+        to_date: args.to_date?.toISOString().slice(0, 10),
+      }),
   }),
 }));

@@ -3,6 +3,7 @@
 import type { EarningConditions, EarningRuleConfig } from '../../domain/earning/rule-config.js';
 import { listEarningRules } from '../../domain/earning/earning-rules.js';
 import { createEarningRule, setEarningRuleActive, updateEarningRule } from '../../domain/earning/earning-rules.js';
+import { PRODUCT_IMAGE, PRODUCT_NAME } from '../products.js';
 import { builder, forShoppers } from '../builder.js';
 import { CampaignTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided } from '../envelopes.js';
@@ -73,6 +74,8 @@ export const EarningRuleRef = builder.prismaObject('EarningRule', {
       nullable: true,
       resolve: (r) => r.conditions as EarningConditions | null,
     }),
+    product_name: t.exposeString('productName', { subGraphs: ['admin'], nullable: true, description: PRODUCT_NAME }),
+    product_image_url: t.exposeString('productImageUrl', { subGraphs: ['admin'], nullable: true, description: PRODUCT_IMAGE }),
     is_active: t.exposeBoolean('isActive'),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { subGraphs: ['admin'], type: 'DateTime' }),
@@ -96,6 +99,8 @@ const EarningRuleInput = builder.inputType('EarningRuleInput', {
     campaign_type: t.field({ type: CampaignTypeEnum, required: true }),
     earning_rule: t.field({ type: 'JSON', description: earningRuleDescription }),
     conditions: t.field({ type: 'JSON', description: conditionsDescription }),
+    product_name: t.string({ description: PRODUCT_NAME }),
+    product_image_url: t.string({ description: PRODUCT_IMAGE }),
     is_active: t.boolean({ description: 'Default true' }),
   }),
 });
@@ -109,6 +114,8 @@ const EarningRulePatch = builder.inputType('EarningRulePatch', {
     campaign_type: t.field({ type: CampaignTypeEnum }),
     earning_rule: t.field({ type: 'JSON', description: earningRuleDescription }),
     conditions: t.field({ type: 'JSON', description: conditionsDescription }),
+    product_name: t.string({ description: PRODUCT_NAME }),
+    product_image_url: t.string({ description: PRODUCT_IMAGE }),
     is_active: t.boolean(),
   }),
 });

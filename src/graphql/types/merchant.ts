@@ -21,6 +21,9 @@ const MerchantRef = builder.objectRef<Merchant>('Merchant').implement({
     timezone: t.exposeString('timezone', {
       description: 'IANA time zone of the program calendar (limit periods, tier years, expiry dates, dashboard days)',
     }),
+    locale: t.exposeString('locale', {
+      description: 'BCP 47 language and region the admin app shows numbers, money and dates in (e.g. en-US, de-DE)',
+    }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -50,6 +53,7 @@ builder.mutationFields((t) => ({
       points_expiry_days: t.arg.int({ description: '1 to 36500, or null for never' }),
       points_pending_days: t.arg.int({ description: '0 to 365: days order points stay pending before approval' }),
       timezone: t.arg.string({ description: 'IANA time zone, e.g. America/Los_Angeles' }),
+      locale: t.arg.string({ description: 'BCP 47 language and region, e.g. en-US, de-DE, fr-CA' }),
     },
     // an argument the client left out is absent from args; an explicit null is kept
     resolve: (_root, args, ctx) => updateMerchantSettings(ctx.db, ctx.merchantId, { ...args }),

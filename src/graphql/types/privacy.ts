@@ -1,6 +1,8 @@
 // Privacy requests (admin face only): a customer's export, everything held about them as one
 // JSON document, and their erasure (domain/privacy). The erasure is audited like every admin
-// change (graphql/audit.ts).
+// change (graphql/audit.ts); an export, a read, is audited here: who took a customer's data out
+// matters as much as who changed it (the entry names the customer, never their data).
+import { auditResourceType, recordAudit } from '../../domain/audit/audit.js';
 import { eraseCustomer } from '../../domain/privacy/erasure.js';
 import { exportCustomer } from '../../domain/privacy/export.js';
 import { type ErasedCustomer } from '../../domain/privacy/erasure.js';
@@ -26,7 +28,18 @@ builder.queryFields((t) => ({
       'Everything held about one customer (profile, balance, ledger, activities, rewards, referrals, memberships, orders) ' +
       'as one JSON document, for a privacy access request. An erased customer is not_found.',
     args: customerIdArgs,
-    resolve: (_root, args, ctx) => exportCustomer(ctx.db, ctx.merchantId, String(args.id)),
+    resolve: async (_root, args, ctx) => {
+      const document = await exportCustomer(ctx.db, ctx.merchantId, String(args.id));
+      await recordAudit(ctx.db, {
+        merchantId: ctx.merchantId,
+        actor: ctx.actor ?? 'unknown',
+        action: 'customer_export',
+        resourceType: auditResourceType('Customer'),
+        resourceId: (document as { customer: { id: string } }).customer.id,
+        args: { id: String(args.id) },
+      });
+      return document;
+    },
   }),
 }));
 

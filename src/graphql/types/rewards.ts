@@ -3,6 +3,7 @@
 import { createReward, setRewardActive, updateReward } from '../../domain/rewards/rewards.js';
 import { findReward, listRewards } from '../../domain/rewards/rewards.js';
 import { type RewardRule } from '../../domain/rewards/reward-rules.js';
+import { PRODUCT_IMAGE, PRODUCT_NAME } from '../products.js';
 import { builder, forShoppers } from '../builder.js';
 import { RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
@@ -43,6 +44,8 @@ export const RewardRef = builder.prismaObject('Reward', {
       type: RewardRuleRef,
       resolve: (r) => ({ ...(r.rewardRule as RewardRule), points_required: r.pointsCost }),
     }),
+    product_name: t.exposeString('productName', { subGraphs: ['admin'], nullable: true, description: PRODUCT_NAME }),
+    product_image_url: t.exposeString('productImageUrl', { subGraphs: ['admin'], nullable: true, description: PRODUCT_IMAGE }),
     is_active: t.exposeBoolean('isActive'),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
@@ -65,6 +68,8 @@ const RewardInput = builder.inputType('RewardInput', {
     reward_type: t.field({ type: RewardTypeEnum, required: true }),
     points_cost: t.int({ required: true }),
     reward_rule: t.field({ type: 'JSON', description: rewardRuleDescription }),
+    product_name: t.string({ description: PRODUCT_NAME }),
+    product_image_url: t.string({ description: PRODUCT_IMAGE }),
     is_active: t.boolean({ description: 'Default true' }),
   }),
 });
@@ -78,6 +83,8 @@ const RewardPatch = builder.inputType('RewardPatch', {
     reward_type: t.field({ type: RewardTypeEnum }),
     points_cost: t.int(),
     reward_rule: t.field({ type: 'JSON', description: rewardRuleDescription }),
+    product_name: t.string({ description: PRODUCT_NAME }),
+    product_image_url: t.string({ description: PRODUCT_IMAGE }),
     is_active: t.boolean(),
   }),
 });

@@ -39,7 +39,7 @@ const csrfRefused = () => new AppError('csrf_rejected', `The ${CSRF_HEADER} head
 async function describe(db: Db, id: string, session: AdminSessionView) {
   const merchant = await db.merchant.findUniqueOrThrow({
     where: { id: session.merchantId },
-    select: { id: true, slug: true, name: true, currency: true },
+    select: { id: true, slug: true, name: true, currency: true, locale: true, timezone: true },
   });
   return {
     merchant,

@@ -1,10 +1,11 @@
 // Booster campaigns: multiply the points of some actions for a while.
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
+import { messages } from '../../../../src/domain/shared/messages';
 import { type FieldErrors, fieldErrorsOf } from '../../api';
 import { formatDateTime, humanize } from '../../format';
 import { type ResultOf, graphql } from '../../graphql';
-import { CheckboxField, CheckboxGroup, FormFooter, StatusBadge, TextAreaField, TextField } from '../../ui';
+import { CheckboxField, CheckboxGroup, FormFooter, StatusBadge, scheduleOf, TextAreaField, TextField } from '../../ui';
 import { CAMPAIGN_TYPES, RecordList, pagedProps, toggleProps, fromNumber, mergeErrors, numberErrors, optionsOf, toIso, toLocal } from './kit';
 
 const BoostersQuery = graphql(`
@@ -32,13 +33,6 @@ type Booster = ResultOf<typeof BoostersQuery>['booster_campaigns']['data'][numbe
 type CampaignType = Booster['campaign_types'][number];
 const SHOWN = ['name', 'description', 'multiplier', 'campaign_types', 'starts_at', 'ends_at'];
 
-/** Whether an active booster is running now, yet to start, or over. */
-function schedule(b: Booster, now = Date.now()) {
-  if (!b.is_active) return 'Inactive';
-  if (Date.parse(b.starts_at) > now) return 'Scheduled';
-  if (b.ends_at && Date.parse(b.ends_at) <= now) return 'Ended';
-  return 'Running';
-}
 
 function BoosterForm({ booster, onSaved }: { booster: Booster | null; onSaved: (name: string) => void }) {
   const [v, setV] = useState({
@@ -60,7 +54,7 @@ function BoosterForm({ booster, onSaved }: { booster: Booster | null; onSaved: (
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const problems = numberErrors({ multiplier: { text: v.multiplier, required: true } });
-    if (!v.starts_at) problems.starts_at = ['is required'];
+    if (!v.starts_at) problems.starts_at = [messages.required];
     setLocal(problems);
     if (Object.keys(problems).length) return;
     const input = {
@@ -115,7 +109,7 @@ export function Boosters() {
         { header: 'Multiplier', cell: (b) => `×${b.multiplier}` },
         { header: 'Boosts', cell: (b) => b.campaign_types.map(humanize).join(', ') },
         { header: 'Runs', cell: (b) => `${formatDateTime(b.starts_at)} – ${b.ends_at ? formatDateTime(b.ends_at) : 'no end'}` },
-        { header: 'Status', cell: (b) => <StatusBadge active={schedule(b) === 'Running'} on="Running" off={schedule(b)} /> },
+        { header: 'Status', cell: (b) => <StatusBadge state={scheduleOf(b.is_active, b.starts_at, b.ends_at)} /> },
       ]}
       form={(booster, onSaved) => <BoosterForm booster={booster} onSaved={onSaved} />}
     />

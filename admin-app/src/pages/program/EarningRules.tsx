@@ -2,17 +2,18 @@
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { type FieldErrors, fieldErrorsOf } from '../../api';
-import { formatDateTime, formatMoney, humanize } from '../../format';
+import { formatDateTime, formatMoney, formatNumber, humanize } from '../../format';
 import { useCurrency } from '../../session';
 import { type ResultOf, graphql } from '../../graphql';
-import { CheckboxField, CheckboxGroup, FormFooter, SelectField, StatusBadge, TextAreaField, TextField } from '../../ui';
+import { CheckboxField, CheckboxGroup, FormFooter, SelectField, StatusBadge, scheduleOf, TextAreaField, TextField } from '../../ui';
+import { PRODUCT_FIELDS, ProductFields, productInput, productValues } from './kit';
 import { CAMPAIGN_TYPES, RecordList, pagedProps, toggleProps, fromNumber, mergeErrors, numberErrors, optionsOf, toIso, toLocal, toNumber } from './kit';
 
 const RulesQuery = graphql(`
   query AdminEarningRules($page: Int) {
     earning_rules(page: $page, per_page: 25) {
       data {
-        id name description campaign_type is_active
+        id name description campaign_type is_active product_name product_image_url
         earning_rule { type value per_amount }
         conditions { min_order_subtotal max_points_per_order tier_ids product_ids excluded_product_ids limit { count period } starts_at ends_at }
       }
@@ -49,10 +50,10 @@ function conditionsText(rule: Rule, currency: string) {
   if (!c) return 'None';
   const parts = [
     c.min_order_subtotal != null && `orders from ${formatMoney(c.min_order_subtotal, currency)}`,
-    c.max_points_per_order != null && `at most ${c.max_points_per_order} per order`,
-    c.limit && `${c.limit.count} per ${c.limit.period}`,
+    c.max_points_per_order != null && `at most ${formatNumber(c.max_points_per_order)} points per order`,
+    c.limit && `${formatNumber(c.limit.count)} times per ${c.limit.period}`,
     c.tier_ids?.length && `${c.tier_ids.length} tier(s)`,
-    c.product_ids?.length && `products ${c.product_ids.join(', ')}`,
+    c.product_ids?.length && `products ${rule.product_name ?? c.product_ids.join(', ')}`,
     c.excluded_product_ids?.length && `not ${c.excluded_product_ids.join(', ')}`,
     c.starts_at && `from ${formatDateTime(c.starts_at)}`,
     c.ends_at && `until ${formatDateTime(c.ends_at)}`,
@@ -76,6 +77,7 @@ const SHOWN = [
   'conditions.limit.period',
   'conditions.starts_at',
   'conditions.ends_at',
+  ...PRODUCT_FIELDS,
 ];
 
 function RuleForm({ rule, tiers, onSaved }: { rule: Rule | null; tiers: { id: string; name: string }[]; onSaved: (name: string) => void }) {
@@ -97,6 +99,7 @@ function RuleForm({ rule, tiers, onSaved }: { rule: Rule | null; tiers: { id: st
     limit_period: c?.limit?.period ?? 'day',
     starts_at: toLocal(c?.starts_at),
     ends_at: toLocal(c?.ends_at),
+    product: productValues(rule),
   });
   const set = <K extends keyof typeof v>(k: K) => (value: (typeof v)[K]) => setV((old) => ({ ...old, [k]: value }));
   const [local, setLocal] = useState<FieldErrors>({});
@@ -135,6 +138,7 @@ function RuleForm({ rule, tiers, onSaved }: { rule: Rule | null; tiers: { id: st
       is_active: v.is_active,
       earning_rule: v.type === 'variable' ? { type: 'variable', value: Number(v.value), per_amount: Number(v.per_amount) } : { type: 'fixed', value: Number(v.value) },
       conditions: Object.keys(conditions).length ? conditions : null,
+      ...productInput(v.product),
     };
     const res = rule ? await update({ id: rule.id, input }) : await create({ input });
     const saved = res.data && ('create_earning_rule' in res.data ? res.data.create_earning_rule : res.data.update_earning_rule);
@@ -180,6 +184,7 @@ function RuleForm({ rule, tiers, onSaved }: { rule: Rule | null; tiers: { id: st
         <CheckboxGroup legend="Only for customers in these tiers" options={tiers.map((t) => ({ value: t.id, label: t.name }))} value={v.tier_ids} onChange={set('tier_ids')} errors={errors['conditions.tier_ids']} />
         <TextField label="Only for these products" hint="Product ids, comma-separated" value={v.product_ids} onChange={(e) => set('product_ids')(e.target.value)} errors={errors['conditions.product_ids']} />
         <TextField label="Never for these products" hint="Product ids, comma-separated" value={v.excluded_product_ids} onChange={(e) => set('excluded_product_ids')(e.target.value)} errors={errors['conditions.excluded_product_ids']} />
+        {v.product_ids.trim() && <ProductFields values={v.product} onChange={set('product')} errors={errors} />}
         <div className="two">
           <TextField label="Starts" type="datetime-local" value={v.starts_at} onChange={(e) => set('starts_at')(e.target.value)} errors={errors['conditions.starts_at']} />
           <TextField label="Ends" type="datetime-local" value={v.ends_at} onChange={(e) => set('ends_at')(e.target.value)} errors={errors['conditions.ends_at']} />
@@ -208,7 +213,7 @@ export function EarningRules() {
         { header: 'Action', cell: (r) => humanize(r.campaign_type) },
         { header: 'Points', cell: (r) => describe(r, currency) },
         { header: 'Conditions', cell: (r) => conditionsText(r, currency) },
-        { header: 'Status', cell: (r) => <StatusBadge active={r.is_active} /> },
+        { header: 'Status', cell: (r) => <StatusBadge state={scheduleOf(r.is_active, r.conditions?.starts_at, r.conditions?.ends_at)} /> },
       ]}
       form={(rule, onSaved) => <RuleForm rule={rule} tiers={data?.tiers.data ?? []} onSaved={onSaved} />}
     />

@@ -5,9 +5,13 @@ import { type FieldErrors, fieldErrorsOf } from '../../api';
 import { formatNumber, humanize } from '../../format';
 import { type ResultOf, graphql } from '../../graphql';
 import { useCurrency } from '../../session';
-import { CheckboxField, FormFooter, SelectField, StatusBadge, TextAreaField, TextField } from '../../ui';
+import { CheckboxField, FormFooter, SelectField, StatusBadge, scheduleOf, TextAreaField, TextField } from '../../ui';
 import {
+  PRODUCT_FIELDS,
+  ProductFields,
   REWARD_TYPES,
+  productInput,
+  productValues,
   RecordList,
   pagedProps,
   toggleProps,
@@ -28,7 +32,7 @@ const RewardsQuery = graphql(`
   query AdminRewards($page: Int) {
     rewards(page: $page, per_page: 25) {
       data {
-        id name description reward_type points_cost is_active
+        id name description reward_type points_cost is_active product_name product_image_url
         reward_rule { discount_value max_discount_amount max_shipping_amount product_id variant_id credit_value min_order_subtotal expires_after_days }
       }
       meta { pagination { current_page last_page total } }
@@ -58,6 +62,7 @@ function RewardForm({ reward, onSaved }: { reward: Reward | null; onSaved: (name
   const [cost, setCost] = useState(fromNumber(reward?.points_cost));
   const [rule, setRule] = useState(reward ? ruleValues(reward.reward_rule) : emptyRule);
   const [active, setActive] = useState(reward?.is_active ?? true);
+  const [product, setProduct] = useState(productValues(reward));
   const [local, setLocal] = useState<FieldErrors>({});
   const [created, create] = useMutation(CreateReward);
   const [updated, update] = useMutation(UpdateReward);
@@ -75,6 +80,7 @@ function RewardForm({ reward, onSaved }: { reward: Reward | null; onSaved: (name
       reward_type: type,
       points_cost: Number(cost),
       reward_rule: ruleInput(type, rule),
+      ...productInput(product),
       is_active: active,
     };
     const res = reward ? await update({ id: reward.id, input }) : await create({ input });
@@ -89,10 +95,11 @@ function RewardForm({ reward, onSaved }: { reward: Reward | null; onSaved: (name
       <SelectField label="Reward type" value={type} onChange={(e) => setType(e.target.value as RewardType)} options={optionsOf(REWARD_TYPES)} errors={errors.reward_type} />
       <TextField label="Points cost" inputMode="numeric" value={cost} onChange={(e) => setCost(e.target.value)} errors={errors.points_cost} />
       <RuleFields type={type} values={rule} onChange={setRule} errors={errors} prefix="reward_rule" />
+      {type === 'free_product' && <ProductFields values={product} onChange={setProduct} errors={errors} />}
       <CheckboxField label="Active (customers can redeem it)" checked={active} onChange={(e) => setActive(e.target.checked)} />
       <FormFooter
         errors={errors}
-        shown={(field) => SHOWN.includes(field) || field.startsWith('reward_rule.')}
+        shown={(field) => SHOWN.includes(field) || PRODUCT_FIELDS.includes(field) || field.startsWith('reward_rule.')}
         error={result.error}
         busy={result.fetching}
         submit={reward ? 'Save reward' : 'Create reward'}
@@ -116,9 +123,9 @@ export function Rewards() {
       columns={[
         { header: 'Name', rowHeader: true, cell: (r) => r.name },
         { header: 'Type', cell: (r) => humanize(r.reward_type) },
-        { header: 'Reward', cell: (r) => describeRule(r.reward_type, r.reward_rule, currency) },
+        { header: 'Reward', cell: (r) => describeRule(r.reward_type, r.reward_rule, currency, r.product_name) },
         { header: 'Points', num: true, cell: (r) => formatNumber(r.points_cost) },
-        { header: 'Status', cell: (r) => <StatusBadge active={r.is_active} /> },
+        { header: 'Status', cell: (r) => <StatusBadge state={scheduleOf(r.is_active)} /> },
       ]}
       form={(reward, onSaved) => <RewardForm reward={reward} onSaved={onSaved} />}
     />

@@ -4,7 +4,7 @@ import { useMutation, useQuery } from 'urql';
 import { type FieldErrors, fieldErrorsOf } from '../../api';
 import { formatNumber, humanize } from '../../format';
 import { type ResultOf, graphql } from '../../graphql';
-import { CheckboxField, FormFooter, SelectField, StatusBadge, TextAreaField, TextField } from '../../ui';
+import { CheckboxField, FormFooter, SelectField, StatusBadge, scheduleOf, TextAreaField, TextField } from '../../ui';
 import { RecordList, fromNumber, mergeErrors, numberErrors, optionsOf } from './kit';
 
 const TiersQuery = graphql(`
@@ -120,7 +120,7 @@ export function Tiers() {
         },
         { header: 'Multiplier', cell: (t) => `×${t.earn_multiplier}` },
         { header: 'Benefits', cell: (t) => t.benefits.join('; ') || '—' },
-        { header: 'Status', cell: (t) => <StatusBadge active={t.is_active} /> },
+        { header: 'Status', cell: (t) => <StatusBadge state={scheduleOf(t.is_active)} /> },
       ]}
       form={(tier, onSaved) => <TierForm tier={tier} nextPosition={nextPosition} onSaved={onSaved} />}
     />

@@ -3,8 +3,9 @@
 // the reward rule's fields (rewards and the referral program's reward), and the list's buttons.
 import { Fragment, type ReactNode, useId, useState } from 'react';
 import type { CombinedError } from 'urql';
+import { messages } from '../../../../src/domain/shared/messages';
 import { type FieldErrors, messageOf } from '../../api';
-import { formatMoney, humanize } from '../../format';
+import { formatMoney, formatPercent, humanize } from '../../format';
 import { Alert, type Column, DataTable, Dialog, type PageInfo, Pager, TextField } from '../../ui';
 
 export const REWARD_TYPES = ['fixed_discount', 'percentage_discount', 'free_shipping', 'free_product', 'store_credit'] as const;
@@ -38,9 +39,9 @@ export function numberErrors(fields: Record<string, { text: string; integer?: bo
   for (const [name, { text, integer, required }] of Object.entries(fields)) {
     const n = toNumber(text);
     if (n === null) {
-      if (required) errors[name] = ['is required'];
-    } else if (Number.isNaN(n)) errors[name] = ['must be a number'];
-    else if (integer && !Number.isInteger(n)) errors[name] = ['must be a whole number'];
+      if (required) errors[name] = [messages.required];
+    } else if (Number.isNaN(n)) errors[name] = [messages.number];
+    else if (integer && !Number.isInteger(n)) errors[name] = [messages.wholeNumber];
   }
   return errors;
 }
@@ -159,23 +160,68 @@ export function RuleFields({
 }
 
 /** A short description of a reward rule for the list, amounts in the shop's currency. */
-export function describeRule(type: string, rule: StoredRule, currency: string): string {
+export function describeRule(type: string, rule: StoredRule, currency: string, productName?: string | null): string {
   const money = (amount: StoredRule[keyof StoredRule]) => formatMoney(amount, currency);
   const min = rule.min_order_subtotal ? ` on orders from ${money(rule.min_order_subtotal)}` : '';
   switch (type) {
     case 'fixed_discount':
       return `${money(rule.discount_value)} off${min}`;
     case 'percentage_discount':
-      return `${rule.discount_value} % off${rule.max_discount_amount ? ` (up to ${money(rule.max_discount_amount)})` : ''}${min}`;
+      return `${formatPercent(Number(rule.discount_value) / 100)} off${rule.max_discount_amount ? ` (up to ${money(rule.max_discount_amount)})` : ''}${min}`;
     case 'free_shipping':
       return `Free shipping${rule.max_shipping_amount ? ` up to ${money(rule.max_shipping_amount)}` : ''}${min}`;
     case 'free_product':
-      return `Free product ${rule.product_id}${rule.variant_id ? ` / ${rule.variant_id}` : ''}${min}`;
+      // the store's name for it; its ids only when the reward was given none
+      return `Free ${productName ?? `product ${rule.product_id}${rule.variant_id ? ` / ${rule.variant_id}` : ''}`}${min}`;
     case 'store_credit':
       return `${money(rule.credit_value)} store credit`;
     default:
       return humanize(type);
   }
+}
+
+export interface ProductValues {
+  product_name: string;
+  product_image_url: string;
+}
+
+export const productValues = (r: { product_name?: string | null; product_image_url?: string | null } | null | undefined): ProductValues => ({
+  product_name: r?.product_name ?? '',
+  product_image_url: r?.product_image_url ?? '',
+});
+
+/** What to send: an empty field clears it. */
+export const productInput = (v: ProductValues) => ({
+  product_name: v.product_name.trim() || null,
+  product_image_url: v.product_image_url.trim() || null,
+});
+
+export const PRODUCT_FIELDS = ['product_name', 'product_image_url'];
+
+/**
+ * The product's display name and image address, as the store shows them. The list shows the
+ * name; the image is kept for storefronts (the page's CSP loads no image from elsewhere).
+ */
+export function ProductFields({ values, onChange, errors }: { values: ProductValues; onChange: (v: ProductValues) => void; errors: FieldErrors }) {
+  return (
+    <div className="two">
+      <TextField
+        label="Product name"
+        hint="Optional: the name your store shows, e.g. Canvas tote"
+        value={values.product_name}
+        onChange={(e) => onChange({ ...values, product_name: e.target.value })}
+        errors={errors.product_name}
+      />
+      <TextField
+        label="Product image address"
+        hint="Optional: https://…"
+        type="url"
+        value={values.product_image_url}
+        onChange={(e) => onChange({ ...values, product_image_url: e.target.value })}
+        errors={errors.product_image_url}
+      />
+    </div>
+  );
 }
 
 /** Merges the form's own checks with the API's errors (the form's win: they were not sent). */
