@@ -179,7 +179,7 @@ export function countingDb(db: Db, calls: string[]): Db {
 export async function sendAsAsked<T extends { status: number }>(send: (key: string) => Promise<T>, code: (answer: T) => string | undefined) {
   const key = randomUUID();
   let answer = await send(key);
-  for (let attempt = 1; attempt < 5 && (answer.status === 503 || code(answer) === 'idempotency_in_progress'); attempt++) {
+  for (let attempt = 1; attempt < 8 && (answer.status === 503 || code(answer) === 'idempotency_in_progress'); attempt++) {
     await new Promise((r) => setTimeout(r, 250 * attempt));
     answer = await send(key);
   }

@@ -46,7 +46,7 @@ describe('loyalty liability', () => {
 
     const expiring = await cli('liability', 'expiring', '--merchant', 'books');
     expect(expiring.json).toMatchObject({ expiry_days: null });
-  });
+  }, 240_000);
 
   it('refuses a bad range with validation_error, and --csv where there is no table', async () => {
     const bad = await cli('liability', '--merchant', 'books', '--from', '2026-05-02', '--to', '2026-05-01');

@@ -345,6 +345,7 @@ describe('REST answers keep exactly the keys of the committed openapi.json', () 
       ['get', '/earning-rules', '/v1/earning-rules'],
       ['get', '/booster-campaigns', '/v1/booster-campaigns'],
       ['get', '/referrals/program', '/v1/referrals/program'],
+      ['get', '/events', '/v1/events'],
       ['post', '/points/estimate', '/v1/points/estimate', { subtotal: 40 }],
       ['post', '/customers/transactions', `/v1/customers/transactions?${who}`, { points: 5, description: 'Keys' }],
       ['post', '/customers/rewards/redeem', `/v1/customers/rewards/redeem?${who}`, { reward_id: cheapId }],

@@ -60,7 +60,7 @@ interface FeedEvent {
   id: string;
   type: string;
   created_at: string;
-  version: string | null;
+  version: number | null;
   data: any;
 }
 

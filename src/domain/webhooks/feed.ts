@@ -36,7 +36,7 @@ export interface FeedEvent {
   type: string;
   created_at: Date;
   /** The body's `version`, when it has one. */
-  version: string | null;
+  version: number | null;
   /** The body's `data`. */
   data: unknown;
 }
@@ -124,7 +124,7 @@ function feedEvent(row: Row): FeedEvent {
     id: row.id,
     type: row.type,
     created_at: row.createdAt,
-    version: body.version == null ? null : String(body.version),
+    version: typeof body.version === 'number' ? body.version : null,
     data: body.data ?? null,
   };
 }

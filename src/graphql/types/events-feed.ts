@@ -31,7 +31,7 @@ const EventRef = builder.objectRef<AdminEvent>('Event').implement({
     id: t.exposeID('id', { description: 'The id every delivery of the event carries: dedupe on it' }),
     type: t.exposeString('type', { description: `One of ${webhookEventTypes.join(', ')}` }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
-    version: t.exposeString('version', { nullable: true, description: "The body's schema version, when it has one" }),
+    version: t.exposeInt('version', { nullable: true, description: "The body's schema version; null for events written before bodies carried one (read them as version 1)" }),
     data: t.expose('data', { type: 'JSON', description: "The body's `data`, as delivered" }),
     deliveries: t.field({
       subGraphs: ['admin'],
