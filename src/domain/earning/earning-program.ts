@@ -24,6 +24,9 @@ export function limitedRules(rules: EarningProgram['earningRules']): LimitedRule
   });
 }
 
+/** An excluded customer earns nothing, whatever the program. */
+export const earnsNothing = (customer: Pick<Customer, 'status'> | null) => customer?.status === 'excluded';
+
 /**
  * The program as it applies to `customer` (null: an anonymous cart, no tier, no usage) for
  * `campaignType` at `at`, with limit usage counted in the periods of the merchant's calendar
@@ -38,7 +41,7 @@ export async function loadEarningProgram(
   usageAt: Date = at,
 ): Promise<EarningProgram> {
   const read = await readProgram(db, merchantId, customer, campaignType, at);
-  if (customer?.status === 'excluded') {
+  if (earnsNothing(customer)) {
     return { earningRules: [], tierMultiplier: 1, tierId: null, boosters: [], usage: {}, currency: read.currency };
   }
   const { rules, boosters, tier } = read;
