@@ -502,7 +502,11 @@ class Replay {
     if (tiers.length === 0) return m;
     const at = new Date(now);
     const year = this.cached('year', now, () => windowStart('calendar_year', at, this.zone)!.getTime());
-    const rolling = tiers.some((t) => t.window === 'rolling_12_months') ? windowStart('rolling_12_months', at, this.zone)!.getTime() : now;
+    // a rolling window moves with `now`: within a quarter hour (no local clock change falls inside one) it moves by as much
+    const bucket = Math.floor(now / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
+    const rolling = tiers.some((t) => t.window === 'rolling_12_months')
+      ? this.cached('rolling', now, () => windowStart('rolling_12_months', new Date(bucket), this.zone)!.getTime()) + (now - bucket)
+      : now;
     m['points_earned:lifetime'] = lane.pointsIn(null, now);
     m['points_earned:calendar_year'] = lane.pointsIn(year, now);
     m['points_earned:rolling_12_months'] = lane.pointsIn(rolling, now);

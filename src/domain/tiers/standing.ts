@@ -170,7 +170,10 @@ export function judgeStanding<T extends LadderTier>(tiers: readonly T[], metrics
   return {
     current,
     next,
-    expiresAt: current && tierExpiresAt(current, current === qualified, now, zone),
+    // computed when read: a replay judges a million times and never reads it
+    get expiresAt() {
+      return current && tierExpiresAt(current, current === qualified, now, zone);
+    },
     metricOf,
     lifetimePoints: metrics['points_earned:lifetime'],
   };
