@@ -26,7 +26,7 @@ import { earnsNothing, limitedRules } from '../earning/earning-program.js';
 import { earningRuleInput, earningRuleRow } from '../earning/earning-rules.js';
 import { type LimitedRule, periodKey } from '../earning/limits.js';
 import { owedFor } from '../events/orders.js';
-import { addPeriods, startOfLocalDate } from '../shared/calendar.js';
+import { addPeriods, periodStart, startOfLocalDate } from '../shared/calendar.js';
 import { type ErrorDetails, notFound, validationError } from '../shared/errors.js';
 import { detailsFromZod, parseInput } from '../shared/validation.js';
 import { type LadderTier, type TierMetrics, judgeStanding, windowStart } from '../tiers/standing.js';
@@ -434,7 +434,7 @@ const EMPTY_METRICS = (): TierMetrics => ({
 
 class Replay {
   private customers = new Map<string, CustomerState>();
-  /** Local calendar answers are constant within a UTC quarter hour (every zone's offset is a whole number of them). */
+  /** The rolling window's start per UTC quarter hour (every zone's offset is a whole number of them). */
   private calendar = new Map<string, string | number>();
   ordersRead = 0;
   orders = 0;
@@ -450,6 +450,23 @@ class Replay {
     private pendingDays: number,
     private start: number,
   ) {}
+
+  /** The answers of the local days seen last: `[start, end)` → key → answer. */
+  private days: { start: number; end: number; answers: Map<string, string | number> }[] = [];
+
+  /** A calendar answer that holds for a whole local day (a period key, a calendar year's start), computed once per day. */
+  private daily<T extends string | number>(key: string, at: number, compute: () => T): T {
+    let day = this.days.find((d) => d.start <= at && at < d.end);
+    if (!day) {
+      const start = periodStart('day', new Date(at), this.zone);
+      day = { start: start.getTime(), end: addPeriods('day', start, 1, this.zone).getTime(), answers: new Map() };
+      this.days.unshift(day);
+      if (this.days.length > 8) this.days.pop();
+    }
+    let v = day.answers.get(key);
+    if (v === undefined) day.answers.set(key, (v = compute()));
+    return v as T;
+  }
 
   private cached<T extends string | number>(key: string, at: number, compute: () => T): T {
     const k = `${key}@${Math.floor(at / QUARTER_HOUR_MS)}`;
@@ -501,7 +518,7 @@ class Replay {
     const m = EMPTY_METRICS();
     if (tiers.length === 0) return m;
     const at = new Date(now);
-    const year = this.cached('year', now, () => windowStart('calendar_year', at, this.zone)!.getTime());
+    const year = this.daily('year', now, () => windowStart('calendar_year', at, this.zone)!.getTime());
     // a rolling window moves with `now`: within a quarter hour (no local clock change falls inside one) it moves by as much
     const bucket = Math.floor(now / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
     const rolling = tiers.some((t) => t.window === 'rolling_12_months')
@@ -579,7 +596,7 @@ class Replay {
     const keys = new Map<string, string>();
     const usage: Record<string, number> = {};
     for (const rule of program.limited) {
-      const key = `${rule.id} ${this.cached(`limit:${rule.limit.period}`, placedAt, () => periodKey(rule.limit.period, row.placed_at, this.zone))}`;
+      const key = `${rule.id} ${this.daily(`limit:${rule.limit.period}`, placedAt, () => periodKey(rule.limit.period, row.placed_at, this.zone))}`;
       keys.set(rule.id, key);
       usage[rule.id] = lane.usage.get(key) ?? 0;
     }
