@@ -24,6 +24,7 @@ import './types/transactions.js';
 import './types/dashboard.js';
 import './types/liability.js';
 import './types/valuation.js';
+import './types/replay.js';
 import './types/webhooks.js';
 import './types/privacy.js';
 import './types/audit.js';

@@ -9,9 +9,9 @@ import { MAX_AMOUNT, MAX_BALANCE } from '../shared/limits.js';
 import {
   type EarningConditions,
   type EarningRuleConfig,
-  conditionsSchema,
-  earningRuleSchema,
   effectiveLimit,
+  parseConditions,
+  parseEarningRule,
 } from './rule-config.js';
 
 export interface EarningProgramRule {
@@ -93,9 +93,9 @@ function eligibleCents(conditions: EarningConditions | null, cart: Cart): number
 
 /** What one rule earns before multipliers (may be fractional for a fractional `value`), or 0. */
 function rulePoints(rule: EarningProgramRule, program: EarningProgram, cart: Cart, now: Date): number {
-  const config = earningRuleSchema.safeParse(rule.earningRule);
+  const config = parseEarningRule(rule.earningRule);
   if (!config.success) return 0;
-  const parsedConditions = rule.conditions == null ? null : conditionsSchema.safeParse(rule.conditions);
+  const parsedConditions = rule.conditions == null ? null : parseConditions(rule.conditions);
   if (parsedConditions && !parsedConditions.success) return 0;
   const conditions = parsedConditions?.data ?? null;
 

@@ -9,9 +9,9 @@ import type { Customer } from '../../generated/prisma/client.js';
 import type { CampaignType } from '../../generated/prisma/enums.js';
 import { DEFAULT_TIMEZONE } from '../shared/calendar.js';
 import { type LedgerEntry, type LedgerResult, applyPoints } from '../ledger/ledger.js';
-import { type Cart, type PointsCalculation, calculatePoints } from './calculator.js';
+import { type Cart, type EarningProgram, type PointsCalculation, calculatePoints } from './calculator.js';
 import { limitedRules, loadEarningProgram } from './earning-program.js';
-import { claimSlot } from './limits.js';
+import { type LimitedRule, claimSlot } from './limits.js';
 
 export async function earn(
   db: Db,
@@ -23,6 +23,22 @@ export async function earn(
 ): Promise<PointsCalculation> {
   const now = new Date();
   const program = await loadEarningProgram(db, merchantId, customer, campaignType, now, happenedAt);
+  const zone = program.timezone ?? DEFAULT_TIMEZONE;
+  return awardWithin(program, cart, now, (rule, used) => claimSlot(db, merchantId, customer.id, rule, used, happenedAt, zone));
+}
+
+/**
+ * The calculation under `program` once every limited rule that pays holds a slot: `claim`
+ * takes the next slot of a rule after `used` (false: the rule's slots are gone, so it is
+ * calculated again without it). The engine claims slots in the database; a replay of history
+ * (finance/replay.ts) counts them in memory, through this same loop.
+ */
+export async function awardWithin(
+  program: EarningProgram,
+  cart: Cart,
+  now: Date,
+  claim: (rule: LimitedRule, used: number) => boolean | Promise<boolean>,
+): Promise<PointsCalculation> {
   const limits = new Map(limitedRules(program.earningRules).map((r) => [r.id, r]));
   const claimed = new Set<string>();
   for (;;) {
@@ -34,8 +50,7 @@ export async function earn(
     for (const entry of pending) {
       const rule = limits.get(entry.id)!;
       const used = program.usage[rule.id] ?? 0;
-      const zone = program.timezone ?? DEFAULT_TIMEZONE;
-      if (await claimSlot(db, merchantId, customer.id, rule, used, happenedAt, zone)) claimed.add(rule.id);
+      if (await claim(rule, used)) claimed.add(rule.id);
       else program.usage[rule.id] = rule.limit.count;
     }
   }

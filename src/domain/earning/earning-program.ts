@@ -10,19 +10,22 @@ import { notFound } from '../shared/errors.js';
 import { currentBoostersSql } from './booster-campaigns.js';
 import type { EarningProgram } from './calculator.js';
 import { type LimitedRule, countUsage } from './limits.js';
-import { conditionsSchema, effectiveLimit } from './rule-config.js';
+import { effectiveLimit, parseConditions } from './rule-config.js';
 
 type ProgramCustomer = Pick<Customer, 'id' | 'tierId' | 'status'>;
 
 /** The rules' limits (explicit or by campaign type), for usage counting and slot claims. */
 export function limitedRules(rules: EarningProgram['earningRules']): LimitedRule[] {
   return rules.flatMap((rule) => {
-    const conditions = rule.conditions == null ? null : conditionsSchema.safeParse(rule.conditions);
+    const conditions = rule.conditions == null ? null : parseConditions(rule.conditions);
     if (conditions && !conditions.success) return [];
     const limit = effectiveLimit(rule.campaignType, conditions?.data ?? null);
     return limit ? [{ id: rule.id, limit }] : [];
   });
 }
+
+/** An excluded customer earns nothing, whatever the program. */
+export const earnsNothing = (customer: Pick<Customer, 'status'> | null) => customer?.status === 'excluded';
 
 /**
  * The program as it applies to `customer` (null: an anonymous cart, no tier, no usage) for
@@ -38,7 +41,7 @@ export async function loadEarningProgram(
   usageAt: Date = at,
 ): Promise<EarningProgram> {
   const read = await readProgram(db, merchantId, customer, campaignType, at);
-  if (customer?.status === 'excluded') {
+  if (earnsNothing(customer)) {
     return { earningRules: [], tierMultiplier: 1, tierId: null, boosters: [], usage: {}, currency: read.currency };
   }
   const { rules, boosters, tier } = read;

@@ -65,6 +65,23 @@ export function resolveRuleDates(conditions: EarningConditionsInput, zone: strin
   };
 }
 
+/**
+ * A stored rule's JSON parsed, remembered per object: parsing is pure, and a caller that holds
+ * one program for many calculations (a replay of history) parses each rule once. The engine
+ * loads fresh objects per event, so for it this is a plain parse.
+ */
+function remembered<T>(schema: z.ZodType<T>) {
+  const seen = new WeakMap<object, z.ZodSafeParseResult<T>>();
+  return (raw: unknown): z.ZodSafeParseResult<T> => {
+    if (typeof raw !== 'object' || raw === null) return schema.safeParse(raw);
+    let parsed = seen.get(raw);
+    if (!parsed) seen.set(raw, (parsed = schema.safeParse(raw)));
+    return parsed;
+  };
+}
+export const parseEarningRule = remembered(earningRuleSchema);
+export const parseConditions = remembered(conditionsSchema);
+
 /** Limits that hold when a rule names none: some actions can only happen so often. */
 const defaultLimits: Partial<Record<CampaignType, Limit>> = {
   signup: { count: 1, period: 'lifetime' },

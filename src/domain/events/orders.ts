@@ -205,8 +205,11 @@ export interface RefundResult {
   replayed: boolean;
 }
 
-/** Points owed back once `refundedCents` of the order are refunded (floored, all at full refund). */
-function owedFor(order: Order, refundedCents: number, full: boolean): number {
+/**
+ * Points owed back once `refundedCents` of the order are refunded (floored, all at full refund).
+ * A replay of history (finance/replay.ts) reverses the points it recalculates with it.
+ */
+export function owedFor(order: { subtotal: Order['subtotal'] | number; pointsAwarded: number }, refundedCents: number, full: boolean): number {
   const subtotalCents = cents(Number(order.subtotal));
   if (full) return order.pointsAwarded;
   if (subtotalCents === 0) return 0;

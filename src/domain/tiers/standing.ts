@@ -31,7 +31,7 @@ export function windowStart(window: TierWindow, now: Date, zone: string): Date |
  * never lapses, so null. A tier held without qualifying (the default) or that anyone
  * reaches (threshold 0) cannot lapse either.
  */
-function tierExpiresAt(tier: Tier, qualified: boolean, now: Date, zone: string): Date | null {
+function tierExpiresAt(tier: Pick<Tier, 'window' | 'threshold'>, qualified: boolean, now: Date, zone: string): Date | null {
   if (!qualified || tier.window !== 'calendar_year' || tier.threshold <= 0) return null;
   return addPeriods('year', periodStart('year', now, zone), 1, zone);
 }
@@ -61,7 +61,8 @@ export function membershipConnections(db: Db, merchantId: string, customerIds: r
 }
 
 type MetricKey = `${TierQualification}:${TierWindow}`;
-type Metrics = Record<MetricKey, number>;
+/** A customer's qualifying figures: each qualification summed over each window. */
+export type TierMetrics = Record<MetricKey, number>;
 
 /**
  * The customer's qualifying figures for every window at once. Points earned = every credit
@@ -76,7 +77,7 @@ async function customerMetrics(
   now: Date,
   zone: string,
   needSpent: boolean,
-): Promise<Metrics[]> {
+): Promise<TierMetrics[]> {
   const year = windowStart('calendar_year', now, zone)!;
   const rolling = windowStart('rolling_12_months', now, zone)!;
   const ids = [...customerIds];
@@ -118,11 +119,14 @@ async function customerMetrics(
   });
 }
 
-export interface TierStanding {
+/** What judging needs of a tier. */
+export type LadderTier = Pick<Tier, 'position' | 'threshold' | 'qualification' | 'window' | 'isDefault'>;
+
+export interface TierStanding<T extends LadderTier = Tier> {
   /** The tier the customer qualifies for now (null only when the merchant has no tiers). */
-  current: Tier | null;
+  current: T | null;
   /** The tier after `current` by position (null at the top). */
-  next: Tier | null;
+  next: T | null;
   /** When `current` lapses unless re-earned (null: it does not). */
   expiresAt: Date | null;
   /** The figure of `tier` in its own qualification and window. */
@@ -156,19 +160,29 @@ export async function tierStandings(
     zone,
     tiers.some((t) => t.qualification === 'amount_spent'),
   );
-  return metricsOf.map((metrics) => {
-    const metricOf = (tier: Pick<Tier, 'qualification' | 'window'>) => metrics[`${tier.qualification}:${tier.window}`];
-    const qualified = tiers.findLast((t) => metricOf(t) >= t.threshold) ?? null;
-    const current = qualified ?? tiers.find((t) => t.isDefault) ?? tiers[0] ?? null;
-    const next = current ? (tiers.find((t) => t.position > current.position) ?? null) : null;
-    return {
-      current,
-      next,
-      expiresAt: current && tierExpiresAt(current, current === qualified, now, zone),
-      metricOf,
-      lifetimePoints: metrics['points_earned:lifetime'],
-    };
-  });
+  return metricsOf.map((metrics) => judgeStanding(tiers, metrics, now, zone));
+}
+
+/**
+ * The judgement itself, pure: the standing that `metrics` give on the ladder `tiers` (active,
+ * lowest position first) at `now`. A replay of history (finance/replay.ts) judges with it
+ * from figures it keeps in memory.
+ */
+export function judgeStanding<T extends LadderTier>(tiers: readonly T[], metrics: TierMetrics, now: Date, zone: string): TierStanding<T> {
+  const metricOf = (tier: Pick<Tier, 'qualification' | 'window'>) => metrics[`${tier.qualification}:${tier.window}`];
+  const qualified = tiers.findLast((t) => metricOf(t) >= t.threshold) ?? null;
+  const current = qualified ?? tiers.find((t) => t.isDefault) ?? tiers[0] ?? null;
+  const next = current ? (tiers.find((t) => t.position > current.position) ?? null) : null;
+  return {
+    current,
+    next,
+    // computed when read: a replay judges a million times and never reads it
+    get expiresAt() {
+      return current && tierExpiresAt(current, current === qualified, now, zone);
+    },
+    metricOf,
+    lifetimePoints: metrics['points_earned:lifetime'],
+  };
 }
 
 /**

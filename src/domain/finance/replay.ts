@@ -1,0 +1,709 @@
+// What-if replay: the orders of a period of history judged again under a draft of the program
+// (earning rules, boosters, tiers), beside the program as it stands, writing nothing. Each order
+// goes through the engine's own code: the same calculator and limit loop (earning/earn.ts
+// awardWithin), the same tier judgement (tiers/standing.ts judgeStanding), the same refund
+// arithmetic (events/orders.ts owedFor); only the state they read is kept in memory instead of
+// the database: limit slots taken, and each customer's qualifying credits and amount spent.
+//
+// An order is judged as the engine judged it: rules, boosters and tier at the moment it was
+// recorded (orders.created_at), limits in the local period it was placed in. The customer's
+// tier is the standing its credits before that moment give. History is read from the merchant's
+// first order, in keyset pages in recorded order, with the program as it stands until `from`
+// (that reproduces the recorded state at `from`) and the draft from then on. Credits that are not
+// an order's earnings (manual, engagement, referrals, imports) count towards tiers as recorded;
+// an order's earnings count when the ledger credited them (at once, or after the return window),
+// scaled to the points replayed. Two lanes run side by side: the program as it stands
+// (`replayed`, which must equal what was recorded, order by order) and the draft.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import { rowsOf } from '../../db/sql.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import { boosterCampaignInput, boosterRow } from '../earning/booster-campaigns.js';
+import { type EarningProgram, type EarningProgramBooster, type EarningProgramRule, type PointsCalculation, cents } from '../earning/calculator.js';
+import { awardWithin } from '../earning/earn.js';
+import { earnsNothing, limitedRules } from '../earning/earning-program.js';
+import { earningRuleInput, earningRuleRow } from '../earning/earning-rules.js';
+import { type LimitedRule, periodKey } from '../earning/limits.js';
+import { owedFor } from '../events/orders.js';
+import { addPeriods, periodStart, startOfLocalDate } from '../shared/calendar.js';
+import { type ErrorDetails, notFound, validationError } from '../shared/errors.js';
+import { detailsFromZod, parseInput } from '../shared/validation.js';
+import { type LadderTier, type TierMetrics, judgeStanding, windowStart } from '../tiers/standing.js';
+import { tierInput, tierRow } from '../tiers/tiers.js';
+
+/** The longest period a replay reports on. */
+export const MAX_REPLAY_DAYS = 731;
+const PAGE = 5_000;
+const DAY_MS = 86_400_000;
+/** Credits older than this before the moment judged can be in no window but lifetime. */
+const WINDOW_MS = 367 * DAY_MS;
+const QUARTER_HOUR_MS = 15 * 60_000;
+
+// ---- the draft ----
+
+const localDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD');
+const replayInput = z
+  .object({ from: localDay, to: localDay, top: z.number().int().min(0).max(1000).default(20) })
+  .refine((r) => r.from <= r.to, { path: ['to'], message: 'must be on or after from' });
+
+/**
+ * A draft names the sections it changes, in the admin API's own input shapes (the program
+ * import's section names): each section given replaces that part of the program; an item with
+ * an `id` is that record changed, one without is a new one. Sections left out stay as they are.
+ */
+const draftSections = {
+  earning_rules: earningRuleInput,
+  booster_campaigns: boosterCampaignInput,
+  tiers: tierInput,
+} as const;
+const section = z.array(z.unknown()).max(1000).nullish();
+const draftShape = z.object({ earning_rules: section, booster_campaigns: section, tiers: section }).strict();
+export type ProgramDraft = { [K in keyof typeof draftSections]?: z.input<(typeof draftSections)[K]>[] | null };
+
+export interface ReplayInput {
+  from: string;
+  to: string;
+  draft: unknown;
+  /** How many of the customers most affected to list (default 20). */
+  top?: number;
+}
+
+interface ReplayTier extends LadderTier {
+  id: string;
+  name: string;
+  earnMultiplier: number;
+}
+
+interface Program {
+  rules: EarningProgramRule[];
+  limited: LimitedRule[];
+  boosters: EarningProgramBooster[];
+  tiers: ReplayTier[];
+}
+
+/** The merchant's program as it stands: what the engine loads (earning-program.ts), all at once. */
+async function currentProgram(db: Db, merchantId: string) {
+  const [rules, boosters, tiers] = await Promise.all([
+    db.earningRule.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+    db.boosterCampaign.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+    db.tier.findMany({ where: { merchantId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] }),
+  ]);
+  return { rules, boosters, tiers };
+}
+type Current = Awaited<ReturnType<typeof currentProgram>>;
+
+function programOf(
+  rules: { id: string; name: string; campaignType: string; earningRule: unknown; conditions: unknown; isActive: boolean }[],
+  boosters: { id: string; name: string; multiplier: unknown; campaignTypes: string[]; startsAt: Date; endsAt: Date | null; isActive: boolean }[],
+  tiers: { id: string; name: string; position: number; threshold: number; qualification: LadderTier['qualification']; window: LadderTier['window']; isDefault: boolean; isActive: boolean; earnMultiplier: unknown }[],
+): Program {
+  const purchase = rules.filter((r) => r.isActive && r.campaignType === 'purchase') as EarningProgramRule[];
+  return {
+    rules: purchase.map(({ id, name, campaignType, earningRule, conditions }) => ({ id, name, campaignType, earningRule, conditions })),
+    limited: limitedRules(purchase),
+    boosters: boosters
+      .filter((b) => b.isActive && b.campaignTypes.includes('purchase'))
+      .map((b) => ({ id: b.id, name: b.name, multiplier: Number(b.multiplier), startsAt: b.startsAt, endsAt: b.endsAt })),
+    // the ladder judgement reads: active tiers, lowest position first
+    tiers: tiers
+      .filter((t) => t.isActive)
+      .sort((a, b) => a.position - b.position || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((t) => ({ ...t, earnMultiplier: Number(t.earnMultiplier) })),
+  };
+}
+
+/**
+ * The draft's sections, each item validated as the admin mutations validate it (422 with every
+ * problem, keyed `draft.<section>.<index>.<field>`); an `id` that names no record of the
+ * merchant's is 404, as updating it would be.
+ */
+function draftProgram(current: Current, raw: unknown, zone: string): Program {
+  const shape = draftShape.safeParse(raw ?? {});
+  if (!shape.success) throw validationError(detailsFromZod(shape.error, ['draft']));
+  const details: ErrorDetails = {};
+  const parse = <K extends keyof typeof draftSections>(section: K): z.output<(typeof draftSections)[K]>[] | null => {
+    const items = shape.data[section];
+    if (items == null) return null;
+    return items.flatMap((item, i) => {
+      const parsed = draftSections[section].safeParse(item);
+      if (parsed.success) return [parsed.data as z.output<(typeof draftSections)[K]>];
+      Object.assign(details, detailsFromZod(parsed.error, ['draft', section, i]));
+      return [];
+    });
+  };
+  const rules = parse('earning_rules');
+  const boosters = parse('booster_campaigns');
+  const tiers = parse('tiers');
+  if (Object.keys(details).length) throw validationError(details);
+  const known = <T extends { id: string }>(what: string, records: T[], id: string | undefined) => {
+    if (id === undefined) return undefined;
+    const found = records.find((r) => r.id === id);
+    if (!found) throw notFound(what);
+    return found;
+  };
+  const now = new Date();
+  const draftRules = rules?.map((input) => {
+    const existing = known('Earning rule', current.rules, input.id);
+    return { id: existing?.id ?? randomUUID(), createdAt: existing?.createdAt ?? now, ...earningRuleRow(input, zone) };
+  });
+  const draftBoosters = boosters?.map((input) => {
+    const existing = known('Booster campaign', current.boosters, input.id);
+    return { id: existing?.id ?? randomUUID(), createdAt: existing?.createdAt ?? now, ...boosterRow(input) };
+  });
+  const draftTiers = tiers?.map((input) => ({ id: known('Tier', current.tiers, input.id)?.id ?? randomUUID(), ...tierRow(input) }));
+  // the engine reads rules and boosters oldest first: a changed record keeps its place
+  const byAge = <T extends { createdAt: Date; id: string }>(list: T[]) =>
+    list.map((r, i) => ({ r, i })).sort((a, b) => a.r.createdAt.getTime() - b.r.createdAt.getTime() || a.i - b.i).map((x) => x.r);
+  return programOf(
+    draftRules ? byAge(draftRules) : current.rules,
+    draftBoosters ? byAge(draftBoosters) : current.boosters,
+    draftTiers ?? current.tiers,
+  );
+}
+
+// ---- the state kept in memory ----
+
+interface Credit {
+  at: number;
+  points: number;
+}
+
+/** One customer in one lane: what its tier and limits are judged from. */
+class LaneCustomer {
+  /** Credits that may still fall in a calendar-year or rolling window, and the sum of older ones. */
+  credits: Credit[] = [];
+  olderCredits = 0;
+  /** Limit slots taken: `<rule id> <period key>` → count. */
+  usage = new Map<string, number>();
+  /** An order's replayed points until the ledger's credit for it is read (platform order id → points, recorded points). */
+  awaiting = new Map<string, { points: number; recorded: number }>();
+  tierId: string | null = null;
+  issued = 0;
+  reversed = 0;
+
+  credit(at: number, points: number) {
+    if (points > 0) this.credits.push({ at, points });
+  }
+
+  pointsIn(since: number | null, until: number) {
+    let sum = since === null ? this.olderCredits : 0;
+    for (const c of this.credits) if (c.at <= until && (since === null || c.at >= since)) sum += c.points;
+    return sum;
+  }
+
+  /** Folds credits no window can hold any more into the lifetime sum. */
+  prune(now: number) {
+    if (this.credits.length < 64) return;
+    const keep: Credit[] = [];
+    for (const c of this.credits) {
+      if (c.at < now - WINDOW_MS) this.olderCredits += c.points;
+      else keep.push(c);
+    }
+    this.credits = keep;
+  }
+}
+
+interface Spent {
+  placedAt: number;
+  subtotal: number;
+  refundedAt: number | null;
+}
+
+interface CustomerState {
+  id: string;
+  platformId: string | null;
+  excluded: boolean;
+  spent: Spent[];
+  /** Order credits read before their order (the order row's time is the client's clock, the credit's the database's). */
+  early: Map<string, Credit[]>;
+  lanes: [LaneCustomer, LaneCustomer];
+}
+
+// ---- the report ----
+
+export interface ReplayTotals {
+  /** Points the orders of the period were awarded, as recorded. */
+  actual: number;
+  /** The same orders replayed under the program as it stands: equal to `actual` unless the program changed meanwhile. */
+  replayed: number;
+  /** The same orders under the draft. */
+  draft: number;
+  /** draft − actual. */
+  difference: number;
+}
+
+export interface ReplayByRule {
+  id: string;
+  name: string;
+  /** Under the program as it stands (the recorded ledger keeps no split by rule). */
+  replayed: number;
+  draft: number;
+  difference: number;
+}
+
+export interface ReplayByTier {
+  id: string | null;
+  name: string;
+  /** Points recorded for orders of customers in this tier at the time (judged by the replay of the program as it stands). */
+  actual: number;
+  /** Points under the draft for orders of customers in this tier under the draft. */
+  draft: number;
+  difference: number;
+}
+
+export interface ReplayCustomer {
+  id: string;
+  customer_id: string | null;
+  actual: number;
+  draft: number;
+  difference: number;
+  tier_id: string | null;
+  draft_tier_id: string | null;
+}
+
+export interface ReplayReport {
+  timezone: string;
+  from: string;
+  to: string;
+  /** Orders recorded in the period, and orders read in all (history before it sets the state at `from`). */
+  orders: number;
+  orders_read: number;
+  /** Orders whose replay under the program as it stands differs from what was recorded. */
+  mismatched_orders: number;
+  issued: ReplayTotals;
+  by_rule: ReplayByRule[];
+  by_tier: ReplayByTier[];
+  /** Customers whose tier at the end of the period would differ under the draft. */
+  tier_changes: { customers: number; moves: { from_tier_id: string | null; to_tier_id: string | null; customers: number }[] };
+  /**
+   * The change in points outstanding from the period's orders: points issued less what their
+   * refunds owe back, draft against recorded. In points: a value per point turns it into money.
+   */
+  liability: { actual: number; draft: number; change: number };
+  /** The customers whose points would change most (by absolute difference), largest first. */
+  customers_most_affected: ReplayCustomer[];
+}
+
+export interface ReplayOrder {
+  order_id: string;
+  customer_id: string;
+  recorded_at: Date;
+  recorded: number;
+  replayed: PointsCalculation;
+  draft: PointsCalculation;
+  tier_id: string | null;
+  draft_tier_id: string | null;
+}
+
+export interface ReplayOptions {
+  /** Refuse when more orders than this would be read (the synchronous admin query's bound). */
+  maxOrders?: number;
+  /** After each page read. */
+  onProgress?: (p: { orders_read: number; at: Date }) => void;
+  /** Every order of the period, replayed: for checking a replay against the ledger. */
+  onOrder?: (o: ReplayOrder) => void;
+  signal?: AbortSignal;
+}
+
+interface OrderRow {
+  id: string;
+  customer_id: string;
+  platform_id: string | null;
+  excluded: boolean;
+  platform_order_id: string;
+  subtotal: string;
+  refunded_amount: string;
+  placed_at: Date;
+  created_at: Date;
+  refunded_at: Date | null;
+  points_awarded: number;
+}
+
+interface CreditRow {
+  id: string;
+  customer_id: string;
+  points: number;
+  created_at: Date;
+  order_id: string | null;
+}
+
+/** Keyset pages of one merchant's rows in time order, read ahead one page. */
+async function* pages<T extends { id: string; created_at: Date }>(read: (after: { at: Date; id: string } | null) => Promise<T[]>) {
+  let after: { at: Date; id: string } | null = null;
+  let next = read(after);
+  for (;;) {
+    const rows = await next;
+    if (rows.length === 0) return;
+    const last = rows.at(-1)!;
+    after = { at: new Date(last.created_at), id: last.id };
+    next = rows.length < PAGE ? Promise.resolve([]) : read(after);
+    yield rows;
+  }
+}
+
+/** Replays the orders of `from`–`to` (the merchant's local dates) under the draft. Writes nothing. */
+export async function replayProgram(db: Db, merchantId: string, input: ReplayInput, opts: ReplayOptions = {}): Promise<ReplayReport> {
+  const { from, to, top } = parseInput(replayInput, input);
+  const merchant = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { timezone: true, pointsPendingDays: true } });
+  const zone = merchant.timezone;
+  const start = startOfLocalDate(from, zone);
+  const end = addPeriods('day', startOfLocalDate(to, zone), 1, zone);
+  if (end.getTime() - start.getTime() > (MAX_REPLAY_DAYS + 1) * DAY_MS) {
+    throw validationError({ to: [`must be at most ${MAX_REPLAY_DAYS} days after from`] });
+  }
+  const current = await currentProgram(db, merchantId);
+  const programs: [Program, Program] = [programOf(current.rules, current.boosters, current.tiers), draftProgram(current, input.draft, zone)];
+  if (opts.maxOrders !== undefined) {
+    const [{ n } = { n: 0 }] = await rowsOf<{ n: number }>(
+      db,
+      Prisma.sql`SELECT count(*)::int AS n FROM orders WHERE merchant_id = ${merchantId}::uuid AND created_at < ${end.toISOString()}::timestamptz`,
+    );
+    if (n > opts.maxOrders) {
+      throw validationError({ from: [`the history up to ${to} holds ${n} orders, more than the ${opts.maxOrders} a query replays: use the CLI (loyalty replay)`] });
+    }
+  }
+  const replay = new Replay(programs, zone, merchant.pointsPendingDays, start.getTime());
+  const credits = pages<CreditRow>((after) =>
+    rowsOf<CreditRow>(
+      db,
+      Prisma.sql`
+      SELECT id::text, customer_id::text, points, created_at,
+             CASE WHEN reference_kind = 'order' AND source = 'earning_rule'::"TransactionSource" THEN reference_id END AS order_id
+        FROM points_transactions
+       WHERE merchant_id = ${merchantId}::uuid AND type = 'credit'::"TransactionType" AND created_at < ${end.toISOString()}::timestamptz
+         ${after ? Prisma.sql`AND (created_at, id) > (${after.at.toISOString()}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
+       ORDER BY created_at, id LIMIT ${PAGE}`,
+    ),
+  );
+  let creditPage: CreditRow[] = [];
+  let creditIndex = 0;
+  let creditsDone = false;
+  /** Applies every recorded credit up to `until` (an order's own credit waits for it: `early`). */
+  const creditsBefore = async (until: number) => {
+    for (;;) {
+      if (creditIndex >= creditPage.length) {
+        if (creditsDone) return;
+        const next = await credits.next();
+        if (next.done) {
+          creditsDone = true;
+          return;
+        }
+        creditPage = next.value;
+        creditIndex = 0;
+      }
+      const row = creditPage[creditIndex]!;
+      if (row.created_at.getTime() > until) return;
+      replay.recordedCredit(row);
+      creditIndex += 1;
+    }
+  };
+  const orders = pages<OrderRow>((after) =>
+    rowsOf<OrderRow>(
+      db,
+      Prisma.sql`
+      SELECT o.id::text, o.customer_id::text, c.platform_id, c.status = 'excluded'::"CustomerStatus" AS excluded,
+             o.platform_order_id, o.subtotal::text, o.refunded_amount::text, o.placed_at, o.created_at, o.refunded_at, o.points_awarded
+        FROM orders o JOIN customers c ON c.merchant_id = o.merchant_id AND c.id = o.customer_id
+       WHERE o.merchant_id = ${merchantId}::uuid AND o.created_at < ${end.toISOString()}::timestamptz
+         ${after ? Prisma.sql`AND (o.created_at, o.id) > (${after.at.toISOString()}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
+       ORDER BY o.created_at, o.id LIMIT ${PAGE}`,
+    ),
+  );
+  for await (const page of orders) {
+    for (const row of page) {
+      await creditsBefore(row.created_at.getTime());
+      const replayed = await replay.order(row);
+      if (replayed) opts.onOrder?.(replayed);
+    }
+    opts.onProgress?.({ orders_read: replay.ordersRead, at: page.at(-1)!.created_at });
+    if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('replay cancelled');
+  }
+  await creditsBefore(end.getTime() - 1);
+  return replay.report({ zone, from, to, end: end.getTime(), top, current });
+}
+
+const EMPTY_METRICS = (): TierMetrics => ({
+  'points_earned:lifetime': 0,
+  'points_earned:calendar_year': 0,
+  'points_earned:rolling_12_months': 0,
+  'amount_spent:lifetime': 0,
+  'amount_spent:calendar_year': 0,
+  'amount_spent:rolling_12_months': 0,
+});
+
+class Replay {
+  private customers = new Map<string, CustomerState>();
+  /** The rolling window's start per UTC quarter hour (every zone's offset is a whole number of them). */
+  private calendar = new Map<string, string | number>();
+  ordersRead = 0;
+  orders = 0;
+  mismatched = 0;
+  private totals = { actual: 0, replayed: 0, draft: 0 };
+  private byRule = [new Map<string, number>(), new Map<string, number>()] as const;
+  private byTier = [new Map<string | null, number>(), new Map<string | null, number>()] as const;
+  private liability = { actual: 0, draft: 0 };
+
+  constructor(
+    private programs: [Program, Program],
+    private zone: string,
+    private pendingDays: number,
+    private start: number,
+  ) {}
+
+  /** The answers of the local days seen last: `[start, end)` → key → answer. */
+  private days: { start: number; end: number; answers: Map<string, string | number> }[] = [];
+
+  /** A calendar answer that holds for a whole local day (a period key, a calendar year's start), computed once per day. */
+  private daily<T extends string | number>(key: string, at: number, compute: () => T): T {
+    let day = this.days.find((d) => d.start <= at && at < d.end);
+    if (!day) {
+      const start = periodStart('day', new Date(at), this.zone);
+      day = { start: start.getTime(), end: addPeriods('day', start, 1, this.zone).getTime(), answers: new Map() };
+      this.days.unshift(day);
+      if (this.days.length > 8) this.days.pop();
+    }
+    let v = day.answers.get(key);
+    if (v === undefined) day.answers.set(key, (v = compute()));
+    return v as T;
+  }
+
+  private cached<T extends string | number>(key: string, at: number, compute: () => T): T {
+    const k = `${key}@${Math.floor(at / QUARTER_HOUR_MS)}`;
+    let v = this.calendar.get(k);
+    if (v === undefined) {
+      if (this.calendar.size > 100_000) this.calendar.clear();
+      v = compute();
+      this.calendar.set(k, v);
+    }
+    return v as T;
+  }
+
+  private customer(id: string, platformId: string | null = null, excluded = false): CustomerState {
+    let c = this.customers.get(id);
+    if (!c) {
+      c = { id, platformId, excluded, spent: [], early: new Map(), lanes: [new LaneCustomer(), new LaneCustomer()] };
+      this.customers.set(id, c);
+    } else if (platformId !== null) {
+      c.platformId = platformId;
+      c.excluded = excluded;
+    }
+    return c;
+  }
+
+  recordedCredit(row: CreditRow) {
+    const c = this.customer(row.customer_id);
+    const at = row.created_at.getTime();
+    if (row.order_id === null) {
+      for (const lane of c.lanes) lane.credit(at, row.points);
+      return;
+    }
+    if (!c.lanes[0].awaiting.has(row.order_id)) {
+      const early = c.early.get(row.order_id) ?? [];
+      early.push({ at, points: row.points });
+      c.early.set(row.order_id, early);
+      return;
+    }
+    for (const lane of c.lanes) {
+      const award = lane.awaiting.get(row.order_id);
+      if (!award) continue;
+      lane.awaiting.delete(row.order_id);
+      // the credit is what the ledger kept of the award (all of it, or what a refund in the return window left)
+      lane.credit(at, award.recorded > 0 ? Math.floor((award.points * row.points) / award.recorded) : 0);
+    }
+  }
+
+  /** The figures the tier judgement reads, at `now`, from what the lane holds. */
+  private metrics(c: CustomerState, lane: LaneCustomer, tiers: ReplayTier[], now: number): TierMetrics {
+    const m = EMPTY_METRICS();
+    if (tiers.length === 0) return m;
+    const at = new Date(now);
+    const year = this.daily('year', now, () => windowStart('calendar_year', at, this.zone)!.getTime());
+    // a rolling window moves with `now`: within a quarter hour (no local clock change falls inside one) it moves by as much
+    const bucket = Math.floor(now / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
+    const rolling = tiers.some((t) => t.window === 'rolling_12_months')
+      ? this.cached('rolling', now, () => windowStart('rolling_12_months', new Date(bucket), this.zone)!.getTime()) + (now - bucket)
+      : now;
+    m['points_earned:lifetime'] = lane.pointsIn(null, now);
+    m['points_earned:calendar_year'] = lane.pointsIn(year, now);
+    m['points_earned:rolling_12_months'] = lane.pointsIn(rolling, now);
+    if (tiers.some((t) => t.qualification === 'amount_spent')) {
+      let lifetime = 0;
+      let inYear = 0;
+      let inRolling = 0;
+      for (const s of c.spent) {
+        if (s.refundedAt !== null && s.refundedAt <= now) continue;
+        lifetime += s.subtotal;
+        if (s.placedAt >= year) inYear += s.subtotal;
+        if (s.placedAt >= rolling) inRolling += s.subtotal;
+      }
+      m['amount_spent:lifetime'] = lifetime / 100;
+      m['amount_spent:calendar_year'] = inYear / 100;
+      m['amount_spent:rolling_12_months'] = inRolling / 100;
+    }
+    return m;
+  }
+
+  async order(row: OrderRow): Promise<ReplayOrder | null> {
+    this.ordersRead += 1;
+    const c = this.customer(row.customer_id, row.platform_id, row.excluded);
+    const now = row.created_at.getTime();
+    const inPeriod = now >= this.start;
+    const cart = { subtotal: Number(row.subtotal) };
+    const results: PointsCalculation[] = [];
+    const tiers: (string | null)[] = [];
+    for (const laneIndex of [0, 1] as const) {
+      const lane = c.lanes[laneIndex];
+      // before the period the draft is not in force yet: both lanes run the program as it stands
+      const program = this.programs[inPeriod ? laneIndex : 0];
+      const tier = program.tiers.length ? judgeStanding(program.tiers, this.metrics(c, lane, program.tiers, now), row.created_at, this.zone).current : null;
+      lane.tierId = tier?.id ?? null;
+      tiers.push(lane.tierId);
+      const calculation = await this.calculate(program, lane, tier, cart, row);
+      results.push(calculation);
+      this.settle(c, lane, row, calculation.points);
+    }
+    c.spent.push({
+      placedAt: row.placed_at.getTime(),
+      subtotal: cents(Number(row.subtotal)),
+      refundedAt: row.refunded_at ? row.refunded_at.getTime() : null,
+    });
+    if (c.spent.length > 64) c.spent = c.spent.filter((s) => s.placedAt >= now - WINDOW_MS || s.refundedAt === null || s.refundedAt > now);
+    const early = c.early.get(row.platform_order_id);
+    if (early) {
+      c.early.delete(row.platform_order_id);
+      for (const credit of early) this.recordedCredit({ id: '', customer_id: c.id, points: credit.points, created_at: new Date(credit.at), order_id: row.platform_order_id });
+    }
+    const [replayed, draft] = results as [PointsCalculation, PointsCalculation];
+    if (replayed.points !== row.points_awarded) this.mismatched += 1;
+    if (!inPeriod) return null;
+    this.count(c, row, replayed, draft, tiers as [string | null, string | null]);
+    return {
+      order_id: row.platform_order_id,
+      customer_id: row.customer_id,
+      recorded_at: row.created_at,
+      recorded: row.points_awarded,
+      replayed,
+      draft,
+      tier_id: tiers[0]!,
+      draft_tier_id: tiers[1]!,
+    };
+  }
+
+  /** The engine's award for this order in this lane: the calculator under the limit loop, slots counted in memory. */
+  private calculate(program: Program, lane: LaneCustomer, tier: ReplayTier | null, cart: { subtotal: number }, row: OrderRow) {
+    const placedAt = row.placed_at.getTime();
+    const keys = new Map<string, string>();
+    const usage: Record<string, number> = {};
+    for (const rule of program.limited) {
+      const key = `${rule.id} ${this.daily(`limit:${rule.limit.period}`, placedAt, () => periodKey(rule.limit.period, row.placed_at, this.zone))}`;
+      keys.set(rule.id, key);
+      usage[rule.id] = lane.usage.get(key) ?? 0;
+    }
+    const excluded = earnsNothing({ status: row.excluded ? 'excluded' : 'member' });
+    const earning: EarningProgram = {
+      earningRules: excluded ? [] : program.rules,
+      tierMultiplier: tier && !excluded ? tier.earnMultiplier : 1,
+      tierId: excluded ? null : (tier?.id ?? null),
+      tierName: tier?.name ?? null,
+      boosters: excluded ? [] : program.boosters,
+      usage,
+      timezone: this.zone,
+    };
+    return awardWithin(earning, cart, row.created_at, (rule, used) => {
+      if (used >= rule.limit.count) return false;
+      lane.usage.set(keys.get(rule.id)!, used + 1);
+      return true;
+    });
+  }
+
+  /** When the lane's points count towards its tier: as the ledger credited the recorded award, or after the return window. */
+  private settle(c: CustomerState, lane: LaneCustomer, row: OrderRow, points: number) {
+    const now = row.created_at.getTime();
+    lane.prune(now);
+    if (row.points_awarded > 0) {
+      lane.awaiting.set(row.platform_order_id, { points, recorded: row.points_awarded });
+      return;
+    }
+    // nothing was recorded, so no credit to follow: the draft's points are credited when the engine would have
+    const due = now + this.pendingDays * DAY_MS;
+    if (this.pendingDays > 0 && row.refunded_at && row.refunded_at.getTime() <= due) return;
+    lane.credit(due, points);
+  }
+
+  private count(c: CustomerState, row: OrderRow, replayed: PointsCalculation, draft: PointsCalculation, [tier, draftTier]: [string | null, string | null]) {
+    this.orders += 1;
+    this.totals.actual += row.points_awarded;
+    this.totals.replayed += replayed.points;
+    this.totals.draft += draft.points;
+    const add = <K>(map: Map<K, number>, key: K, n: number) => map.set(key, (map.get(key) ?? 0) + n);
+    for (const [i, calc] of [replayed, draft].entries()) {
+      for (const e of calc.breakdown) if (e.source === 'earning_rule') add(this.byRule[i]!, e.id, e.points);
+    }
+    add(this.byTier[0], tier, row.points_awarded);
+    add(this.byTier[1], draftTier, draft.points);
+    const subtotalCents = cents(Number(row.subtotal));
+    const refundedCents = cents(Number(row.refunded_amount));
+    const full = row.refunded_at !== null || (subtotalCents > 0 && refundedCents >= subtotalCents);
+    const subtotal = Number(row.subtotal);
+    const actualOwed = refundedCents > 0 ? owedFor({ subtotal, pointsAwarded: row.points_awarded }, refundedCents, full) : 0;
+    const draftOwed = refundedCents > 0 ? owedFor({ subtotal, pointsAwarded: draft.points }, refundedCents, full) : 0;
+    this.liability.actual += row.points_awarded - actualOwed;
+    this.liability.draft += draft.points - draftOwed;
+    c.lanes[0].issued += row.points_awarded;
+    c.lanes[1].issued += draft.points;
+  }
+
+  report({ zone, from, to, end, top, current }: { zone: string; from: string; to: string; end: number; top: number; current: Current }): ReplayReport {
+    const [program, draft] = this.programs;
+    const ruleNames = new Map<string, string>([...current.rules, ...program.rules, ...draft.rules].map((r) => [r.id, r.name]));
+    const ruleIds = new Set([...program.rules, ...draft.rules].map((r) => r.id));
+    const tierNames = new Map<string | null, string>([[null, 'No tier'], ...[...current.tiers, ...draft.tiers].map((t) => [t.id, t.name] as const)]);
+    const tierIds = new Set<string | null>([...this.byTier[0].keys(), ...this.byTier[1].keys()]);
+    // each customer's tier at the end of the period, in each lane
+    const moves = new Map<string, { from_tier_id: string | null; to_tier_id: string | null; customers: number }>();
+    let moved = 0;
+    const affected: ReplayCustomer[] = [];
+    for (const c of this.customers.values()) {
+      const [a, b] = c.lanes;
+      const judge = (p: Program, lane: LaneCustomer) =>
+        p.tiers.length ? (judgeStanding(p.tiers, this.metrics(c, lane, p.tiers, end - 1), new Date(end - 1), zone).current?.id ?? null) : null;
+      const tierA = judge(program, a);
+      const tierB = judge(draft, b);
+      if (tierA !== tierB) {
+        moved += 1;
+        const key = `${tierA} ${tierB}`;
+        const move = moves.get(key) ?? { from_tier_id: tierA, to_tier_id: tierB, customers: 0 };
+        move.customers += 1;
+        moves.set(key, move);
+      }
+      const difference = b.issued - a.issued;
+      if (difference !== 0 || tierA !== tierB) {
+        affected.push({ id: c.id, customer_id: c.platformId, actual: a.issued, draft: b.issued, difference, tier_id: tierA, draft_tier_id: tierB });
+      }
+    }
+    affected.sort((x, y) => Math.abs(y.difference) - Math.abs(x.difference) || (x.id < y.id ? -1 : 1));
+    return {
+      timezone: zone,
+      from,
+      to,
+      orders: this.orders,
+      orders_read: this.ordersRead,
+      mismatched_orders: this.mismatched,
+      issued: { ...this.totals, difference: this.totals.draft - this.totals.actual },
+      by_rule: [...ruleIds].map((id) => {
+        const replayed = this.byRule[0].get(id) ?? 0;
+        const d = this.byRule[1].get(id) ?? 0;
+        return { id, name: ruleNames.get(id) ?? id, replayed, draft: d, difference: d - replayed };
+      }),
+      by_tier: [...tierIds].map((id) => {
+        const actual = this.byTier[0].get(id) ?? 0;
+        const d = this.byTier[1].get(id) ?? 0;
+        return { id, name: tierNames.get(id) ?? String(id), actual, draft: d, difference: d - actual };
+      }),
+      tier_changes: { customers: moved, moves: [...moves.values()].sort((x, y) => y.customers - x.customers) },
+      liability: { ...this.liability, change: this.liability.draft - this.liability.actual },
+      customers_most_affected: affected.slice(0, top),
+    };
+  }
+}

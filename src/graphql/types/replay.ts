@@ -1,0 +1,124 @@
+// What-if replay (admin face only): the orders of a period replayed under a draft of the program,
+// against what was recorded (domain/finance/replay.ts). A plain query over a bounded history;
+// a longer one runs from the CLI (`loyalty replay`). Sums are Float: they can pass a 32-bit Int.
+import { type ReplayReport, replayProgram } from '../../domain/finance/replay.js';
+import { builder } from '../builder.js';
+
+/** Orders a query replays at most (the history up to `to`): a few seconds' work. */
+export const REPLAY_QUERY_MAX_ORDERS = 250_000;
+
+const TotalsRef = builder.objectRef<ReplayReport['issued']>('ReplayTotals').implement({
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    actual: t.exposeFloat('actual', { description: "Points the period's orders were awarded, as recorded" }),
+    replayed: t.exposeFloat('replayed', { description: 'The same orders replayed under the program as it stands: equal to actual unless the program changed during the period' }),
+    draft: t.exposeFloat('draft', { description: 'The same orders under the draft' }),
+    difference: t.exposeFloat('difference', { description: 'draft - actual' }),
+  }),
+});
+
+const ByRuleRef = builder.objectRef<ReplayReport['by_rule'][number]>('ReplayRule').implement({
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    replayed: t.exposeFloat('replayed', { description: 'Under the program as it stands (the ledger keeps no split by rule)' }),
+    draft: t.exposeFloat('draft'),
+    difference: t.exposeFloat('difference'),
+  }),
+});
+
+const ByTierRef = builder.objectRef<ReplayReport['by_tier'][number]>('ReplayTier').implement({
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    id: t.exposeID('id', { nullable: true, description: 'Null: customers without a tier' }),
+    name: t.exposeString('name'),
+    actual: t.exposeFloat('actual', { description: 'Points recorded for orders of customers in this tier then' }),
+    draft: t.exposeFloat('draft', { description: 'Points under the draft for orders of customers in this tier under the draft' }),
+    difference: t.exposeFloat('difference'),
+  }),
+});
+
+const MoveRef = builder.objectRef<ReplayReport['tier_changes']['moves'][number]>('ReplayTierMove').implement({
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    from_tier_id: t.exposeID('from_tier_id', { nullable: true }),
+    to_tier_id: t.exposeID('to_tier_id', { nullable: true }),
+    customers: t.exposeInt('customers'),
+  }),
+});
+
+const TierChangesRef = builder.objectRef<ReplayReport['tier_changes']>('ReplayTierChanges').implement({
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    customers: t.exposeInt('customers', { description: 'Customers whose tier at the end of the period would differ' }),
+    moves: t.expose('moves', { type: [MoveRef], description: 'From the tier they hold to the tier the draft gives, most customers first' }),
+  }),
+});
+
+const LiabilityRef = builder.objectRef<ReplayReport['liability']>('ReplayLiability').implement({
+  subGraphs: ['admin'],
+  description: "Points outstanding from the period's orders: issued less what their refunds owe back",
+  fields: (t) => ({
+    actual: t.exposeFloat('actual'),
+    draft: t.exposeFloat('draft'),
+    change: t.exposeFloat('change', { description: 'draft - actual, in points' }),
+  }),
+});
+
+const CustomerRef = builder.objectRef<ReplayReport['customers_most_affected'][number]>('ReplayCustomer').implement({
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    customer_id: t.exposeString('customer_id', { nullable: true }),
+    actual: t.exposeFloat('actual'),
+    draft: t.exposeFloat('draft'),
+    difference: t.exposeFloat('difference'),
+    tier_id: t.exposeID('tier_id', { nullable: true, description: 'At the end of the period, under the program as it stands' }),
+    draft_tier_id: t.exposeID('draft_tier_id', { nullable: true, description: 'At the end of the period, under the draft' }),
+  }),
+});
+
+const ReportRef = builder.objectRef<ReplayReport>('ProgramReplay').implement({
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    timezone: t.exposeString('timezone'),
+    from: t.exposeString('from'),
+    to: t.exposeString('to', { description: 'Included' }),
+    orders: t.exposeInt('orders', { description: 'Orders recorded in the period' }),
+    orders_read: t.exposeInt('orders_read', { description: 'Orders read, history before the period included (it sets the state at from)' }),
+    mismatched_orders: t.exposeInt('mismatched_orders', {
+      description: 'Orders whose replay under the program as it stands differs from what was recorded: the program changed since',
+    }),
+    issued: t.expose('issued', { type: TotalsRef }),
+    by_rule: t.expose('by_rule', { type: [ByRuleRef] }),
+    by_tier: t.expose('by_tier', { type: [ByTierRef] }),
+    tier_changes: t.expose('tier_changes', { type: TierChangesRef }),
+    liability: t.expose('liability', { type: LiabilityRef }),
+    customers_most_affected: t.expose('customers_most_affected', { type: [CustomerRef], description: 'By absolute difference, largest first' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  program_replay: t.field({
+    subGraphs: ['admin'],
+    type: ReportRef,
+    description:
+      "The orders of a range of the merchant's local dates replayed under a draft of the program, against what was recorded. " +
+      'Writes nothing. The draft: {earning_rules, booster_campaigns, tiers}, each a list in the shapes of the create mutations ' +
+      '(an item with an id changes that record); a section given replaces that part of the program, one left out stays',
+    args: {
+      from: t.arg({ type: 'Date', required: true }),
+      to: t.arg({ type: 'Date', required: true, description: 'Included' }),
+      draft: t.arg({ type: 'JSON', required: true }),
+      top: t.arg.int({ description: 'Customers most affected to list, 0 to 1000, default 20' }),
+    },
+    resolve: (_root, args, ctx) =>
+      replayProgram(
+        ctx.db,
+        ctx.merchantId,
+        { from: args.from.toISOString().slice(0, 10), to: args.to.toISOString().slice(0, 10), draft: args.draft, top: args.top ?? undefined },
+        { maxOrders: REPLAY_QUERY_MAX_ORDERS },
+      ),
+  }),
+}));
