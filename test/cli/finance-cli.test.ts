@@ -48,6 +48,18 @@ describe('loyalty liability', () => {
     expect(expiring.json).toMatchObject({ expiry_days: null });
   }, 240_000);
 
+  it('replays a draft of the program over the period, as JSON and CSV, writing nothing', async () => {
+    const draft = path.join(dataDir, 'draft.json');
+    writeFileSync(draft, JSON.stringify({ earning_rules: [{ name: '2 per $1', campaign_type: 'purchase', earning_rule: { type: 'variable', value: 2, per_amount: 1 } }] }));
+    const replay = await cli('replay', '--merchant', 'books', '--from', '2026-01-01', '--to', '2026-01-31', '--file', draft);
+    expect(replay.code).toBe(0);
+    expect(replay.json).toMatchObject({ from: '2026-01-01', to: '2026-01-31', orders: 0, issued: { actual: 0, draft: 0, difference: 0 } });
+    const csv = await text('replay', '--merchant', 'books', '--from', '2026-01-01', '--to', '2026-01-31', '--file', draft, '--csv');
+    expect(csv.stdout.split('\r\n')[0]).toBe('kind,id,name,actual,draft,difference');
+    const bad = await cli('replay', '--merchant', 'books', '--from', '2026-01-01', '--to', '2026-01-31', '--file', path.join(dataDir, 'missing.json'));
+    expect(bad.code).toBe(2);
+  }, 120_000);
+
   it('refuses a bad range with validation_error, and --csv where there is no table', async () => {
     const bad = await cli('liability', '--merchant', 'books', '--from', '2026-05-02', '--to', '2026-05-01');
     expect(bad.code).toBe(1);
