@@ -3,7 +3,7 @@
 import type { EarningConditions, EarningRuleConfig } from '../../domain/earning/rule-config.js';
 import { listEarningRules } from '../../domain/earning/earning-rules.js';
 import { createEarningRule, setEarningRuleActive, updateEarningRule } from '../../domain/earning/earning-rules.js';
-import { builder, forShoppers } from '../builder.js';
+import { builder, forGuests, forShoppers } from '../builder.js';
 import { CampaignTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided } from '../envelopes.js';
 
@@ -116,10 +116,9 @@ const EarningRulePatch = builder.inputType('EarningRulePatch', {
 builder.queryFields((t) => ({
   earning_rules: t.field({
     subGraphs: ['public'],
-    ...forShoppers,
+    ...forGuests('read:earning_rules'),
     type: EarningRuleList,
     description: 'Active earning rules, newest first. REST: GET /v1/earning-rules',
-    authScopes: { scope: 'read:earning_rules' },
     args: { ...pageArgs, campaign_type: t.arg({ type: CampaignTypeEnum, required: false }) },
     resolve: (_root, args, ctx) => listEarningRules(ctx.db, ctx.merchantId, args, { activeOnly: true }),
   }),
