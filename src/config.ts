@@ -66,6 +66,8 @@ const schema = z.object({
   RATE_LIMIT_PER_MERCHANT: z.coerce.number().int().min(0).default(6000),
   /** Requests per window per customer session (a shopper's browser); 0 turns it off. */
   RATE_LIMIT_PER_SESSION: z.coerce.number().int().min(0).default(300),
+  /** Requests per window per client address and shop with a publishable storefront key; 0 turns it off. */
+  RATE_LIMIT_PER_GUEST: z.coerce.number().int().min(0).default(300),
   /** Customer session tokens: the lifetime when the mint names none, and the longest it may ask for. */
   CUSTOMER_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
   CUSTOMER_SESSION_MAX_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(86_400),

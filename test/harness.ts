@@ -29,6 +29,7 @@ export function testConfig(overrides: Record<string, string> = {}) {
     RATE_LIMIT_PER_KEY: '0',
     RATE_LIMIT_PER_MERCHANT: '0',
     RATE_LIMIT_PER_SESSION: '0',
+    RATE_LIMIT_PER_GUEST: '0',
     ADMIN_LOGIN_MAX_FAILURES: '0',
     ...overrides,
   });

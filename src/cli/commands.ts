@@ -18,6 +18,7 @@ import { eraseCustomer } from '../domain/privacy/erasure.js';
 import { exportCustomer } from '../domain/privacy/export.js';
 import { type KeyType, keyTypes } from '../domain/access/scopes.js';
 import { rotateSessionSecret, storefrontSettings, updateStorefrontSettings } from '../domain/storefront/storefront-settings.js';
+import { createStorefrontKey, listStorefrontKeys, revokeStorefrontKey, type StorefrontKeyView } from '../domain/storefront/storefront-keys.js';
 import { loadConfig } from '../config.js';
 import { createEndpoint, deleteEndpoint, listEndpoints, rotateSecret, updateEndpoint } from '../domain/webhooks/endpoints.js';
 import { listDeliveries, pingEndpoint, redeliver } from '../domain/webhooks/deliveries.js';
@@ -261,6 +262,37 @@ export const commands: Record<string, Command> = {
       return rotateSessionSecret(db, (await merchantBySlug(db, required(values.merchant, 'merchant'))).id);
     },
     text: (r) => `Customer sessions signing secret rotated at ${new Date(r.rotated_at).toISOString()}; every earlier session has ended.`,
+  },
+  'storefront key-create': {
+    usage: 'storefront key-create --merchant <slug> [--name <label>]',
+    summary: 'Create a publishable storefront key (reads the public program from the storefront origins)',
+    async run(db, { values }) {
+      const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
+      const change = { merchantId: merchant.id, action: 'create_storefront_key', type: 'StorefrontKey', id: null, args: { name: values.name } };
+      return byCli(db, change)(() => createStorefrontKey(db, merchant.id, { name: values.name }));
+    },
+    text: (k: StorefrontKeyView) => `Publishable storefront key ${k.id} created: ${k.key}`,
+  },
+  'storefront keys': {
+    usage: 'storefront keys --merchant <slug>',
+    summary: "List a merchant's publishable storefront keys (in full: they are not secrets)",
+    async run(db, { values }) {
+      return listStorefrontKeys(db, (await merchantBySlug(db, required(values.merchant, 'merchant'))).id);
+    },
+    text: (keys: StorefrontKeyView[]) =>
+      keys.length
+        ? keys.map((k) => `${k.id}  ${k.key}  ${k.revoked_at ? 'revoked' : 'active '}  ${k.name}`).join('\n')
+        : 'No publishable storefront keys.',
+  },
+  'storefront key-revoke': {
+    usage: 'storefront key-revoke --merchant <slug> <id>',
+    summary: 'Revoke a publishable storefront key (refused from its next request)',
+    async run(db, { values, positionals }) {
+      const { merchant, id } = await merchantAnd(db, values, positionals, 'key');
+      const change = { merchantId: merchant.id, action: 'revoke_storefront_key', type: 'StorefrontKey', id, args: { id } };
+      return byCli(db, change)(() => revokeStorefrontKey(db, merchant.id, id));
+    },
+    text: (k: StorefrontKeyView) => `Publishable storefront key ${k.id} revoked at ${new Date(k.revoked_at!).toISOString()}.`,
   },
   import: {
     usage: 'import --merchant <slug> --file <program.json>',

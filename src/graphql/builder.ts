@@ -50,8 +50,9 @@ export const builder = new SchemaBuilder<{
   PrismaTypes: PrismaTypes;
   // scope: the grant a field needs. merchant: the request is the merchant's (an API key or the
   // admin token), not a shopper's session; every root field needs it unless it is declared
-  // `...forShoppers`. shopper: the request is a customer session.
-  AuthScopes: { scope: ScopeGrant; merchant: boolean; shopper: boolean };
+  // `...forShoppers`. shopper: the request is a customer session. guest: the request is a
+  // publishable storefront key's, which has no scope and may use only the fields `forGuests`.
+  AuthScopes: { scope: ScopeGrant; merchant: boolean; shopper: boolean; guest: boolean };
   // `graph`: the links of the public GraphQL face, which REST (the `public` sub-graph) never shows
   SubGraphs: 'public' | 'admin' | 'graph';
   Scalars: {
@@ -71,8 +72,9 @@ export const builder = new SchemaBuilder<{
   scopeAuth: {
     authScopes: (ctx) => ({
       scope: (required) => allows(ctx.principal?.scopes ?? [], required),
-      merchant: ctx.principal?.kind !== 'session',
+      merchant: ctx.principal?.kind !== 'session' && ctx.principal?.kind !== 'guest',
       shopper: ctx.principal?.kind === 'session',
+      guest: ctx.principal?.kind === 'guest',
     }),
     unauthorizedError: (_parent, ctx, _info, result) => {
       const scopes = requiredScopes(result.failure);
@@ -81,6 +83,8 @@ export const builder = new SchemaBuilder<{
         'insufficient_scope',
         ctx.principal?.kind === 'session'
           ? 'A customer session may read only its own customer and the public program'
+          : ctx.principal?.kind === 'guest'
+            ? 'A publishable storefront key may read only the public program: rewards, earning rules, tiers and the referral program'
           : scopes.length
             ? `This API key lacks the scope ${scopes.join(' or ')}`
             : 'This API key lacks a required scope',
@@ -103,3 +107,7 @@ builder.mutationType({ subGraphs: ['public', 'admin'], defaultSubGraphsForFields
 /** A root field a shopper's customer session may use too (its own records, the public
  * program): it skips the root type's `merchant` check and keeps its own scope. */
 export const forShoppers = { skipTypeScopes: true } as const;
+
+/** A root field of the public program: shoppers and keys with `scope` may use it, and so may a
+ * signed-out visitor's publishable key (which has no scope at all). */
+export const forGuests = (scope: ScopeGrant) => ({ ...forShoppers, authScopes: { scope, guest: true } }) as const;

@@ -29,6 +29,7 @@ import './types/webhooks.js';
 import './types/privacy.js';
 import './types/audit.js';
 import './types/customer-sessions.js';
+import './types/storefront-keys.js';
 import './types/events-feed.js';
 
 /**

@@ -1,6 +1,6 @@
 // The whole HTTP surface: health checks and metrics, the public API (GraphQL + REST v1), the
-// merchant admin GraphQL API and the admin app (/admin), as one fetch function (tests) and one
-// Node request listener.
+// merchant admin GraphQL API and the admin app (/admin), the storefront panel's script, as one
+// fetch function (tests) and one Node request listener.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Config, loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
@@ -10,6 +10,7 @@ import { HEALTH_PATH, METRICS_PATH, READY_PATH, healthz, metrics, readyz } from 
 import { type Logger, createLogger } from '../observability/logger.js';
 import { tracedFetch, tracedListener } from '../observability/tracing.js';
 import { OPENAPI_PATH, createPublicApi } from './public.js';
+import { STOREFRONT_PATH, storefrontPanel } from './storefront-panel.js';
 import { type RateLimiter, createRateLimiter } from './rate-limiter.js';
 import { openRedis } from './redis.js';
 
@@ -38,7 +39,9 @@ export function createApp({
 }: AppOptions) {
   // one connection for every counter of the app (main.ts has checked at start that it answers)
   const counts =
-    config.RATE_LIMIT_PER_KEY > 0 || config.RATE_LIMIT_PER_MERCHANT > 0 || config.RATE_LIMIT_PER_SESSION > 0 || config.ADMIN_LOGIN_MAX_FAILURES > 0;
+    config.RATE_LIMIT_PER_KEY > 0 || config.RATE_LIMIT_PER_MERCHANT > 0 || config.RATE_LIMIT_PER_SESSION > 0 ||
+    config.RATE_LIMIT_PER_GUEST > 0 ||
+    config.ADMIN_LOGIN_MAX_FAILURES > 0;
   const redis = config.REDIS_URL && counts ? openRedis(config.REDIS_URL, logger) : undefined;
   const limiter =
     rateLimiter ??
@@ -46,6 +49,7 @@ export function createApp({
       perKey: config.RATE_LIMIT_PER_KEY,
       perMerchant: config.RATE_LIMIT_PER_MERCHANT,
       perSession: config.RATE_LIMIT_PER_SESSION,
+      perGuest: config.RATE_LIMIT_PER_GUEST,
       windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
       redis,
     });
@@ -53,7 +57,7 @@ export function createApp({
   const { yoga: adminApi, app: adminApp, close: closeAdminApi } = createAdminApi({ db, config, logger, appDist: adminAppDist, redis });
   const faces = { admin: adminApi, app: adminApp, public: publicApi };
 
-  /** Paths answered before either API: health, readiness, metrics, the API reference page. */
+  /** Paths answered before either API: health, readiness, metrics, the API reference page, the storefront panel. */
   const operational = (path: string, authorization: string | null | undefined) =>
     path === HEALTH_PATH
       ? healthz()
@@ -63,7 +67,9 @@ export function createApp({
           ? metrics(config.METRICS_TOKEN, authorization)
           : path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`)
             ? docs(path, OPENAPI_PATH)
-            : undefined;
+            : path.startsWith(`${STOREFRONT_PATH}/`)
+              ? storefrontPanel(path, config.NODE_ENV !== 'production')
+              : undefined;
 
   return {
     async fetch(url: string, init?: RequestInit): Promise<Response> {

@@ -12,6 +12,7 @@ import { AppError } from '../domain/shared/errors.js';
 import { verifyCustomerSession } from '../domain/access/customer-sessions.js';
 import { endedSessions } from '../domain/access/ended-sessions.js';
 import { keyAuthenticator } from '../domain/access/key-cache.js';
+import { guestPrincipal } from '../domain/storefront/storefront-keys.js';
 import { storefrontCache } from '../domain/storefront/storefront-settings.js';
 import type { Context } from '../graphql/builder.js';
 import { restSchema, schema } from '../graphql/public.js';
@@ -86,6 +87,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
   const cors = storefrontCors({ db, storefronts, operatorOrigins: config.CORS_ORIGINS, graphqlPath: GRAPHQL_PATH });
   const ended = endedSessions(db, databaseUrl, (err) => logger.warn({ err }, 'ended sessions purge failed'));
   const verifySession = (token: string) => verifyCustomerSession(token, storefronts.get, ended.has);
+  const guest = (key: string) => guestPrincipal(key, storefronts.get);
   const sessionLimits = { defaultTtl: config.CUSTOMER_SESSION_TTL_SECONDS, maxTtl: config.CUSTOMER_SESSION_MAX_TTL_SECONDS };
   const idempotency = useIdempotency(db, {
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
@@ -117,7 +119,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
       }),
       useCacheHeaders(),
       cors.preflight,
-      useApiKeyAuth(keys, verifySession),
+      useApiKeyAuth(keys, verifySession, guest),
       cors.actual,
       useRateLimit(rateLimiter),
       useRestScope(),

@@ -23,6 +23,8 @@ export interface RateLimitOptions extends Store {
   perMerchant: number;
   /** Per customer session (a shopper's browser); none: not limited. */
   perSession?: number;
+  /** Per client address and shop, for publishable storefront keys; none: not limited. */
+  perGuest?: number;
   windowSeconds: number;
 }
 
@@ -42,11 +44,11 @@ export interface RateBudget {
   resetSeconds: number;
 }
 
-/** What a request is counted as: a merchant's credential (its key and its merchant), or a shopper's session. */
-export type CredentialKind = 'key' | 'session';
+/** What a request is counted as: a merchant's credential (its key and its merchant), a shopper's session, or a guest's address. */
+export type CredentialKind = 'key' | 'session' | 'guest';
 
 interface Limit {
-  name: 'key' | 'merchant' | 'session';
+  name: 'key' | 'merchant' | 'session' | 'guest';
   quota: number;
   limiter: RateLimiterAbstract;
 }
@@ -77,7 +79,7 @@ function limiterOn(link: RedisLink | undefined, opts: LimiterOptions): RateLimit
 }
 
 export function createRateLimiter(opts: RateLimitOptions) {
-  const anyLimit = opts.perKey > 0 || opts.perMerchant > 0 || (opts.perSession ?? 0) > 0;
+  const anyLimit = opts.perKey > 0 || opts.perMerchant > 0 || (opts.perSession ?? 0) > 0 || (opts.perGuest ?? 0) > 0;
   const { link, owned } = storeOf(opts, anyLimit);
 
   const make = (name: Limit['name'], quota: number): Limit | null => {
@@ -86,13 +88,15 @@ export function createRateLimiter(opts: RateLimitOptions) {
     return { name, quota, limiter };
   };
   const present = (...list: (Limit | null)[]) => list.filter((l): l is Limit => l !== null);
-  // a session counts against its own budget only: shoppers must not spend the merchant's backend budget
+  // a session or a guest counts against its own budget only: shoppers and visitors must not spend
+  // the merchant's backend budget
   const byKind: Record<CredentialKind, Limit[]> = {
     key: present(make('key', opts.perKey), make('merchant', opts.perMerchant)),
     session: present(make('session', opts.perSession ?? 0)),
+    guest: present(make('guest', opts.perGuest ?? 0)),
   };
   const policyOf = (limits: Limit[]) => limits.map((l) => `"${l.name}";q=${l.quota};w=${opts.windowSeconds}`).join(', ');
-  const policies = { key: policyOf(byKind.key), session: policyOf(byKind.session) };
+  const policies = { key: policyOf(byKind.key), session: policyOf(byKind.session), guest: policyOf(byKind.guest) };
 
   return {
     enabled: anyLimit,

@@ -20,7 +20,7 @@ export interface RequestState {
   face: Face;
   /** REST only: the route and its path parameters. */
   route?: MatchedRoute;
-  /** Public face: the API key's principal. */
+  /** Public face: the principal of the API key, customer session or publishable key. */
   principal?: Principal;
   /** Admin faces: the merchant of the admin token, or of the admin app's session. */
   merchantId?: string;
@@ -44,6 +44,8 @@ export interface RequestState {
   idempotency?: IdempotentRequest;
   /** A customer session's request from an origin its shop allows: the answer grants CORS. */
   originGranted?: boolean;
+  /** A publishable key's read of the public program, answered without an error: any cache may keep it briefly. */
+  publicAnswer?: boolean;
 }
 
 export interface IdempotentRequest {

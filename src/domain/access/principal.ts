@@ -1,5 +1,6 @@
-// Who a public request acts as: a merchant's API key (api-keys.ts) or a shopper's customer
-// session (customer-sessions.ts). Both modules, and everything that authenticates, name these.
+// Who a public request acts as: a merchant's API key (api-keys.ts), a shopper's customer
+// session (customer-sessions.ts) or a signed-out visitor's publishable key
+// (storefront/storefront-keys.ts). Both modules, and everything that authenticates, name these.
 
 export interface KeyPrincipal {
   kind: 'api_key';
@@ -22,4 +23,14 @@ export interface SessionPrincipal {
   mintedBy?: string;
 }
 
-export type Principal = KeyPrincipal | SessionPrincipal;
+/** A signed-out visitor's page, by a publishable storefront key: the public program only. */
+export interface GuestPrincipal {
+  kind: 'guest';
+  /** The publishable key's id. */
+  keyId: string;
+  merchantId: string;
+  /** None: a guest reads only the fields declared for guests, whatever their scope. */
+  scopes: readonly string[];
+}
+
+export type Principal = KeyPrincipal | SessionPrincipal | GuestPrincipal;

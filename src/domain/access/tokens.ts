@@ -9,13 +9,13 @@ const CHECK_LENGTH = 6;
 export type TokenKind = 'api_key' | 'admin';
 const kindPrefix: Record<TokenKind, string> = { api_key: 'lpk_', admin: 'lpa_' };
 
-function base62(bytes: Buffer, length: number) {
+export function base62(bytes: Buffer, length: number) {
   let out = '';
   for (let i = 0; out.length < length; i++) out += ALPHABET[bytes[i % bytes.length]! % 62];
   return out;
 }
 
-function checksum(body: string) {
+export function checksum(body: string) {
   return base62(createHash('sha256').update(body).digest(), CHECK_LENGTH);
 }
 

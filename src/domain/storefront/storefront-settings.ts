@@ -1,6 +1,7 @@
-// A merchant's storefront settings (issue 11): the secret that signs its customer session
+// A merchant's storefront settings: the secret that signs its customer session
 // tokens (created when the first session is minted, never returned; rotating it ends every session), the origins
-// whose pages may call /graphql with a session, and the persisted-operations-only mode.
+// whose pages may call /graphql with a session or a publishable key, the persisted-operations-only
+// mode, and the merchant's live publishable keys (storefront-keys.ts).
 // Every instance caches them; the database announces each change (migration
 // storefront_sessions) on the API key cache's channel, and each instance forgets that
 // merchant (its settings and persisted operations) at once. While the notification feed is
@@ -18,6 +19,8 @@ export interface Storefront {
   sessionSecret: Uint8Array | null;
   allowedOrigins: string[];
   persistedOnly: boolean;
+  /** The live publishable keys (storefront-keys.ts): key to id. */
+  publishableKeys: Map<string, string>;
 }
 
 const SECRET_BYTES = 32;
@@ -26,10 +29,14 @@ const newSecret = () => new Uint8Array(randomBytes(SECRET_BYTES));
 
 /** The merchant's settings as stored, or the defaults (no origins, no secret) without a row. */
 export async function readStorefront(db: Db, merchantId: string): Promise<Storefront> {
-  const row = await db.storefrontSettings.findUnique({ where: { merchantId } });
+  const [row, keys] = await Promise.all([
+    db.storefrontSettings.findUnique({ where: { merchantId } }),
+    db.storefrontKey.findMany({ where: { merchantId, revokedAt: null }, select: { id: true, key: true } }),
+  ]);
+  const publishableKeys = new Map(keys.map((k) => [k.key, k.id]));
   return row
-    ? { ...row, sessionSecret: new Uint8Array(row.sessionSecret) }
-    : { merchantId, sessionSecret: null, allowedOrigins: [], persistedOnly: false };
+    ? { ...row, sessionSecret: new Uint8Array(row.sessionSecret), publishableKeys }
+    : { merchantId, sessionSecret: null, allowedOrigins: [], persistedOnly: false, publishableKeys };
 }
 
 /** The merchant's session signing secret, created the first time it is needed. */

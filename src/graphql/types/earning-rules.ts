@@ -4,7 +4,7 @@ import type { EarningConditions, EarningRuleConfig } from '../../domain/earning/
 import { listEarningRules } from '../../domain/earning/earning-rules.js';
 import { createEarningRule, setEarningRuleActive, updateEarningRule } from '../../domain/earning/earning-rules.js';
 import { PRODUCT_IMAGE, PRODUCT_NAME } from '../products.js';
-import { builder, forShoppers } from '../builder.js';
+import { builder, forGuests, forShoppers } from '../builder.js';
 import { CampaignTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided } from '../envelopes.js';
 
@@ -123,10 +123,9 @@ const EarningRulePatch = builder.inputType('EarningRulePatch', {
 builder.queryFields((t) => ({
   earning_rules: t.field({
     subGraphs: ['public'],
-    ...forShoppers,
+    ...forGuests('read:earning_rules'),
     type: EarningRuleList,
     description: 'Active earning rules, newest first. REST: GET /v1/earning-rules',
-    authScopes: { scope: 'read:earning_rules' },
     args: { ...pageArgs, campaign_type: t.arg({ type: CampaignTypeEnum, required: false }) },
     resolve: (_root, args, ctx) => listEarningRules(ctx.db, ctx.merchantId, args, { activeOnly: true }),
   }),

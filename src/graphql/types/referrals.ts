@@ -6,7 +6,7 @@ import { getReferralProgram, setReferralProgram } from '../../domain/referrals/r
 import { type ReferralRecord, listReferrals, referralConnections, referralPages } from '../../domain/referrals/referral-records.js';
 import type { RewardRule } from '../../domain/rewards/reward-rules.js';
 import type { ReferralProgram } from '../../generated/prisma/client.js';
-import { builder, forShoppers } from '../builder.js';
+import { builder, forGuests, forShoppers } from '../builder.js';
 import { ReferralStatusEnum, RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 import { CustomerRef, connectionLink, customerRefArgs, idsOf, pageLink } from './customers.js';
@@ -134,10 +134,9 @@ builder.queryFields((t) => ({
   }),
   referral_program: t.field({
     subGraphs: ['public'],
-    ...forShoppers,
+    ...forGuests('read:referrals'),
     type: resultOf('ReferralProgram', ReferralProgramRef),
     description: "The merchant's referral program. REST: GET /v1/referrals/program",
-    authScopes: { scope: 'read:referrals' },
     resolve: async (_root, _args, ctx) => {
       // no program is an answer too (200): a storefront renders "no referral program" from it
       return { data: (await getReferralProgram(ctx.db, ctx.merchantId)) ?? noProgram };

@@ -4,7 +4,7 @@ import { createReward, setRewardActive, updateReward } from '../../domain/reward
 import { findReward, listRewards } from '../../domain/rewards/rewards.js';
 import { type RewardRule } from '../../domain/rewards/reward-rules.js';
 import { PRODUCT_IMAGE, PRODUCT_NAME } from '../products.js';
-import { builder, forShoppers } from '../builder.js';
+import { builder, forGuests, forShoppers } from '../builder.js';
 import { RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 
@@ -92,19 +92,17 @@ const RewardPatch = builder.inputType('RewardPatch', {
 builder.queryFields((t) => ({
   rewards: t.field({
     subGraphs: ['public'],
-    ...forShoppers,
+    ...forGuests('read:rewards'),
     type: RewardList,
     description: 'Active rewards of the catalogue, newest first. REST: GET /v1/rewards',
-    authScopes: { scope: 'read:rewards' },
     args: { ...pageArgs, reward_type: t.arg({ type: RewardTypeEnum, required: false }) },
     resolve: (_root, args, ctx) => listRewards(ctx.db, ctx.merchantId, args, { activeOnly: true }),
   }),
   reward: t.field({
     subGraphs: ['public'],
-    ...forShoppers,
+    ...forGuests('read:rewards'),
     type: RewardResult,
     description: 'One active reward. REST: GET /v1/rewards/{id}',
-    authScopes: { scope: 'read:rewards' },
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => ({ data: await findReward(ctx.db, ctx.merchantId, String(args.id), { activeOnly: true }) }),
   }),

@@ -13,7 +13,7 @@ import {
   membershipPages,
 } from '../../domain/tiers/standing.js';
 import { allTiers, listTiers } from '../../domain/tiers/tiers.js';
-import { builder, forShoppers } from '../builder.js';
+import { builder, forGuests, forShoppers } from '../builder.js';
 import {
   CustomerRef,
   connectionLink,
@@ -168,10 +168,9 @@ builder.queryFields((t) => {
   return {
     tiers: t.field({
       subGraphs: ['public'],
-      ...forShoppers,
+      ...forGuests('read:tiers'),
       type: TierList,
       description: 'The active VIP tiers, lowest position first. REST: GET /v1/tiers',
-      authScopes: { scope: 'read:tiers' },
       args: pageArgs,
       resolve: (_root, args, ctx) => listTiers(ctx.db, ctx.merchantId, args, { activeOnly: true }),
     }),

@@ -1,4 +1,5 @@
-// Rate limits per credential (an API key, an admin token, a customer session) and per merchant: 429
+// Rate limits per credential (an API key, an admin token, a customer session), per client address
+// for publishable storefront keys, and per merchant: 429
 // rate_limited with Retry-After over a limit, and the IETF RateLimit-Policy / RateLimit
 // headers on every admitted answer.
 import type { Plugin } from 'graphql-yoga';
@@ -12,12 +13,17 @@ import { checkRequest } from './checks.js';
 /** Who a request is counted against: its credential and its merchant (none: not counted). */
 type Identify = (state: RequestState) => { credential: string; merchantId: string; kind?: CredentialKind } | undefined;
 
-/** An API key, or a customer session: one budget per shopper, however many tokens they were given. */
-const byPrincipal: Identify = ({ principal }) =>
-  principal &&
-  (principal.kind === 'session'
-    ? { credential: `${principal.merchantId}:${principal.customerId}`, merchantId: principal.merchantId, kind: 'session' }
-    : { credential: principal.keyId, merchantId: principal.merchantId });
+/**
+ * An API key; a customer session: one budget per shopper, however many tokens they were given;
+ * a publishable key, which anyone can copy from a page: one budget per client address and shop.
+ */
+const byPrincipal: Identify = ({ principal, client }) => {
+  if (!principal) return undefined;
+  const { merchantId } = principal;
+  if (principal.kind === 'session') return { credential: `${merchantId}:${principal.customerId}`, merchantId, kind: 'session' };
+  if (principal.kind === 'guest') return { credential: `${merchantId}:${client ?? 'local'}`, merchantId, kind: 'guest' };
+  return { credential: principal.keyId, merchantId };
+};
 
 export function useRateLimit(limiter: RateLimiter, identify: Identify = byPrincipal): Plugin {
   if (!limiter.enabled) return {};

@@ -1,10 +1,10 @@
-// CORS for storefronts (issue 11): a page may call /graphql with a customer session only from
-// an origin its merchant allows (storefront settings), besides the operator's CORS_ORIGINS
+// CORS for storefronts: a page may call /graphql with a customer session or a publishable
+// storefront key only from an origin its merchant allows (storefront settings), besides the operator's CORS_ORIGINS
 // (Yoga's own CORS, unchanged). A preflight carries no Authorization header, so it cannot name
 // the merchant: it is granted when *some* merchant allows its origin (an origin no merchant
 // lists gets no grant, so the browser never sends the request), and the actual request is then
-// held to its own session's merchant: a session from a page of an origin its merchant does not
-// list is 403 origin_not_allowed, before anything runs. Requests without an Origin (the
+// held to its own session's (or key's) merchant: a session or publishable key from a page of an
+// origin its merchant does not list is 403 origin_not_allowed, before anything runs. Requests without an Origin (the
 // merchant's servers) and API key requests are not affected.
 import type { Plugin } from 'graphql-yoga';
 import type { Db } from '../../db/client.js';
@@ -71,14 +71,16 @@ export function storefrontCors({ db, storefronts, operatorOrigins, graphqlPath }
     },
   };
 
-  /** After authentication: a session's page must be of an origin its merchant allows. */
+  /** After authentication: a session's or publishable key's page must be of an origin its merchant allows. */
   const actual: Plugin = {
     onRequest: checkRequest(({ request, state }) => {
       const origin = foreignOrigin(request);
-      if (state.face !== 'graphql' || state.principal?.kind !== 'session' || !origin) return;
-      return whenReady(storefronts.get(state.principal.merchantId), ({ allowedOrigins }) => {
+      const kind = state.principal?.kind;
+      if (state.face !== 'graphql' || (kind !== 'session' && kind !== 'guest') || !origin) return;
+      return whenReady(storefronts.get(state.principal!.merchantId), ({ allowedOrigins }) => {
         if (!allowedOrigins.includes(origin.toLowerCase())) {
-          throw new AppError('origin_not_allowed', `The shop does not allow customer sessions from ${origin}`);
+          const what = kind === 'guest' ? 'its publishable keys' : 'customer sessions';
+          throw new AppError('origin_not_allowed', `The shop does not allow ${what} from ${origin}`);
         }
         state.originGranted = true;
       });
