@@ -255,6 +255,6 @@ describe('identifiers that are legitimate', () => {
     expect(await footprint()).toEqual(before);
     // lower-case ASCII finds the referrer (then meets the merchant's inactive program)
     const lower = await admin(RECORD_REFERRAL, { input: { referrer_code: 'ssss2345', referee_email: 'f2@example.com' } });
-    expect(lower.body.errors?.[0]).toMatchObject({ message: 'The referral program is not active' });
+    expect(lower.body.errors?.[0]).toMatchObject({ message: 'The referral program is not active.' });
   });
 });

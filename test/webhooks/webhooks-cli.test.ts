@@ -37,5 +37,5 @@ describe('loyalty webhooks rotate-secret | ping', () => {
     expect(ping.json).toMatchObject({ endpoint_id: id, event_type: 'webhook.ping', status: 'pending' });
     const deliveries = await cli('webhooks', 'deliveries', '--merchant', 'shop', '--endpoint', id);
     expect(deliveries.json.data.map((d: { id: string }) => d.id)).toEqual([ping.json.id]);
-  });
+  }, 240_000);
 });
