@@ -83,3 +83,32 @@ export function formatDuration(seconds: number): string {
   }
   return parts.join(' ') || '0 seconds';
 }
+
+/** The shop's wall clock at an instant, read as if it were UTC (milliseconds): minus the instant, the offset. */
+function wallClock(at: number): number {
+  const parts = Object.fromEntries(
+    dateFormat({ year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric', hourCycle: 'h23' })
+      .formatToParts(new Date(at))
+      .map((p) => [p.type, Number(p.value)]),
+  ) as Record<string, number>;
+  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+}
+
+/**
+ * The instant a local date (YYYY-MM-DD) starts in the shop's time zone, as ISO 8601: the first
+ * moment of that day there, whatever the offset (a day may start at 01:00 where midnight is skipped).
+ */
+export function startOfShopDay(date: string): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const midnight = Date.UTC(y, m - 1, d);
+  // the offset at a guess, then at the corrected instant (they differ across a change of offset)
+  let at = midnight - (wallClock(midnight) - midnight);
+  at = midnight - (wallClock(at) - at);
+  return new Date(at).toISOString();
+}
+
+/** The local date (YYYY-MM-DD) after `date`. */
+export const nextDate = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+
+/** Today's date in the shop's time zone, YYYY-MM-DD. */
+export const shopToday = (at = Date.now()) => new Date(wallClock(at)).toISOString().slice(0, 10);

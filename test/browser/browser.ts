@@ -1,10 +1,11 @@
 // Real-browser tests: Debian's Chromium driven by playwright-core, against the service on a
 // loopback port. Chromium is installed by .ci/run; where it is missing the tests say so and skip.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, type Page, chromium } from 'playwright-core';
 import type { createApp } from '../../src/http/app.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -32,4 +33,17 @@ export async function serve(app: ReturnType<typeof createApp>): Promise<{ url: s
 export function screenshotPath(name: string) {
   mkdirSync(screenshotsDir, { recursive: true });
   return path.join(screenshotsDir, `${name}.png`);
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's WCAG 2.1 A/AA violations on the page as it is now (evaluated by DevTools: the page's CSP does not apply). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const result = await (window as unknown as { axe: { run(options: object): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe.run({
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
+    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
 }
