@@ -14,7 +14,7 @@ import { importProgram } from '../../src/domain/program-import/program-import.js
 import { createApp } from '../../src/http/app.js';
 import { codeMessages, messages } from '../../src/domain/shared/messages.js';
 import { adminClient, client, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
-import { axeViolations, hasChromium, launch, screenshotPath, serve } from './browser.js';
+import { axeViolations, hasChromium, launch, openPage, screenshotPath, serve } from './browser.js';
 
 describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
   let test: TestApp;
@@ -24,8 +24,8 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
   let context: BrowserContext;
   let page: Page;
   let merchant: Awaited<ReturnType<typeof newMerchant>>;
-  const problems: string[] = [];
-  const outside: string[] = [];
+  let problems: string[] = [];
+  let outside: string[] = [];
 
   /** A demo program with some history: orders, redemptions, spread over the last weeks. */
   async function seed() {
@@ -77,18 +77,7 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     app = createApp({ db: test.db, config: testConfig({ ADMIN_SESSION_IDLE_SECONDS: '5400', ADMIN_SESSION_MAX_SECONDS: '172800' }) });
     served = await serve(app);
     browser = await launch();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: served.url });
-    // anything not on our origin is cut, as if the machine had no network
-    await context.route(/^(?!http:\/\/127\.0\.0\.1:)/, (route) => {
-      outside.push(route.request().url());
-      return route.abort();
-    });
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    page.on('pageerror', (error) => void problems.push(error.message));
+    ({ context, page, outside, problems } = await openPage(browser, served.url));
   });
 
   afterAll(async () => {

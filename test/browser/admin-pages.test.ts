@@ -10,7 +10,7 @@
 // a screenshot (test-results/screenshots/admin-*.png); every validation message shown is the
 // catalogue's sentence.
 import { createHash } from 'node:crypto';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoProgram } from '../../src/cli/seed/demo-program.js';
@@ -20,7 +20,7 @@ import { createApp } from '../../src/http/app.js';
 import type { JobsRuntime } from '../../src/jobs/queue.js';
 import { adminClient, newMerchant, testApp, type TestApp } from '../harness.js';
 import { type Received, startReceiver, workers, jobsConfig } from '../webhooks/receiver.js';
-import { axeViolations, hasChromium, launch, screenshotPath, serve } from './browser.js';
+import { axeViolations, hasChromium, launch, openPage, screenshotPath, serve } from './browser.js';
 
 describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront and finance pages', () => {
   let test: TestApp;
@@ -29,12 +29,11 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let jobs: JobsRuntime | undefined;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let merchant: Awaited<ReturnType<typeof newMerchant>>;
   let admin: ReturnType<typeof adminClient>;
-  const problems: string[] = [];
-  const outside: string[] = [];
+  let problems: string[] = [];
+  let outside: string[] = [];
 
   beforeAll(async () => {
     test = await testApp();
@@ -53,18 +52,8 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
     app = createApp({ db: test.db, config: jobsConfig() });
     served = await serve(app);
     browser = await launch();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: served.url });
-    await context.route(/^(?!http:\/\/127\.0\.0\.1:)/, (route) => {
-      outside.push(route.request().url());
-      return route.abort();
-    });
-    page = await context.newPage();
+    ({ page, outside, problems } = await openPage(browser, served.url));
     page.setDefaultTimeout(15_000);
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    page.on('pageerror', (error) => void problems.push(error.message));
     await page.goto(`${served.url}/admin`);
     await page.getByLabel('Admin token').fill(merchant.admin_token);
     await page.getByRole('button', { name: 'Sign in' }).click();

@@ -47,3 +47,25 @@ export async function axeViolations(page: Page): Promise<string[]> {
     return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
 }
+
+/**
+ * A page on the served app, in a context that may use the clipboard and reaches nothing but the
+ * service (anything else is cut, as if the machine had no network, and noted in `outside`);
+ * `problems` collects the errors the page logs.
+ */
+export async function openPage(browser: Browser, url: string) {
+  const outside: string[] = [];
+  const problems: string[] = [];
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
+  await context.route(/^(?!http:\/\/127\.0\.0\.1:)/, (route) => {
+    outside.push(route.request().url());
+    return route.abort();
+  });
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => void problems.push(error.message));
+  return { context, page, outside, problems };
+}

@@ -12,6 +12,7 @@ import { formatDate, formatDateTime, formatMoney, formatNumber, formatPercent, f
 import { type ResultOf, graphql } from '../graphql';
 import { useSession } from '../session';
 import { Alert, DataTable, FormFooter, PageTitle, SelectField, TextField } from '../ui';
+import { Stat } from './Dashboard';
 import { mergeErrors, numberErrors, toNumber } from './program/kit';
 
 const PeriodFields = graphql(`
@@ -221,18 +222,6 @@ function RollForward({ timezone }: { timezone: string }) {
         </>
       )}
     </>
-  );
-}
-
-function Stat({ label, value, hint }: { label: string; value: ReactNode; hint?: string }) {
-  return (
-    <div className="stat">
-      <dt>{label}</dt>
-      <dd>
-        <span className="stat-value">{value}</span>
-        {hint && <span className="hint">{hint}</span>}
-      </dd>
-    </div>
   );
 }
 
