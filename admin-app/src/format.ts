@@ -101,10 +101,12 @@ function wallClock(at: number): number {
 export function startOfShopDay(date: string): string {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
   const midnight = Date.UTC(y, m - 1, d);
-  // the offset at a guess, then at the corrected instant (they differ across a change of offset)
-  let at = midnight - (wallClock(midnight) - midnight);
-  at = midnight - (wallClock(at) - at);
-  return new Date(at).toISOString();
+  // midnight less the offset at a guess, then less the offset at that instant: across a change of
+  // offset they differ, and the earlier one still on that day is its start
+  const first = midnight - (wallClock(midnight) - midnight);
+  const second = midnight - (wallClock(first) - first);
+  const onTheDay = [first, second].filter((at) => wallClock(at) >= midnight);
+  return new Date(Math.min(...onTheDay)).toISOString();
 }
 
 /** The local date (YYYY-MM-DD) after `date`. */
