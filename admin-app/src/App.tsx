@@ -44,7 +44,10 @@ export function App() {
   const { state, signOut } = useSession();
   const path = usePath();
   useEffect(() => {
-    if (state.kind === 'signed-in' && path === '/') navigate('/dashboard', { replace: true });
+    if (state.kind !== 'signed-in') return;
+    if (path === '/') navigate('/dashboard', { replace: true });
+    // the section's first tab, so that the tabs show where one is
+    if (path === '/integrations') navigate('/integrations/api-keys', { replace: true });
   }, [state.kind, path]);
 
   if (state.kind === 'loading') return <p className="loading">Loading…</p>;

@@ -247,6 +247,9 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
     await heading('Webhooks');
     await page.getByText('No endpoint yet').waitFor();
     expect(await test.db.webhookEndpoint.count({ where: { merchantId: merchant.id } })).toBe(0);
+    // its page is gone with it
+    await page.goto(`${served.url}/admin/integrations/webhooks/${endpointId}`);
+    await heading('Page not found');
   });
 
   it('shows the audit log newest first, filtered by actor, action and dates; each entry readable before and after', async () => {
