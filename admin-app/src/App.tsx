@@ -1,12 +1,16 @@
 // The signed-in shell: a skip link, the navigation, the page for the path, and sign-out.
 import { type ReactNode, useEffect } from 'react';
 import { ApiKeys } from './pages/ApiKeys';
+import { AuditLog } from './pages/AuditLog';
 import { Customer } from './pages/Customer';
 import { Customers } from './pages/Customers';
 import { Dashboard } from './pages/Dashboard';
+import { Finance } from './pages/Finance';
 import { Program } from './pages/Program';
 import { Settings } from './pages/Settings';
 import { SignIn } from './pages/SignIn';
+import { Storefront } from './pages/Storefront';
+import { Webhooks } from './pages/Webhooks';
 import { Link, navigate, usePath } from './router';
 import { useSession } from './session';
 import { NotFound } from './ui';
@@ -15,7 +19,9 @@ const sections = [
   { to: '/dashboard', label: 'Dashboard' },
   { to: '/customers', label: 'Customers' },
   { to: '/program', label: 'Program' },
-  { to: '/integrations/api-keys', label: 'Integrations' },
+  { to: '/finance', label: 'Finance' },
+  { to: '/integrations', label: 'Integrations' },
+  { to: '/audit-log', label: 'Audit log' },
   { to: '/settings', label: 'Settings' },
 ];
 
@@ -26,6 +32,10 @@ function Page({ path }: { path: string }): ReactNode {
   if (customer) return <Customer id={decodeURIComponent(customer[1]!)} />;
   if (path === '/program' || path.startsWith('/program/')) return <Program path={path} />;
   if (path === '/integrations/api-keys' || path === '/integrations') return <ApiKeys />;
+  if (path === '/integrations/webhooks' || /^\/integrations\/webhooks\/[^/]+$/.test(path)) return <Webhooks path={path} />;
+  if (path === '/integrations/storefront') return <Storefront />;
+  if (path === '/finance') return <Finance />;
+  if (path === '/audit-log') return <AuditLog />;
   if (path === '/settings') return <Settings />;
   return <NotFound />;
 }
@@ -34,7 +44,10 @@ export function App() {
   const { state, signOut } = useSession();
   const path = usePath();
   useEffect(() => {
-    if (state.kind === 'signed-in' && path === '/') navigate('/dashboard', { replace: true });
+    if (state.kind !== 'signed-in') return;
+    if (path === '/') navigate('/dashboard', { replace: true });
+    // the section's first tab, so that the tabs show where one is
+    if (path === '/integrations') navigate('/integrations/api-keys', { replace: true });
   }, [state.kind, path]);
 
   if (state.kind === 'loading') return <p className="loading">Loading…</p>;

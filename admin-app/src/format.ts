@@ -83,3 +83,34 @@ export function formatDuration(seconds: number): string {
   }
   return parts.join(' ') || '0 seconds';
 }
+
+/** The shop's wall clock at an instant, read as if it were UTC (milliseconds): minus the instant, the offset. */
+function wallClock(at: number): number {
+  const parts = Object.fromEntries(
+    dateFormat({ year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric', hourCycle: 'h23' })
+      .formatToParts(new Date(at))
+      .map((p) => [p.type, Number(p.value)]),
+  ) as Record<string, number>;
+  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+}
+
+/**
+ * The instant a local date (YYYY-MM-DD) starts in the shop's time zone, as ISO 8601: the first
+ * moment of that day there, whatever the offset (a day may start at 01:00 where midnight is skipped).
+ */
+export function startOfShopDay(date: string): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const midnight = Date.UTC(y, m - 1, d);
+  // midnight less the offset at a guess, then less the offset at that instant: across a change of
+  // offset they differ, and the earlier one still on that day is its start
+  const first = midnight - (wallClock(midnight) - midnight);
+  const second = midnight - (wallClock(first) - first);
+  const onTheDay = [first, second].filter((at) => wallClock(at) >= midnight);
+  return new Date(Math.min(...onTheDay)).toISOString();
+}
+
+/** The local date (YYYY-MM-DD) after `date`. */
+export const nextDate = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+
+/** Today's date in the shop's time zone, YYYY-MM-DD. */
+export const shopToday = (at = Date.now()) => new Date(wallClock(at)).toISOString().slice(0, 10);

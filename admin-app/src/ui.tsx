@@ -252,8 +252,13 @@ const scheduleText: Record<Schedule, { label: string; mark: string }> = {
 /** A badge saying the schedule in words (with a shape beside it): never colour alone, and no state reads as an error. */
 export function StatusBadge({ state }: { state: Schedule }) {
   const { label, mark } = scheduleText[state];
+  return <Badge tone={state} mark={mark} label={label} />;
+}
+
+/** A state in words with a shape beside it; `tone` picks its colours (badge-<tone>). */
+export function Badge({ tone, mark, label }: { tone: Schedule | 'failed'; mark: string; label: string }) {
   return (
-    <span className={`badge badge-${state}`}>
+    <span className={`badge badge-${tone}`}>
       <span aria-hidden="true">{mark}</span> {label}
     </span>
   );
@@ -344,6 +349,7 @@ export function DataTable<T>({
   empty,
   rowClass,
   bare = false,
+  wide = false,
 }: {
   caption?: string;
   columns: Column<T>[];
@@ -353,6 +359,8 @@ export function DataTable<T>({
   rowClass?: (row: T) => string | undefined;
   /** Without the scrolling frame (inside a card). */
   bare?: boolean;
+  /** Wider than the page: the frame scrolls, and takes the focus so that the keyboard scrolls it. */
+  wide?: boolean;
 }) {
   const classOf = (column: Column<T>, row: T) => [column.num && 'num', column.className?.(row)].filter(Boolean).join(' ') || undefined;
   const table = (
@@ -391,5 +399,87 @@ export function DataTable<T>({
       </tbody>
     </table>
   );
-  return bare ? table : <div className="table-wrap">{table}</div>;
+  if (bare) return table;
+  return wide ? (
+    <div className="table-wrap" tabIndex={0} role="region" aria-label={caption}>
+      {table}
+    </div>
+  ) : (
+    <div className="table-wrap">{table}</div>
+  );
+}
+
+/**
+ * A secret shown this once (an API key, a signing secret): the warning, the value in a read-only
+ * field with a copy button, and the button that closes it.
+ */
+export function SecretShownOnce({ label, value, warning, done }: { label: string; value: string; warning: ReactNode; done: { label: string; onClick: () => void } }) {
+  const id = useId();
+  const [copied, setCopied] = useState<string | null>(null);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      setCopied('Copied to the clipboard.');
+    } catch {
+      setCopied('Copying was refused: select the text and copy it yourself.');
+    }
+  };
+  return (
+    <div>
+      <Alert tone="info">{warning}</Alert>
+      <div className="field">
+        <label htmlFor={id}>{label}</label>
+        <div className="copy-row">
+          <input id={id} readOnly value={value} onFocus={(e) => e.target.select()} className="mono" />
+          <button type="button" onClick={() => void copy()}>
+            Copy
+          </button>
+        </div>
+        <p role="status" className="hint">
+          {copied}
+        </p>
+      </div>
+      <div className="actions">
+        <button type="button" className="primary" onClick={done.onClick}>
+          {done.label}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** A question before a change that cannot be taken back: what it does, Cancel, and the button that does it. */
+export function ConfirmDialog({
+  title,
+  open,
+  onClose,
+  children,
+  confirm,
+  onConfirm,
+  busy,
+  error,
+}: {
+  title: string;
+  open: boolean;
+  onClose: () => void;
+  children: ReactNode;
+  confirm: string;
+  onConfirm: () => void;
+  busy?: boolean;
+  error?: CombinedError;
+}) {
+  return (
+    <Dialog title={title} open={open} onClose={onClose}>
+      {children}
+      <Alert>{messageOf(error)}</Alert>
+      <div className="actions">
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+        <button type="button" className="danger" onClick={onConfirm} disabled={busy}>
+          {confirm}
+        </button>
+      </div>
+    </Dialog>
+  );
 }

@@ -6,7 +6,6 @@
 // is checked with axe-core and saved as a screenshot (test-results/screenshots/admin-*.png).
 // Nothing loads from outside the service, and no page logs an error (e.g. a CSP refusal).
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/domain/access/api-keys.js';
@@ -15,9 +14,7 @@ import { importProgram } from '../../src/domain/program-import/program-import.js
 import { createApp } from '../../src/http/app.js';
 import { codeMessages, messages } from '../../src/domain/shared/messages.js';
 import { adminClient, client, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
-import { hasChromium, launch, screenshotPath, serve } from './browser.js';
-
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+import { axeViolations, hasChromium, launch, openPage, screenshotPath, serve } from './browser.js';
 
 describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
   let test: TestApp;
@@ -27,8 +24,8 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
   let context: BrowserContext;
   let page: Page;
   let merchant: Awaited<ReturnType<typeof newMerchant>>;
-  const problems: string[] = [];
-  const outside: string[] = [];
+  let problems: string[] = [];
+  let outside: string[] = [];
 
   /** A demo program with some history: orders, redemptions, spread over the last weeks. */
   async function seed() {
@@ -80,18 +77,7 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     app = createApp({ db: test.db, config: testConfig({ ADMIN_SESSION_IDLE_SECONDS: '5400', ADMIN_SESSION_MAX_SECONDS: '172800' }) });
     served = await serve(app);
     browser = await launch();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: served.url });
-    // anything not on our origin is cut, as if the machine had no network
-    await context.route(/^(?!http:\/\/127\.0\.0\.1:)/, (route) => {
-      outside.push(route.request().url());
-      return route.abort();
-    });
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    page.on('pageerror', (error) => void problems.push(error.message));
+    ({ context, page, outside, problems } = await openPage(browser, served.url));
   });
 
   afterAll(async () => {
@@ -100,16 +86,9 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await app?.close();
   });
 
-  /** axe-core's WCAG 2.1 A/AA rules on the page as it is now (evaluated by DevTools: the page's CSP does not apply). */
+  /** axe-core's WCAG 2.1 A/AA rules on the page as it is now. */
   async function accessible(what: string) {
-    if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
-    const violations = await page.evaluate(async () => {
-      const result = await (window as unknown as { axe: { run(options: object): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe.run({
-        runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
-      });
-      return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    });
-    expect(violations, what).toEqual([]);
+    expect(await axeViolations(page), what).toEqual([]);
   }
 
   const shot = (name: string) => page.screenshot({ path: screenshotPath(`admin-${name}`), fullPage: true });

@@ -1,11 +1,10 @@
 // Real-browser tests: Debian's Chromium driven by playwright-core, against the service on a
 // loopback port. Chromium is installed by .ci/run; where it is missing the tests say so and skip.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import type { createApp } from '../../src/http/app.js';
 
@@ -38,7 +37,7 @@ export function screenshotPath(name: string) {
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-/** axe-core's WCAG 2.1 A/AA findings on the page as it is now (evaluated by DevTools: the page's CSP does not apply). */
+/** axe-core's WCAG 2.1 A/AA violations on the page as it is now (evaluated by DevTools: the page's CSP does not apply). */
 export async function axeViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
   return page.evaluate(async () => {
@@ -47,4 +46,26 @@ export async function axeViolations(page: Page): Promise<string[]> {
     });
     return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
+}
+
+/**
+ * A page on the served app, in a context that may use the clipboard and reaches nothing but the
+ * service (anything else is cut, as if the machine had no network, and noted in `outside`);
+ * `problems` collects the errors the page logs.
+ */
+export async function openPage(browser: Browser, url: string) {
+  const outside: string[] = [];
+  const problems: string[] = [];
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
+  await context.route(/^(?!http:\/\/127\.0\.0\.1:)/, (route) => {
+    outside.push(route.request().url());
+    return route.abort();
+  });
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => void problems.push(error.message));
+  return { context, page, outside, problems };
 }

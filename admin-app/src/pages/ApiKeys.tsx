@@ -7,7 +7,8 @@ import { useMutation, useQuery } from 'urql';
 import { fieldErrorsOf, messageOf } from '../api';
 import { formatDateTime, humanize } from '../format';
 import { type ResultOf, graphql } from '../graphql';
-import { Alert, DataTable, Dialog, FormFooter, PageTitle, SelectField, TextField } from '../ui';
+import { IntegrationsNav } from './integrations-nav';
+import { Alert, ConfirmDialog, DataTable, Dialog, FormFooter, PageTitle, SecretShownOnce, SelectField, TextField } from '../ui';
 
 const KeysQuery = graphql(`
   query ApiKeys {
@@ -118,38 +119,17 @@ function CreateKeyForm({ scopes, onCreated }: { scopes: Scope[]; onCreated: (key
 }
 
 function ShownOnce({ created, onDone }: { created: ResultOf<typeof CreateKey>['create_api_key']; onDone: () => void }) {
-  const [copied, setCopied] = useState<string | null>(null);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(created.key);
-      setCopied('Copied to the clipboard.');
-    } catch {
-      setCopied('Copying was refused: select the key and copy it yourself.');
-    }
-  };
   return (
-    <div>
-      <Alert tone="info">
-        <strong>Copy this key now: you will not see it again.</strong> Only a fingerprint of it is kept; if it is lost, create a new key.
-      </Alert>
-      <div className="field">
-        <label htmlFor="new-key">{`${typeLabels[created.type as KeyType]} key “${created.name}”`}</label>
-        <div className="copy-row">
-          <input id="new-key" readOnly value={created.key} onFocus={(e) => e.target.select()} className="mono" />
-          <button type="button" onClick={() => void copy()}>
-            Copy
-          </button>
-        </div>
-        <p role="status" className="hint">
-          {copied}
-        </p>
-      </div>
-      <div className="actions">
-        <button type="button" className="primary" onClick={onDone}>
-          I have copied the key
-        </button>
-      </div>
-    </div>
+    <SecretShownOnce
+      label={`${typeLabels[created.type as KeyType]} key “${created.name}”`}
+      value={created.key}
+      warning={
+        <>
+          <strong>Copy this key now: you will not see it again.</strong> Only a fingerprint of it is kept; if it is lost, create a new key.
+        </>
+      }
+      done={{ label: 'I have copied the key', onClick: onDone }}
+    />
   );
 }
 
@@ -180,6 +160,7 @@ export function ApiKeys() {
   return (
     <>
       <PageTitle>REST API keys</PageTitle>
+      <IntegrationsNav />
       <p className="lead">
         Keys let your other systems call the REST API (<code>/v1</code>) with <code>Authorization: Bearer &lt;key&gt;</code>. Each key has
         fixed scopes.
@@ -224,21 +205,20 @@ export function ApiKeys() {
           data && <CreateKeyForm scopes={data.api_scopes} onCreated={setCreated} />
         )}
       </Dialog>
-      <Dialog title="Revoke this key?" open={!!revoking} onClose={() => setRevoking(null)}>
+      <ConfirmDialog
+        title="Revoke this key?"
+        open={!!revoking}
+        onClose={() => setRevoking(null)}
+        confirm="Revoke key"
+        onConfirm={() => void confirmRevoke()}
+        busy={revokeResult.fetching}
+        error={revokeResult.error}
+      >
         <p>
           Revoke <strong>{revoking?.name}</strong> ({revoking?.prefix}…)? Every request made with it is refused from now on. This cannot be
           undone.
         </p>
-        <Alert>{messageOf(revokeResult.error)}</Alert>
-        <div className="actions">
-          <button type="button" onClick={() => setRevoking(null)}>
-            Cancel
-          </button>
-          <button type="button" className="danger" onClick={() => void confirmRevoke()} disabled={revokeResult.fetching}>
-            Revoke key
-          </button>
-        </div>
-      </Dialog>
+      </ConfirmDialog>
     </>
   );
 }

@@ -38,7 +38,8 @@ const ranges: { value: Range; label: string }[] = [
 
 const COLORS = { issued: '#5b3cc4', redeemed: '#0b7a53', expired: '#b3261e', members: '#1d5fa8', previous: '#9a8fc9' };
 
-function Stat({ label, value, hint, previous }: { label: string; value: string; hint?: string; previous?: { value: string; change: string } }) {
+/** One figure of a row of figures (`dl.stats`): its label, value, a hint, and the previous period's. */
+export function Stat({ label, value, hint, previous }: { label: string; value: string; hint?: string; previous?: { value: string; change: string } }) {
   return (
     <div className="stat">
       <dt>{label}</dt>

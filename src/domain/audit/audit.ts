@@ -4,7 +4,9 @@
 import type { Db } from '../../db/client.js';
 import { getDatamodel } from '../../generated/pothos-types.js';
 import { Prisma } from '../../generated/prisma/client.js';
+import { z } from 'zod';
 import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
+import { parseInput } from '../shared/validation.js';
 import { isUuid } from '../shared/records.js';
 import { ERASED, needlesOf } from '../privacy/erasure.js';
 import { redact, scrubValues } from './redact.js';
@@ -46,14 +48,35 @@ export interface AuditFilter extends PageArgs {
   action?: string | null;
   resource_type?: string | null;
   resource_id?: string | null;
+  /** One actor (`token:lpa_1a2b`, `session:…`, `cli`), or every actor of a kind (`token`, `session`). */
+  actor?: string | null;
+  /** created_after <= created_at < created_before. */
+  created_after?: Date | null;
+  created_before?: Date | null;
 }
 
+/** The kinds of actor (the part of `actor` before its colon); `cli` is one actor and its own kind. */
+export const ACTOR_KINDS = ['token', 'session', 'cli'] as const;
+
+const actorWhere = (actor: string) =>
+  (ACTOR_KINDS as readonly string[]).includes(actor) && actor !== 'cli' ? { startsWith: `${actor}:` } : actor;
+
+const auditFilter = z
+  .object({ created_after: z.date().optional(), created_before: z.date().optional() })
+  .refine((f) => !f.created_after || !f.created_before || f.created_after < f.created_before, {
+    path: ['created_before'],
+    message: 'must be after created_after',
+  });
+
 export function listAudit(db: Db, merchantId: string, args: AuditFilter) {
+  const time = parseInput(auditFilter, { created_after: args.created_after ?? undefined, created_before: args.created_before ?? undefined });
   const where = {
     merchantId,
     ...(args.action ? { action: args.action } : {}),
     ...(args.resource_type ? { resourceType: args.resource_type } : {}),
     ...(args.resource_id ? { resourceId: args.resource_id } : {}),
+    ...(args.actor ? { actor: actorWhere(args.actor) } : {}),
+    ...(time.created_after || time.created_before ? { createdAt: { gte: time.created_after, lt: time.created_before } } : {}),
   };
   return paginate(
     args,

@@ -1,6 +1,6 @@
 // The audit log (admin face only): every admin change, newest first (domain/audit). Rows are
 // written by graphql/audit.ts around every admin mutation, and by the CLI's erasures.
-import { listAudit } from '../../domain/audit/audit.js';
+import { ACTOR_KINDS, listAudit } from '../../domain/audit/audit.js';
 import type { AuditEntry } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
 import { listOf, pageArgs } from '../envelopes.js';
@@ -25,12 +25,17 @@ builder.queryFields((t) => ({
   audit_log: t.field({
     subGraphs: ['admin'],
     type: listOf('AuditEntry', AuditEntryRef),
-    description: 'Admin changes, newest first; filter by action, resource_type or resource_id',
+    description: 'Admin changes, newest first; filter by action, resource_type, resource_id, actor or time',
     args: {
       ...pageArgs,
       action: t.arg.string(),
       resource_type: t.arg.string(),
       resource_id: t.arg.string(),
+      actor: t.arg.string({
+        description: `One actor (token:<admin token prefix>, session:<admin session id>, cli), or every actor of a kind: ${ACTOR_KINDS.join(', ')}`,
+      }),
+      created_after: t.arg({ type: 'DateTime', description: 'Only changes made at or after this time' }),
+      created_before: t.arg({ type: 'DateTime', description: 'Only changes made before this time' }),
     },
     resolve: (_root, args, ctx) => listAudit(ctx.db, ctx.merchantId, args),
   }),

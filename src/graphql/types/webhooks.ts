@@ -11,7 +11,7 @@ import {
   updateEndpoint,
 } from '../../domain/webhooks/endpoints.js';
 import { type DeliveryView, listDeliveries, pingEndpoint, redeliver } from '../../domain/webhooks/deliveries.js';
-import { webhookEventTypes } from '../../domain/webhooks/event-types.js';
+import { eventTypes, webhookEventTypes } from '../../domain/webhooks/event-types.js';
 import { SIGNATURE_HEADER } from '../../domain/webhooks/signature.js';
 import { builder } from '../builder.js';
 import { listOf, pageArgs } from '../envelopes.js';
@@ -93,7 +93,22 @@ const WebhookDeliveryRef = builder.objectRef<DeliveryView>('WebhookDelivery').im
 
 const WebhookDeliveryList = listOf('WebhookDelivery', WebhookDeliveryRef);
 
+const WebhookEventTypeRef = builder.objectRef<{ type: string; description: string }>('WebhookEventType').implement({
+  subGraphs: ['admin'],
+  description: 'An event type an endpoint can subscribe to',
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    description: t.exposeString('description', { description: 'When it is sent' }),
+  }),
+});
+
 builder.queryFields((t) => ({
+  webhook_event_types: t.field({
+    subGraphs: ['admin'],
+    type: [WebhookEventTypeRef],
+    description: 'The event types an endpoint can subscribe to (event_types), in the order the docs list them',
+    resolve: () => webhookEventTypes.map((type) => ({ type, description: eventTypes[type].when })),
+  }),
   webhook_endpoints: t.field({
     subGraphs: ['admin'],
     type: [WebhookEndpointRef],

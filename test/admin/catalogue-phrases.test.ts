@@ -1,0 +1,23 @@
+// The rules' own phrases that the webhooks, storefront and finance pages can meet, as the
+// catalogue's sentences (the admin API answers them in these words; the pages show them).
+import { describe, expect, it } from 'vitest';
+import { messages, sentence } from '../../src/domain/shared/messages.js';
+
+describe('catalogue sentences for the webhook, storefront and finance rules', () => {
+  it.each([
+    ['must be https', messages.url],
+    ['must be an absolute URL', messages.url],
+    ['must be at most 168 (7 days)', messages.atMost(168)],
+    ['must be at most 1 (every point redeemed)', messages.atMost(1)],
+    ['must be 0 or more', messages.atLeast(0)],
+    ['must be a whole number of hours', messages.wholeNumber],
+    ['must be more than 0', messages.above(0)],
+    ['must be an origin like https://shop.example.com (scheme, host and port only)', messages.origin],
+    ['at most 20 origins', messages.maxItems(20)],
+    ['must be on or after from', messages.onOrAfter('From')],
+    ['gives more than 750 periods: choose a shorter range or a longer grouping', messages.tooManyPeriods(750)],
+    ['is not a GraphQL document: Syntax Error: Expected Name, found <EOF>.', 'This is not a GraphQL document (Syntax Error: Expected Name, found <EOF>): paste the whole query or mutation.'],
+  ])('%s', (phrase, expected) => {
+    expect(sentence(phrase)).toBe(expected);
+  });
+});
