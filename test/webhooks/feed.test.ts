@@ -2,9 +2,12 @@
 // the admin API), black-box: an integrator whose endpoint was disabled while things changed
 // catches up from the feed alone. Deliveries are made by the dispatcher (queue jobs stubbed: no
 // worker runs, so a delivery stays pending until the test attempts it).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { projectRoot } from '../../src/project-root.js';
 import { expirePoints } from '../../src/domain/ledger/expiry.js';
 import { rowKey } from '../../src/domain/shared/keys.js';
 import { attemptDelivery, dispatchOutbox } from '../../src/domain/webhooks/deliveries.js';
@@ -310,5 +313,20 @@ describe('retention', () => {
   it('is at least 30 days: a shorter setting is refused', () => {
     expect(() => loadConfig({ ...process.env, WEBHOOK_EVENT_RETENTION_DAYS: '29' })).toThrow(/WEBHOOK_EVENT_RETENTION_DAYS/);
     expect(loadConfig({ ...process.env, WEBHOOK_EVENT_RETENTION_DAYS: '30' }).WEBHOOK_EVENT_RETENTION_DAYS).toBe(30);
+  });
+});
+
+describe('the docs', () => {
+  it('show a request that works: the curl line of docs/events.md, sent as it is', async () => {
+    const doc = readFileSync(path.join(projectRoot, 'docs/events.md'), 'utf8');
+    const url = /curl -H "Authorization: Bearer lpk_…" \\\n\s+"http:\/\/127\.0\.0\.1:4000(\/v1\/events\?[^"]+)"/.exec(doc)?.[1];
+    expect(url, 'the curl example of docs/events.md').toBeDefined();
+    const merchant = await newMerchant(app, 'docs');
+    const api = client(app, await newKey(app, merchant.id));
+    const customer = await newCustomer(app, merchant.id);
+    expect((await api.rest('POST', `/v1/customers/transactions?customer_id=${customer.platformId}`, { points: 10, description: 'docs' })).status).toBe(201);
+    const res = await api.rest('GET', url!);
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((e: { type: string }) => e.type)).toEqual(['points.credited']);
   });
 });
