@@ -519,12 +519,19 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await page.getByLabel('Range').selectOption('last_7_days');
     const comparison = page.getByRole('figure', { name: /Compared with the previous period/ });
     await comparison.waitFor();
-    const table = await comparison.getByRole('table').locator('tbody tr').evaluateAll((rows) =>
-      rows.map((row) => [...row.querySelectorAll('th, td')].map((c) => c.textContent ?? '')),
-    );
+    const readTable = () =>
+      comparison.getByRole('table').locator('tbody tr').evaluateAll((rows) =>
+        rows.map((row) => [...row.querySelectorAll('th, td')].map((c) => c.textContent ?? '')),
+      );
+    const n = (v: number) => v.toLocaleString('en-US');
+    // the range's figures replace the previous range's once its answer arrives
+    await expect.poll(async () => (await readTable()).find((r) => r[0] === 'Points issued')?.slice(1, 3), { timeout: 15_000 }).toEqual([
+      n(d.points_issued),
+      n(d.previous.points_issued),
+    ]);
+    const table = await readTable();
     expect(table.map((r) => r[0])).toEqual(['Points issued', 'Points redeemed', 'Points expired', 'Active members', 'Redemptions', 'Redemption rate']);
     const row = (figure: string) => table.find((r) => r[0] === figure)!;
-    const n = (v: number) => v.toLocaleString('en-US');
     expect(row('Points issued').slice(1, 3)).toEqual([n(d.points_issued), n(d.previous.points_issued)]);
     expect(row('Active members').slice(1, 3)).toEqual([n(d.active_members), n(d.previous.active_members)]);
     expect(row('Redemptions').slice(1, 3)).toEqual([n(d.redemptions), n(d.previous.redemptions)]);
