@@ -7,6 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createPrisma } from '../src/db/client.js';
+import { applyMigrations } from '../src/db/schema-engine.js';
 import { replayProgram } from '../src/domain/finance/replay.js';
 import { parseSettings, resultsDir } from './config.js';
 import { createTenant, preparePostgres, withClient } from './data.js';
@@ -14,7 +15,29 @@ import { createTenant, preparePostgres, withClient } from './data.js';
 const settings = parseSettings();
 const ORDERS = settings.quick ? 100_000 : 1_000_000;
 const CUSTOMERS = 20_000;
-const url = await preparePostgres(settings.adminUrl, settings.databaseUrl, 'loyalty_bench_replay');
+const DB_NAME = settings.quick ? 'loyalty_bench_replay_quick' : 'loyalty_bench_replay';
+
+/** The merchant a previous run loaded with as many orders, if `--reuse` and there is one. */
+async function loaded(): Promise<{ url: string; m: string; base: string } | null> {
+  if (!process.argv.includes('--reuse')) return null;
+  const url = settings.databaseUrl ?? Object.assign(new URL(settings.adminUrl), { pathname: `/${DB_NAME}` }).toString();
+  try {
+    await applyMigrations(url);
+    return await withClient(url, async (c) => {
+      const { rows } = await c.query(
+        `SELECT r.merchant_id::text AS m, r.id::text AS base FROM earning_rules r
+          WHERE r.name = 'A point a dollar' AND (SELECT count(*) FROM orders o WHERE o.merchant_id = r.merchant_id) = $1`,
+        [ORDERS],
+      );
+      return rows[0] ? { url, m: rows[0].m as string, base: rows[0].base as string } : null;
+    });
+  } catch {
+    return null;
+  }
+}
+
+async function load(): Promise<{ url: string; m: string; base: string }> {
+const url = await preparePostgres(settings.adminUrl, settings.databaseUrl, DB_NAME);
 const tenant = await createTenant(url);
 const m = tenant.merchantId;
 const started = Date.now();
@@ -71,11 +94,24 @@ const ids = await withClient(url, async (c) => {
   return { base };
 });
 console.log(`loaded ${ORDERS} orders in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+return { url, m, base: ids.base };
+}
+
+const { url, m, ...ids } = (await loaded()) ?? (await load());
 
 const db = createPrisma(url, 4);
 let peakRss = 0;
 const sample = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
 const t0 = performance.now();
+// --trace: the heap and RSS after every 20th page, to see what grows
+const trace = process.argv.includes('--trace');
+let pagesRead = 0;
+const onProgress = (p: { orders_read: number }) => {
+  if (!trace || ++pagesRead % 20 !== 0) return;
+  const u = process.memoryUsage();
+  const mb = (n: number) => Math.round(n / 2 ** 20);
+  console.log(`${p.orders_read} orders: rss ${mb(u.rss)} MB, heap used ${mb(u.heapUsed)} MB, external ${mb(u.external)} MB`);
+};
 const report = await replayProgram(db, m, {
   from: '2025-01-01',
   to: '2025-12-31',
@@ -86,7 +122,7 @@ const report = await replayProgram(db, m, {
       { name: 'Silver', position: 1, threshold: 2000, window: 'rolling_12_months', earn_multiplier: 1.25 },
     ],
   },
-});
+}, { onProgress });
 const seconds = (performance.now() - t0) / 1000;
 clearInterval(sample);
 const result = {

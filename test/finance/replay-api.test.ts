@@ -89,7 +89,7 @@ describe('program_replay', () => {
     expect(invalid.code).toBe('validation_error');
     expect(Object.keys(invalid.details!).sort()).toEqual(['draft.earning_rules.0.name', 'draft.tiers.0.position']);
     expect(await admin.fails(REPLAY, { ...range, draft: { rewards: [] } })).toMatchObject({ code: 'validation_error' });
-    expect(await admin.fails(REPLAY, { from: today(), to: yesterday(), draft: {} })).toMatchObject({ code: 'validation_error', details: { to: ['must be on or after from'] } });
+    expect(await admin.fails(REPLAY, { from: today(), to: yesterday(), draft: {} })).toMatchObject({ code: 'validation_error', details: { to: ['Must be on or after from.'] } });
     expect(await admin.fails(REPLAY, { from: '2020-01-01', to: today(), draft: {} })).toMatchObject({ code: 'validation_error', details: { to: [expect.stringContaining('at most')] } });
   });
 });
