@@ -353,11 +353,14 @@ export interface ReplayOrder {
 export interface ReplayOptions {
   /** Refuse when more orders than this would be read (the synchronous admin query's bound). */
   maxOrders?: number;
-  /** After each page read. */
-  onProgress?: (p: { orders_read: number; at: Date }) => void;
+  /** After each page read (awaited: the signal is checked after it). */
+  onProgress?: (p: { orders_read: number; at: Date }) => void | Promise<void>;
   /** Every order of the period, replayed: for checking a replay against the ledger. */
   onOrder?: (o: ReplayOrder) => void;
+  /** Checked after each page: an aborted replay stops there, throwing the signal's reason. */
   signal?: AbortSignal;
+  /** Orders (and credits) read a page at a time (default 5,000). */
+  pageSize?: number;
 }
 
 interface OrderRow {
@@ -383,7 +386,7 @@ interface CreditRow {
 }
 
 /** Keyset pages of one merchant's rows in time order, read ahead one page. */
-async function* pages<T extends { id: string; created_at: Date }>(read: (after: { at: Date; id: string } | null) => Promise<T[]>) {
+async function* pages<T extends { id: string; created_at: Date }>(size: number, read: (after: { at: Date; id: string } | null) => Promise<T[]>) {
   let after: { at: Date; id: string } | null = null;
   let next = read(after);
   for (;;) {
@@ -391,13 +394,27 @@ async function* pages<T extends { id: string; created_at: Date }>(read: (after: 
     if (rows.length === 0) return;
     const last = rows.at(-1)!;
     after = { at: new Date(last.created_at), id: last.id };
-    next = rows.length < PAGE ? Promise.resolve([]) : read(after);
+    next = rows.length < size ? Promise.resolve([]) : read(after);
     yield rows;
   }
 }
 
-/** Replays the orders of `from`–`to` (the merchant's local dates) under the draft. Writes nothing. */
-export async function replayProgram(db: Db, merchantId: string, input: ReplayInput, opts: ReplayOptions = {}): Promise<ReplayReport> {
+/** A replay's input checked and its programs built: what starting one refuses, it refuses before reading any order. */
+export interface PreparedReplay {
+  from: string;
+  to: string;
+  top: number;
+  zone: string;
+  pendingDays: number;
+  /** The period as instants: `[start, end)`. */
+  start: Date;
+  end: Date;
+  current: Current;
+  programs: [Program, Program];
+}
+
+/** Checks a replay's input (422 validation_error, 404 not_found for a draft's unknown id) and builds its programs. */
+export async function prepareReplay(db: Db, merchantId: string, input: ReplayInput): Promise<PreparedReplay> {
   const { from, to, top } = parseInput(replayInput, input);
   const merchant = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { timezone: true, pointsPendingDays: true } });
   const zone = merchant.timezone;
@@ -408,6 +425,14 @@ export async function replayProgram(db: Db, merchantId: string, input: ReplayInp
   }
   const current = await currentProgram(db, merchantId);
   const programs: [Program, Program] = [programOf(current.rules, current.boosters, current.tiers), draftProgram(current, input.draft, zone)];
+  return { from, to, top, zone, pendingDays: merchant.pointsPendingDays, start, end, current, programs };
+}
+
+/** Replays the orders of `from`–`to` (the merchant's local dates) under the draft. Writes nothing. */
+export async function replayProgram(db: Db, merchantId: string, input: ReplayInput, opts: ReplayOptions = {}): Promise<ReplayReport> {
+  const prepared = await prepareReplay(db, merchantId, input);
+  const { to, end, zone, programs, current, from, top, start } = prepared;
+  const page = opts.pageSize ?? PAGE;
   if (opts.maxOrders !== undefined) {
     const [{ n } = { n: 0 }] = await rowsOf<{ n: number }>(
       db,
@@ -417,8 +442,8 @@ export async function replayProgram(db: Db, merchantId: string, input: ReplayInp
       throw validationError({ from: [`the history up to ${to} holds ${n} orders, more than the ${opts.maxOrders} a query replays: use the CLI (loyalty replay)`] });
     }
   }
-  const replay = new Replay(programs, zone, merchant.pointsPendingDays, start.getTime());
-  const credits = pages<CreditRow>((after) =>
+  const replay = new Replay(programs, zone, prepared.pendingDays, start.getTime());
+  const credits = pages<CreditRow>(page, (after) =>
     rowsOf<CreditRow>(
       db,
       Prisma.sql`
@@ -427,7 +452,7 @@ export async function replayProgram(db: Db, merchantId: string, input: ReplayInp
         FROM points_transactions
        WHERE merchant_id = ${merchantId}::uuid AND type = 'credit'::"TransactionType" AND created_at < ${end.toISOString()}::timestamptz
          ${after ? Prisma.sql`AND (created_at, id) > (${after.at.toISOString()}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
-       ORDER BY created_at, id LIMIT ${PAGE}`,
+       ORDER BY created_at, id LIMIT ${page}`,
     ),
   );
   let creditPage: CreditRow[] = [];
@@ -452,7 +477,7 @@ export async function replayProgram(db: Db, merchantId: string, input: ReplayInp
       creditIndex += 1;
     }
   };
-  const orders = pages<OrderRow>((after) =>
+  const orders = pages<OrderRow>(page, (after) =>
     rowsOf<OrderRow>(
       db,
       Prisma.sql`
@@ -461,16 +486,16 @@ export async function replayProgram(db: Db, merchantId: string, input: ReplayInp
         FROM orders o JOIN customers c ON c.merchant_id = o.merchant_id AND c.id = o.customer_id
        WHERE o.merchant_id = ${merchantId}::uuid AND o.created_at < ${end.toISOString()}::timestamptz
          ${after ? Prisma.sql`AND (o.created_at, o.id) > (${after.at.toISOString()}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
-       ORDER BY o.created_at, o.id LIMIT ${PAGE}`,
+       ORDER BY o.created_at, o.id LIMIT ${page}`,
     ),
   );
-  for await (const page of orders) {
-    for (const row of page) {
+  for await (const rows of orders) {
+    for (const row of rows) {
       await creditsBefore(row.created_at.getTime());
       const replayed = await replay.order(row);
       if (replayed) opts.onOrder?.(replayed);
     }
-    opts.onProgress?.({ orders_read: replay.ordersRead, at: page.at(-1)!.created_at });
+    await opts.onProgress?.({ orders_read: replay.ordersRead, at: rows.at(-1)!.created_at });
     if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('replay cancelled');
   }
   await creditsBefore(end.getTime() - 1);
