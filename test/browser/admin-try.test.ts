@@ -9,6 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoProgram } from '../../src/cli/seed/demo-program.js';
 import { importProgram } from '../../src/domain/program-import/program-import.js';
+import { messages } from '../../src/domain/shared/messages.js';
 import { createApp } from '../../src/http/app.js';
 import type { JobsRuntime } from '../../src/jobs/queue.js';
 import { adminClient, newMerchant, testApp, type TestApp } from '../harness.js';
@@ -116,6 +117,88 @@ describe.skipIf(!hasChromium)('the admin app: storefront keys and trying a chang
     expect((await test.db.storefrontKey.findFirstOrThrow({ where: { merchantId: merchant.id, id: stored.id } })).revokedAt).not.toBeNull();
     await section.getByRole('button', { name: 'Revoke Theme' }).waitFor({ state: 'detached' });
     await checked('storefront-key-revoked');
+  });
+
+  it('tries a change to the program: a draft edited from the program as it stands, replayed as a job (one cancelled while it waits), and the report the admin API gives for that draft', async () => {
+    await admin(`mutation { set_points_valuation(point_value: 0.01) { point_value } }`);
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Program' }).click();
+    await heading('Program');
+    await page.getByRole('navigation', { name: 'Program' }).getByRole('link', { name: 'Try a change' }).click();
+    const points = page.getByLabel('Points of Earn on every purchase');
+    await points.waitFor();
+    expect(await points.inputValue()).toBe('5');
+    await checked('try-draft');
+
+    // a number that is not one is refused before anything is sent
+    await points.fill('lots');
+    await page.getByRole('button', { name: 'Replay the period' }).click();
+    await page.getByText(messages.number).first().waitFor();
+    await checked('try-draft-error');
+
+    // the draft: a rule's value changed, one turned off, one added, a booster added, a tier's threshold changed
+    await points.fill('10');
+    await page.getByLabel('Big basket bonus on').uncheck();
+    await page.getByRole('button', { name: 'Add an earning rule' }).click();
+    await page.getByLabel(/^Name of new rule/).fill('Welcome bonus');
+    await page.getByLabel('Points of Welcome bonus').fill('1');
+    await page.getByRole('button', { name: 'Add a booster over the period' }).click();
+    await page.getByLabel('Threshold of Silver').fill('100');
+    // from the keyboard
+    await page.getByLabel('Earn multiplier of Silver').focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Threshold of Gold');
+
+    // while no worker runs, the job waits, and is cancelled
+    await jobs!.stop();
+    jobs = undefined;
+    const sent: { from: string; to: string; draft: unknown }[] = [];
+    page.on('request', (request) => {
+      const body = request.postDataJSON() as { query?: string; variables?: { from: string; to: string; draft: unknown } } | null;
+      if (body?.query?.includes('start_program_replay') && body.variables) sent.push(body.variables);
+    });
+    await page.getByRole('button', { name: 'Replay the period' }).click();
+    await page.getByText('Waiting to start…').waitFor();
+    await checked('try-queued');
+    await page.getByRole('button', { name: 'Cancel the replay' }).click();
+    await page.getByText('Cancelled: no report was kept.').waitFor();
+    await checked('try-cancelled');
+
+    jobs = await workers(test);
+    await page.getByRole('button', { name: 'Change the draft' }).click();
+    expect(await points.inputValue()).toBe('10');
+    await page.getByRole('button', { name: 'Replay the period' }).click();
+    await page.getByText(/^Done: /).waitFor({ timeout: 30_000 });
+    await page.getByRole('heading', { name: 'What would have happened' }).waitFor();
+    expect(sent).toHaveLength(2);
+    const { from, to, draft } = sent[1]!;
+    expect(Object.keys(draft as object).sort()).toEqual(['booster_campaigns', 'earning_rules', 'tiers']);
+
+    // the same draft asked of the admin API directly: the page shows its figures
+    const res = await admin(
+      `query ($from: Date!, $to: Date!, $draft: JSON!) { program_replay(from: $from, to: $to, draft: $draft, top: 10) {
+        issued { actual draft difference } liability { change } tier_changes { customers }
+        by_rule { name draft } customers_most_affected { customer_id difference } } }`,
+      { from, to, draft },
+    );
+    expect(res.body.errors).toBeUndefined();
+    const report = res.body.data.program_replay;
+    expect(report.issued.difference).not.toBe(0);
+    const stat = (label: string) => page.locator('.stat', { has: page.locator('dt', { hasText: label }) }).locator('.stat-value').innerText();
+    const n = (x: number) => new Intl.NumberFormat('en-US').format(x);
+    expect(await stat('Points issued')).toBe(n(report.issued.actual));
+    expect(await stat('Under the draft')).toBe(n(report.issued.draft));
+    expect(await stat('Change in liability')).toBe(`${report.liability.change > 0 ? '+' : ''}${n(report.liability.change)} points`);
+    const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(report.liability.change * 0.01);
+    await page.getByText(`${money}: the points times the point value`).waitFor();
+    expect(await stat('Customers whose tier would differ')).toBe(n(report.tier_changes.customers));
+    const rules = page.getByRole('table', { name: 'Points per earning rule' });
+    for (const rule of report.by_rule) expect(await rules.getByRole('row', { name: new RegExp(`^${rule.name}`) }).getByRole('cell').nth(1).innerText()).toBe(n(rule.draft));
+    expect(report.by_rule.map((r: { name: string }) => r.name)).toContain('Welcome bonus');
+    const affected = page.getByRole('table', { name: 'Customers most affected' });
+    expect(await affected.getByRole('row').count()).toBe(report.customers_most_affected.length + 1);
+    await checked('try-report');
+    // nothing was changed: the program stands as it was
+    expect((await admin('{ earning_rules(per_page: 100) { data { name is_active } } }')).body.data.earning_rules.data).toContainEqual({ name: 'Big basket bonus', is_active: true });
   });
 
   it('logs no error but the answers it shows (401 before signing in, 422 refusals) and reaches nothing outside', () => {
