@@ -270,10 +270,56 @@ function DraftEditor({ program, onStarted }: { program: Program; onStarted: (id:
   );
 }
 
+const sign = (n: number) => (n > 0 ? `+${formatNumber(n)}` : formatNumber(n));
+
+interface Compared {
+  key: string;
+  name: string;
+  before: number;
+  draft: number;
+  difference: number;
+}
+
+/** Points per rule or tier, before and under the draft: a bar chart and its table. */
+function CompareChart({ title, note, label, rows, what, before }: { title: string; note?: string; label: string; rows: Compared[]; what: string; before: string }) {
+  return (
+    <ChartCard
+      title={title}
+      note={note}
+      label={label}
+      after={
+        <DataTable
+          caption={title}
+          rows={rows}
+          rowKey={(r) => r.key}
+          empty="Nothing to compare."
+          columns={[
+            { header: what, rowHeader: true, cell: (r) => r.name },
+            { header: before, num: true, cell: (r) => formatNumber(r.before) },
+            { header: 'Draft', num: true, cell: (r) => formatNumber(r.draft) },
+            { header: 'Difference', num: true, cell: (r) => sign(r.difference) },
+          ]}
+        />
+      }
+    >
+      <ResponsiveContainer width="100%" height={240}>
+        <BarChart data={rows} margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
+          <CartesianGrid strokeDasharray="3 3" stroke="#d9d9e3" vertical={false} />
+          <XAxis dataKey="name" tick={{ fontSize: 12 }} />
+          <YAxis tick={{ fontSize: 12 }} tickFormatter={(n: number) => formatNumber(n)} width={64} />
+          <Tooltip formatter={(n) => formatNumber(Number(n))} />
+          <Legend />
+          <Bar dataKey="before" name={before} fill="#1d5fa8" isAnimationActive={false} />
+          <Bar dataKey="draft" name="Draft" fill="#5b3cc4" isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </ChartCard>
+  );
+}
+
 function ReportView({ report, program }: { report: Report; program: Program }) {
   const tierName = (id: string | null | undefined) => (id ? (program.tiers.data.find((t) => t.id === id)?.name ?? id) : 'No tier');
   const pointValue = program.points_valuation.point_value;
-  const sign = (n: number) => (n > 0 ? `+${formatNumber(n)}` : formatNumber(n));
   return (
     <section aria-labelledby="result">
       <h2 id="result">What would have happened</h2>
@@ -295,67 +341,21 @@ function ReportView({ report, program }: { report: Report; program: Program }) {
         />
         <Stat label="Customers whose tier would differ" value={formatNumber(report.tier_changes.customers)} />
       </dl>
-      <ChartCard
+      <CompareChart
         title="Points per earning rule"
         label="Bar chart of points per earning rule, as the program stands and under the draft; the figures are in the table below"
-        after={
-          <DataTable
-            caption="Points per earning rule"
-            rows={report.by_rule}
-            rowKey={(r) => r.id}
-            empty="No rule."
-            columns={[
-              { header: 'Rule', rowHeader: true, cell: (r) => r.name },
-              { header: 'As it stands', num: true, cell: (r) => formatNumber(r.replayed) },
-              { header: 'Draft', num: true, cell: (r) => formatNumber(r.draft) },
-              { header: 'Difference', num: true, cell: (r) => sign(r.difference) },
-            ]}
-          />
-        }
-      >
-        <ResponsiveContainer width="100%" height={240}>
-          <BarChart data={report.by_rule} margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
-            <CartesianGrid strokeDasharray="3 3" stroke="#d9d9e3" vertical={false} />
-            <XAxis dataKey="name" tick={{ fontSize: 12 }} />
-            <YAxis tick={{ fontSize: 12 }} tickFormatter={(n: number) => formatNumber(n)} width={64} />
-            <Tooltip formatter={(n) => formatNumber(Number(n))} />
-            <Legend />
-            <Bar dataKey="replayed" name="As it stands" fill="#1d5fa8" isAnimationActive={false} />
-            <Bar dataKey="draft" name="Draft" fill="#5b3cc4" isAnimationActive={false} />
-          </BarChart>
-        </ResponsiveContainer>
-      </ChartCard>
-      <ChartCard
+        rows={report.by_rule.map((r) => ({ key: r.id, name: r.name, before: r.replayed, draft: r.draft, difference: r.difference }))}
+        what="Rule"
+        before="As it stands"
+      />
+      <CompareChart
         title="Points per tier"
         note="By the tier the customer held at each order"
         label="Bar chart of points per tier, as recorded and under the draft; the figures are in the table below"
-        after={
-          <DataTable
-            caption="Points per tier"
-            rows={report.by_tier}
-            rowKey={(t) => t.id ?? 'none'}
-            empty="No tier."
-            columns={[
-              { header: 'Tier', rowHeader: true, cell: (t) => t.name },
-              { header: 'Recorded', num: true, cell: (t) => formatNumber(t.actual) },
-              { header: 'Draft', num: true, cell: (t) => formatNumber(t.draft) },
-              { header: 'Difference', num: true, cell: (t) => sign(t.difference) },
-            ]}
-          />
-        }
-      >
-        <ResponsiveContainer width="100%" height={240}>
-          <BarChart data={report.by_tier} margin={{ top: 8, right: 16, bottom: 8, left: 8 }}>
-            <CartesianGrid strokeDasharray="3 3" stroke="#d9d9e3" vertical={false} />
-            <XAxis dataKey="name" tick={{ fontSize: 12 }} />
-            <YAxis tick={{ fontSize: 12 }} tickFormatter={(n: number) => formatNumber(n)} width={64} />
-            <Tooltip formatter={(n) => formatNumber(Number(n))} />
-            <Legend />
-            <Bar dataKey="actual" name="Recorded" fill="#1d5fa8" isAnimationActive={false} />
-            <Bar dataKey="draft" name="Draft" fill="#5b3cc4" isAnimationActive={false} />
-          </BarChart>
-        </ResponsiveContainer>
-      </ChartCard>
+        rows={report.by_tier.map((t) => ({ key: t.id ?? 'none', name: t.name, before: t.actual, draft: t.draft, difference: t.difference }))}
+        what="Tier"
+        before="Recorded"
+      />
       <h3>Tier moves</h3>
       <DataTable
         caption="Tier moves"
