@@ -132,7 +132,8 @@ describe.skipIf(!hasChromium)('the admin app: storefront keys and trying a chang
     // a number that is not one is refused before anything is sent
     await points.fill('lots');
     await page.getByRole('button', { name: 'Replay the period' }).click();
-    await page.getByText(messages.number).first().waitFor();
+    await page.getByText(`Earn on every purchase, Value: ${messages.number}`).waitFor();
+    expect(await points.getAttribute('aria-invalid')).toBe('true');
     await checked('try-draft-error');
 
     // the draft: a rule's value changed, one turned off, one added, a booster added, a tier's threshold changed

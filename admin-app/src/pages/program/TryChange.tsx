@@ -5,11 +5,11 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useMutation, useQuery } from 'urql';
-import { messages } from '../../../../src/domain/shared/messages';
+import { fieldLabel, messages } from '../../../../src/domain/shared/messages';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../../api';
 import { formatDateTime, formatMoney, formatNumber, formatPercent, nextDate, shopToday, startOfShopDay } from '../../format';
 import { type ResultOf, graphql } from '../../graphql';
-import { Alert, DataTable, OtherErrors, TextField } from '../../ui';
+import { Alert, DataTable, TextField } from '../../ui';
 import { ChartCard, Stat } from '../Dashboard';
 
 const ProgramQuery = graphql(`
@@ -72,8 +72,30 @@ function asInput(value: unknown): unknown {
 const daysAgo = (days: number) => new Date(Date.parse(`${shopToday()}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
 
 /** A number field of the draft: its text as typed, a number when sent. */
-function NumberCell({ label, value, onChange }: { label: string; value: unknown; onChange: (n: string) => void }) {
-  return <input aria-label={label} inputMode="decimal" size={6} value={String(value ?? '')} onChange={(e) => onChange(e.target.value)} />;
+function NumberCell({ label, value, onChange, invalid }: { label: string; value: unknown; onChange: (n: string) => void; invalid?: boolean }) {
+  return <input aria-label={label} aria-invalid={invalid || undefined} inputMode="decimal" size={6} value={String(value ?? '')} onChange={(e) => onChange(e.target.value)} />;
+}
+
+/** The draft's errors (keyed draft.<section>.<index>.<field>, by the app or the API) named by their record. */
+function DraftErrors({ errors, draft }: { errors: FieldErrors; draft: Record<Section, Item[]> }) {
+  const rest = Object.entries(errors).filter(([field]) => field !== 'from' && field !== 'to');
+  if (!rest.length) return null;
+  const name = (field: string) => {
+    const m = /^draft\.(earning_rules|booster_campaigns|tiers)\.(\d+)\.(.+)$/.exec(field);
+    const item = m && draft[m[1] as Section][Number(m[2])];
+    return item ? `${String(item.name)}, ${fieldLabel(m[3]!)}` : fieldLabel(field);
+  };
+  return (
+    <Alert>
+      <ul className="plain">
+        {rest.map(([field, list]) => (
+          <li key={field}>
+            {name(field)}: {list.join(' ')}
+          </li>
+        ))}
+      </ul>
+    </Alert>
+  );
 }
 
 /** The draft's numbers as typed: each one must be a number before anything is sent. */
@@ -162,6 +184,7 @@ function DraftEditor({ program, onStarted }: { program: Program; onStarted: (id:
                 <NumberCell
                   label={`Points of ${String(r.name)}`}
                   value={(r.earning_rule as Item | undefined)?.value}
+                  invalid={!!errors[`draft.earning_rules.${i}.earning_rule.value`]}
                   onChange={(v) => edit('earning_rules', i, (x) => ({ ...x, earning_rule: { ...(x.earning_rule as Item), value: v } }))}
                 />
               ),
@@ -173,6 +196,7 @@ function DraftEditor({ program, onStarted }: { program: Program; onStarted: (id:
                   <NumberCell
                     label={`Per amount of ${String(r.name)}`}
                     value={(r.earning_rule as Item).per_amount}
+                    invalid={!!errors[`draft.earning_rules.${i}.earning_rule.per_amount`]}
                     onChange={(v) => edit('earning_rules', i, (x) => ({ ...x, earning_rule: { ...(x.earning_rule as Item), per_amount: v } }))}
                   />
                 ) : (
@@ -211,7 +235,7 @@ function DraftEditor({ program, onStarted }: { program: Program; onStarted: (id:
             { header: 'Runs', cell: ({ b }) => `${formatDateTime(b.starts_at as string)} – ${formatDateTime(b.ends_at as string | undefined)}` },
             {
               header: 'Multiplier',
-              cell: ({ b, i }) => <NumberCell label={`Multiplier of ${String(b.name)}`} value={b.multiplier} onChange={(v) => edit('booster_campaigns', i, (x) => ({ ...x, multiplier: v }))} />,
+              cell: ({ b, i }) => <NumberCell label={`Multiplier of ${String(b.name)}`} value={b.multiplier} invalid={!!errors[`draft.booster_campaigns.${i}.multiplier`]} onChange={(v) => edit('booster_campaigns', i, (x) => ({ ...x, multiplier: v }))} />,
             },
             {
               header: 'On',
@@ -249,17 +273,17 @@ function DraftEditor({ program, onStarted }: { program: Program; onStarted: (id:
             { header: 'Name', rowHeader: true, cell: ({ t }) => String(t.name) },
             {
               header: 'Threshold',
-              cell: ({ t, i }) => <NumberCell label={`Threshold of ${String(t.name)}`} value={t.threshold} onChange={(v) => edit('tiers', i, (x) => ({ ...x, threshold: v }))} />,
+              cell: ({ t, i }) => <NumberCell label={`Threshold of ${String(t.name)}`} value={t.threshold} invalid={!!errors[`draft.tiers.${i}.threshold`]} onChange={(v) => edit('tiers', i, (x) => ({ ...x, threshold: v }))} />,
             },
             {
               header: 'Earn multiplier',
-              cell: ({ t, i }) => <NumberCell label={`Earn multiplier of ${String(t.name)}`} value={t.earn_multiplier} onChange={(v) => edit('tiers', i, (x) => ({ ...x, earn_multiplier: v }))} />,
+              cell: ({ t, i }) => <NumberCell label={`Earn multiplier of ${String(t.name)}`} value={t.earn_multiplier} invalid={!!errors[`draft.tiers.${i}.earn_multiplier`]} onChange={(v) => edit('tiers', i, (x) => ({ ...x, earn_multiplier: v }))} />,
             },
           ]}
         />
       </section>
       <p className="hint">{changed.length ? `Changed: ${changed.map((s) => s.replace(/_/g, ' ')).join(', ')}.` : 'Nothing changed yet: the replay will use the program as it stands.'}</p>
-      <OtherErrors errors={errors} shown={['from', 'to']} />
+      <DraftErrors errors={errors} draft={draft} />
       {!Object.keys(errors).length && <Alert>{messageOf(started.error)}</Alert>}
       <div className="actions">
         <button type="submit" className="primary" disabled={started.fetching}>
