@@ -143,6 +143,22 @@ describe.skipIf(!hasChromium)('the admin app: storefront keys and trying a chang
     await page.getByLabel(/^Name of new rule/).fill('Welcome bonus');
     await page.getByLabel('Points of Welcome bonus').fill('1');
     await page.getByRole('button', { name: 'Add a booster over the period' }).click();
+    // what the API refuses in the draft is named by its record, in the catalogue's words, and starts nothing
+    const sent: { from: string; to: string; draft: unknown }[] = [];
+    page.on('request', (request) => {
+      const body = request.postDataJSON() as { query?: string; variables?: { from: string; to: string; draft: unknown } } | null;
+      if (body?.query?.includes('start_program_replay') && body.variables) sent.push(body.variables);
+    });
+    await page.getByLabel('Threshold of Silver').fill('-5');
+    await page.getByRole('button', { name: 'Replay the period' }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'Silver, Threshold: ' });
+    await refusal.waitFor();
+    const asked = await admin(`query ($from: Date!, $to: Date!, $draft: JSON!) { program_replay(from: $from, to: $to, draft: $draft) { orders } }`, sent[0]);
+    expect(asked.body.errors![0]!.extensions.details).toEqual({ 'draft.tiers.1.threshold': [expect.any(String)] });
+    const sentence = (asked.body.errors![0]!.extensions.details as Record<string, string[]>)['draft.tiers.1.threshold']![0]!;
+    expect(await refusal.innerText()).toBe(`Silver, Threshold: ${sentence}`);
+    expect(await test.db.replayJob.count({ where: { merchantId: merchant.id } })).toBe(0);
+    await checked('try-draft-refused');
     await page.getByLabel('Threshold of Silver').fill('100');
     // from the keyboard
     await page.getByLabel('Earn multiplier of Silver').focus();
@@ -152,11 +168,6 @@ describe.skipIf(!hasChromium)('the admin app: storefront keys and trying a chang
     // while no worker runs, the job waits, and is cancelled
     await jobs!.stop();
     jobs = undefined;
-    const sent: { from: string; to: string; draft: unknown }[] = [];
-    page.on('request', (request) => {
-      const body = request.postDataJSON() as { query?: string; variables?: { from: string; to: string; draft: unknown } } | null;
-      if (body?.query?.includes('start_program_replay') && body.variables) sent.push(body.variables);
-    });
     await page.getByRole('button', { name: 'Replay the period' }).click();
     await page.getByText('Waiting to start…').waitFor();
     await checked('try-queued');
@@ -170,8 +181,8 @@ describe.skipIf(!hasChromium)('the admin app: storefront keys and trying a chang
     await page.getByRole('button', { name: 'Replay the period' }).click();
     await page.getByText(/^Done: /).waitFor({ timeout: 30_000 });
     await page.getByRole('heading', { name: 'What would have happened' }).waitFor();
-    expect(sent).toHaveLength(2);
-    const { from, to, draft } = sent[1]!;
+    expect(sent).toHaveLength(3);
+    const { from, to, draft } = sent[2]!;
     expect(Object.keys(draft as object).sort()).toEqual(['booster_campaigns', 'earning_rules', 'tiers']);
 
     // the same draft asked of the admin API directly: the page shows its figures
