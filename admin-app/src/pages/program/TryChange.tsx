@@ -7,7 +7,7 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { useMutation, useQuery } from 'urql';
 import { fieldLabel, messages } from '../../../../src/domain/shared/messages';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../../api';
-import { formatDateTime, formatMoney, formatNumber, formatPercent, nextDate, shopToday, startOfShopDay } from '../../format';
+import { formatDateTime, formatMoney, formatNumber, formatPercent, humanize, nextDate, shopToday, startOfShopDay } from '../../format';
 import { type ResultOf, graphql } from '../../graphql';
 import { Alert, DataTable, TextField } from '../../ui';
 import { ChartCard, Stat } from '../Dashboard';
@@ -177,7 +177,7 @@ function DraftEditor({ program, onStarted }: { program: Program; onStarted: (id:
               cell: ({ r, i }) =>
                 r.id ? String(r.name) : <input aria-label={`Name of new rule ${i + 1}`} value={String(r.name)} onChange={(e) => edit('earning_rules', i, (x) => ({ ...x, name: e.target.value }))} />,
             },
-            { header: 'Action', cell: ({ r }) => String(r.campaign_type) },
+            { header: 'Action', cell: ({ r }) => humanize(String(r.campaign_type)) },
             {
               header: 'Points',
               cell: ({ r, i }) => (
