@@ -89,7 +89,9 @@ export const financeCommands: Record<string, Command> = {
         throw validationError({ file: [`is not valid JSON: ${(err as Error).message}`] });
       }
       // progress on stderr, so --json and --csv stay clean on stdout
-      const progress = (p: { orders_read: number; at: Date }) => process.stderr.write(`\rreplayed ${n(p.orders_read)} orders, up to ${p.at.toISOString()}`);
+      const progress = (p: { orders_read: number; at: Date }) => {
+        process.stderr.write(`\rreplayed ${n(p.orders_read)} orders, up to ${p.at.toISOString()}`);
+      };
       const report = await replayProgram(db, merchant.id, { from: values.from ?? '', to: values.to ?? '', draft, top: 20 }, { onProgress: progress });
       process.stderr.write('\n');
       return report;

@@ -11,6 +11,7 @@ import { type AttemptOptions, type Enqueue, attemptDelivery, deliveryMerchant, d
 import { postWebhook } from '../domain/webhooks/send.js';
 import type { Logger } from '../observability/logger.js';
 import { watchJobs, webhookDeliveries } from '../observability/metrics.js';
+import { workReplays } from './replay.js';
 import { schedules } from './schedules.js';
 
 export const DELIVERY_QUEUE = 'webhook-delivery';
@@ -121,6 +122,7 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
     await boss.work(job.name, polling, run);
     registered.add(job.name);
   }
+  const replays = await workReplays(boss, { db, polling, wrap: unlessStopped });
   for (const old of await boss.getSchedules()) {
     if (!registered.has(old.name)) await boss.unschedule(old.name);
   }
@@ -179,6 +181,8 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
     async stop({ graceful = true } = {}) {
       if (stopped) return;
       stopped = true;
+      // a replay can run for minutes: it stops at the end of its page, as failed
+      replays.stop();
       wake?.();
       await loop;
       watchJobs(undefined);

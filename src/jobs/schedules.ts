@@ -6,6 +6,7 @@ import type { Db } from '../db/client.js';
 import { payCalendarRules } from '../domain/earning/calendar-rules.js';
 import { expirePoints, remindExpiringPoints } from '../domain/ledger/expiry.js';
 import { foldLedgerBuckets } from '../domain/finance/ledger-buckets.js';
+import { pruneReplayJobs } from '../domain/finance/replay-jobs.js';
 import { approvePendingPoints } from '../domain/ledger/pending.js';
 import { rejudgeChangedMerchants, rejudgeTiers } from '../domain/tiers/rejudge.js';
 import { pruneEvents } from '../domain/webhooks/deliveries.js';
@@ -29,5 +30,7 @@ export const schedules: ScheduledJob[] = [
   { name: 'ledger-buckets', cron: () => '1,16,31,46 * * * *', run: ({ db }) => foldLedgerBuckets(db) },
   { name: 'ledger-buckets-history', cron: () => '45 3 * * *', run: ({ db }) => foldLedgerBuckets(db, { since: null }) },
   // hourly too: order points are credited within the hour their return window ends
+  // what-if replays' jobs and reports are kept a day
+  { name: 'replay-jobs-prune', cron: () => '20 * * * *', run: ({ db }) => pruneReplayJobs(db) },
   { name: 'pending-points-approval', cron: (c) => c.CALENDAR_CRON, run: ({ db }) => approvePendingPoints(db) },
 ];

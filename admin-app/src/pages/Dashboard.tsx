@@ -59,7 +59,7 @@ export function Stat({ label, value, hint, previous }: { label: string; value: s
 type Data = ResultOf<typeof DashboardQuery>['dashboard'];
 
 /** A chart with its title, and a description for those who do not see it. */
-function ChartCard({ title, note, label, children, after }: { title: string; note?: string; label: string; children: ReactNode; after?: ReactNode }) {
+export function ChartCard({ title, note, label, children, after }: { title: string; note?: string; label: string; children: ReactNode; after?: ReactNode }) {
   return (
     <figure className="card chart">
       <figcaption>

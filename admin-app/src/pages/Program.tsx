@@ -1,4 +1,5 @@
-// Program: the rewards, earning rules, tiers, booster campaigns and referral program, one tab each
+// Program: the rewards, earning rules, tiers, booster campaigns and referral program, one tab each,
+// and a draft of the program tried on a past period
 // (each a page of its own path, so it can be linked to).
 import { Link } from '../router';
 import { NotFound, PageTitle } from '../ui';
@@ -7,6 +8,7 @@ import { EarningRules } from './program/EarningRules';
 import { Referral } from './program/Referral';
 import { Rewards } from './program/Rewards';
 import { Tiers } from './program/Tiers';
+import { TryChange } from './program/TryChange';
 
 const parts = [
   { path: '/program/rewards', label: 'Rewards', Page: Rewards },
@@ -14,6 +16,7 @@ const parts = [
   { path: '/program/tiers', label: 'VIP tiers', Page: Tiers },
   { path: '/program/boosters', label: 'Boosters', Page: Boosters },
   { path: '/program/referrals', label: 'Referral program', Page: Referral },
+  { path: '/program/try', label: 'Try a change', Page: TryChange },
 ];
 
 export function Program({ path }: { path: string }) {

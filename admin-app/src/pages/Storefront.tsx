@@ -1,7 +1,8 @@
 // Integrations → Storefront: what the shop's headless storefront may do from a shopper's
 // browser. The origins whose pages may call the storefront API, the mode in which it runs only
 // the saved (persisted) operations and their list, and the rotation of the secret that signs
-// shopper sessions (after a confirmation: every shopper is signed out).
+// shopper sessions (after a confirmation: every shopper is signed out). And the publishable
+// keys a storefront page reads the public program with: public, so shown in full.
 import { type FormEvent, useEffect, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { messages } from '../../../src/domain/shared/messages';
@@ -44,6 +45,20 @@ const RemoveOperation = graphql(`
 const RotateSessions = graphql(`
   mutation RotateCustomerSessionSecret { rotate_customer_session_secret { rotated_at } }
 `);
+
+const KeysQuery = graphql(`
+  query StorefrontKeys { storefront_keys { id name key created_at revoked_at } }
+`);
+
+const CreateKey = graphql(`
+  mutation CreateStorefrontKey($name: String) { create_storefront_key(name: $name) { id name key created_at revoked_at } }
+`);
+
+const RevokeKey = graphql(`
+  mutation RevokeStorefrontKey($id: ID!) { revoke_storefront_key(id: $id) { id revoked_at } }
+`);
+
+type Key = ResultOf<typeof KeysQuery>['storefront_keys'][number];
 
 type Settings = ResultOf<typeof SettingsQuery>['storefront_settings'];
 type Operation = ResultOf<typeof OperationsQuery>['persisted_operations']['data'][number];
@@ -262,6 +277,129 @@ function Operations({ onCount }: { onCount: (n: number) => void }) {
   );
 }
 
+/** The key in a read-only field with its copy button: it is public, so always shown in full. */
+function KeyValue({ item }: { item: Key }) {
+  const [copied, setCopied] = useState<string | null>(null);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(item.key);
+      setCopied('Copied.');
+    } catch {
+      setCopied('Copying was refused: select the key and copy it yourself.');
+    }
+  };
+  return (
+    <div className="copy-row">
+      <input readOnly value={item.key} size={item.key.length} aria-label={`Key ${item.name}`} onFocus={(e) => e.target.select()} className="mono" />
+      <button type="button" onClick={() => void copy()} aria-label={`Copy ${item.name}`}>
+        Copy
+      </button>
+      <span role="status" className="hint">
+        {copied}
+      </span>
+    </div>
+  );
+}
+
+/** The publishable keys: created with an optional name, revoked after a confirmation. */
+function PublishableKeys({ origins }: { origins: string[] }) {
+  const [{ data, error }, refetch] = useQuery({ query: KeysQuery, requestPolicy: 'network-only' });
+  const [name, setName] = useState('');
+  const [created, create] = useMutation(CreateKey);
+  const [revoking, setRevoking] = useState<Key | null>(null);
+  const [revoked, revoke] = useMutation(RevokeKey);
+  const [notice, setNotice] = useState<string | null>(null);
+  const errors = fieldErrorsOf(created.error);
+  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const add = async (event: FormEvent) => {
+    event.preventDefault();
+    setNotice(null);
+    const res = await create({ name: name.trim() || null });
+    if (res.data) {
+      setNotice(`Created the key “${res.data.create_storefront_key.name}”.`);
+      setName('');
+      reload();
+    }
+  };
+  const confirmRevoke = async () => {
+    if (!revoking) return;
+    const res = await revoke({ id: revoking.id });
+    if (!res.error) {
+      setNotice(`Revoked “${revoking.name}”: pages using it can no longer read the program.`);
+      setRevoking(null);
+      reload();
+    }
+  };
+  const keys = data?.storefront_keys;
+  return (
+    <section aria-labelledby="publishable-keys">
+      <h2 id="publishable-keys">Publishable keys</h2>
+      <p className="hint">
+        A storefront page reads the public program (rewards, ways to earn, tiers, the referral program) with one of these keys. They are not secrets: put them in
+        your pages’ source.{' '}
+        {origins.length
+          ? `A key works only from the allowed origins above (${origins.join(', ')}).`
+          : 'A key works only from the allowed origins above: add your storefront’s origin first.'}
+      </p>
+      <Alert tone="success">{notice}</Alert>
+      <Alert>{messageOf(error)}</Alert>
+      <form onSubmit={add} noValidate className="toolbar-row">
+        <TextField
+          label="Key name"
+          hint="Optional: where it is used, e.g. “Theme”"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          errors={errors.name ?? errors.key}
+        />
+        <button type="submit" disabled={created.fetching}>
+          Create key
+        </button>
+      </form>
+      {!errors.name && !errors.key && <Alert>{messageOf(created.error)}</Alert>}
+      <DataTable
+        caption="Publishable keys"
+        rows={keys}
+        rowKey={(k) => k.id}
+        empty="No publishable key yet."
+        rowClass={(k) => (k.revoked_at ? 'muted' : undefined)}
+        columns={[
+          { header: 'Name', rowHeader: true, cell: (k) => k.name },
+          { header: 'Key', cell: (k) => (k.revoked_at ? <span className="mono">{k.key}</span> : <KeyValue item={k} />) },
+          {
+            header: 'State',
+            cell: (k) => (k.revoked_at ? <Badge tone="ended" mark="■" label={`Revoked ${formatDateTime(k.revoked_at)}`} /> : <Badge tone="active" mark="●" label="Live" />),
+          },
+          { header: 'Created', cell: (k) => formatDateTime(k.created_at), className: () => 'nowrap' },
+          {
+            header: 'Actions',
+            hiddenHeader: true,
+            className: () => 'row-actions',
+            cell: (k) =>
+              !k.revoked_at && (
+                <button type="button" className="danger" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name}`}>
+                  Revoke
+                </button>
+              ),
+          },
+        ]}
+      />
+      <ConfirmDialog
+        title="Revoke this key?"
+        open={!!revoking}
+        onClose={() => setRevoking(null)}
+        confirm="Revoke key"
+        onConfirm={() => void confirmRevoke()}
+        busy={revoked.fetching}
+        error={revoked.error}
+      >
+        <p>
+          Revoke <strong>{revoking?.name}</strong>? <strong>Every page using it stops reading the program at once.</strong> This cannot be undone.
+        </p>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
 function ShopperSessions() {
   const [asking, setAsking] = useState(false);
   const [result, rotate] = useMutation(RotateSessions);
@@ -320,6 +458,7 @@ export function Storefront() {
             <Origins settings={settings} />
             <PersistedOnly settings={settings} saved={saved} />
           </div>
+          <PublishableKeys origins={settings.allowed_origins} />
           <Operations onCount={setSaved} />
           <ShopperSessions />
         </>

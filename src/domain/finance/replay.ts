@@ -25,6 +25,7 @@ import { awardWithin } from '../earning/earn.js';
 import { earnsNothing, limitedRules } from '../earning/earning-program.js';
 import { earningRuleInput, earningRuleRow } from '../earning/earning-rules.js';
 import { type LimitedRule, periodKey } from '../earning/limits.js';
+import type { LimitPeriod } from '../earning/rule-config.js';
 import { owedFor } from '../events/orders.js';
 import { addPeriods, periodStart, startOfLocalDate } from '../shared/calendar.js';
 import { type ErrorDetails, notFound, validationError } from '../shared/errors.js';
@@ -39,6 +40,8 @@ const DAY_MS = 86_400_000;
 /** Credits older than this before the moment judged can be in no window but lifetime. */
 const WINDOW_MS = 367 * DAY_MS;
 const QUARTER_HOUR_MS = 15 * 60_000;
+/** The calendar cache's key for each limit period's key. */
+const LIMIT_PERIOD: Record<LimitPeriod, string> = { day: 'limit:day', week: 'limit:week', month: 'limit:month', year: 'limit:year', lifetime: 'limit:lifetime' };
 
 // ---- the draft ----
 
@@ -164,60 +167,111 @@ function draftProgram(current: Current, raw: unknown, zone: string): Program {
 
 // ---- the state kept in memory ----
 
-interface Credit {
-  at: number;
-  points: number;
+/** What a tier's window needs kept of a customer's history: nothing, a lifetime sum, or a year of it. */
+type Keep = 'nothing' | 'lifetime' | 'window';
+
+function keepFor(programs: Program[], qualification: LadderTier['qualification']): Keep {
+  const tiers = programs.flatMap((p) => p.tiers).filter((t) => t.qualification === qualification);
+  if (tiers.length === 0) return 'nothing';
+  return tiers.some((t) => t.window !== 'lifetime') ? 'window' : 'lifetime';
 }
 
-/** One customer in one lane: what its tier and limits are judged from. */
-class LaneCustomer {
-  /** Credits that may still fall in a calendar-year or rolling window, and the sum of older ones. */
-  credits: Credit[] = [];
-  olderCredits = 0;
-  /** Limit slots taken: `<rule id> <period key>` → count. */
-  usage = new Map<string, number>();
-  /** An order's replayed points until the ledger's credit for it is read (platform order id → points, recorded points). */
-  awaiting = new Map<string, { points: number; recorded: number }>();
-  tierId: string | null = null;
-  issued = 0;
-  reversed = 0;
+/**
+ * One customer, both lanes side by side (0: the program as it stands, 1: the draft): what its
+ * tiers and limits are judged from. The history is kept in flat arrays of numbers, not an object
+ * per credit or order: a million orders' state is then a few arrays the collector does not trace.
+ */
+class CustomerState {
+  /** Credits that may still fall in a tier's window: at, lane 0's points, lane 1's points. */
+  credits: number[] = [];
+  /** The sum of the credits folded out of `credits`, per lane. */
+  older: [number, number] = [0, 0];
+  /** Orders' amounts that may still count differently: placed at, subtotal in cents, refunded at (NaN: never). */
+  spent: number[] = [];
+  /** The amount of orders folded out of `spent` (never refunded). */
+  olderSpent = 0;
+  /** Entries kept after the last fold: the next one waits until there are twice as many. */
+  keptCredits = 0;
+  keptSpent = 0;
+  /** Limit slots taken per lane: slot (rule and period), count; null until a limited rule pays. */
+  usage: [number[] | null, number[] | null] = [null, null];
+  issued: [number, number] = [0, 0];
 
-  credit(at: number, points: number) {
-    if (points > 0) this.credits.push({ at, points });
+  constructor(
+    readonly id: string,
+    public platformId: string | null,
+    public excluded: boolean,
+  ) {}
+
+  credit(at: number, points0: number, points1: number) {
+    if (points0 > 0 || points1 > 0) this.credits.push(at, points0 > 0 ? points0 : 0, points1 > 0 ? points1 : 0);
   }
 
-  pointsIn(since: number | null, until: number) {
-    let sum = since === null ? this.olderCredits : 0;
-    for (const c of this.credits) if (c.at <= until && (since === null || c.at >= since)) sum += c.points;
-    return sum;
-  }
-
-  /** Folds credits no window can hold any more into the lifetime sum. */
-  prune(now: number) {
-    if (this.credits.length < 64) return;
-    const keep: Credit[] = [];
-    for (const c of this.credits) {
-      if (c.at < now - WINDOW_MS) this.olderCredits += c.points;
-      else keep.push(c);
+  /** Folds credits no window can hold at `now` or later into the lifetime sums. */
+  foldCredits(now: number, keep: Keep) {
+    const c = this.credits;
+    if (c.length / 3 < 2 * this.keptCredits + 16) return;
+    const horizon = keep === 'window' ? now - WINDOW_MS : now;
+    let n = 0;
+    for (let i = 0; i < c.length; i += 3) {
+      if (keep === 'nothing' || c[i]! <= horizon) {
+        this.older[0] += c[i + 1]!;
+        this.older[1] += c[i + 2]!;
+      } else {
+        c[n++] = c[i]!;
+        c[n++] = c[i + 1]!;
+        c[n++] = c[i + 2]!;
+      }
     }
-    this.credits = keep;
+    c.length = n;
+    this.keptCredits = n / 3;
+  }
+
+  /** Folds the amounts whose order no window can hold any more, or that a refund has taken out for good. */
+  foldSpent(now: number, keep: Keep) {
+    const s = this.spent;
+    if (s.length / 3 < 2 * this.keptSpent + 16) return;
+    const horizon = keep === 'window' ? now - WINDOW_MS : Infinity;
+    let n = 0;
+    for (let i = 0; i < s.length; i += 3) {
+      const refundedAt = s[i + 2]!;
+      if (refundedAt <= now) continue;
+      if (Number.isNaN(refundedAt) && s[i]! < horizon) {
+        this.olderSpent += s[i + 1]!;
+        continue;
+      }
+      s[n++] = s[i]!;
+      s[n++] = s[i + 1]!;
+      s[n++] = refundedAt;
+    }
+    s.length = n;
+    this.keptSpent = n / 3;
+  }
+
+  /** Slots of limited rules taken in `lane`: the count for `slot`. */
+  used(lane: 0 | 1, slot: number) {
+    const u = this.usage[lane];
+    if (u) for (let i = u.length - 2; i >= 0; i -= 2) if (u[i] === slot) return u[i + 1]!;
+    return 0;
+  }
+
+  take(lane: 0 | 1, slot: number, count: number) {
+    const u = (this.usage[lane] ??= []);
+    for (let i = u.length - 2; i >= 0; i -= 2) {
+      if (u[i] === slot) {
+        u[i + 1] = count;
+        return;
+      }
+    }
+    u.push(slot, count);
   }
 }
 
-interface Spent {
-  placedAt: number;
-  subtotal: number;
-  refundedAt: number | null;
-}
-
-interface CustomerState {
-  id: string;
-  platformId: string | null;
-  excluded: boolean;
-  spent: Spent[];
-  /** Order credits read before their order (the order row's time is the client's clock, the credit's the database's). */
-  early: Map<string, Credit[]>;
-  lanes: [LaneCustomer, LaneCustomer];
+/** An order's replayed points until the ledger's credit for it is read. */
+interface Awaiting {
+  customer: CustomerState;
+  points: [number, number];
+  recorded: number;
 }
 
 // ---- the report ----
@@ -299,11 +353,14 @@ export interface ReplayOrder {
 export interface ReplayOptions {
   /** Refuse when more orders than this would be read (the synchronous admin query's bound). */
   maxOrders?: number;
-  /** After each page read. */
-  onProgress?: (p: { orders_read: number; at: Date }) => void;
+  /** After each page read (awaited: the signal is checked after it). */
+  onProgress?: (p: { orders_read: number; at: Date }) => void | Promise<void>;
   /** Every order of the period, replayed: for checking a replay against the ledger. */
   onOrder?: (o: ReplayOrder) => void;
+  /** Checked after each page: an aborted replay stops there, throwing the signal's reason. */
   signal?: AbortSignal;
+  /** Orders (and credits) read a page at a time (default 5,000). */
+  pageSize?: number;
 }
 
 interface OrderRow {
@@ -329,7 +386,7 @@ interface CreditRow {
 }
 
 /** Keyset pages of one merchant's rows in time order, read ahead one page. */
-async function* pages<T extends { id: string; created_at: Date }>(read: (after: { at: Date; id: string } | null) => Promise<T[]>) {
+async function* pages<T extends { id: string; created_at: Date }>(size: number, read: (after: { at: Date; id: string } | null) => Promise<T[]>) {
   let after: { at: Date; id: string } | null = null;
   let next = read(after);
   for (;;) {
@@ -337,13 +394,27 @@ async function* pages<T extends { id: string; created_at: Date }>(read: (after: 
     if (rows.length === 0) return;
     const last = rows.at(-1)!;
     after = { at: new Date(last.created_at), id: last.id };
-    next = rows.length < PAGE ? Promise.resolve([]) : read(after);
+    next = rows.length < size ? Promise.resolve([]) : read(after);
     yield rows;
   }
 }
 
-/** Replays the orders of `from`–`to` (the merchant's local dates) under the draft. Writes nothing. */
-export async function replayProgram(db: Db, merchantId: string, input: ReplayInput, opts: ReplayOptions = {}): Promise<ReplayReport> {
+/** A replay's input checked and its programs built: what starting one refuses, it refuses before reading any order. */
+export interface PreparedReplay {
+  from: string;
+  to: string;
+  top: number;
+  zone: string;
+  pendingDays: number;
+  /** The period as instants: `[start, end)`. */
+  start: Date;
+  end: Date;
+  current: Current;
+  programs: [Program, Program];
+}
+
+/** Checks a replay's input (422 validation_error, 404 not_found for a draft's unknown id) and builds its programs. */
+export async function prepareReplay(db: Db, merchantId: string, input: ReplayInput): Promise<PreparedReplay> {
   const { from, to, top } = parseInput(replayInput, input);
   const merchant = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { timezone: true, pointsPendingDays: true } });
   const zone = merchant.timezone;
@@ -354,6 +425,14 @@ export async function replayProgram(db: Db, merchantId: string, input: ReplayInp
   }
   const current = await currentProgram(db, merchantId);
   const programs: [Program, Program] = [programOf(current.rules, current.boosters, current.tiers), draftProgram(current, input.draft, zone)];
+  return { from, to, top, zone, pendingDays: merchant.pointsPendingDays, start, end, current, programs };
+}
+
+/** Replays the orders of `from`–`to` (the merchant's local dates) under the draft. Writes nothing. */
+export async function replayProgram(db: Db, merchantId: string, input: ReplayInput, opts: ReplayOptions = {}): Promise<ReplayReport> {
+  const prepared = await prepareReplay(db, merchantId, input);
+  const { to, end, zone, programs, current, from, top, start } = prepared;
+  const page = opts.pageSize ?? PAGE;
   if (opts.maxOrders !== undefined) {
     const [{ n } = { n: 0 }] = await rowsOf<{ n: number }>(
       db,
@@ -363,8 +442,8 @@ export async function replayProgram(db: Db, merchantId: string, input: ReplayInp
       throw validationError({ from: [`the history up to ${to} holds ${n} orders, more than the ${opts.maxOrders} a query replays: use the CLI (loyalty replay)`] });
     }
   }
-  const replay = new Replay(programs, zone, merchant.pointsPendingDays, start.getTime());
-  const credits = pages<CreditRow>((after) =>
+  const replay = new Replay(programs, zone, prepared.pendingDays, start.getTime());
+  const credits = pages<CreditRow>(page, (after) =>
     rowsOf<CreditRow>(
       db,
       Prisma.sql`
@@ -373,7 +452,7 @@ export async function replayProgram(db: Db, merchantId: string, input: ReplayInp
         FROM points_transactions
        WHERE merchant_id = ${merchantId}::uuid AND type = 'credit'::"TransactionType" AND created_at < ${end.toISOString()}::timestamptz
          ${after ? Prisma.sql`AND (created_at, id) > (${after.at.toISOString()}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
-       ORDER BY created_at, id LIMIT ${PAGE}`,
+       ORDER BY created_at, id LIMIT ${page}`,
     ),
   );
   let creditPage: CreditRow[] = [];
@@ -398,7 +477,7 @@ export async function replayProgram(db: Db, merchantId: string, input: ReplayInp
       creditIndex += 1;
     }
   };
-  const orders = pages<OrderRow>((after) =>
+  const orders = pages<OrderRow>(page, (after) =>
     rowsOf<OrderRow>(
       db,
       Prisma.sql`
@@ -407,16 +486,16 @@ export async function replayProgram(db: Db, merchantId: string, input: ReplayInp
         FROM orders o JOIN customers c ON c.merchant_id = o.merchant_id AND c.id = o.customer_id
        WHERE o.merchant_id = ${merchantId}::uuid AND o.created_at < ${end.toISOString()}::timestamptz
          ${after ? Prisma.sql`AND (o.created_at, o.id) > (${after.at.toISOString()}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
-       ORDER BY o.created_at, o.id LIMIT ${PAGE}`,
+       ORDER BY o.created_at, o.id LIMIT ${page}`,
     ),
   );
-  for await (const page of orders) {
-    for (const row of page) {
+  for await (const rows of orders) {
+    for (const row of rows) {
       await creditsBefore(row.created_at.getTime());
       const replayed = await replay.order(row);
       if (replayed) opts.onOrder?.(replayed);
     }
-    opts.onProgress?.({ orders_read: replay.ordersRead, at: page.at(-1)!.created_at });
+    await opts.onProgress?.({ orders_read: replay.ordersRead, at: rows.at(-1)!.created_at });
     if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('replay cancelled');
   }
   await creditsBefore(end.getTime() - 1);
@@ -444,12 +523,19 @@ class Replay {
   private byTier = [new Map<string | null, number>(), new Map<string | null, number>()] as const;
   private liability = { actual: 0, draft: 0 };
 
+  /** What the tier ladders of either program need kept of each customer's credits and of the amounts spent. */
+  private keepCredits: Keep;
+  private keepSpent: Keep;
+
   constructor(
     private programs: [Program, Program],
     private zone: string,
     private pendingDays: number,
     private start: number,
-  ) {}
+  ) {
+    this.keepCredits = keepFor(programs, 'points_earned');
+    this.keepSpent = keepFor(programs, 'amount_spent');
+  }
 
   /** The answers of the local days seen last: `[start, end)` → key → answer. */
   private days: { start: number; end: number; answers: Map<string, string | number> }[] = [];
@@ -482,7 +568,7 @@ class Replay {
   private customer(id: string, platformId: string | null = null, excluded = false): CustomerState {
     let c = this.customers.get(id);
     if (!c) {
-      c = { id, platformId, excluded, spent: [], early: new Map(), lanes: [new LaneCustomer(), new LaneCustomer()] };
+      c = new CustomerState(id, platformId, excluded);
       this.customers.set(id, c);
     } else if (platformId !== null) {
       c.platformId = platformId;
@@ -491,30 +577,36 @@ class Replay {
     return c;
   }
 
+  /** Replayed points of orders whose ledger credit is still to be read (platform order id →). */
+  private awaiting = new Map<string, Awaiting>();
+  /** Order credits read before their order (the order row's time is the client's clock, the credit's the database's): at, points. */
+  private early = new Map<string, { customerId: string; credits: number[] }>();
+  /** Small numbers for rule ids and period keys: a limit slot is one number, not a string per order. */
+  private ruleNumbers = new Map<string, number>();
+  private periodNumbers = new Map<string, number>();
+
   recordedCredit(row: CreditRow) {
     const c = this.customer(row.customer_id);
     const at = row.created_at.getTime();
     if (row.order_id === null) {
-      for (const lane of c.lanes) lane.credit(at, row.points);
+      if (this.keepCredits !== 'nothing') c.credit(at, row.points, row.points);
       return;
     }
-    if (!c.lanes[0].awaiting.has(row.order_id)) {
-      const early = c.early.get(row.order_id) ?? [];
-      early.push({ at, points: row.points });
-      c.early.set(row.order_id, early);
+    const award = this.awaiting.get(row.order_id);
+    if (!award || award.customer !== c) {
+      const early = this.early.get(row.order_id) ?? { customerId: c.id, credits: [] };
+      early.credits.push(at, row.points);
+      this.early.set(row.order_id, early);
       return;
     }
-    for (const lane of c.lanes) {
-      const award = lane.awaiting.get(row.order_id);
-      if (!award) continue;
-      lane.awaiting.delete(row.order_id);
-      // the credit is what the ledger kept of the award (all of it, or what a refund in the return window left)
-      lane.credit(at, award.recorded > 0 ? Math.floor((award.points * row.points) / award.recorded) : 0);
-    }
+    this.awaiting.delete(row.order_id);
+    // the credit is what the ledger kept of the award (all of it, or what a refund in the return window left)
+    const kept = (points: number) => (award.recorded > 0 ? Math.floor((points * row.points) / award.recorded) : 0);
+    if (this.keepCredits !== 'nothing') c.credit(at, kept(award.points[0]), kept(award.points[1]));
   }
 
-  /** The figures the tier judgement reads, at `now`, from what the lane holds. */
-  private metrics(c: CustomerState, lane: LaneCustomer, tiers: ReplayTier[], now: number): TierMetrics {
+  /** The figures the tier judgement reads, at `now`, from what the customer's lane holds. */
+  private metrics(c: CustomerState, lane: 0 | 1, tiers: ReplayTier[], now: number): TierMetrics {
     const m = EMPTY_METRICS();
     if (tiers.length === 0) return m;
     const at = new Date(now);
@@ -524,18 +616,33 @@ class Replay {
     const rolling = tiers.some((t) => t.window === 'rolling_12_months')
       ? this.cached('rolling', now, () => windowStart('rolling_12_months', new Date(bucket), this.zone)!.getTime()) + (now - bucket)
       : now;
-    m['points_earned:lifetime'] = lane.pointsIn(null, now);
-    m['points_earned:calendar_year'] = lane.pointsIn(year, now);
-    m['points_earned:rolling_12_months'] = lane.pointsIn(rolling, now);
+    let lifetime = c.older[lane];
+    let inYear = 0;
+    let inRolling = 0;
+    const credits = c.credits;
+    for (let i = 0; i < credits.length; i += 3) {
+      const creditedAt = credits[i]!;
+      if (creditedAt > now) continue;
+      const points = credits[i + 1 + lane]!;
+      lifetime += points;
+      if (creditedAt >= year) inYear += points;
+      if (creditedAt >= rolling) inRolling += points;
+    }
+    m['points_earned:lifetime'] = lifetime;
+    m['points_earned:calendar_year'] = inYear;
+    m['points_earned:rolling_12_months'] = inRolling;
     if (tiers.some((t) => t.qualification === 'amount_spent')) {
-      let lifetime = 0;
-      let inYear = 0;
-      let inRolling = 0;
-      for (const s of c.spent) {
-        if (s.refundedAt !== null && s.refundedAt <= now) continue;
-        lifetime += s.subtotal;
-        if (s.placedAt >= year) inYear += s.subtotal;
-        if (s.placedAt >= rolling) inRolling += s.subtotal;
+      lifetime = c.olderSpent;
+      inYear = 0;
+      inRolling = 0;
+      const spent = c.spent;
+      for (let i = 0; i < spent.length; i += 3) {
+        if (spent[i + 2]! <= now) continue;
+        const placedAt = spent[i]!;
+        const subtotal = spent[i + 1]!;
+        lifetime += subtotal;
+        if (placedAt >= year) inYear += subtotal;
+        if (placedAt >= rolling) inRolling += subtotal;
       }
       m['amount_spent:lifetime'] = lifetime / 100;
       m['amount_spent:calendar_year'] = inYear / 100;
@@ -552,29 +659,28 @@ class Replay {
     const cart = { subtotal: Number(row.subtotal) };
     const results: PointsCalculation[] = [];
     const tiers: (string | null)[] = [];
-    for (const laneIndex of [0, 1] as const) {
-      const lane = c.lanes[laneIndex];
+    for (const lane of [0, 1] as const) {
       // before the period the draft is not in force yet: both lanes run the program as it stands
-      const program = this.programs[inPeriod ? laneIndex : 0];
+      const program = this.programs[inPeriod ? lane : 0];
       const tier = program.tiers.length ? judgeStanding(program.tiers, this.metrics(c, lane, program.tiers, now), row.created_at, this.zone).current : null;
-      lane.tierId = tier?.id ?? null;
-      tiers.push(lane.tierId);
-      const calculation = await this.calculate(program, lane, tier, cart, row);
-      results.push(calculation);
-      this.settle(c, lane, row, calculation.points);
-    }
-    c.spent.push({
-      placedAt: row.placed_at.getTime(),
-      subtotal: cents(Number(row.subtotal)),
-      refundedAt: row.refunded_at ? row.refunded_at.getTime() : null,
-    });
-    if (c.spent.length > 64) c.spent = c.spent.filter((s) => s.placedAt >= now - WINDOW_MS || s.refundedAt === null || s.refundedAt > now);
-    const early = c.early.get(row.platform_order_id);
-    if (early) {
-      c.early.delete(row.platform_order_id);
-      for (const credit of early) this.recordedCredit({ id: '', customer_id: c.id, points: credit.points, created_at: new Date(credit.at), order_id: row.platform_order_id });
+      tiers.push(tier?.id ?? null);
+      results.push(await this.calculate(program, c, lane, tier, cart, row));
     }
     const [replayed, draft] = results as [PointsCalculation, PointsCalculation];
+    this.settle(c, row, [replayed.points, draft.points]);
+    if (this.keepSpent !== 'nothing') {
+      c.spent.push(row.placed_at.getTime(), cents(Number(row.subtotal)), row.refunded_at ? row.refunded_at.getTime() : Number.NaN);
+      c.foldSpent(now, this.keepSpent);
+    }
+    c.foldCredits(now, this.keepCredits);
+    const early = this.early.get(row.platform_order_id);
+    if (early && early.customerId === c.id) {
+      this.early.delete(row.platform_order_id);
+      const credits = early.credits;
+      for (let i = 0; i < credits.length; i += 2) {
+        this.recordedCredit({ id: '', customer_id: c.id, points: credits[i + 1]!, created_at: new Date(credits[i]!), order_id: row.platform_order_id });
+      }
+    }
     if (replayed.points !== row.points_awarded) this.mismatched += 1;
     if (!inPeriod) return null;
     this.count(c, row, replayed, draft, tiers as [string | null, string | null]);
@@ -590,15 +696,22 @@ class Replay {
     };
   }
 
+  private numberOf(numbers: Map<string, number>, key: string) {
+    let n = numbers.get(key);
+    if (n === undefined) numbers.set(key, (n = numbers.size));
+    return n;
+  }
+
   /** The engine's award for this order in this lane: the calculator under the limit loop, slots counted in memory. */
-  private calculate(program: Program, lane: LaneCustomer, tier: ReplayTier | null, cart: { subtotal: number }, row: OrderRow) {
+  private calculate(program: Program, c: CustomerState, lane: 0 | 1, tier: ReplayTier | null, cart: { subtotal: number }, row: OrderRow) {
     const placedAt = row.placed_at.getTime();
-    const keys = new Map<string, string>();
+    const slots = new Map<string, number>();
     const usage: Record<string, number> = {};
     for (const rule of program.limited) {
-      const key = `${rule.id} ${this.daily(`limit:${rule.limit.period}`, placedAt, () => periodKey(rule.limit.period, row.placed_at, this.zone))}`;
-      keys.set(rule.id, key);
-      usage[rule.id] = lane.usage.get(key) ?? 0;
+      const period = this.daily(LIMIT_PERIOD[rule.limit.period], placedAt, () => this.numberOf(this.periodNumbers, periodKey(rule.limit.period, row.placed_at, this.zone)));
+      const slot = this.numberOf(this.ruleNumbers, rule.id) * 2 ** 24 + period;
+      slots.set(rule.id, slot);
+      usage[rule.id] = c.used(lane, slot);
     }
     const excluded = earnsNothing({ status: row.excluded ? 'excluded' : 'member' });
     const earning: EarningProgram = {
@@ -612,23 +725,21 @@ class Replay {
     };
     return awardWithin(earning, cart, row.created_at, (rule, used) => {
       if (used >= rule.limit.count) return false;
-      lane.usage.set(keys.get(rule.id)!, used + 1);
+      c.take(lane, slots.get(rule.id)!, used + 1);
       return true;
     });
   }
 
-  /** When the lane's points count towards its tier: as the ledger credited the recorded award, or after the return window. */
-  private settle(c: CustomerState, lane: LaneCustomer, row: OrderRow, points: number) {
-    const now = row.created_at.getTime();
-    lane.prune(now);
+  /** When each lane's points count towards its tier: as the ledger credited the recorded award, or after the return window. */
+  private settle(c: CustomerState, row: OrderRow, points: [number, number]) {
     if (row.points_awarded > 0) {
-      lane.awaiting.set(row.platform_order_id, { points, recorded: row.points_awarded });
+      this.awaiting.set(row.platform_order_id, { customer: c, points, recorded: row.points_awarded });
       return;
     }
-    // nothing was recorded, so no credit to follow: the draft's points are credited when the engine would have
-    const due = now + this.pendingDays * DAY_MS;
+    // nothing was recorded, so no credit to follow: the replayed points are credited when the engine would have
+    const due = row.created_at.getTime() + this.pendingDays * DAY_MS;
     if (this.pendingDays > 0 && row.refunded_at && row.refunded_at.getTime() <= due) return;
-    lane.credit(due, points);
+    if (this.keepCredits !== 'nothing') c.credit(due, points[0], points[1]);
   }
 
   private count(c: CustomerState, row: OrderRow, replayed: PointsCalculation, draft: PointsCalculation, [tier, draftTier]: [string | null, string | null]) {
@@ -650,8 +761,8 @@ class Replay {
     const draftOwed = refundedCents > 0 ? owedFor({ subtotal, pointsAwarded: draft.points }, refundedCents, full) : 0;
     this.liability.actual += row.points_awarded - actualOwed;
     this.liability.draft += draft.points - draftOwed;
-    c.lanes[0].issued += row.points_awarded;
-    c.lanes[1].issued += draft.points;
+    c.issued[0] += row.points_awarded;
+    c.issued[1] += draft.points;
   }
 
   report({ zone, from, to, end, top, current }: { zone: string; from: string; to: string; end: number; top: number; current: Current }): ReplayReport {
@@ -665,11 +776,10 @@ class Replay {
     let moved = 0;
     const affected: ReplayCustomer[] = [];
     for (const c of this.customers.values()) {
-      const [a, b] = c.lanes;
-      const judge = (p: Program, lane: LaneCustomer) =>
+      const judge = (p: Program, lane: 0 | 1) =>
         p.tiers.length ? (judgeStanding(p.tiers, this.metrics(c, lane, p.tiers, end - 1), new Date(end - 1), zone).current?.id ?? null) : null;
-      const tierA = judge(program, a);
-      const tierB = judge(draft, b);
+      const tierA = judge(program, 0);
+      const tierB = judge(draft, 1);
       if (tierA !== tierB) {
         moved += 1;
         const key = `${tierA} ${tierB}`;
@@ -677,9 +787,10 @@ class Replay {
         move.customers += 1;
         moves.set(key, move);
       }
-      const difference = b.issued - a.issued;
+      const [actual, drafted] = c.issued;
+      const difference = drafted - actual;
       if (difference !== 0 || tierA !== tierB) {
-        affected.push({ id: c.id, customer_id: c.platformId, actual: a.issued, draft: b.issued, difference, tier_id: tierA, draft_tier_id: tierB });
+        affected.push({ id: c.id, customer_id: c.platformId, actual, draft: drafted, difference, tier_id: tierA, draft_tier_id: tierB });
       }
     }
     affected.sort((x, y) => Math.abs(y.difference) - Math.abs(x.difference) || (x.id < y.id ? -1 : 1));

@@ -1,7 +1,10 @@
 // What-if replay (admin face only): the orders of a period replayed under a draft of the program,
-// against what was recorded (domain/finance/replay.ts). A plain query over a bounded history;
-// a longer one runs from the CLI (`loyalty replay`). Sums are Float: they can pass a 32-bit Int.
+// against what was recorded (domain/finance/replay.ts). A plain query over a bounded history; a
+// longer one runs as a job the admin app starts, follows and can cancel (replay-jobs.ts), or from
+// the CLI (`loyalty replay`). Sums are Float: they can pass a 32-bit Int.
+import { type ReplayJobView, cancelReplayJob, replayJob, replayJobStates, startReplayJob } from '../../domain/finance/replay-jobs.js';
 import { type ReplayReport, replayProgram } from '../../domain/finance/replay.js';
+import { enqueueReplay } from '../../jobs/replay.js';
 import { builder } from '../builder.js';
 
 /** Orders a query replays at most (the history up to `to`): a few seconds' work. */
@@ -99,7 +102,60 @@ const ReportRef = builder.objectRef<ReplayReport>('ProgramReplay').implement({
   }),
 });
 
+const ReplayJobStateEnum = builder.enumType('ReplayJobState', {
+  subGraphs: ['admin'],
+  description: 'queued, running, done (the report is there), failed (error says why; a job whose process ended reads so) or cancelled (no report)',
+  values: replayJobStates,
+});
+
+const JobErrorRef = builder.objectRef<NonNullable<ReplayJobView['error']>>('ReplayJobError').implement({
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    code: t.exposeString('code', { description: "The admin API's error code" }),
+    message: t.exposeString('message'),
+  }),
+});
+
+const JobRef = builder.objectRef<ReplayJobView>('ProgramReplayJob').implement({
+  subGraphs: ['admin'],
+  description: 'A what-if replay run as a job: its progress, and its report when done. Kept a day after it started',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    state: t.field({ type: ReplayJobStateEnum, resolve: (j) => j.state }),
+    from: t.exposeString('from'),
+    to: t.exposeString('to', { description: 'Included' }),
+    orders_read: t.exposeInt('orders_read', { description: 'Orders read so far, history before the period included' }),
+    progress: t.exposeFloat('progress', { description: 'The share of the period read, 0 to 1' }),
+    read_up_to: t.expose('read_up_to', { type: 'DateTime', nullable: true, description: 'When the last order read was recorded' }),
+    report: t.expose('report', { type: ReportRef, nullable: true, description: 'When done: what program_replay answers for the same input' }),
+    error: t.expose('error', { type: JobErrorRef, nullable: true }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    started_at: t.expose('started_at', { type: 'DateTime', nullable: true }),
+    finished_at: t.expose('finished_at', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const replayArgs = builder.args((t) => ({
+  from: t.field({ type: 'Date', required: true }),
+  to: t.field({ type: 'Date', required: true, description: 'Included' }),
+  draft: t.field({ type: 'JSON', required: true }),
+  top: t.int({ description: 'Customers most affected to list, 0 to 1000, default 20' }),
+}));
+const replayInput = (args: { from: Date; to: Date; draft?: unknown; top?: number | null }) => ({
+  from: args.from.toISOString().slice(0, 10),
+  to: args.to.toISOString().slice(0, 10),
+  draft: args.draft,
+  top: args.top ?? undefined,
+});
+
 builder.queryFields((t) => ({
+  program_replay_job: t.field({
+    subGraphs: ['admin'],
+    type: JobRef,
+    description: 'A replay job started by start_program_replay: its state, progress and, when done, its report. 404 once purged',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => replayJob(ctx.db, ctx.merchantId, String(args.id)),
+  }),
   program_replay: t.field({
     subGraphs: ['admin'],
     type: ReportRef,
@@ -107,18 +163,26 @@ builder.queryFields((t) => ({
       "The orders of a range of the merchant's local dates replayed under a draft of the program, against what was recorded. " +
       'Writes nothing. The draft: {earning_rules, booster_campaigns, tiers}, each a list in the shapes of the create mutations ' +
       '(an item with an id changes that record); a section given replaces that part of the program, one left out stays',
-    args: {
-      from: t.arg({ type: 'Date', required: true }),
-      to: t.arg({ type: 'Date', required: true, description: 'Included' }),
-      draft: t.arg({ type: 'JSON', required: true }),
-      top: t.arg.int({ description: 'Customers most affected to list, 0 to 1000, default 20' }),
-    },
-    resolve: (_root, args, ctx) =>
-      replayProgram(
-        ctx.db,
-        ctx.merchantId,
-        { from: args.from.toISOString().slice(0, 10), to: args.to.toISOString().slice(0, 10), draft: args.draft, top: args.top ?? undefined },
-        { maxOrders: REPLAY_QUERY_MAX_ORDERS },
-      ),
+    args: replayArgs,
+    resolve: (_root, args, ctx) => replayProgram(ctx.db, ctx.merchantId, replayInput(args), { maxOrders: REPLAY_QUERY_MAX_ORDERS }),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  start_program_replay: t.field({
+    subGraphs: ['admin'],
+    type: JobRef,
+    description:
+      'Starts program_replay as a job, with no bound on the history: bad input is refused here as program_replay refuses it. ' +
+      'Follow it with program_replay_job(id); 503 service_unavailable when no worker has ever started on this database',
+    args: replayArgs,
+    resolve: (_root, args, ctx) => startReplayJob(ctx.db, ctx.merchantId, replayInput(args), enqueueReplay),
+  }),
+  cancel_program_replay: t.field({
+    subGraphs: ['admin'],
+    type: JobRef,
+    description: 'Cancels a queued or running replay job: it stops at the end of the page it reads and keeps no report. 409 conflict once it is done or failed',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => cancelReplayJob(ctx.db, ctx.merchantId, String(args.id)),
   }),
 }));
