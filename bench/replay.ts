@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createPrisma } from '../src/db/client.js';
 import { applyMigrations } from '../src/db/schema-engine.js';
-import { replayHeap } from '../src/cli/finance-commands.js';
+import { replayHeap } from '../src/cli/replay-heap.js';
 import { replayProgram } from '../src/domain/finance/replay.js';
 import { parseSettings, resultsDir } from './config.js';
 import { createTenant, preparePostgres, withClient } from './data.js';
@@ -107,6 +107,8 @@ const { url, m, ...ids } = (await loaded()) ?? (await load());
 // the collector as `loyalty replay` (and the server, where the job runs) sets it
 if (!process.argv.includes('--v8-defaults')) replayHeap();
 const db = createPrisma(url, 4);
+await db.$queryRaw`SELECT 1`;
+const rssBefore = process.memoryUsage().rss;
 let peakRss = 0;
 const sample = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
 const t0 = performance.now();
@@ -140,6 +142,7 @@ const result = {
   cpu_seconds: Number(((cpu.user + cpu.system) / 1e6).toFixed(1)),
   load_average: Number(os.loadavg()[0]!.toFixed(1)),
   orders_per_second: Math.round(report.orders_read / seconds),
+  rss_before_mb: Math.round(rssBefore / 2 ** 20),
   peak_rss_mb: Math.round(peakRss / 2 ** 20),
   issued: report.issued,
   tier_changes: report.tier_changes.customers,

@@ -3,22 +3,12 @@
 // spreadsheet, one row per period (or customer, or window).
 import { balancesAt, expirySchedule, type LiabilityGrouping, type LiabilityPeriod, liabilityRollForward } from '../domain/finance/liability.js';
 import { readFile } from 'node:fs/promises';
-import v8 from 'node:v8';
 import { type ReplayReport, replayProgram } from '../domain/finance/replay.js';
 import { merchantBySlug } from '../domain/merchants/merchants.js';
 import { validationError } from '../domain/shared/errors.js';
 import type { Command, Options } from './commands.js';
 import { UsageError } from './commands.js';
-
-/**
- * The server's collector setting (src/main.ts) for a replay here too, unless node's command line
- * gives one: the old generation grows 30% past what the last full collection kept. At V8's own
- * choice (up to 4×) a million-order replay's garbage between collections took its peak from
- * 440 MB to 640 MB (bench/README.md, "What-if replay").
- */
-export function replayHeap() {
-  if (!process.execArgv.some((arg) => arg.replace(/_/g, '-').startsWith('--heap-growing-percent'))) v8.setFlagsFromString('--heap-growing-percent=30');
-}
+import { replayHeap } from './replay-heap.js';
 
 /** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
 const csvField = (v: unknown) => {
