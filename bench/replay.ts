@@ -3,11 +3,16 @@
 // purchase rules (two limited), two boosters and a three-tier ladder, into its own PostgreSQL
 // database (loyalty_bench_replay, recreated; BENCH_DATABASE_URL to use another), then times one
 // replay of the whole year under a draft that changes a rule and the ladder, as `loyalty replay`
-// runs it (domain/finance/replay.ts), and the process's peak memory. Not part of the service.
+// runs it (domain/finance/replay.ts), and the process's peak memory and CPU time. `--reuse` replays
+// the data a previous run loaded (same size) instead of loading again; `--trace` prints the heap
+// and RSS every 100,000 orders; `--v8-defaults` leaves V8's collector at its own setting. Not
+// part of the service.
 import { writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createPrisma } from '../src/db/client.js';
 import { applyMigrations } from '../src/db/schema-engine.js';
+import { replayHeap } from '../src/cli/replay-heap.js';
 import { replayProgram } from '../src/domain/finance/replay.js';
 import { parseSettings, resultsDir } from './config.js';
 import { createTenant, preparePostgres, withClient } from './data.js';
@@ -99,10 +104,15 @@ async function load(): Promise<{ url: string; m: string; base: string }> {
 
 const { url, m, ...ids } = (await loaded()) ?? (await load());
 
+// the collector as `loyalty replay` (and the server, where the job runs) sets it
+if (!process.argv.includes('--v8-defaults')) replayHeap();
 const db = createPrisma(url, 4);
+await db.$queryRaw`SELECT 1`;
+const rssBefore = process.memoryUsage().rss;
 let peakRss = 0;
 const sample = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
 const t0 = performance.now();
+const cpu0 = process.cpuUsage();
 // --trace: the heap and RSS after every 20th page, to see what grows
 const trace = process.argv.includes('--trace');
 let pagesRead = 0;
@@ -124,11 +134,15 @@ const report = await replayProgram(db, m, {
   },
 }, { onProgress });
 const seconds = (performance.now() - t0) / 1000;
+const cpu = process.cpuUsage(cpu0);
 clearInterval(sample);
 const result = {
   orders: report.orders_read,
   seconds: Number(seconds.toFixed(1)),
+  cpu_seconds: Number(((cpu.user + cpu.system) / 1e6).toFixed(1)),
+  load_average: Number(os.loadavg()[0]!.toFixed(1)),
   orders_per_second: Math.round(report.orders_read / seconds),
+  rss_before_mb: Math.round(rssBefore / 2 ** 20),
   peak_rss_mb: Math.round(peakRss / 2 ** 20),
   issued: report.issued,
   tier_changes: report.tier_changes.customers,

@@ -8,6 +8,7 @@ import { merchantBySlug } from '../domain/merchants/merchants.js';
 import { validationError } from '../domain/shared/errors.js';
 import type { Command, Options } from './commands.js';
 import { UsageError } from './commands.js';
+import { replayHeap } from './replay-heap.js';
 
 /** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
 const csvField = (v: unknown) => {
@@ -88,6 +89,7 @@ export const financeCommands: Record<string, Command> = {
       } catch (err) {
         throw validationError({ file: [`is not valid JSON: ${(err as Error).message}`] });
       }
+      replayHeap();
       // progress on stderr, so --json and --csv stay clean on stdout
       const progress = (p: { orders_read: number; at: Date }) => {
         process.stderr.write(`\rreplayed ${n(p.orders_read)} orders, up to ${p.at.toISOString()}`);

@@ -1,11 +1,12 @@
 // What-if replay, fidelity: a replay under the unchanged program reproduces the recorded ledger
 // order by order. The history is made by the engine itself (recordOrder, refundOrder, the
 // approval of pending points and the tier re-judgement at New Year), each at its moment of a
-// past year and a half: the clock is faked to that moment, and the rows the database stamped
-// with its own clock are stamped with it too, as a live service would have written them. So
+// past year and a half: the clock is faked to that moment (the embedded database reads the same
+// clock; on PostgreSQL the rows it stamps with its own are stamped with the faked one), as a
+// live service would have written them. So
 // limit periods, boosters' and rules' dates, calendar-year tiers, the return window and refunds
 // inside and after it all decide points.
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { recordOrder, refundOrder } from '../../src/domain/events/orders.js';
 import { type ReplayOrder, replayProgram } from '../../src/domain/finance/replay.js';
 import { approvePendingPoints } from '../../src/domain/ledger/pending.js';
@@ -15,8 +16,16 @@ import { adminOps } from '../admin-ops.js';
 import { newCustomer, newMerchant, testApp, type TestApp } from '../harness.js';
 
 let app: TestApp;
+// the clock is faked before the embedded database starts: it reads the process's clock, so it
+// only ever sees time move forward (back from today to 2024 in mid-run, its alarms were set
+// years ahead and fired every millisecond, with a warning each)
 beforeAll(async () => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(FIRST - DAY);
   app = await testApp();
+});
+afterAll(() => {
+  vi.useRealTimers();
 });
 
 const ORDERS = Number(process.env.REPLAY_TEST_ORDERS ?? 10_000);
@@ -91,46 +100,54 @@ describe('a replay under the unchanged program', () => {
     }
     steps.sort((a, b) => a.at - b.at);
 
-    const realStart = new Date(Date.now() - 60_000);
-    // what the database stamps with its own clock, stamped with the faked one
-    const stamp = (at: number) => app.db.$executeRaw`
+    // the embedded database's clock is the faked one; PostgreSQL's is its own: what it stamps
+    // with it is stamped with the faked one, after the day's jobs every row they wrote (any
+    // customer's), after an order or a refund only its customer's rows and its order, through
+    // their indexes, so a step costs the same late in the history as early
+    const [{ now: databaseNow } = { now: new Date() }] = await app.db.$queryRaw<{ now: Date }[]>`SELECT now()`;
+    const ownClock = Math.abs(databaseNow.getTime() - Date.now()) > DAY;
+    const since = new Date(databaseNow.getTime() - 60_000).toISOString();
+    const stampDay = async (at: number) => ownClock && app.db.$executeRaw`
       WITH t AS (UPDATE points_transactions SET created_at = ${new Date(at).toISOString()}::timestamptz
-                  WHERE merchant_id = ${merchantId}::uuid AND created_at > ${realStart.toISOString()}::timestamptz RETURNING 1),
+                  WHERE merchant_id = ${merchantId}::uuid AND created_at > ${since}::timestamptz RETURNING 1),
            a AS (UPDATE activities SET created_at = ${new Date(at).toISOString()}::timestamptz, occurred_at = ${new Date(at).toISOString()}::timestamptz
-                  WHERE merchant_id = ${merchantId}::uuid AND created_at > ${realStart.toISOString()}::timestamptz RETURNING 1),
+                  WHERE merchant_id = ${merchantId}::uuid AND created_at > ${since}::timestamptz RETURNING 1)
+      SELECT (SELECT count(*) FROM t) + (SELECT count(*) FROM a)`;
+    const stampStep = async (at: number, customerId: string, orderId: string) => ownClock && app.db.$executeRaw`
+      WITH t AS (UPDATE points_transactions SET created_at = ${new Date(at).toISOString()}::timestamptz
+                  WHERE merchant_id = ${merchantId}::uuid AND customer_id = ${customerId}::uuid AND created_at > ${since}::timestamptz RETURNING 1),
+           a AS (UPDATE activities SET created_at = ${new Date(at).toISOString()}::timestamptz, occurred_at = ${new Date(at).toISOString()}::timestamptz
+                  WHERE merchant_id = ${merchantId}::uuid AND customer_id = ${customerId}::uuid AND created_at > ${since}::timestamptz RETURNING 1),
            o AS (UPDATE orders SET created_at = LEAST(created_at, ${new Date(at).toISOString()}::timestamptz),
-                                   refunded_at = CASE WHEN refunded_at > ${realStart.toISOString()}::timestamptz THEN ${new Date(at).toISOString()}::timestamptz ELSE refunded_at END
-                  WHERE merchant_id = ${merchantId}::uuid AND (created_at > ${realStart.toISOString()}::timestamptz OR refunded_at > ${realStart.toISOString()}::timestamptz) RETURNING 1)
+                                   refunded_at = CASE WHEN refunded_at > ${since}::timestamptz THEN ${new Date(at).toISOString()}::timestamptz ELSE refunded_at END
+                  WHERE merchant_id = ${merchantId}::uuid AND platform_order_id = ${orderId} RETURNING 1)
       SELECT (SELECT count(*) FROM t) + (SELECT count(*) FROM a) + (SELECT count(*) FROM o)`;
+    const customerIds = new Map(customers.map((c) => [c.platformId, c.id]));
+    const customerOf = new Map(steps.flatMap((s) => (s.kind === 'order' ? [[s.id, customerIds.get(s.customer)!] as const] : [])));
 
-    vi.useFakeTimers({ toFake: ['Date'] });
-    try {
-      let day = '';
-      let year = '';
-      for (const step of steps) {
-        const today = localDate(new Date(step.at), ZONE);
-        if (today !== day) {
-          // the day's jobs, just before its first event: approve what left the return window, and at New Year re-judge tiers
-          day = today;
-          const jobs = step.at - 500;
-          vi.setSystemTime(jobs);
-          await approvePendingPoints(app.db, new Date(jobs));
-          if (today.slice(0, 4) !== year) {
-            if (year) await rejudgeTiers(app.db, new Date(jobs), { merchantId });
-            year = today.slice(0, 4);
-          }
-          await stamp(jobs);
+    let day = '';
+    let year = '';
+    for (const step of steps) {
+      const today = localDate(new Date(step.at), ZONE);
+      if (today !== day) {
+        // the day's jobs, just before its first event: approve what left the return window, and at New Year re-judge tiers
+        day = today;
+        const jobs = step.at - 500;
+        vi.setSystemTime(jobs);
+        await approvePendingPoints(app.db, new Date(jobs));
+        if (today.slice(0, 4) !== year) {
+          if (year) await rejudgeTiers(app.db, new Date(jobs), { merchantId });
+          year = today.slice(0, 4);
         }
-        vi.setSystemTime(step.at);
-        if (step.kind === 'order') {
-          await recordOrder(app.db, merchantId, { order_id: step.id, customer_id: step.customer, subtotal: step.subtotal, created_at: new Date(step.at).toISOString() });
-        } else {
-          await refundOrder(app.db, merchantId, { order_id: step.id, amount: step.amount });
-        }
-        await stamp(step.at);
+        await stampDay(jobs);
       }
-    } finally {
-      vi.useRealTimers();
+      vi.setSystemTime(step.at);
+      if (step.kind === 'order') {
+        await recordOrder(app.db, merchantId, { order_id: step.id, customer_id: step.customer, subtotal: step.subtotal, created_at: new Date(step.at).toISOString() });
+      } else {
+        await refundOrder(app.db, merchantId, { order_id: step.id, amount: step.amount });
+      }
+      await stampStep(step.at, customerOf.get(step.id)!, step.id);
     }
 
     const recorded = new Map(

@@ -535,7 +535,13 @@ class Replay {
   ) {
     this.keepCredits = keepFor(programs, 'points_earned');
     this.keepSpent = keepFor(programs, 'amount_spent');
+    for (const { tiers } of programs) {
+      this.ladders.set(tiers, { rolling: tiers.some((t) => t.window === 'rolling_12_months'), spent: tiers.some((t) => t.qualification === 'amount_spent') });
+    }
   }
+
+  /** What each program's ladder reads: a rolling window, amounts spent. */
+  private ladders = new Map<ReplayTier[], { rolling: boolean; spent: boolean }>();
 
   /** The answers of the local days seen last: `[start, end)` → key → answer. */
   private days: { start: number; end: number; answers: Map<string, string | number> }[] = [];
@@ -609,11 +615,10 @@ class Replay {
   private metrics(c: CustomerState, lane: 0 | 1, tiers: ReplayTier[], now: number): TierMetrics {
     const m = EMPTY_METRICS();
     if (tiers.length === 0) return m;
-    const at = new Date(now);
-    const year = this.daily('year', now, () => windowStart('calendar_year', at, this.zone)!.getTime());
+    const year = this.daily('year', now, () => windowStart('calendar_year', new Date(now), this.zone)!.getTime());
     // a rolling window moves with `now`: within a quarter hour (no local clock change falls inside one) it moves by as much
     const bucket = Math.floor(now / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
-    const rolling = tiers.some((t) => t.window === 'rolling_12_months')
+    const rolling = this.ladders.get(tiers)!.rolling
       ? this.cached('rolling', now, () => windowStart('rolling_12_months', new Date(bucket), this.zone)!.getTime()) + (now - bucket)
       : now;
     let lifetime = c.older[lane];
@@ -631,7 +636,7 @@ class Replay {
     m['points_earned:lifetime'] = lifetime;
     m['points_earned:calendar_year'] = inYear;
     m['points_earned:rolling_12_months'] = inRolling;
-    if (tiers.some((t) => t.qualification === 'amount_spent')) {
+    if (this.ladders.get(tiers)!.spent) {
       lifetime = c.olderSpent;
       inYear = 0;
       inRolling = 0;
