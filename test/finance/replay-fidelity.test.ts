@@ -47,7 +47,9 @@ function random(seed: number) {
   };
 }
 
-describe('a replay under the unchanged program', () => {
+// minutes of history: CI runs it on the embedded database and on PostgreSQL, and leaves it out of
+// its Citus and Node 24 passes (LOYALTY_TEST_SKIP_SLOW=1), which repeat the same engine
+describe.skipIf(process.env.LOYALTY_TEST_SKIP_SLOW === '1')('a replay under the unchanged program', () => {
   it('reproduces every recorded order of 10,000, with boosters, limits, tiers, a return window and refunds', { timeout: 900_000 }, async () => {
     const merchant = await newMerchant(app, 'replay-fidelity');
     const merchantId = merchant.id;
