@@ -119,11 +119,12 @@ interface Row {
 }
 
 function feedEvent(row: Row): FeedEvent {
-  const body = JSON.parse(row.body) as { data?: unknown; version?: unknown };
+  const body = JSON.parse(row.body) as { data?: unknown; version?: unknown; created_at?: unknown };
   return {
     id: row.id,
     type: row.type,
-    created_at: row.createdAt,
+    // as delivered: on a cluster the row's own time may differ from the body's by a millisecond
+    created_at: typeof body.created_at === 'string' ? new Date(body.created_at) : row.createdAt,
     version: typeof body.version === 'number' ? body.version : null,
     data: body.data ?? null,
   };
