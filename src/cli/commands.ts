@@ -65,7 +65,7 @@ export interface Command {
   csv?(result: any): string;
 }
 
-function required(value: string | undefined, flag: string): string {
+export function required(value: string | undefined, flag: string): string {
   if (!value) throw new UsageError(`missing --${flag}`);
   return value;
 }

@@ -7,7 +7,7 @@ import { type ReplayReport, replayProgram } from '../domain/finance/replay.js';
 import { merchantBySlug } from '../domain/merchants/merchants.js';
 import { validationError } from '../domain/shared/errors.js';
 import type { Command, Options } from './commands.js';
-import { UsageError } from './commands.js';
+import { required, UsageError } from './commands.js';
 import { replayHeap } from './replay-heap.js';
 
 /** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
@@ -17,10 +17,7 @@ const csvField = (v: unknown) => {
 };
 export const csvTable = (header: string[], rows: unknown[][]) => [header, ...rows].map((r) => r.map(csvField).join(',')).join('\r\n');
 
-const merchantOf = async (db: Parameters<Command['run']>[0], values: Options['values']) => {
-  if (!values.merchant) throw new UsageError('missing --merchant');
-  return merchantBySlug(db, values.merchant);
-};
+const merchantOf = (db: Parameters<Command['run']>[0], values: Options['values']) => merchantBySlug(db, required(values.merchant, 'merchant'));
 
 const periodColumns = ['period', 'start', 'end', 'opening', 'issued_orders', 'issued_engagement', 'issued_referrals', 'issued_manual', 'issued_import', 'issued', 'reversed', 'redeemed', 'expired', 'manual_debits', 'closing'];
 const periodRow = (p: LiabilityPeriod) => [p.label, p.start, p.end, p.opening, p.issued.orders, p.issued.engagement, p.issued.referrals, p.issued.manual, p.issued.import, p.issued.total, p.reversed, p.redeemed, p.expired, p.manual_debits, p.closing];
