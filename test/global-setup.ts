@@ -4,7 +4,8 @@
 // and the admin app first when their sources changed: the tests that start the server or the
 // CLI as their own processes run the bundles, as operators do, and the browser tests drive
 // the built app. On a Citus coordinator the migrated tables are then distributed, as
-// `loyalty migrate` does.
+// `loyalty migrate` does. The few files that need a database of their own copy a template
+// migrated here (own-database.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildIfStale } from '../scripts/build.mjs';
@@ -12,6 +13,7 @@ import { createPrisma } from '../src/db/client.js';
 import { distribute } from '../src/db/cluster.js';
 import { startEmbedded } from '../src/db/embedded.js';
 import { applyMigrations } from '../src/db/schema-engine.js';
+import { prepareOwnDatabases } from './own-database.js';
 
 export const SNAPSHOT = path.resolve(import.meta.dirname, '../node_modules/.cache/loyalty-test/pglite.tar.gz');
 
@@ -20,6 +22,7 @@ export default async function setup() {
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
     await applyMigrations(url);
+    await prepareOwnDatabases(url);
     const db = createPrisma(url, 1);
     try {
       const started = Date.now();

@@ -11,6 +11,7 @@ import { createApiKey, type CreateKeyInput } from '../src/domain/access/api-keys
 import { createMerchant } from '../src/domain/merchants/merchants.js';
 import { createApp } from '../src/http/app.js';
 import { SNAPSHOT } from './global-setup.js';
+import { ownDatabase } from './own-database.js';
 
 export interface TestApp {
   db: Db;
@@ -35,11 +36,18 @@ export function testConfig(overrides: Record<string, string> = {}) {
   });
 }
 
-/** One app per test file; closed after the file's tests. */
-export function testApp(): Promise<TestApp> {
+/**
+ * One app per test file; closed after the file's tests. With TEST_DATABASE_URL the files share
+ * that database, unless a file asks for one of its own (`ownDatabase`: own-database.ts says when);
+ * the embedded database is always the file's own.
+ */
+export function testApp({ ownDatabase: own = false }: { ownDatabase?: boolean } = {}): Promise<TestApp> {
   shared ??= (async () => {
-    const database = process.env.TEST_DATABASE_URL
-      ? { url: process.env.TEST_DATABASE_URL, close: async () => {} }
+    const url = process.env.TEST_DATABASE_URL;
+    const database = url
+      ? own
+        ? await ownDatabase(url)
+        : { url, close: async () => {} }
       : await startEmbedded('memory', new Blob([readFileSync(SNAPSHOT)]));
     // as the service runs: named statements on PostgreSQL, not on the embedded database
     const db = createPrisma(database.url, 10, undefined, Boolean(process.env.TEST_DATABASE_URL));

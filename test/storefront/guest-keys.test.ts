@@ -186,13 +186,14 @@ describe('caching', () => {
     expect(get.headers.get('cache-control')).toBe('public, max-age=60');
   });
 
-  // (left out on a database other files share: there one of these answered public once, unexplained)
-  it.skipIf(Boolean(process.env.TEST_DATABASE_URL))('keeps every refusal of a guest, and every answer to a secret key, private', async () => {
+  it('keeps every refusal of a guest, and every answer to a secret key, private', async () => {
+    // a key one character off (its checksum's last character changed, whatever it was)
+    const wrong = key.slice(0, -1) + (key.endsWith('0') ? '1' : '0');
     for (const res of [
       await guest(key, '{ customers { data { email } } }'),
       await guest(key, '{ tiers { data { name } } customers { data { email } } }'),
       await guest(key, '{ tiers { data { name } } }', { origin: FOREIGN }),
-      await guest(key.slice(0, -1) + '0', '{ tiers { data { name } } }'),
+      await guest(wrong, '{ tiers { data { name } } }'),
       await guest(await newKey(app, merchant.id), CATALOGUE),
     ]) {
       expect(res.headers.get('cache-control')).toBe('private, no-store');

@@ -17,7 +17,7 @@ let app: TestApp;
 
 beforeAll(async () => {
   process.env.WEBHOOK_ALLOW_PRIVATE_URLS = 'true';
-  app = await testApp();
+  app = await testApp({ ownDatabase: true });
 });
 
 /** One dispatcher pass for the merchant's events; the jobs it queues are never worked. */
@@ -111,11 +111,7 @@ function balancesFrom(events: FeedEvent[]) {
   return balances;
 }
 
-// on a database other files share, their instances' dispatchers and workers deliver this file's
-// events meanwhile: the delivery counts and states these two read are then not this file's alone
-const shared = Boolean(process.env.TEST_DATABASE_URL);
-
-describe.skipIf(shared)('catching up after an endpoint was disabled', () => {
+describe('catching up after an endpoint was disabled', () => {
   it('rebuilds every balance from the feed alone', async () => {
     const { merchant, admin, reward, endpointId, api, feed } = await shop();
     const customers = [await newCustomer(app, merchant.id), await newCustomer(app, merchant.id), await newCustomer(app, merchant.id)];
@@ -124,7 +120,7 @@ describe.skipIf(shared)('catching up after an endpoint was disabled', () => {
     for (const [i, c] of customers.entries()) expect((await credit(c.platformId, 100 * (i + 1))).status).toBe(201);
     await dispatch();
     await deliverPending(merchant.id);
-    // 3 customer.created, 3 credits (on a shared database another file's workers may deliver them first)
+    // 3 customer.created, 3 credits
     expect(await app.db.webhookDelivery.count({ where: { merchantId: merchant.id, endpointId } })).toBe(6);
 
     const disable = await admin(`mutation($id: ID!) { update_webhook_endpoint(id: $id, enabled: false) { enabled } }`, { id: endpointId });
@@ -194,7 +190,7 @@ describe.skipIf(shared)('catching up after an endpoint was disabled', () => {
   });
 });
 
-describe.skipIf(shared)('filters', () => {
+describe('filters', () => {
   it('by type, customer, time and delivery state, on REST, GraphQL and the admin API', async () => {
     const { merchant, admin, api, feed } = await shop();
     const [a, b] = [await newCustomer(app, merchant.id), await newCustomer(app, merchant.id)];
