@@ -1,8 +1,9 @@
 // The admin app's build: React compiled by Vite into admin-app/dist (git-ignored), served by
 // the service at /admin (src/http/admin-app/files.ts). Every asset is bundled: nothing loads
 // from elsewhere at run time.
-import react from '@vitejs/plugin-react';
+
 import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
 export default defineConfig({

@@ -64,7 +64,11 @@ export function parseSettings(argv = process.argv.slice(2)): Settings {
     const v = flagValue(argv, name);
     return v === undefined ? fallback : Number(v);
   };
-  const list = (name: string) => flagValue(argv, name)?.split(',').map((s) => s.trim()).filter(Boolean) ?? null;
+  const list = (name: string) =>
+    flagValue(argv, name)
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean) ?? null;
   return {
     quick,
     full,

@@ -3,7 +3,7 @@
 // command line is its process title, `postgres: 15/citus1: postgres loyalty_bench …`). So a row
 // says how many CPU milliseconds a request cost on the single node, on the coordinator and on
 // the workers, which a capacity estimate needs and req/s on a shared machine does not give.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 

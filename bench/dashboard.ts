@@ -30,7 +30,9 @@ const loaded = await withClient(url, async (client) => {
     [tenant.merchantId],
   );
   await analyze(client);
-  const { rows } = await client.query(`SELECT max(created_at) AS last FROM points_transactions WHERE merchant_id = $1::uuid`, [tenant.merchantId]);
+  const { rows } = await client.query(`SELECT max(created_at) AS last FROM points_transactions WHERE merchant_id = $1::uuid`, [
+    tenant.merchantId,
+  ]);
   return { ...(await counts(client, tenant.merchantId)), last: rows[0].last as Date };
 });
 console.log(`loaded in ${((Date.now() - started) / 1000).toFixed(0)} s:`, loaded);

@@ -80,5 +80,9 @@ const valuationSet = await time('valuation, rate set', () => pointsValuation(db,
 await db.$disconnect();
 writeFileSync(
   path.join(resultsDir, 'liability-latest.json'),
-  JSON.stringify({ size: { customers: size.customers, transactions: size.transactions }, loaded, results: { ...results, valuation_set: valuationSet } }, null, 2),
+  JSON.stringify(
+    { size: { customers: size.customers, transactions: size.transactions }, loaded, results: { ...results, valuation_set: valuationSet } },
+    null,
+    2,
+  ),
 );

@@ -2,7 +2,7 @@
 // that selects the same fields (every field, as SOFA does), built from the live public schema.
 // Request templates: `__CUST__` becomes a random customer number (2..N) per request and
 // `"__POINTS__"` a random credit (70%, 1..100) or debit (30%, -1..-50).
-import { type GraphQLObjectType, type GraphQLSchema, getNamedType, isObjectType, isNonNullType } from 'graphql';
+import { type GraphQLObjectType, type GraphQLSchema, getNamedType, isNonNullType, isObjectType } from 'graphql';
 
 export interface RequestSpec {
   method: 'GET' | 'POST';

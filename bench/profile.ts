@@ -39,14 +39,25 @@ const layers: [string, (f: CallFrame) => boolean][] = [
   ['Pothos (other plugins, resolver wrappers)', (f) => /@pothos\//.test(f.url)],
   ['GraphQL Armor (limits)', (f) => /graphql-armor/.test(f.url)],
   ['GraphQL execution (graphql-js, @graphql-tools/executor)', (f) => /node_modules\/(graphql|@graphql-tools\/executor)\//.test(f.url)],
-  ['Yoga / envelop / whatwg-node (HTTP ⇄ fetch)', (f) => /graphql-yoga|@envelop|@whatwg-node|@graphql-tools|urlpattern|@repeaterjs/.test(f.url)],
-  ['Fastify (router, hooks, validation, serialization)', (f) => /node_modules\/(fastify|@fastify|avvio|find-my-way|fast-json-stringify|ajv|fast-uri|light-my-request)\//.test(f.url)],
+  [
+    'Yoga / envelop / whatwg-node (HTTP ⇄ fetch)',
+    (f) => /graphql-yoga|@envelop|@whatwg-node|@graphql-tools|urlpattern|@repeaterjs/.test(f.url),
+  ],
+  [
+    'Fastify (router, hooks, validation, serialization)',
+    (f) => /node_modules\/(fastify|@fastify|avvio|find-my-way|fast-json-stringify|ajv|fast-uri|light-my-request)\//.test(f.url),
+  ],
   ['baseline code (bench/)', (f) => /\/bench\//.test(f.url) && !/node_modules/.test(f.url)],
   ['rate limiter', (f) => /rate-limiter-flexible|src\/http\/rate-limit/.test(f.url)],
   ['logging (pino)', (f) => /node_modules\/(pino|sonic-boom|fast-redact|thread-stream)/.test(f.url) || /src\/http\/logging/.test(f.url)],
   ['zod validation', (f) => /node_modules\/zod\//.test(f.url)],
   ['service code (src/)', (f) => /\/src\//.test(f.url) && !/node_modules/.test(f.url)],
-  ['Node HTTP / net / streams', (f) => /^node:(_?http|net|stream|internal\/(http|streams|stream_base|net|timers|js_stream))/.test(f.url) || /^node:internal\/(http|streams)/.test(f.url)],
+  [
+    'Node HTTP / net / streams',
+    (f) =>
+      /^node:(_?http|net|stream|internal\/(http|streams|stream_base|net|timers|js_stream))/.test(f.url) ||
+      /^node:internal\/(http|streams)/.test(f.url),
+  ],
   ['Node crypto', (f) => /^node:(crypto|internal\/crypto)/.test(f.url)],
   ['module loading (start-up)', (f) => /^node:internal\/(modules|deps\/cjs-module-lexer)/.test(f.url)],
   ['Node core (other)', (f) => f.url.startsWith('node:')],
@@ -55,7 +66,21 @@ const layers: [string, (f: CallFrame) => boolean][] = [
   ['other', () => true],
 ];
 
-const inclusiveLayers = ['Prisma', 'pg driver', 'SOFA', 'GraphQL execution', 'Yoga', 'scope checks', 'Pothos', 'service code', 'zod', 'logging', 'rate limiter', 'Fastify', 'baseline code'];
+const inclusiveLayers = [
+  'Prisma',
+  'pg driver',
+  'SOFA',
+  'GraphQL execution',
+  'Yoga',
+  'scope checks',
+  'Pothos',
+  'service code',
+  'zod',
+  'logging',
+  'rate limiter',
+  'Fastify',
+  'baseline code',
+];
 
 export interface ProfileSummary {
   file: string;
@@ -126,7 +151,9 @@ function unbundle(profile: CpuProfile) {
     if (!map || f.lineNumber < 0) continue;
     const entry = map.findEntry(f.lineNumber, f.columnNumber) as { originalSource?: string; originalLine?: number };
     if (!entry.originalSource) continue;
-    const source = entry.originalSource.startsWith('file:') ? fileURLToPath(entry.originalSource) : path.resolve(path.dirname(fileURLToPath(f.url)), entry.originalSource);
+    const source = entry.originalSource.startsWith('file:')
+      ? fileURLToPath(entry.originalSource)
+      : path.resolve(path.dirname(fileURLToPath(f.url)), entry.originalSource);
     f.url = pathToFileURL(source).href;
     f.lineNumber = entry.originalLine ?? f.lineNumber;
   }
@@ -190,11 +217,21 @@ export function summariseProfile(file: string, fromUs?: number, toUs?: number, r
     cpuMsPerRequest: requests ? Math.round(((total - idle) / 1000 / requests) * 1000) / 1000 : null,
     layers: [...byLayer]
       .sort((a, b) => b[1] - a[1])
-      .map(([layer, us]) => ({ layer, ms: Math.round(us / 1000), pct: pct(us), ...(requests ? { usPerRequest: Math.round(us / requests) } : {}) })),
+      .map(([layer, us]) => ({
+        layer,
+        ms: Math.round(us / 1000),
+        pct: pct(us),
+        ...(requests ? { usPerRequest: Math.round(us / requests) } : {}),
+      })),
     inclusive: [...inclusive]
       .filter(([layer]) => inclusiveLayers.some((p) => layer.startsWith(p)))
       .sort((a, b) => b[1] - a[1])
-      .map(([layer, us]) => ({ layer, ms: Math.round(us / 1000), pct: pct(us), ...(requests ? { usPerRequest: Math.round(us / requests) } : {}) })),
+      .map(([layer, us]) => ({
+        layer,
+        ms: Math.round(us / 1000),
+        pct: pct(us),
+        ...(requests ? { usPerRequest: Math.round(us / requests) } : {}),
+      })),
     top: [...byFn.values()]
       .sort((a, b) => b.us - a.us)
       .slice(0, 20)
@@ -205,7 +242,10 @@ export function summariseProfile(file: string, fromUs?: number, toUs?: number, r
 export function printProfile(p: ProfileSummary, title: string) {
   const perReq = p.cpuMsPerRequest ? `; ${p.requests} requests, ${p.cpuMsPerRequest} ms CPU per request` : '';
   const us = (l: { usPerRequest?: number }) => (l.usPerRequest !== undefined ? `${String(l.usPerRequest).padStart(6)} µs/req` : '');
-  const lines = [`\nCPU profile: ${title}`, `  ${p.sampledMs} ms sampled over a ${p.windowMs} ms window, busy ${p.busyPct}%${perReq} (self time by layer):`];
+  const lines = [
+    `\nCPU profile: ${title}`,
+    `  ${p.sampledMs} ms sampled over a ${p.windowMs} ms window, busy ${p.busyPct}%${perReq} (self time by layer):`,
+  ];
   for (const l of p.layers) lines.push(`  ${String(l.pct).padStart(5)}%  ${String(l.ms).padStart(6)} ms ${us(l)}  ${l.layer}`);
   lines.push('  inclusive (the layer anywhere on the stack, what it calls included):');
   for (const l of p.inclusive) lines.push(`  ${String(l.pct).padStart(5)}%  ${String(l.ms).padStart(6)} ms ${us(l)}  ${l.layer}`);

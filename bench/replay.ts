@@ -10,9 +10,9 @@
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { replayHeap } from '../src/cli/replay-heap.js';
 import { createPrisma } from '../src/db/client.js';
 import { applyMigrations } from '../src/db/schema-engine.js';
-import { replayHeap } from '../src/cli/replay-heap.js';
 import { replayProgram } from '../src/domain/finance/replay.js';
 import { parseSettings, resultsDir } from './config.js';
 import { createTenant, preparePostgres, withClient } from './data.js';
@@ -58,7 +58,11 @@ async function load(): Promise<{ url: string; m: string; base: string }> {
       ).rows[0].id as string;
     const base = await rule('A point a dollar', { type: 'variable', value: 1, per_amount: 1 }, null);
     await rule('Big basket', { type: 'fixed', value: 50 }, { min_order_subtotal: 150, limit: { count: 2, period: 'week' } });
-    await rule('Monthly extra', { type: 'variable', value: 2, per_amount: 10 }, { max_points_per_order: 40, limit: { count: 3, period: 'month' } });
+    await rule(
+      'Monthly extra',
+      { type: 'variable', value: 2, per_amount: 10 },
+      { max_points_per_order: 40, limit: { count: 3, period: 'month' } },
+    );
     await rule('Spring', { type: 'fixed', value: 25 }, { starts_at: '2025-03-01T05:00:00Z', ends_at: '2025-04-15T04:00:00Z' });
     await rule('Excluded products', { type: 'variable', value: 1, per_amount: 20 }, { excluded_product_ids: ['gift-card'] });
     await c.query(
@@ -122,17 +126,29 @@ const onProgress = (p: { orders_read: number }) => {
   const mb = (n: number) => Math.round(n / 2 ** 20);
   console.log(`${p.orders_read} orders: rss ${mb(u.rss)} MB, heap used ${mb(u.heapUsed)} MB, external ${mb(u.external)} MB`);
 };
-const report = await replayProgram(db, m, {
-  from: '2025-01-01',
-  to: '2025-12-31',
-  draft: {
-    earning_rules: [{ id: ids.base, name: 'Two points a dollar', campaign_type: 'purchase', earning_rule: { type: 'variable', value: 2, per_amount: 1 } }],
-    tiers: [
-      { name: 'Member', position: 0, threshold: 0, is_default: true },
-      { name: 'Silver', position: 1, threshold: 2000, window: 'rolling_12_months', earn_multiplier: 1.25 },
-    ],
+const report = await replayProgram(
+  db,
+  m,
+  {
+    from: '2025-01-01',
+    to: '2025-12-31',
+    draft: {
+      earning_rules: [
+        {
+          id: ids.base,
+          name: 'Two points a dollar',
+          campaign_type: 'purchase',
+          earning_rule: { type: 'variable', value: 2, per_amount: 1 },
+        },
+      ],
+      tiers: [
+        { name: 'Member', position: 0, threshold: 0, is_default: true },
+        { name: 'Silver', position: 1, threshold: 2000, window: 'rolling_12_months', earn_multiplier: 1.25 },
+      ],
+    },
   },
-}, { onProgress });
+  { onProgress },
+);
 const seconds = (performance.now() - t0) / 1000;
 const cpu = process.cpuUsage(cpu0);
 clearInterval(sample);

@@ -110,7 +110,9 @@ export function operationTables(ms: Measurement[], ops: Operation[], concurrency
   ];
   for (const op of ops) {
     lines.push('', `== ${op.title} ==`);
-    lines.push(`  ${pad('server', 16)} ${lpad('conc', 4)} ${lpad('req/s', 8)} ${lpad('p50 ms', 8)} ${lpad('p99 ms', 8)} ${lpad('RSS MB', 7)} ${lpad('non-2xx', 8)}`);
+    lines.push(
+      `  ${pad('server', 16)} ${lpad('conc', 4)} ${lpad('req/s', 8)} ${lpad('p50 ms', 8)} ${lpad('p99 ms', 8)} ${lpad('RSS MB', 7)} ${lpad('non-2xx', 8)}`,
+    );
     for (const who of order) {
       for (const c of concurrency) {
         const m = find(ms, { phase: 'full', ...who, op: op.name, connections: c });
@@ -173,7 +175,8 @@ export function growthRows(ms: Measurement[], ops: Operation[]): GrowthRow[] {
     for (const server of ['service', 'raw-pg']) {
       const small = find(ms, { phase: 'small', server, protocol: 'rest', op: op.name, connections: 1 });
       const full = find(ms, { phase: 'full', server, protocol: 'rest', op: op.name, connections: 1 });
-      if (small && full) rows.push({ op: op.name, server, small_ms: small.mean_ms, full_ms: full.mean_ms, growth: full.mean_ms / small.mean_ms });
+      if (small && full)
+        rows.push({ op: op.name, server, small_ms: small.mean_ms, full_ms: full.mean_ms, growth: full.mean_ms / small.mean_ms });
     }
   }
   return rows;
@@ -190,7 +193,9 @@ export function growthTable(rows: GrowthRow[], small: string, full: string) {
 
 export function embeddedTable(ms: Measurement[], ops: Operation[], concurrency: number[], unavailable: Unavailable[]) {
   const lines = ['', '== Embedded database (PGlite, small data set), service REST =='];
-  lines.push(`  ${pad('operation', 20)} ${lpad('conc', 4)} ${lpad('req/s', 8)} ${lpad('p50 ms', 8)} ${lpad('p99 ms', 8)} ${lpad('RSS MB', 7)} ${lpad('vs PostgreSQL same size (mean)', 31)}`);
+  lines.push(
+    `  ${pad('operation', 20)} ${lpad('conc', 4)} ${lpad('req/s', 8)} ${lpad('p50 ms', 8)} ${lpad('p99 ms', 8)} ${lpad('RSS MB', 7)} ${lpad('vs PostgreSQL same size (mean)', 31)}`,
+  );
   for (const op of ops) {
     for (const c of concurrency) {
       const m = find(ms, { phase: 'embedded', op: op.name, connections: c });
@@ -200,7 +205,8 @@ export function embeddedTable(ms: Measurement[], ops: Operation[], concurrency: 
         `  ${pad(op.name, 20)} ${lpad(String(c), 4)} ${lpad(f0(m.rps), 8)} ${lpad(f1(m.p50_ms), 8)} ${lpad(f1(m.p99_ms), 8)} ${lpad(f0(m.peak_rss_mb), 7)} ${lpad(pgSmall ? `${x(m.mean_ms / pgSmall.mean_ms)} the time` : '-', 31)}`,
       );
     }
-    for (const u of unavailable.filter((u) => u.op === op.name && u.phase === 'embedded')) lines.push(`  ${pad(op.name, 20)} unavailable: ${u.reason}`);
+    for (const u of unavailable.filter((u) => u.op === op.name && u.phase === 'embedded'))
+      lines.push(`  ${pad(op.name, 20)} unavailable: ${u.reason}`);
   }
   return lines.join('\n');
 }
@@ -213,7 +219,14 @@ export function startupTable(startup: Record<string, number>) {
 
 /** The small machine-readable summary of a full run (bench/results/summary.json, committed). */
 export function summaryOf(
-  result: { when: string; machine: unknown; rows: unknown; startup_ms: Record<string, number>; measurements: Measurement[]; targets: TargetCheck[] },
+  result: {
+    when: string;
+    machine: unknown;
+    rows: unknown;
+    startup_ms: Record<string, number>;
+    measurements: Measurement[];
+    targets: TargetCheck[];
+  },
   source: string,
 ) {
   const round = (n: number) => Math.round(n * 100) / 100;
@@ -233,7 +246,15 @@ export function summaryOf(
     })),
     measurements: result.measurements
       .filter((m) => m.phase === 'full')
-      .map((m) => ({ op: m.op, server: m.server, protocol: m.protocol, connections: m.connections, rps: Math.round(m.rps), p99_ms: m.p99_ms, peak_rss_mb: m.peak_rss_mb })),
+      .map((m) => ({
+        op: m.op,
+        server: m.server,
+        protocol: m.protocol,
+        connections: m.connections,
+        rps: Math.round(m.rps),
+        p99_ms: m.p99_ms,
+        peak_rss_mb: m.peak_rss_mb,
+      })),
   };
 }
 
@@ -283,7 +304,11 @@ export function citusFailures(ms: Measurement[], unavailable: Unavailable[]) {
     ...unavailable.filter((u) => u.phase === 'citus').map((u) => ({ op: u.op, server: u.server, error: u.reason })),
     ...ms
       .filter((m) => m.phase === 'citus' && m.non2xx > 0)
-      .map((m) => ({ op: m.op, server: m.server, error: `c=${m.connections}: ${m.non2xx} non-2xx answers ${JSON.stringify(m.status_codes)}` })),
+      .map((m) => ({
+        op: m.op,
+        server: m.server,
+        error: `c=${m.connections}: ${m.non2xx} non-2xx answers ${JSON.stringify(m.status_codes)}`,
+      })),
   ];
 }
 
@@ -330,7 +355,9 @@ export function storageTable(
   if (!citus) return '';
   const mb = (b: number) => (b / 2 ** 20).toFixed(1);
   const lines = ['', '== Storage of the benchmark data (total relation size: heap, indexes, TOAST) =='];
-  lines.push(`  ${pad('table', 20)} ${lpad('rows PG', 9)} ${lpad('MB PG', 8)} ${lpad('B/row PG', 9)} ${lpad('rows Citus', 10)} ${lpad('MB Citus', 9)} ${lpad('B/row Citus', 11)}`);
+  lines.push(
+    `  ${pad('table', 20)} ${lpad('rows PG', 9)} ${lpad('MB PG', 8)} ${lpad('B/row PG', 9)} ${lpad('rows Citus', 10)} ${lpad('MB Citus', 9)} ${lpad('B/row Citus', 11)}`,
+  );
   for (const c of citus) {
     const s = single?.find((r) => r.table === c.table);
     lines.push(
@@ -340,7 +367,8 @@ export function storageTable(
   }
   if (layout) {
     lines.push(`  Citus: ${layout.shard_count} shards per distributed table; the merchant's shard group is on ${layout.merchant_node}`);
-    for (const n of layout.nodes) lines.push(`    ${pad(n.node, 18)} ${lpad(String(n.placements), 5)} shard placements, ${lpad(mb(n.bytes), 8)} MB`);
+    for (const n of layout.nodes)
+      lines.push(`    ${pad(n.node, 18)} ${lpad(String(n.placements), 5)} shard placements, ${lpad(mb(n.bytes), 8)} MB`);
   }
   return lines.join('\n');
 }
@@ -349,13 +377,22 @@ export function storageTable(
  * CPU milliseconds per request by process: the server under test, the single node's backends,
  * the coordinator's and the workers' (every other cluster's backends of the database).
  */
-export function citusCpuTable(ms: Measurement[], ops: Operation[], concurrency: number[], clusters: { single: string; coordinator: string }) {
+export function citusCpuTable(
+  ms: Measurement[],
+  ops: Operation[],
+  concurrency: number[],
+  clusters: { single: string; coordinator: string },
+) {
   const lines = ['', '== CPU ms per request (server process; database backends): single node vs Citus coordinator + workers =='];
   lines.push(
     `  ${pad('operation', 20)} ${pad('server', 8)} ${lpad('conc', 4)} ${lpad('PG: app', 8)} ${lpad('PG db', 7)} ${lpad('Citus: app', 10)} ${lpad('coord', 7)} ${lpad('workers', 8)} ${lpad('db total', 9)}`,
   );
   const cpu = (m: Measurement | undefined, pick: (k: string) => boolean) =>
-    m?.cpu_ms_per_request ? Object.entries(m.cpu_ms_per_request).filter(([k]) => pick(k)).reduce((a, [, v]) => a + v, 0) : NaN;
+    m?.cpu_ms_per_request
+      ? Object.entries(m.cpu_ms_per_request)
+          .filter(([k]) => pick(k))
+          .reduce((a, [, v]) => a + v, 0)
+      : NaN;
   for (const { op, server, connections, single: s, citus: z } of citusPairs(ms, ops, concurrency)) {
     const coord = cpu(z, (k) => k === clusters.coordinator);
     const workers = cpu(z, (k) => k !== 'app' && k !== clusters.coordinator);

@@ -4,15 +4,13 @@
 // each concurrency, then the embedded database with the small data set, then a CPU profile
 // of the operation furthest from the ceiling. Prints tables and writes bench/results/*.json.
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { GraphQLSchema } from 'graphql';
-import { type Settings, benchDir, parseSettings, resultsDir, usage } from './config.js';
+import { benchDir, parseSettings, resultsDir, type Settings, usage } from './config.js';
+import { startCpuCount } from './cpu.js';
 import {
-  type ShardLayout,
-  type TableSize,
-  type Tenant,
   analyze,
   checkpointAll,
   clusterUnavailable,
@@ -25,37 +23,39 @@ import {
   prepareEmbedded,
   preparePostgres,
   recount,
+  type ShardLayout,
   shardLayout,
+  type TableSize,
+  type Tenant,
   tableSizes,
   withClient,
   withoutTriggers,
   workerUrls,
 } from './data.js';
 import type { LoadJob, LoadResult } from './load.js';
-import { type Operation, type RequestSpec, graphqlDocument, graphqlRequest, operations, restRequest } from './operations.js';
-import { printProfile, summariseProfile, type ProfileSummary } from './profile.js';
+import { graphqlDocument, graphqlRequest, type Operation, operations, type RequestSpec, restRequest } from './operations.js';
+import { type ProfileSummary, printProfile, summariseProfile } from './profile.js';
 import {
-  type Measurement,
-  type Phase,
-  type Protocol,
-  type Unavailable,
+  citusCpuTable,
   citusFailures,
   citusRows,
-  citusCpuTable,
   citusTable,
   embeddedTable,
   find,
   growthRows,
   growthTable,
+  type Measurement,
   operationTables,
+  type Phase,
+  type Protocol,
   startupTable,
   storageTable,
   summaryOf,
   targetChecks,
   targetTable,
+  type Unavailable,
 } from './report.js';
 import { type RunningServer, type ServerKind, type StartOptions, sampleRss, startServer } from './servers.js';
-import { startCpuCount } from './cpu.js';
 import { fill } from './templates.js';
 
 if (process.argv.includes('--help')) {
@@ -74,7 +74,10 @@ class LoadWorker {
   private child: ChildProcess;
   private ready: Promise<void>;
   constructor() {
-    this.child = fork(path.join(benchDir, 'load.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child = fork(path.join(benchDir, 'load.ts'), [], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     this.ready = new Promise((resolve) => this.child.once('message', () => resolve()));
   }
   async run(job: LoadJob): Promise<LoadResult> {
@@ -113,7 +116,12 @@ const worker = new LoadWorker();
 /** Keys (and non-null value types) of a JSON answer, to check the baselines answer the same shape. */
 function shape(v: unknown): unknown {
   if (Array.isArray(v)) return v.length ? [shape(v[0])] : [];
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, shape((v as any)[k])]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, shape((v as any)[k])]),
+    );
   return v === null ? null : typeof v;
 }
 
@@ -123,7 +131,11 @@ function shapeDiff(a: unknown, b: unknown, at = ''): string[] {
   if (a && b && typeof a === 'object' && typeof b === 'object') {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
     return [...keys].flatMap((k) =>
-      !(k in a) ? [`${at}.${k} only in baseline`] : !(k in b) ? [`${at}.${k} missing in baseline`] : shapeDiff((a as any)[k], (b as any)[k], `${at}.${k}`),
+      !(k in a)
+        ? [`${at}.${k} only in baseline`]
+        : !(k in b)
+          ? [`${at}.${k} missing in baseline`]
+          : shapeDiff((a as any)[k], (b as any)[k], `${at}.${k}`),
     );
   }
   return a === b ? [] : [`${at}: ${String(a)} vs ${String(b)}`];
@@ -223,7 +235,11 @@ async function measure(
     status_codes: r.statusCodes,
     peak_rss_mb: Math.round(peak),
     ...(used && r.allRequests
-      ? { cpu_ms_per_request: Object.fromEntries(Object.entries(used).map(([k, ms]) => [k, Math.round((ms / r.allRequests) * 1000) / 1000])) }
+      ? {
+          cpu_ms_per_request: Object.fromEntries(
+            Object.entries(used).map(([k, ms]) => [k, Math.round((ms / r.allRequests) * 1000) / 1000]),
+          ),
+        }
       : {}),
   };
   if (phase !== 'profile') measurements.push(m);
@@ -273,10 +289,19 @@ async function runMatrix(
   for (const { targets } of plan) {
     for (const t of targets) {
       await ensureAlive(t.slot);
-      await worker.run({ url: t.slot.server.url, connections: warmupConnections, warmup: 0, duration: settings.warmup, request: t.req, customers: opts.customers });
+      await worker.run({
+        url: t.slot.server.url,
+        connections: warmupConnections,
+        warmup: 0,
+        duration: settings.warmup,
+        request: t.req,
+        customers: opts.customers,
+      });
     }
   }
-  log(`  ${phase}: warm-up pass done (${plan.reduce((n, p) => n + p.targets.length, 0)} targets, ${settings.warmup} s each at c=${warmupConnections})`);
+  log(
+    `  ${phase}: warm-up pass done (${plan.reduce((n, p) => n + p.targets.length, 0)} targets, ${settings.warmup} s each at c=${warmupConnections})`,
+  );
   for (const { op, targets } of plan) {
     for (const c of opts.concurrency) {
       for (const t of targets) {
@@ -284,7 +309,8 @@ async function runMatrix(
           await ensureAlive(t.slot);
           if (op.kind === 'write') await opts.beforeWrite?.();
           const rowPhase = t.slot.phase ?? phase;
-          const cpuOf = rowPhase === 'citus' || rowPhase === 'citus-single' ? databaseName((t.slot.spec.database as { url: string }).url) : undefined;
+          const cpuOf =
+            rowPhase === 'citus' || rowPhase === 'citus-single' ? databaseName((t.slot.spec.database as { url: string }).url) : undefined;
           const m = await measure(rowPhase, t.slot.server, op, t.protocol, t.req, c, opts.duration, opts.customers, cpuOf);
           if (t.slot.server.alive() || attempt === 2) break;
           measurements.splice(measurements.indexOf(m), 1); // died during the run: measure again
@@ -413,7 +439,9 @@ async function citusPhase(singleUrl: string, singleTenant: Tenant) {
     citus.layout = await shardLayout(client, tenant.merchantId);
   });
   loadTimes.citus = performance.now() - t;
-  log(`Citus ${citus.database}: loaded ${JSON.stringify(citus.rows)} in ${(loadTimes.citus / 1000).toFixed(1)} s; merchant on ${citus.layout?.merchant_node}`);
+  log(
+    `Citus ${citus.database}: loaded ${JSON.stringify(citus.rows)} in ${(loadTimes.citus / 1000).toFixed(1)} s; merchant on ${citus.layout?.merchant_node}`,
+  );
   // the single-node database after the writes of the main phase: fresh statistics, as the Citus one has
   await withClient(singleUrl, async (client) => {
     await analyze(client);
@@ -496,7 +524,12 @@ try {
   }
 
   await withServers(
-    (['service', 'fastify-prisma', 'raw-pg'] as const).map((kind) => ({ kind, key: tenant.key, database: { url }, label: `${kind} (PostgreSQL)` })),
+    (['service', 'fastify-prisma', 'raw-pg'] as const).map((kind) => ({
+      kind,
+      key: tenant.key,
+      database: { url },
+      label: `${kind} (PostgreSQL)`,
+    })),
     (servers) =>
       runMatrix('full', servers, {
         protocols: ['rest', 'graphql'],
@@ -513,13 +546,15 @@ try {
     loadTimes.embedded = performance.now() - t;
     log(`embedded database loaded (${small.customers} customers) in ${(loadTimes.embedded / 1000).toFixed(1)} s`);
     try {
-      await withServers([{ kind: 'service', key: embedded.tenant.key, database: { dataDir: embedded.dataDir }, label: 'service (embedded PGlite)' }], (s) =>
-        runMatrix('embedded', s, {
-          protocols: ['rest'],
-          concurrency: settings.concurrency,
-          duration: settings.shortDuration,
-          customers: small.customers,
-        }),
+      await withServers(
+        [{ kind: 'service', key: embedded.tenant.key, database: { dataDir: embedded.dataDir }, label: 'service (embedded PGlite)' }],
+        (s) =>
+          runMatrix('embedded', s, {
+            protocols: ['rest'],
+            concurrency: settings.concurrency,
+            duration: settings.shortDuration,
+            customers: small.customers,
+          }),
       );
     } finally {
       embedded.remove();
@@ -545,19 +580,21 @@ try {
         const dir = mkdtempSync(path.join(os.tmpdir(), `loyalty-bench-profile-${kind}-`));
         let run: { window: [number, number]; requests: number; rps: number } | undefined;
         let protocol: Protocol = 'rest';
-        await withServers([{ kind, key: tenant.key, database: { url }, label: `${kind} (PostgreSQL, --cpu-prof)`, cpuProfDir: dir }], async ([slot]) => {
-          const doc = kind === 'service' && settings.profileGraphql ? graphqlDocument(schema, op) : undefined;
-          protocol = doc ? 'graphql' : 'rest';
-          const request = doc ? graphqlRequest(doc, op, tenant.key) : restRequest(op, tenant.key);
-          run = await measure('profile', slot!.server, op, protocol, request, top, settings.duration, full.customers);
-        });
+        await withServers(
+          [{ kind, key: tenant.key, database: { url }, label: `${kind} (PostgreSQL, --cpu-prof)`, cpuProfDir: dir }],
+          async ([slot]) => {
+            const doc = kind === 'service' && settings.profileGraphql ? graphqlDocument(schema, op) : undefined;
+            protocol = doc ? 'graphql' : 'rest';
+            const request = doc ? graphqlRequest(doc, op, tenant.key) : restRequest(op, tenant.key);
+            run = await measure('profile', slot!.server, op, protocol, request, top, settings.duration, full.customers);
+          },
+        );
         // the main thread's profile (tsx's loader thread writes one too)
         const file = readdirSync(dir).find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
         if (file && run) {
           const summary = summariseProfile(path.join(dir, file), run.window[0], run.window[1], run.requests);
           profiles.push({ ...summary, server: kind, op: op.name, protocol, connections: top, rps: run.rps });
-        }
-        else log(`no .cpuprofile written in ${dir}`);
+        } else log(`no .cpuprofile written in ${dir}`);
       }
     }
   }
@@ -581,7 +618,12 @@ const out = [
   settings.citus ? citusTable(measurements, ops, settings.concurrency, unavailable, citus.skipped) : '',
   settings.citus && citus.clusters ? citusCpuTable(measurements, ops, settings.concurrency, citus.clusters) : '',
   settings.citus ? storageTable(citus.single_node_sizes, citus.sizes, citus.layout) : '',
-  ...profiles.map((p) => printProfile(p, `${p.server} ${p.protocol === 'graphql' ? 'GraphQL' : 'REST'} ${p.op}, concurrency ${p.connections}, ${Math.round(p.rps)} req/s`)),
+  ...profiles.map((p) =>
+    printProfile(
+      p,
+      `${p.server} ${p.protocol === 'graphql' ? 'GraphQL' : 'REST'} ${p.op}, concurrency ${p.connections}, ${Math.round(p.rps)} req/s`,
+    ),
+  ),
   incidents.length ? `\n== Incidents ==\n  ${incidents.join('\n  ')}` : '',
 ].join('\n');
 console.log(out);

@@ -8,8 +8,8 @@
 // CLI): it builds each only when one of its sources is newer than its last build, so a
 // newcomer never has to remember to. The tests build both the same way (test/global-setup.ts).
 import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -99,7 +99,10 @@ function asciiOnly(source) {
 
 /** Builds the admin app with Vite into admin-app/dist. */
 export function buildAdminApp() {
-  run([path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', path.join(adminApp, 'vite.config.ts'), '--logLevel', 'warn'], 'admin app build');
+  run(
+    [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', path.join(adminApp, 'vite.config.ts'), '--logLevel', 'warn'],
+    'admin app build',
+  );
 }
 
 /** Whether the admin app's build is older than its sources (or its dependencies). */

@@ -18,8 +18,7 @@ export interface BreakingChange {
 }
 
 /** The released and current text of a contract file (schema.graphql or openapi.json). */
-export const contractFiles = (file: 'schema.graphql' | 'openapi.json') =>
-  Promise.all([read(`api/released/${file}`), read(file)]);
+export const contractFiles = (file: 'schema.graphql' | 'openapi.json') => Promise.all([read(`api/released/${file}`), read(file)]);
 
 export async function breakingGraphQLChanges(released: string, current: string): Promise<BreakingChange[]> {
   const changes = await diff(buildSchema(released), buildSchema(current));

@@ -9,8 +9,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { buildSchema, introspectionFromSchema } from 'graphql';
 import { minifyIntrospection, outputIntrospectionFile } from 'gql.tada/internal';
+import { buildSchema, introspectionFromSchema } from 'graphql';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -21,9 +21,12 @@ export async function generateClients(dir: string) {
     [
       path.join(root, 'node_modules/swagger-typescript-api/dist/cli.mjs'),
       'generate',
-      '--path', path.join(root, 'openapi.json'),
-      '--output', dir,
-      '--name', 'loyalty-api.ts',
+      '--path',
+      path.join(root, 'openapi.json'),
+      '--output',
+      dir,
+      '--name',
+      'loyalty-api.ts',
       '--enum-style=union',
       '--silent',
     ],

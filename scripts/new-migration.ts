@@ -13,7 +13,10 @@ if (!name || !/^[a-z0-9_]+$/.test(name)) {
   process.exit(2);
 }
 
-const folders = (await readdir(migrationsDir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+const folders = (await readdir(migrationsDir, { withFileTypes: true }))
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name)
+  .sort();
 const last = folders.at(-1);
 const previous = last ? await readFile(path.join(migrationsDir, last, 'schema.prisma'), 'utf8') : undefined;
 const current = await readSchema();

@@ -23,10 +23,22 @@ if (!citus) {
     `NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = '${catalog}'::regclass AND d.objid = o.oid AND d.deptype = 'e')`;
   const kinds = [
     // the coordinator's placements of reference tables are shards in public: their table drops them
-    ['TABLE', `SELECT o.oid::regclass::text AS name FROM pg_class o WHERE o.relnamespace = 'public'::regnamespace AND o.relkind IN ('r', 'p') AND NOT relation_is_a_known_shard(o.oid) AND ${notExtension('pg_class')}`],
-    ['VIEW', `SELECT o.oid::regclass::text AS name FROM pg_class o WHERE o.relnamespace = 'public'::regnamespace AND o.relkind = 'v' AND ${notExtension('pg_class')}`],
-    ['FUNCTION', `SELECT o.oid::regprocedure::text AS name FROM pg_proc o WHERE o.pronamespace = 'public'::regnamespace AND o.prokind = 'f' AND ${notExtension('pg_proc')}`],
-    ['TYPE', `SELECT o.oid::regtype::text AS name FROM pg_type o WHERE o.typnamespace = 'public'::regnamespace AND o.typtype IN ('e', 'd') AND ${notExtension('pg_type')}`],
+    [
+      'TABLE',
+      `SELECT o.oid::regclass::text AS name FROM pg_class o WHERE o.relnamespace = 'public'::regnamespace AND o.relkind IN ('r', 'p') AND NOT relation_is_a_known_shard(o.oid) AND ${notExtension('pg_class')}`,
+    ],
+    [
+      'VIEW',
+      `SELECT o.oid::regclass::text AS name FROM pg_class o WHERE o.relnamespace = 'public'::regnamespace AND o.relkind = 'v' AND ${notExtension('pg_class')}`,
+    ],
+    [
+      'FUNCTION',
+      `SELECT o.oid::regprocedure::text AS name FROM pg_proc o WHERE o.pronamespace = 'public'::regnamespace AND o.prokind = 'f' AND ${notExtension('pg_proc')}`,
+    ],
+    [
+      'TYPE',
+      `SELECT o.oid::regtype::text AS name FROM pg_type o WHERE o.typnamespace = 'public'::regnamespace AND o.typtype IN ('e', 'd') AND ${notExtension('pg_type')}`,
+    ],
   ];
   for (const [kind, list] of kinds) {
     // a table dropped with CASCADE can take others (views, foreign keys) with it: IF EXISTS

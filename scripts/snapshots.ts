@@ -4,13 +4,13 @@
 // code; `npm run schema:write` rewrites them deliberately.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { introspectionFromSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { minifyIntrospection, outputIntrospectionFile } from 'gql.tada/internal';
+import { introspectionFromSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { loadConfig } from '../src/config.js';
 import { createPrisma } from '../src/db/client.js';
-import { createApp } from '../src/http/app.js';
 import { adminSchema } from '../src/graphql/admin.js';
 import { schema } from '../src/graphql/public.js';
+import { createApp } from '../src/http/app.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 

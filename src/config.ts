@@ -30,13 +30,23 @@ const trustProxy = z
     if (v === '' || v === 'false') return { hops: 0 };
     if (/^\d+$/.test(v)) return { hops: Number(v) };
     if (v === 'true') {
-      ctx.addIssue({ code: 'custom', message: 'true would believe any X-Forwarded-For, which every client can write: give the number of proxies in front (e.g. 1) or their addresses' });
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'true would believe any X-Forwarded-For, which every client can write: give the number of proxies in front (e.g. 1) or their addresses',
+      });
       return z.NEVER;
     }
-    const entries = v.split(',').map((e) => e.trim()).filter(Boolean);
+    const entries = v
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean);
     const bad = entries.filter((e) => !TRUST_PROXY_RANGES.has(e) && !isAddressOrRange(e));
     if (bad.length) {
-      ctx.addIssue({ code: 'custom', message: `must be a number of proxies, or addresses and CIDR ranges (or loopback, linklocal, uniquelocal), comma-separated; not ${bad.join(', ')}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a number of proxies, or addresses and CIDR ranges (or loopback, linklocal, uniquelocal), comma-separated; not ${bad.join(', ')}`,
+      });
       return z.NEVER;
     }
     return { addresses: entries.flatMap((e) => TRUST_PROXY_RANGES.get(e) ?? [e]) };
@@ -70,14 +80,29 @@ const schema = z.object({
   RATE_LIMIT_PER_GUEST: z.coerce.number().int().min(0).default(300),
   /** Customer session tokens: the lifetime when the mint names none, and the longest it may ask for. */
   CUSTOMER_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
-  CUSTOMER_SESSION_MAX_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(86_400),
+  CUSTOMER_SESSION_MAX_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 86_400)
+    .default(86_400),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /** Failed admin sign-ins from one client address, or with one token prefix, that lock it out for the lockout window (0: no lockout). */
   ADMIN_LOGIN_MAX_FAILURES: z.coerce.number().int().min(0).default(10),
   ADMIN_LOGIN_LOCKOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   /** Admin app sessions end after this long without a request, and this long after sign-in. */
-  ADMIN_SESSION_IDLE_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(8 * 3600),
-  ADMIN_SESSION_MAX_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(24 * 3600),
+  ADMIN_SESSION_IDLE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 86_400)
+    .default(8 * 3600),
+  ADMIN_SESSION_MAX_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 86_400)
+    .default(24 * 3600),
   /** The proxies in front, believed about the client's address: a count, or addresses/CIDRs; none by default. */
   TRUST_PROXY: trustProxy,
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
@@ -86,7 +111,12 @@ const schema = z.object({
   CORS_ORIGINS: z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be origins like https://shop.example.com, comma-separated'))),
   /** GET /metrics (Prometheus) answers only `Authorization: Bearer <METRICS_TOKEN>`; unset: no /metrics. */
   METRICS_TOKEN: z
@@ -110,7 +140,12 @@ const schema = z.object({
   /** A failed delivery is retried after about this long, then twice as long each time (with jitter)... */
   WEBHOOK_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   /** ...until this long after its first attempt; an endpoint failing this long is disabled. */
-  WEBHOOK_RETRY_WINDOW_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(3 * 86_400),
+  WEBHOOK_RETRY_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 86_400)
+    .default(3 * 86_400),
   /** Dispatched events (and their deliveries) are kept this long, then forgotten; the events feed promises at least 30 days. */
   WEBHOOK_EVENT_RETENTION_DAYS: z.coerce.number().int().min(30).max(3650).default(30),
   /** How often the dispatcher turns new events into deliveries. */

@@ -3,21 +3,26 @@
 // a printed Full Access key, so a newcomer can curl at once.
 import { createServer as createHttpServer } from 'node:http';
 import v8 from 'node:v8';
+import { bootstrapDemo } from './cli/seed/first-start.js';
 import { ConfigError, loadConfig } from './config.js';
 import { connect } from './db/database.js';
 import { findRunningEmbedded } from './db/embedded.js';
-import { bootstrapDemo } from './cli/seed/first-start.js';
 import { createApp } from './http/app.js';
-import { createLogger, flushLogger } from './observability/logger.js';
-import { STARTUP_TIMEOUT_MS, redactRedisUrl, waitForRedis } from './http/redis.js';
+import { redactRedisUrl, STARTUP_TIMEOUT_MS, waitForRedis } from './http/redis.js';
 import { startJobs } from './jobs/queue.js';
+import { createLogger, flushLogger } from './observability/logger.js';
 import { startTracing } from './observability/tracing.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Sets a V8 flag at start unless node's command line gave it (`--name`, `--no-name`, `_` for `-`): that wins. */
 function defaultV8Flag(name: string, setting: string) {
-  const given = process.execArgv.some((arg) => arg.replace(/_/g, '-').replace(/^--no-/, '--').startsWith(`--${name}`));
+  const given = process.execArgv.some((arg) =>
+    arg
+      .replace(/_/g, '-')
+      .replace(/^--no-/, '--')
+      .startsWith(`--${name}`),
+  );
   if (!given) v8.setFlagsFromString(setting);
 }
 
@@ -153,7 +158,12 @@ async function main() {
   await jobs;
   const where = database.embedded ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL';
   logger.info(
-    { database: where, redis: config.REDIS_URL ? redactRedisUrl(config.REDIS_URL) : 'none: counters in this process', ready_ms: Date.now() - started, paths: { rest: '/v1', graphql: '/graphql', admin: '/admin/graphql', admin_app: '/admin', openapi: '/v1/openapi.json', docs: '/docs' } },
+    {
+      database: where,
+      redis: config.REDIS_URL ? redactRedisUrl(config.REDIS_URL) : 'none: counters in this process',
+      ready_ms: Date.now() - started,
+      paths: { rest: '/v1', graphql: '/graphql', admin: '/admin/graphql', admin_app: '/admin', openapi: '/v1/openapi.json', docs: '/docs' },
+    },
     `Loyalty service listening on http://${config.HOST}:${config.PORT}`,
   );
 }

@@ -28,7 +28,9 @@ export default async function setup() {
       const started = Date.now();
       const result = await distribute(db);
       if (result.distributed && result.tables.length) {
-        console.log(`Citus: ${result.tables.length} tables distributed, ${result.reference.length} reference tables (${Date.now() - started} ms)`);
+        console.log(
+          `Citus: ${result.tables.length} tables distributed, ${result.reference.length} reference tables (${Date.now() - started} ms)`,
+        );
       }
     } finally {
       await db.$disconnect();

@@ -7,7 +7,7 @@ import { afterAll } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createPrisma, type Db } from '../src/db/client.js';
 import { startEmbedded } from '../src/db/embedded.js';
-import { createApiKey, type CreateKeyInput } from '../src/domain/access/api-keys.js';
+import { type CreateKeyInput, createApiKey } from '../src/domain/access/api-keys.js';
 import { createMerchant } from '../src/domain/merchants/merchants.js';
 import { createApp } from '../src/http/app.js';
 import { SNAPSHOT } from './global-setup.js';
@@ -185,7 +185,10 @@ export function countingDb(db: Db, calls: string[]): Db {
  * a hot row, a shard moving), a few times. `send` gets the key and answers status and the code
  * of an error body, if any.
  */
-export async function sendAsAsked<T extends { status: number }>(send: (key: string) => Promise<T>, code: (answer: T) => string | undefined) {
+export async function sendAsAsked<T extends { status: number }>(
+  send: (key: string) => Promise<T>,
+  code: (answer: T) => string | undefined,
+) {
   const key = randomUUID();
   let answer = await send(key);
   for (let attempt = 1; attempt < 8 && (answer.status === 503 || code(answer) === 'idempotency_in_progress'); attempt++) {

@@ -37,7 +37,8 @@ function dateFormat(options: Intl.DateTimeFormatOptions) {
 }
 
 export const formatNumber = (n: number) => numberFormat().format(n);
-export const formatDateTime = (iso: string | null | undefined) => (iso ? dateFormat({ dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso)) : '—');
+export const formatDateTime = (iso: string | null | undefined) =>
+  iso ? dateFormat({ dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso)) : '—';
 export const formatDate = (iso: string | null | undefined) => (iso ? dateFormat({ dateStyle: 'medium' }).format(new Date(iso)) : '—');
 /** A bucket of the dashboard (its start): "Nov 24" for a day or week, "Nov 2026" for a month. */
 export const formatPeriod = (iso: string, bucket: string) =>
@@ -87,7 +88,15 @@ export function formatDuration(seconds: number): string {
 /** The shop's wall clock at an instant, read as if it were UTC (milliseconds): minus the instant, the offset. */
 function wallClock(at: number): number {
   const parts = Object.fromEntries(
-    dateFormat({ year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric', hourCycle: 'h23' })
+    dateFormat({
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      hourCycle: 'h23',
+    })
       .formatToParts(new Date(at))
       .map((p) => [p.type, Number(p.value)]),
   ) as Record<string, number>;

@@ -1,8 +1,8 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Provider } from 'urql';
-import { client } from './api';
 import { App } from './App';
+import { client } from './api';
 import { SessionProvider } from './session';
 import './styles.css';
 

@@ -1,8 +1,8 @@
 // Who is signed in. The admin token is sent once, to POST /admin/session, and forgotten: the
 // browser keeps only the HttpOnly session cookie (which no script can read) and, in memory,
 // the session's CSRF token, which GET /admin/session gives back after a reload.
-import { type ReactNode, createContext, useCallback, useContext, useEffect, useState } from 'react';
-import { SESSION_URL, csrfHeaders, setCsrfToken, whenSessionEnds } from './api';
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useState } from 'react';
+import { csrfHeaders, SESSION_URL, setCsrfToken, whenSessionEnds } from './api';
 import { setShop } from './format';
 
 export interface Session {

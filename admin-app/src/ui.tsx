@@ -2,19 +2,19 @@
 // their validation errors next to them (aria-invalid, aria-describedby), alerts, a modal dialog
 // (the native <dialog>: focus kept inside, Escape closes), and a pager.
 import {
+  type InputHTMLAttributes,
   type ReactNode,
   type SelectHTMLAttributes,
-  type InputHTMLAttributes,
   type TextareaHTMLAttributes,
   useEffect,
   useId,
   useRef,
   useState,
 } from 'react';
+import type { CombinedError } from 'urql';
 import { fieldLabel } from '../../src/domain/shared/messages';
 import { type FieldErrors, messageOf } from './api';
 import { Link } from './router';
-import type { CombinedError } from 'urql';
 
 interface FieldProps {
   label: string;
@@ -24,7 +24,12 @@ interface FieldProps {
 }
 
 /** The label, hint and errors around one control; `render` gets the ids to wire them. */
-function FieldShell({ label, errors, hint, render }: FieldProps & { render: (ids: { id: string; describedBy?: string; invalid: boolean }) => ReactNode }) {
+function FieldShell({
+  label,
+  errors,
+  hint,
+  render,
+}: FieldProps & { render: (ids: { id: string; describedBy?: string; invalid: boolean }) => ReactNode }) {
   const id = useId();
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = errors?.length ? `${id}-error` : undefined;
@@ -53,7 +58,9 @@ export function TextField({ label, errors, hint, ...input }: FieldProps & InputH
       label={label}
       errors={errors}
       hint={hint}
-      render={({ id, describedBy, invalid }) => <input id={id} aria-describedby={describedBy} aria-invalid={invalid || undefined} {...input} />}
+      render={({ id, describedBy, invalid }) => (
+        <input id={id} aria-describedby={describedBy} aria-invalid={invalid || undefined} {...input} />
+      )}
     />
   );
 }
@@ -64,7 +71,9 @@ export function TextAreaField({ label, errors, hint, ...input }: FieldProps & Te
       label={label}
       errors={errors}
       hint={hint}
-      render={({ id, describedBy, invalid }) => <textarea id={id} aria-describedby={describedBy} aria-invalid={invalid || undefined} {...input} />}
+      render={({ id, describedBy, invalid }) => (
+        <textarea id={id} aria-describedby={describedBy} aria-invalid={invalid || undefined} {...input} />
+      )}
     />
   );
 }
@@ -413,7 +422,17 @@ export function DataTable<T>({
  * A secret shown this once (an API key, a signing secret): the warning, the value in a read-only
  * field with a copy button, and the button that closes it.
  */
-export function SecretShownOnce({ label, value, warning, done }: { label: string; value: string; warning: ReactNode; done: { label: string; onClick: () => void } }) {
+export function SecretShownOnce({
+  label,
+  value,
+  warning,
+  done,
+}: {
+  label: string;
+  value: string;
+  warning: ReactNode;
+  done: { label: string; onClick: () => void };
+}) {
   const id = useId();
   const [copied, setCopied] = useState<string | null>(null);
   const copy = async () => {

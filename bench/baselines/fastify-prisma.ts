@@ -7,7 +7,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { createPrisma } from '../../src/db/client.js';
-import { type RuleRow, estimate } from './estimate-math.js';
+import { estimate, type RuleRow } from './estimate-math.js';
 
 const db = createPrisma(process.env.DATABASE_URL!, Number(process.env.DB_POOL_MAX ?? 10));
 const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' }, disableRequestLogging: true });
@@ -54,12 +54,17 @@ app.addHook('onRequest', async (req) => {
 });
 
 app.addHook('onResponse', async (req, reply) => {
-  req.log.info({ method: req.method, path: req.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+  req.log.info(
+    { method: req.method, path: req.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+    'request',
+  );
 });
 
 app.setErrorHandler((err: any, _req: FastifyRequest, reply: FastifyReply) => {
   if (err instanceof HttpError) {
-    return reply.status(err.status).send({ error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
+    return reply
+      .status(err.status)
+      .send({ error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
   }
   if (err.validation) {
     const details: Record<string, string[]> = {};
@@ -97,7 +102,9 @@ async function findCustomer(merchantId: string, q: CustomerQ) {
   const customerId = q.customer_id?.trim();
   const email = q.email?.trim();
   if (!customerId && !email) {
-    throw new HttpError(422, 'validation_error', 'Name the customer with customer_id or email', { customer_id: ['customer_id or email is required'] });
+    throw new HttpError(422, 'validation_error', 'Name the customer with customer_id or email', {
+      customer_id: ['customer_id or email is required'],
+    });
   }
   const customer = await db.customer.findFirst({
     where: customerId ? { merchantId, platformId: customerId } : { merchantId, email: { equals: email, mode: 'insensitive' } },
@@ -106,7 +113,16 @@ async function findCustomer(merchantId: string, q: CustomerQ) {
   return customer;
 }
 
-const RULE_KEYS = ['discount_value', 'max_discount_amount', 'credit_value', 'product_id', 'variant_id', 'max_shipping_amount', 'min_order_subtotal', 'expires_after_days'];
+const RULE_KEYS = [
+  'discount_value',
+  'max_discount_amount',
+  'credit_value',
+  'product_id',
+  'variant_id',
+  'max_shipping_amount',
+  'min_order_subtotal',
+  'expires_after_days',
+];
 
 app.get<{ Querystring: PageQ }>(
   '/v1/rewards',
@@ -123,8 +139,15 @@ app.get<{ Querystring: PageQ }>(
       const rule: Record<string, unknown> = { points_required: r.pointsCost };
       for (const k of RULE_KEYS) rule[k] = stored[k] ?? null;
       return {
-        id: r.id, name: r.name, description: r.description, reward_type: r.rewardType, points_cost: r.pointsCost,
-        reward_rule: rule, is_active: r.isActive, created_at: r.createdAt, updated_at: r.updatedAt,
+        id: r.id,
+        name: r.name,
+        description: r.description,
+        reward_type: r.rewardType,
+        points_cost: r.pointsCost,
+        reward_rule: rule,
+        is_active: r.isActive,
+        created_at: r.createdAt,
+        updated_at: r.updatedAt,
       };
     });
     return paginated(req.query, data, total);
@@ -144,9 +167,13 @@ app.get<{ Querystring: CustomerQ }>(
     const days = merchant.pointsExpiryDays;
     return {
       data: {
-        customer_id: c.id, points_balance: c.pointsBalance, points_earned: c.pointsEarned, points_spent: c.pointsSpent,
+        customer_id: c.id,
+        points_balance: c.pointsBalance,
+        points_earned: c.pointsEarned,
+        points_spent: c.pointsSpent,
         points_pending: pending._sum.pointsChange ?? 0,
-        next_expiry: days && c.pointsBalance > 0 ? { points: c.pointsBalance, expires_at: new Date(since.getTime() + days * 86_400_000) } : null,
+        next_expiry:
+          days && c.pointsBalance > 0 ? { points: c.pointsBalance, expires_at: new Date(since.getTime() + days * 86_400_000) } : null,
       },
     };
   },
@@ -160,13 +187,22 @@ app.get<{ Querystring: PageQ & CustomerQ }>(
     const where = { merchantId: c.merchantId, customerId: c.id };
     const [rows, total] = await Promise.all([
       db.pointsTransaction.findMany({
-        where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: (req.query.page - 1) * req.query.per_page, take: req.query.per_page,
+        where,
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        skip: (req.query.page - 1) * req.query.per_page,
+        take: req.query.per_page,
       }),
       db.pointsTransaction.count({ where }),
     ]);
     const data = rows.map((t) => ({
-      transaction_id: t.id, customer_id: t.customerId, points: t.points, type: t.type, description: t.description,
-      source: t.source, balance_after: t.balanceAfter, created_at: t.createdAt,
+      transaction_id: t.id,
+      customer_id: t.customerId,
+      points: t.points,
+      type: t.type,
+      description: t.description,
+      source: t.source,
+      balance_after: t.balanceAfter,
+      created_at: t.createdAt,
     }));
     return paginated(req.query, data, total);
   },
@@ -185,16 +221,29 @@ app.get<{ Querystring: PageQ & CustomerQ }>(
     };
     const [rows, total] = await Promise.all([
       db.customer.findMany({
-        where, include: { tier: { select: { id: true, name: true } } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-        skip: (req.query.page - 1) * req.query.per_page, take: req.query.per_page,
+        where,
+        include: { tier: { select: { id: true, name: true } } },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        skip: (req.query.page - 1) * req.query.per_page,
+        take: req.query.per_page,
       }),
       db.customer.count({ where }),
     ]);
     const data = rows.map((c) => ({
-      id: c.id, customer_id: c.platformId, email: c.email, first_name: c.firstName, last_name: c.lastName, status: c.status,
-      points_balance: c.pointsBalance, points_earned: c.pointsEarned, points_spent: c.pointsSpent, tier: c.tier,
-      referral_code: c.referralCode, birthday: c.birthday ? c.birthday.toISOString().slice(0, 10) : null,
-      created_at: c.createdAt, updated_at: c.updatedAt,
+      id: c.id,
+      customer_id: c.platformId,
+      email: c.email,
+      first_name: c.firstName,
+      last_name: c.lastName,
+      status: c.status,
+      points_balance: c.pointsBalance,
+      points_earned: c.pointsEarned,
+      points_spent: c.pointsSpent,
+      tier: c.tier,
+      referral_code: c.referralCode,
+      birthday: c.birthday ? c.birthday.toISOString().slice(0, 10) : null,
+      created_at: c.createdAt,
+      updated_at: c.updatedAt,
     }));
     return paginated(req.query, data, total);
   },
@@ -224,7 +273,11 @@ app.post<{ Body: EstimateBody }>(
             items: {
               type: 'object',
               required: ['product_id', 'quantity', 'price'],
-              properties: { product_id: { type: 'string', minLength: 1 }, quantity: { type: 'integer', minimum: 1 }, price: { type: 'number', minimum: 0 } },
+              properties: {
+                product_id: { type: 'string', minLength: 1 },
+                quantity: { type: 'integer', minimum: 1 },
+                price: { type: 'number', minimum: 0 },
+              },
             },
           },
         },
@@ -244,9 +297,12 @@ app.post<{ Body: EstimateBody }>(
         : null,
     ]);
     if (body.currency && body.currency.toUpperCase() !== merchant.currency) {
-      throw new HttpError(422, 'validation_error', 'The request is invalid', { currency: [`must be the shop currency ${merchant.currency}`] });
+      throw new HttpError(422, 'validation_error', 'The request is invalid', {
+        currency: [`must be the shop currency ${merchant.currency}`],
+      });
     }
-    if (customer?.status === 'excluded') return { data: { points: 0, base_points: 0, bonus_points: 0, breakdown: [], currency: merchant.currency } };
+    if (customer?.status === 'excluded')
+      return { data: { points: 0, base_points: 0, bonus_points: 0, breakdown: [], currency: merchant.currency } };
     const now = new Date();
     const [rules, boosters, defaultTier] = await Promise.all([
       db.earningRule.findMany({
@@ -255,7 +311,13 @@ app.post<{ Body: EstimateBody }>(
         select: { id: true, name: true, earningRule: true, conditions: true },
       }),
       db.boosterCampaign.findMany({
-        where: { merchantId, isActive: true, startsAt: { lte: now }, OR: [{ endsAt: null }, { endsAt: { gt: now } }], campaignTypes: { has: 'purchase' } },
+        where: {
+          merchantId,
+          isActive: true,
+          startsAt: { lte: now },
+          OR: [{ endsAt: null }, { endsAt: { gt: now } }],
+          campaignTypes: { has: 'purchase' },
+        },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       }),
       customer && !customer.tier
@@ -264,7 +326,12 @@ app.post<{ Body: EstimateBody }>(
     ]);
     const t = customer?.tier ?? defaultTier;
     const result = estimate(
-      rules.map((r) => ({ id: r.id, name: r.name, earning_rule: r.earningRule as RuleRow['earning_rule'], conditions: r.conditions as RuleRow['conditions'] })),
+      rules.map((r) => ({
+        id: r.id,
+        name: r.name,
+        earning_rule: r.earningRule as RuleRow['earning_rule'],
+        conditions: r.conditions as RuleRow['conditions'],
+      })),
       t ? { id: t.id, name: t.name, multiplier: Number(t.earnMultiplier) } : null,
       boosters.map((b) => ({ id: b.id, name: b.name, multiplier: Number(b.multiplier) })),
       body,

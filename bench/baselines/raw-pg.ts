@@ -8,7 +8,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import pg from 'pg';
-import { type RuleRow, estimate } from './estimate-math.js';
+import { estimate, type RuleRow } from './estimate-math.js';
 
 pg.types.setTypeParser(1082, (v) => v); // DATE stays 'YYYY-MM-DD'
 
@@ -60,7 +60,7 @@ function pageOf(q: URLSearchParams) {
     const raw = q.get(name);
     if (raw === null || raw === '') return def;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1 || n > max) (details[name] = [`must be an integer from 1 to ${max}`]);
+    if (!Number.isInteger(n) || n < 1 || n > max) details[name] = [`must be an integer from 1 to ${max}`];
     return n;
   };
   const page = int('page', 1, 1_000_000);
@@ -80,13 +80,24 @@ async function findCustomer(merchantId: string, q: { customer_id?: unknown; emai
   if (!id && !email) throw invalid({ customer_id: ['customer_id or email is required'] });
   const { rows } = id
     ? await pool.query('SELECT * FROM customers WHERE merchant_id = $1 AND platform_id = $2 AND erased_at IS NULL', [merchantId, id])
-    : await pool.query('SELECT * FROM customers WHERE merchant_id = $1 AND lower(email) = lower($2) ORDER BY created_at, id LIMIT 1', [merchantId, email]);
+    : await pool.query('SELECT * FROM customers WHERE merchant_id = $1 AND lower(email) = lower($2) ORDER BY created_at, id LIMIT 1', [
+        merchantId,
+        email,
+      ]);
   if (!rows[0] || rows[0].erased_at) throw notFound('Customer');
   return rows[0];
 }
 
 /** A page and its total in one statement, as the service's pageRows. */
-async function pageQuery(columns: string, from: string, where: string, order: string, total: string, args: unknown[], page: { perPage: number; offset: number }) {
+async function pageQuery(
+  columns: string,
+  from: string,
+  where: string,
+  order: string,
+  total: string,
+  args: unknown[],
+  page: { perPage: number; offset: number },
+) {
   const { rows } = await pool.query(
     `SELECT t._total, p.* FROM (SELECT ${total} AS _total) t
        LEFT JOIN LATERAL (
@@ -99,14 +110,30 @@ async function pageQuery(columns: string, from: string, where: string, order: st
   return { rows: rows[0]?.id == null ? [] : rows, total: (rows[0]?._total ?? 0) as number };
 }
 
-const RULE_KEYS = ['discount_value', 'max_discount_amount', 'credit_value', 'product_id', 'variant_id', 'max_shipping_amount', 'min_order_subtotal', 'expires_after_days'];
+const RULE_KEYS = [
+  'discount_value',
+  'max_discount_amount',
+  'credit_value',
+  'product_id',
+  'variant_id',
+  'max_shipping_amount',
+  'min_order_subtotal',
+  'expires_after_days',
+];
 
 function rewardOut(r: any) {
   const rule: Record<string, unknown> = { points_required: r.points_cost };
   for (const k of RULE_KEYS) rule[k] = r.reward_rule?.[k] ?? null;
   return {
-    id: r.id, name: r.name, description: r.description, reward_type: r.reward_type, points_cost: r.points_cost,
-    reward_rule: rule, is_active: r.is_active, created_at: r.created_at, updated_at: r.updated_at,
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    reward_type: r.reward_type,
+    points_cost: r.points_cost,
+    reward_rule: rule,
+    is_active: r.is_active,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
   };
 }
 
@@ -115,7 +142,13 @@ async function rewards(p: Principal, q: URLSearchParams) {
   const page = pageOf(q);
   const where = 'r.merchant_id = $1 AND NOT r.referral_reward AND r.is_active';
   const { rows, total } = await pageQuery(
-    'r.*', 'rewards r', where, 'r.created_at DESC, r.id DESC', `(SELECT count(*)::int FROM rewards r WHERE ${where})`, [p.merchantId], page,
+    'r.*',
+    'rewards r',
+    where,
+    'r.created_at DESC, r.id DESC',
+    `(SELECT count(*)::int FROM rewards r WHERE ${where})`,
+    [p.merchantId],
+    page,
   );
   return paginated(page, rows.map(rewardOut), total);
 }
@@ -136,9 +169,13 @@ async function balance(p: Principal, q: URLSearchParams) {
   const since: Date = c.last_activity_at ?? c.created_at;
   return {
     data: {
-      customer_id: c.id, points_balance: c.points_balance, points_earned: c.points_earned, points_spent: c.points_spent,
+      customer_id: c.id,
+      points_balance: c.points_balance,
+      points_earned: c.points_earned,
+      points_spent: c.points_spent,
       points_pending: merchant.rows[0].pending[c.id] ?? 0,
-      next_expiry: days && c.points_balance > 0 ? { points: c.points_balance, expires_at: new Date(since.getTime() + days * 86_400_000) } : null,
+      next_expiry:
+        days && c.points_balance > 0 ? { points: c.points_balance, expires_at: new Date(since.getTime() + days * 86_400_000) } : null,
     },
   };
 }
@@ -169,10 +206,18 @@ async function transactions(p: Principal, q: URLSearchParams) {
       ORDER BY o._i, p._n`,
     [p.merchantId, [c.id], page.offset, page.perPage],
   );
-  const data = rows.filter((t) => t.id !== null).map((t) => ({
-    transaction_id: t.id, customer_id: t.customer_id, points: t.points, type: t.type, description: t.description,
-    source: t.source, balance_after: t.balance_after, created_at: t.created_at,
-  }));
+  const data = rows
+    .filter((t) => t.id !== null)
+    .map((t) => ({
+      transaction_id: t.id,
+      customer_id: t.customer_id,
+      points: t.points,
+      type: t.type,
+      description: t.description,
+      source: t.source,
+      balance_after: t.balance_after,
+      created_at: t.created_at,
+    }));
   return paginated(page, data, rows[0]?._total ?? 0);
 }
 
@@ -198,10 +243,20 @@ async function customers(p: Principal, q: URLSearchParams) {
     page,
   );
   const data = rows.map((c) => ({
-    id: c.id, customer_id: c.platform_id, email: c.email, first_name: c.first_name, last_name: c.last_name,
-    status: c.status, points_balance: c.points_balance, points_earned: c.points_earned, points_spent: c.points_spent,
-    tier: c.tier_id ? { id: c.tier_id, name: c.tier_name } : null, referral_code: c.referral_code,
-    birthday: c.birthday, created_at: c.created_at, updated_at: c.updated_at,
+    id: c.id,
+    customer_id: c.platform_id,
+    email: c.email,
+    first_name: c.first_name,
+    last_name: c.last_name,
+    status: c.status,
+    points_balance: c.points_balance,
+    points_earned: c.points_earned,
+    points_spent: c.points_spent,
+    tier: c.tier_id ? { id: c.tier_id, name: c.tier_name } : null,
+    referral_code: c.referral_code,
+    birthday: c.birthday,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
   }));
   return paginated(page, data, total);
 }
@@ -215,7 +270,15 @@ async function pointsEstimate(p: Principal, body: any) {
   if (
     items !== null &&
     (!Array.isArray(items) ||
-      !items.every((i: any) => i && typeof i.product_id === 'string' && Number.isInteger(i.quantity) && i.quantity >= 1 && typeof i.price === 'number' && i.price >= 0))
+      !items.every(
+        (i: any) =>
+          i &&
+          typeof i.product_id === 'string' &&
+          Number.isInteger(i.quantity) &&
+          i.quantity >= 1 &&
+          typeof i.price === 'number' &&
+          i.price >= 0,
+      ))
   ) {
     details.line_items = ['must be a list of {product_id, quantity, price}'];
   }
@@ -244,11 +307,17 @@ async function pointsEstimate(p: Principal, body: any) {
   );
   const program = rows[0];
   const currency: string = program.currency;
-  if (body.currency && String(body.currency).toUpperCase() !== currency) throw invalid({ currency: [`must be the shop currency ${currency}`] });
+  if (body.currency && String(body.currency).toUpperCase() !== currency)
+    throw invalid({ currency: [`must be the shop currency ${currency}`] });
   if (customer?.status === 'excluded') return { data: { points: 0, base_points: 0, bonus_points: 0, breakdown: [], currency } };
   const t = program.tier;
   const tier = t ? { id: t.id, name: t.name, multiplier: Number(t.earnMultiplier) } : null;
-  const result = estimate(program.rules as RuleRow[], tier, program.boosters.map((b: any) => ({ ...b, multiplier: Number(b.multiplier) })), body);
+  const result = estimate(
+    program.rules as RuleRow[],
+    tier,
+    program.boosters.map((b: any) => ({ ...b, multiplier: Number(b.multiplier) })),
+    body,
+  );
   return { data: { ...result, currency } };
 }
 
@@ -272,8 +341,24 @@ async function createTransaction(p: Principal, q: URLSearchParams, body: any) {
     `SELECT customer_id::text, balance_after, activity_id::text FROM loyalty_apply_points(
        $1::uuid, $2::uuid, $3::text, $4::int, $5::int, $6::uuid, $7::"TransactionType", $8::text,
        $9::"TransactionSource", $10::text, $11::text, $12::uuid, $13::text, $14::text, $15::text, $16::uuid)`,
-    [p.merchantId, null, q.get('customer_id')!.trim(), points, MAX_BALANCE, txId, type, description, 'manual', null, null,
-      randomUUID(), 'adjustment', 'transaction', txId, null],
+    [
+      p.merchantId,
+      null,
+      q.get('customer_id')!.trim(),
+      points,
+      MAX_BALANCE,
+      txId,
+      type,
+      description,
+      'manual',
+      null,
+      null,
+      randomUUID(),
+      'adjustment',
+      'transaction',
+      txId,
+      null,
+    ],
   );
   if (!rows[0]?.customer_id) throw notFound('Customer');
   if (rows[0].balance_after === null) {

@@ -1,27 +1,32 @@
 // The operator commands. Each takes parsed options and an open database and returns a
 // JSON-able result; src/cli/index.ts prints it (as text, or as one JSON document).
 import { readFile, writeFile } from 'node:fs/promises';
+import { loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import { distribute, distributeText, hasCitus } from '../db/cluster.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../domain/access/api-keys.js';
-import { demoProgram } from './seed/demo-program.js';
-import { financeCommands } from './finance-commands.js';
+import { type KeyType, keyTypes } from '../domain/access/scopes.js';
+import { audited, type Change } from '../domain/audit/audit.js';
+import { payCalendarRules } from '../domain/earning/calendar-rules.js';
 import { expirePoints } from '../domain/ledger/expiry.js';
 import { approvePendingPoints } from '../domain/ledger/pending.js';
-import { validationError } from '../domain/shared/errors.js';
-import { payCalendarRules } from '../domain/earning/calendar-rules.js';
 import { createMerchant, merchantBySlug, rotateAdminToken, updateMerchantSettings } from '../domain/merchants/merchants.js';
-import { rejudgeTiers } from '../domain/tiers/rejudge.js';
-import { importProgram } from '../domain/program-import/program-import.js';
-import { type Change, audited } from '../domain/audit/audit.js';
 import { eraseCustomer } from '../domain/privacy/erasure.js';
 import { exportCustomer } from '../domain/privacy/export.js';
-import { type KeyType, keyTypes } from '../domain/access/scopes.js';
+import { importProgram } from '../domain/program-import/program-import.js';
+import { validationError } from '../domain/shared/errors.js';
+import {
+  createStorefrontKey,
+  listStorefrontKeys,
+  revokeStorefrontKey,
+  type StorefrontKeyView,
+} from '../domain/storefront/storefront-keys.js';
 import { rotateSessionSecret, storefrontSettings, updateStorefrontSettings } from '../domain/storefront/storefront-settings.js';
-import { createStorefrontKey, listStorefrontKeys, revokeStorefrontKey, type StorefrontKeyView } from '../domain/storefront/storefront-keys.js';
-import { loadConfig } from '../config.js';
-import { createEndpoint, deleteEndpoint, listEndpoints, rotateSecret, updateEndpoint } from '../domain/webhooks/endpoints.js';
+import { rejudgeTiers } from '../domain/tiers/rejudge.js';
 import { listDeliveries, pingEndpoint, redeliver } from '../domain/webhooks/deliveries.js';
+import { createEndpoint, deleteEndpoint, listEndpoints, rotateSecret, updateEndpoint } from '../domain/webhooks/endpoints.js';
+import { financeCommands } from './finance-commands.js';
+import { demoProgram } from './seed/demo-program.js';
 
 export class UsageError extends Error {}
 
@@ -71,7 +76,10 @@ export function required(value: string | undefined, flag: string): string {
 }
 
 /** A change made from the CLI, recorded in the merchant's audit log like the admin API's. */
-const byCli = (db: Db, change: Omit<Change, 'actor'>) => <T>(run: () => Promise<T>) => audited(db, { ...change, actor: 'cli' }, run);
+const byCli =
+  (db: Db, change: Omit<Change, 'actor'>) =>
+  <T>(run: () => Promise<T>) =>
+    audited(db, { ...change, actor: 'cli' }, run);
 
 /** The --merchant and the id the command names (`what`: key, customer). */
 async function merchantAnd(db: Db, values: Options['values'], positionals: string[], what: string) {
@@ -102,7 +110,11 @@ function positional(positionals: string[], what: string): string {
 }
 
 const allowPrivateUrls = () => loadConfig().WEBHOOK_ALLOW_PRIVATE_URLS;
-const eventTypes = (events?: string[]) => events?.flatMap((e) => e.split(',')).map((e) => e.trim()).filter(Boolean);
+const eventTypes = (events?: string[]) =>
+  events
+    ?.flatMap((e) => e.split(','))
+    .map((e) => e.trim())
+    .filter(Boolean);
 
 type Endpoint = Awaited<ReturnType<typeof listEndpoints>>[number];
 const endpointLine = (e: Endpoint) =>
@@ -146,7 +158,10 @@ export const commands: Record<string, Command> = {
     // is left (migrations applied elsewhere) and reports the layout
     run: async (db, _opts, applied) => ({ applied, ...((await hasCitus(db)) && { cluster: await distribute(db) }) }),
     text: (r: { applied: string[]; cluster?: Awaited<ReturnType<typeof distribute>> }) =>
-      [r.applied.length ? `Applied: ${r.applied.join(', ')}` : 'Database is up to date.', ...(r.cluster ? [distributeText(r.cluster)] : [])].join('\n'),
+      [
+        r.applied.length ? `Applied: ${r.applied.join(', ')}` : 'Database is up to date.',
+        ...(r.cluster ? [distributeText(r.cluster)] : []),
+      ].join('\n'),
   },
   'cluster distribute': {
     usage: 'cluster distribute',
@@ -157,8 +172,7 @@ export const commands: Record<string, Command> = {
   'merchants create': {
     usage: 'merchants create --slug <slug> [--name <name>] [--timezone <IANA zone>]',
     summary: 'Create a merchant (prints its admin token once); time zone default UTC',
-    run: (db, { values }) =>
-      createMerchant(db, { slug: required(values.slug, 'slug'), name: values.name, timezone: values.timezone }),
+    run: (db, { values }) => createMerchant(db, { slug: required(values.slug, 'slug'), name: values.name, timezone: values.timezone }),
     text: (m) => `Merchant ${m.slug} (${m.id}, ${m.timezone}) created.\nAdmin token (shown once): ${m.admin_token}`,
   },
   'merchants settings': {
@@ -209,8 +223,17 @@ export const commands: Record<string, Command> = {
       if (type === 'custom' && Object.keys(levels).length === 0) {
         throw validationError({ scopes: ['a custom key needs at least one --scope <name>=read|write'] });
       }
-      const change = { merchantId: merchant.id, action: 'create_api_key', type: 'ApiKey', id: null, args: { type, name: values.name, levels } };
-      const key = await byCli(db, change)(() => createApiKey(db, { merchantId: merchant.id, type: type as KeyType, name: values.name, levels }));
+      const change = {
+        merchantId: merchant.id,
+        action: 'create_api_key',
+        type: 'ApiKey',
+        id: null,
+        args: { type, name: values.name, levels },
+      };
+      const key = await byCli(
+        db,
+        change,
+      )(() => createApiKey(db, { merchantId: merchant.id, type: type as KeyType, name: values.name, levels }));
       return { id: key.id, key: key.key, name: key.name, type: key.type, prefix: key.prefix, scopes: key.scopes };
     },
     text: (k) => `API key ${k.id} (${k.type}) created with scopes: ${k.scopes.join(' ')}\nKey (shown once): ${k.key}`,
@@ -225,7 +248,10 @@ export const commands: Record<string, Command> = {
     text: (keys: Awaited<ReturnType<typeof listApiKeys>>) =>
       keys.length
         ? keys
-            .map((k) => `${k.id}  ${k.prefix}…  ${k.type.padEnd(9)}  ${k.revoked_at ? 'revoked' : 'active '}  ${k.name}  [${k.scopes.join(' ')}]`)
+            .map(
+              (k) =>
+                `${k.id}  ${k.prefix}…  ${k.type.padEnd(9)}  ${k.revoked_at ? 'revoked' : 'active '}  ${k.name}  [${k.scopes.join(' ')}]`,
+            )
             .join('\n')
         : 'No API keys.',
   },
@@ -234,7 +260,9 @@ export const commands: Record<string, Command> = {
     summary: 'Revoke an API key (effective on its next request)',
     async run(db, { values, positionals }) {
       const { merchant, id } = await merchantAnd(db, values, positionals, 'key');
-      return byCli(db, { merchantId: merchant.id, action: 'revoke_api_key', type: 'ApiKey', id, args: { id } })(() => revokeApiKey(db, merchant.id, id));
+      return byCli(db, { merchantId: merchant.id, action: 'revoke_api_key', type: 'ApiKey', id, args: { id } })(() =>
+        revokeApiKey(db, merchant.id, id),
+      );
     },
     text: (r) => `API key ${r.id} revoked at ${new Date(r.revoked_at).toISOString()}.`,
   },
@@ -268,7 +296,13 @@ export const commands: Record<string, Command> = {
     summary: 'Create a publishable storefront key (reads the public program from the storefront origins)',
     async run(db, { values }) {
       const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
-      const change = { merchantId: merchant.id, action: 'create_storefront_key', type: 'StorefrontKey', id: null, args: { name: values.name } };
+      const change = {
+        merchantId: merchant.id,
+        action: 'create_storefront_key',
+        type: 'StorefrontKey',
+        id: null,
+        args: { name: values.name },
+      };
       return byCli(db, change)(() => createStorefrontKey(db, merchant.id, { name: values.name }));
     },
     text: (k: StorefrontKeyView) => `Publishable storefront key ${k.id} created: ${k.key}`,
@@ -311,7 +345,10 @@ export const commands: Record<string, Command> = {
       }
       return importProgram(db, merchant.id, data);
     },
-    text: (s) => `Imported: ${Object.entries(s).map(([k, v]) => `${k}=${v}`).join(', ')}`,
+    text: (s) =>
+      `Imported: ${Object.entries(s)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}`,
   },
   seed: {
     usage: 'seed --merchant <slug>',
@@ -320,7 +357,10 @@ export const commands: Record<string, Command> = {
       const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
       return importProgram(db, merchant.id, demoProgram());
     },
-    text: (s) => `Seeded: ${Object.entries(s).map(([k, v]) => `${k}=${v}`).join(', ')}`,
+    text: (s) =>
+      `Seeded: ${Object.entries(s)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}`,
   },
   'customers export': {
     usage: 'customers export --merchant <slug> <id> [--file <out.json>]',
@@ -433,12 +473,20 @@ export const commands: Record<string, Command> = {
       if (status && !['pending', 'succeeded', 'failed', 'cancelled'].includes(status)) {
         throw new UsageError('--status must be pending, succeeded, failed or cancelled');
       }
-      return listDeliveries(db, merchant.id, { endpointId: values.endpoint, status }, { page: values.page ? Number(values.page) : undefined });
+      return listDeliveries(
+        db,
+        merchant.id,
+        { endpointId: values.endpoint, status },
+        { page: values.page ? Number(values.page) : undefined },
+      );
     },
     text: (r: Awaited<ReturnType<typeof listDeliveries>>) =>
       r.data.length
         ? r.data
-            .map((d) => `${d.id}  ${d.event_type.padEnd(18)}  ${d.status.padEnd(9)}  attempts=${d.attempts}  last=${d.last_status ?? '-'} ${(d.last_response ?? '').slice(0, 60)}`)
+            .map(
+              (d) =>
+                `${d.id}  ${d.event_type.padEnd(18)}  ${d.status.padEnd(9)}  attempts=${d.attempts}  last=${d.last_status ?? '-'} ${(d.last_response ?? '').slice(0, 60)}`,
+            )
             .join('\n')
         : 'No deliveries.',
   },
@@ -453,18 +501,25 @@ export const commands: Record<string, Command> = {
   },
   'webhooks rotate-secret': {
     usage: 'webhooks rotate-secret --merchant <slug> <id> [--overlap-hours <n>]',
-    summary: 'Give an endpoint a new signing secret (printed once); the old one keeps signing too for --overlap-hours (default 24, 0 to 168)',
+    summary:
+      'Give an endpoint a new signing secret (printed once); the old one keeps signing too for --overlap-hours (default 24, 0 to 168)',
     async run(db, { values, positionals }) {
       const { merchant, id } = await merchantAnd(db, values, positionals, 'endpoint');
       const hours = values['overlap-hours'];
       if (hours !== undefined && !/^\d+$/.test(hours)) throw new UsageError('--overlap-hours takes a whole number of hours');
-      return byCli(db, { merchantId: merchant.id, action: 'rotate_webhook_secret', type: 'WebhookEndpoint', id, args: { id, overlap_hours: hours } })(
-        () => rotateSecret(db, merchant.id, id, { overlap_hours: hours === undefined ? undefined : Number(hours) }),
-      );
+      return byCli(db, {
+        merchantId: merchant.id,
+        action: 'rotate_webhook_secret',
+        type: 'WebhookEndpoint',
+        id,
+        args: { id, overlap_hours: hours },
+      })(() => rotateSecret(db, merchant.id, id, { overlap_hours: hours === undefined ? undefined : Number(hours) }));
     },
     text: (e) =>
       `${endpointLine(e)}\nNew signing secret (shown once): ${e.secret}` +
-      (e.previous_secret_expires_at ? `\nThe previous secret also signs until ${e.previous_secret_expires_at.toISOString()}.` : '\nThe previous secret no longer signs.'),
+      (e.previous_secret_expires_at
+        ? `\nThe previous secret also signs until ${e.previous_secret_expires_at.toISOString()}.`
+        : '\nThe previous secret no longer signs.'),
   },
   'webhooks ping': {
     usage: 'webhooks ping --merchant <slug> <id>',

@@ -1,8 +1,15 @@
 // The points liability from the command line: the roll-forward, each customer's balance at an
 // instant, and what lapses soon. `--json` prints the admin API's shapes; `--csv` a table for a
 // spreadsheet, one row per period (or customer, or window).
-import { balancesAt, expirySchedule, type LiabilityGrouping, type LiabilityPeriod, liabilityRollForward } from '../domain/finance/liability.js';
+
 import { readFile } from 'node:fs/promises';
+import {
+  balancesAt,
+  expirySchedule,
+  type LiabilityGrouping,
+  type LiabilityPeriod,
+  liabilityRollForward,
+} from '../domain/finance/liability.js';
 import { type ReplayReport, replayProgram } from '../domain/finance/replay.js';
 import { merchantBySlug } from '../domain/merchants/merchants.js';
 import { validationError } from '../domain/shared/errors.js';
@@ -17,24 +24,65 @@ const csvField = (v: unknown) => {
 };
 export const csvTable = (header: string[], rows: unknown[][]) => [header, ...rows].map((r) => r.map(csvField).join(',')).join('\r\n');
 
-const merchantOf = (db: Parameters<Command['run']>[0], values: Options['values']) => merchantBySlug(db, required(values.merchant, 'merchant'));
+const merchantOf = (db: Parameters<Command['run']>[0], values: Options['values']) =>
+  merchantBySlug(db, required(values.merchant, 'merchant'));
 
-const periodColumns = ['period', 'start', 'end', 'opening', 'issued_orders', 'issued_engagement', 'issued_referrals', 'issued_manual', 'issued_import', 'issued', 'reversed', 'redeemed', 'expired', 'manual_debits', 'closing'];
-const periodRow = (p: LiabilityPeriod) => [p.label, p.start, p.end, p.opening, p.issued.orders, p.issued.engagement, p.issued.referrals, p.issued.manual, p.issued.import, p.issued.total, p.reversed, p.redeemed, p.expired, p.manual_debits, p.closing];
+const periodColumns = [
+  'period',
+  'start',
+  'end',
+  'opening',
+  'issued_orders',
+  'issued_engagement',
+  'issued_referrals',
+  'issued_manual',
+  'issued_import',
+  'issued',
+  'reversed',
+  'redeemed',
+  'expired',
+  'manual_debits',
+  'closing',
+];
+const periodRow = (p: LiabilityPeriod) => [
+  p.label,
+  p.start,
+  p.end,
+  p.opening,
+  p.issued.orders,
+  p.issued.engagement,
+  p.issued.referrals,
+  p.issued.manual,
+  p.issued.import,
+  p.issued.total,
+  p.reversed,
+  p.redeemed,
+  p.expired,
+  p.manual_debits,
+  p.closing,
+];
 const n = (x: number) => x.toLocaleString('en-US');
 
 export const financeCommands: Record<string, Command> = {
   liability: {
     usage: 'liability --merchant <slug> --from <YYYY-MM-DD> --to <YYYY-MM-DD> [--group day|week|month|quarter] [--csv]',
-    summary: "Points outstanding per period of the merchant's local calendar: opening, issued by source, reversed, redeemed, expired, closing",
+    summary:
+      "Points outstanding per period of the merchant's local calendar: opening, issued by source, reversed, redeemed, expired, closing",
     async run(db, { values }) {
       const merchant = await merchantOf(db, values);
-      return liabilityRollForward(db, merchant.id, { from: values.from ?? '', to: values.to ?? '', grouping: values.group as LiabilityGrouping | undefined });
+      return liabilityRollForward(db, merchant.id, {
+        from: values.from ?? '',
+        to: values.to ?? '',
+        grouping: values.group as LiabilityGrouping | undefined,
+      });
     },
     text: (r: Awaited<ReturnType<typeof liabilityRollForward>>) =>
       [
         `Points liability ${r.from} to ${r.to} (${r.timezone}), by ${r.grouping}`,
-        ...r.periods.map((p) => `${p.label}  opening ${n(p.opening)}  +${n(p.issued.total)}  -${n(p.reversed + p.redeemed + p.expired + p.manual_debits)}  closing ${n(p.closing)}`),
+        ...r.periods.map(
+          (p) =>
+            `${p.label}  opening ${n(p.opening)}  +${n(p.issued.total)}  -${n(p.reversed + p.redeemed + p.expired + p.manual_debits)}  closing ${n(p.closing)}`,
+        ),
         `Pending (not yet outstanding): ${n(r.pending.points)} points, ${r.pending.customers} customers`,
       ].join('\n'),
     csv: (r: Awaited<ReturnType<typeof liabilityRollForward>>) => csvTable(periodColumns, r.periods.map(periodRow)),
@@ -56,7 +104,11 @@ export const financeCommands: Record<string, Command> = {
       return { at, total: balances.reduce((sum, b) => sum + b.points, 0), balances };
     },
     text: (r) => `${r.balances.length} customers hold ${n(r.total)} points at ${new Date(r.at).toISOString()}`,
-    csv: (r) => csvTable(['id', 'customer_id', 'points'], r.balances.map((b: { id: string; customer_id: string | null; points: number }) => [b.id, b.customer_id, b.points])),
+    csv: (r) =>
+      csvTable(
+        ['id', 'customer_id', 'points'],
+        r.balances.map((b: { id: string; customer_id: string | null; points: number }) => [b.id, b.customer_id, b.points]),
+      ),
   },
   'liability expiring': {
     usage: 'liability expiring --merchant <slug> [--csv]',
@@ -68,14 +120,20 @@ export const financeCommands: Record<string, Command> = {
       r.expiry_days === null
         ? 'Points never expire for this merchant.'
         : r.windows.map((w) => `within ${w.days} days: ${n(w.points)} points, ${w.customers} customers`).join('\n'),
-    csv: (r: Awaited<ReturnType<typeof expirySchedule>>) => csvTable(['days', 'until', 'points', 'customers'], r.windows.map((w) => [w.days, w.until, w.points, w.customers])),
+    csv: (r: Awaited<ReturnType<typeof expirySchedule>>) =>
+      csvTable(
+        ['days', 'until', 'points', 'customers'],
+        r.windows.map((w) => [w.days, w.until, w.points, w.customers]),
+      ),
   },
   replay: {
     usage: 'replay --merchant <slug> --from <YYYY-MM-DD> --to <YYYY-MM-DD> --file <draft.json> [--csv]',
-    summary: "The period's orders replayed under a draft of the program (earning_rules, booster_campaigns, tiers): points, tiers and liability against what was recorded; writes nothing",
+    summary:
+      "The period's orders replayed under a draft of the program (earning_rules, booster_campaigns, tiers): points, tiers and liability against what was recorded; writes nothing",
     async run(db, { values }) {
       const merchant = await merchantOf(db, values);
-      if (!values.file) throw new UsageError('missing --file (the draft: {"earning_rules": [...], "booster_campaigns": [...], "tiers": [...]})');
+      if (!values.file)
+        throw new UsageError('missing --file (the draft: {"earning_rules": [...], "booster_campaigns": [...], "tiers": [...]})');
       const path = values.file;
       const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
         throw new UsageError(`cannot read ${path}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
@@ -91,7 +149,12 @@ export const financeCommands: Record<string, Command> = {
       const progress = (p: { orders_read: number; at: Date }) => {
         process.stderr.write(`\rreplayed ${n(p.orders_read)} orders, up to ${p.at.toISOString()}`);
       };
-      const report = await replayProgram(db, merchant.id, { from: values.from ?? '', to: values.to ?? '', draft, top: 20 }, { onProgress: progress });
+      const report = await replayProgram(
+        db,
+        merchant.id,
+        { from: values.from ?? '', to: values.to ?? '', draft, top: 20 },
+        { onProgress: progress },
+      );
       process.stderr.write('\n');
       return report;
     },
@@ -99,7 +162,9 @@ export const financeCommands: Record<string, Command> = {
       [
         `Replay ${r.from} to ${r.to} (${r.timezone}): ${n(r.orders)} orders (${n(r.orders_read)} read)`,
         `Points issued: actual ${n(r.issued.actual)}, draft ${n(r.issued.draft)} (${r.issued.difference >= 0 ? '+' : ''}${n(r.issued.difference)})`,
-        ...(r.mismatched_orders ? [`Note: ${n(r.mismatched_orders)} orders replay differently under the program as it stands (it changed since)`] : []),
+        ...(r.mismatched_orders
+          ? [`Note: ${n(r.mismatched_orders)} orders replay differently under the program as it stands (it changed since)`]
+          : []),
         ...r.by_rule.map((x) => `  rule ${x.name}: ${n(x.replayed)} -> ${n(x.draft)}`),
         ...r.by_tier.map((x) => `  tier ${x.name}: ${n(x.actual)} -> ${n(x.draft)}`),
         `Customers whose tier would differ: ${n(r.tier_changes.customers)}`,
@@ -107,12 +172,15 @@ export const financeCommands: Record<string, Command> = {
         ...r.customers_most_affected.map((c) => `  ${c.customer_id ?? c.id}: ${n(c.actual)} -> ${n(c.draft)}`),
       ].join('\n'),
     csv: (r: ReplayReport) =>
-      csvTable(['kind', 'id', 'name', 'actual', 'draft', 'difference'], [
-        ['total', '', '', r.issued.actual, r.issued.draft, r.issued.difference],
-        ...r.by_rule.map((x) => ['rule', x.id, x.name, x.replayed, x.draft, x.difference]),
-        ...r.by_tier.map((x) => ['tier', x.id, x.name, x.actual, x.draft, x.difference]),
-        ['liability', '', '', r.liability.actual, r.liability.draft, r.liability.change],
-        ...r.customers_most_affected.map((c) => ['customer', c.id, c.customer_id, c.actual, c.draft, c.difference]),
-      ]),
+      csvTable(
+        ['kind', 'id', 'name', 'actual', 'draft', 'difference'],
+        [
+          ['total', '', '', r.issued.actual, r.issued.draft, r.issued.difference],
+          ...r.by_rule.map((x) => ['rule', x.id, x.name, x.replayed, x.draft, x.difference]),
+          ...r.by_tier.map((x) => ['tier', x.id, x.name, x.actual, x.draft, x.difference]),
+          ['liability', '', '', r.liability.actual, r.liability.draft, r.liability.change],
+          ...r.customers_most_affected.map((c) => ['customer', c.id, c.customer_id, c.actual, c.draft, c.difference]),
+        ],
+      ),
   },
 };

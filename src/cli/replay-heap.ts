@@ -8,5 +8,6 @@ import v8 from 'node:v8';
  * 440 MB to 640 MB (bench/README.md, "What-if replay").
  */
 export function replayHeap() {
-  if (!process.execArgv.some((arg) => arg.replace(/_/g, '-').startsWith('--heap-growing-percent'))) v8.setFlagsFromString('--heap-growing-percent=30');
+  if (!process.execArgv.some((arg) => arg.replace(/_/g, '-').startsWith('--heap-growing-percent')))
+    v8.setFlagsFromString('--heap-growing-percent=30');
 }

@@ -3,8 +3,8 @@
 // SIGINT lets running jobs finish, then stops.
 import type { Config } from '../config.js';
 import { connect } from '../db/database.js';
-import { createLogger, flushLogger } from '../observability/logger.js';
 import { startJobs } from '../jobs/queue.js';
+import { createLogger, flushLogger } from '../observability/logger.js';
 
 export async function runWorker(config: Config) {
   const logger = createLogger(config.LOG_LEVEL);

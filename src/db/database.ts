@@ -19,10 +19,7 @@ export interface OpenDb {
   close(): Promise<void>;
 }
 
-export async function connect(
-  config: Config,
-  opts: { migrate?: boolean; onPoolError?: (err: Error) => void } = {},
-): Promise<OpenDb> {
+export async function connect(config: Config, opts: { migrate?: boolean; onPoolError?: (err: Error) => void } = {}): Promise<OpenDb> {
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   try {
     const applied = opts.migrate === false ? [] : await migrateIfNeeded(database.url);
@@ -33,10 +30,11 @@ export async function connect(
     const db = createPrisma(database.url, config.DB_POOL_MAX, opts.onPoolError, prepared);
     // a table a migration adds is a plain table on a Citus coordinator until it is distributed
     // (a no-op elsewhere)
-    if (applied.length) await distribute(db).catch(async (err: unknown) => {
-      await db.$disconnect();
-      throw err;
-    });
+    if (applied.length)
+      await distribute(db).catch(async (err: unknown) => {
+        await db.$disconnect();
+        throw err;
+      });
     return {
       db,
       database,

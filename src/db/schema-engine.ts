@@ -2,16 +2,16 @@
 // offline, so migrations are applied and generated through this build of the same engine
 // (DESIGN.md, verified fact 1). The package entry imports the .wasm as an ES module,
 // which Node 20 refuses, so we instantiate it ourselves.
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
-import pg from 'pg';
-import { splitStatements } from './sql-script.js';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
+import pg from 'pg';
 import { projectRoot } from '../project-root.js';
+import { splitStatements } from './sql-script.js';
 
 export const schemaPath = path.join(projectRoot, 'prisma/schema.prisma');
 export const migrationsDir = path.join(projectRoot, 'prisma/migrations');
@@ -34,7 +34,10 @@ function loadWasm() {
 
 export async function readMigrations(): Promise<MigrationList> {
   const entries = await readdir(migrationsDir, { withFileTypes: true }).catch(() => []);
-  const dirs = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const dirs = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   const lockPath = path.join(migrationsDir, 'migration_lock.toml');
   return {
     baseDir: migrationsDir,
@@ -102,18 +105,11 @@ async function runScript(pool: pg.Pool, script: string) {
 }
 
 /** Runs `fn` with a schema engine connected to `connectionString`, then frees it. */
-export async function withSchemaEngine<T>(
-  connectionString: string,
-  fn: (engine: SchemaEngine) => Promise<T>,
-): Promise<T> {
+export async function withSchemaEngine<T>(connectionString: string, fn: (engine: SchemaEngine) => Promise<T>): Promise<T> {
   const bg = await loadWasm();
   const schema = await readSchema();
   const adapter = bindMigrationAwareSqlAdapterFactory(new WholeScriptPg({ connectionString, max: 2 }));
-  const engine: SchemaEngine = await bg.SchemaEngine.new(
-    { datamodels: schema.files.map((f) => [f.path, f.content]) },
-    () => {},
-    adapter,
-  );
+  const engine: SchemaEngine = await bg.SchemaEngine.new({ datamodels: schema.files.map((f) => [f.path, f.content]) }, () => {}, adapter);
   try {
     return await fn(engine);
   } finally {

@@ -30,8 +30,8 @@ export function splitStatements(script: string): string[] {
     } else if (c === '/' && script[i + 1] === '*') {
       let depth = 0;
       do {
-        if (script.startsWith('/*', i)) (depth++, (i += 2));
-        else if (script.startsWith('*/', i)) (depth--, (i += 2));
+        if (script.startsWith('/*', i)) depth++, (i += 2);
+        else if (script.startsWith('*/', i)) depth--, (i += 2);
         else i++;
       } while (depth > 0 && i < n);
     } else if (c === "'") {

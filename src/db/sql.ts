@@ -46,7 +46,9 @@ function timestamptz(value: string): Date {
   // the fraction's first three digits, if any (".5" is 500 ms)
   let ms = 0;
   for (let i = 20; i < 23; i++) ms = ms * 10 + (i < end ? value.charCodeAt(i) - 48 : 0);
-  return new Date(Date.UTC(year, digits(value, 5, 7) - 1, digits(value, 8, 10), digits(value, 11, 13), digits(value, 14, 16), digits(value, 17, 19), ms));
+  return new Date(
+    Date.UTC(year, digits(value, 5, 7) - 1, digits(value, 8, 10), digits(value, 11, 13), digits(value, 14, 16), digits(value, 17, 19), ms),
+  );
 }
 
 const types = {

@@ -16,9 +16,7 @@ function withAdminRootNames(schema: GraphQLSchema): GraphQLSchema {
   return withRootTypes(schema, {
     query: (type) => {
       const query = type.toConfig();
-      const fields = Object.fromEntries(
-        Object.entries(query.fields).map(([name, field]) => [name.replace(ADMIN_PREFIX, ''), field]),
-      );
+      const fields = Object.fromEntries(Object.entries(query.fields).map(([name, field]) => [name.replace(ADMIN_PREFIX, ''), field]));
       if (Object.keys(fields).length < Object.keys(query.fields).length) {
         throw new Error('An admin_<name> root field clashes with an admin root field <name>');
       }

@@ -3,7 +3,14 @@
 // admin token's prefix or the admin session's id), what (the mutation and its arguments),
 // the resource before and after (read as stored, by the resource's reader), and when.
 // Mutations other parts add are covered as they are: nothing here names them.
-import { type GraphQLFieldConfig, type GraphQLFieldResolver, GraphQLObjectType, type GraphQLSchema, defaultFieldResolver, getNamedType } from 'graphql';
+import {
+  defaultFieldResolver,
+  type GraphQLFieldConfig,
+  type GraphQLFieldResolver,
+  GraphQLObjectType,
+  type GraphQLSchema,
+  getNamedType,
+} from 'graphql';
 import { audited, auditResourceType } from '../domain/audit/audit.js';
 import type { Context } from './builder.js';
 import { withRootTypes } from './graph.js';
@@ -13,7 +20,11 @@ const wrapped = new WeakSet<GraphQLFieldResolver<unknown, Context>>();
 /** Whether a resolver records its changes (every admin Mutation field's does). */
 export const isAudited = (resolve: unknown) => wrapped.has(resolve as GraphQLFieldResolver<unknown, Context>);
 
-function auditedField(action: string, returnType: string, field: GraphQLFieldConfig<unknown, Context>): GraphQLFieldConfig<unknown, Context> {
+function auditedField(
+  action: string,
+  returnType: string,
+  field: GraphQLFieldConfig<unknown, Context>,
+): GraphQLFieldConfig<unknown, Context> {
   const resolve = field.resolve ?? defaultFieldResolver;
   const type = auditResourceType(returnType);
   const auditedResolve: GraphQLFieldResolver<unknown, Context> = (root, args: Record<string, unknown>, ctx, info) =>

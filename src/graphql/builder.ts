@@ -4,14 +4,14 @@
 // The public GraphQL face adds `graph`: the links between records (links.ts), kept off REST.
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
-import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
+import ScopeAuthPlugin, { type AuthFailure, AuthScopeFailureType } from '@pothos/plugin-scope-auth';
 import SubGraphPlugin from '@pothos/plugin-sub-graph';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
-import type { Principal, SessionPrincipal } from '../domain/access/principal.js';
 import type { SessionLimits } from '../domain/access/customer-sessions.js';
+import type { Principal, SessionPrincipal } from '../domain/access/principal.js';
+import { allows, type ScopeGrant } from '../domain/access/scopes.js';
 import { AppError } from '../domain/shared/errors.js';
-import { type ScopeGrant, allows } from '../domain/access/scopes.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 
@@ -85,9 +85,9 @@ export const builder = new SchemaBuilder<{
           ? 'A customer session may read only its own customer and the public program'
           : ctx.principal?.kind === 'guest'
             ? 'A publishable storefront key may read only the public program: rewards, earning rules, tiers and the referral program'
-          : scopes.length
-            ? `This API key lacks the scope ${scopes.join(' or ')}`
-            : 'This API key lacks a required scope',
+            : scopes.length
+              ? `This API key lacks the scope ${scopes.join(' or ')}`
+              : 'This API key lacks a required scope',
       );
     },
   },

@@ -6,22 +6,22 @@
 // - the admin app (/admin: admin-app/): its pages, the session endpoint, and
 //   /admin/app/graphql for the signed-in browser (session cookie + CSRF header, same origin).
 // Failed sign-ins on either lock the client address (and the token prefix tried) out for a while.
-import { type Plugin, createYoga } from 'graphql-yoga';
+import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { adminSchema } from '../graphql/admin.js';
 import type { Context } from '../graphql/builder.js';
+import { type Logger, yogaLogger } from '../observability/logger.js';
+import { useTracing } from '../observability/tracing.js';
 import { APP_DIST, useAppFiles } from './admin-app/files.js';
 import { useAppHeaders } from './admin-app/headers.js';
 import { useSameOrigin } from './admin-app/same-origin.js';
 import { SESSION_PATH, useSessionAuth, useSessionEndpoint } from './admin-app/session.js';
 import { forMerchant, maskError } from './errors.js';
-import { type Logger, yogaLogger } from '../observability/logger.js';
 import { invalidAdminToken, useAdminAuth } from './plugins/admin-auth.js';
 import { useBody } from './plugins/body.js';
 import { useCacheHeaders } from './plugins/cache-headers.js';
 import { useClientAddress } from './plugins/client-address.js';
-import { useTracing } from '../observability/tracing.js';
 import { useCostReport } from './plugins/cost-report.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useIdempotency } from './plugins/idempotency.js';
@@ -109,13 +109,7 @@ export function createAdminApi({ db, config, logger, appDist = APP_DIST, redis }
   const yoga = adminYoga(ADMIN_PATH, [useAdminAuth(signIn)]);
   const app = adminYoga(
     ADMIN_APP_GRAPHQL_PATH,
-    [
-      useAppHeaders(),
-      useSameOrigin(isApi),
-      useAppFiles(appDist, isApi),
-      sessionEndpoint,
-      useSessionAuth(db, policy),
-    ],
+    [useAppHeaders(), useSameOrigin(isApi), useAppFiles(appDist, isApi), sessionEndpoint, useSessionAuth(db, policy)],
     'app',
   );
   return {

@@ -4,15 +4,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Config, loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { tracedFetch, tracedListener } from '../observability/tracing.js';
 import { ADMIN_APP_PATH, ADMIN_PATH, createAdminApi } from './admin.js';
 import { DOCS_PATH, docs } from './docs.js';
-import { HEALTH_PATH, METRICS_PATH, READY_PATH, healthz, metrics, readyz } from './health.js';
-import { type Logger, createLogger } from '../observability/logger.js';
-import { tracedFetch, tracedListener } from '../observability/tracing.js';
-import { OPENAPI_PATH, createPublicApi } from './public.js';
-import { STOREFRONT_PATH, storefrontPanel } from './storefront-panel.js';
-import { type RateLimiter, createRateLimiter } from './rate-limiter.js';
+import { HEALTH_PATH, healthz, METRICS_PATH, metrics, READY_PATH, readyz } from './health.js';
+import { createPublicApi, OPENAPI_PATH } from './public.js';
+import { createRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { openRedis } from './redis.js';
+import { STOREFRONT_PATH, storefrontPanel } from './storefront-panel.js';
 
 const under = (base: string, path: string) => path === base || path.startsWith(`${base}/`);
 /** Which face answers a path: the admin API (bearer token), the admin app (/admin, sessions), or the public API. */
@@ -39,7 +39,9 @@ export function createApp({
 }: AppOptions) {
   // one connection for every counter of the app (main.ts has checked at start that it answers)
   const counts =
-    config.RATE_LIMIT_PER_KEY > 0 || config.RATE_LIMIT_PER_MERCHANT > 0 || config.RATE_LIMIT_PER_SESSION > 0 ||
+    config.RATE_LIMIT_PER_KEY > 0 ||
+    config.RATE_LIMIT_PER_MERCHANT > 0 ||
+    config.RATE_LIMIT_PER_SESSION > 0 ||
     config.RATE_LIMIT_PER_GUEST > 0 ||
     config.ADMIN_LOGIN_MAX_FAILURES > 0;
   const redis = config.REDIS_URL && counts ? openRedis(config.REDIS_URL, logger) : undefined;
@@ -75,8 +77,10 @@ export function createApp({
     async fetch(url: string, init?: RequestInit): Promise<Response> {
       const request = new Request(url, init);
       const path = new URL(url).pathname;
-      return tracedFetch(request.method, path, async () =>
-        (await operational(path, request.headers.get('authorization'))) ?? faces[faceOf(path)].fetch(request),
+      return tracedFetch(
+        request.method,
+        path,
+        async () => (await operational(path, request.headers.get('authorization'))) ?? faces[faceOf(path)].fetch(request),
       );
     },
     listener(req: IncomingMessage, res: ServerResponse) {

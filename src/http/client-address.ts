@@ -45,7 +45,14 @@ export function clientAddress(peer: string | undefined, forwardedFor: string | n
   const socket = peer ? plain(peer) : 'local';
   if (!forwardedFor || trust === trustNone) return socket;
   // nearest first: the peer, then X-Forwarded-For from its right end
-  const chain = [socket, ...forwardedFor.split(',').map((a) => plain(a.trim())).filter(Boolean).reverse()];
+  const chain = [
+    socket,
+    ...forwardedFor
+      .split(',')
+      .map((a) => plain(a.trim()))
+      .filter(Boolean)
+      .reverse(),
+  ];
   let hop = 0;
   while (hop < chain.length - 1 && trust(chain[hop]!, hop)) hop += 1;
   return chain[hop]!;

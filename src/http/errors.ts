@@ -4,7 +4,7 @@
 // rest/error-handler.ts through maskError, which has given them their codes.
 import { GraphQLError } from 'graphql';
 import { isDatabaseUnavailable, isShardMoved } from '../db/errors.js';
-import { AppError, type ErrorCode, type ErrorDetails, type documentLimitCodes, errorStatus } from '../domain/shared/errors.js';
+import { AppError, type documentLimitCodes, type ErrorCode, type ErrorDetails, errorStatus } from '../domain/shared/errors.js';
 import { merchantMessage, sentence } from '../domain/shared/messages.js';
 import type { Face } from './request-state.js';
 
@@ -147,7 +147,8 @@ function variableReason(message: string) {
 /** An unreachable database, or a shard split under the request: 503 service_unavailable, nothing changed. */
 function transientDatabaseError(err: unknown): AppError | undefined {
   if (isDatabaseUnavailable(err)) return databaseUnavailable();
-  if (isShardMoved(err)) return new AppError('service_unavailable', 'The data moved between database nodes meanwhile; nothing changed, retry');
+  if (isShardMoved(err))
+    return new AppError('service_unavailable', 'The data moved between database nodes meanwhile; nothing changed, retry');
   return undefined;
 }
 

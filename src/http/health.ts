@@ -10,11 +10,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import { APPLIED_MIGRATIONS_SQL, unappliedOf } from '../db/schema-engine.js';
+import { bearerToken } from '../domain/access/tokens.js';
+import { AppError } from '../domain/shared/errors.js';
 import { registry } from '../observability/metrics.js';
 import { appErrorResponse } from './errors.js';
 import type { RedisLink } from './redis.js';
-import { bearerToken } from '../domain/access/tokens.js';
-import { AppError } from '../domain/shared/errors.js';
 
 export const HEALTH_PATH = '/healthz';
 export const READY_PATH = '/readyz';

@@ -9,8 +9,8 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import { setLocal } from '../db/transaction.js';
-import { Prisma } from '../generated/prisma/client.js';
 import { AppError } from '../domain/shared/errors.js';
+import { Prisma } from '../generated/prisma/client.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const TTL_MS = 24 * 3600_000;
@@ -90,7 +90,12 @@ function isLockTimeout(err: unknown) {
 }
 
 /** Stores the answer under the key claimed in `tx`: it commits with the request's writes. */
-export async function storeAnswerIn(tx: Db, merchantId: string, key: string, response: { status: number; body: string; type: string | null }) {
+export async function storeAnswerIn(
+  tx: Db,
+  merchantId: string,
+  key: string,
+  response: { status: number; body: string; type: string | null },
+) {
   await tx.idempotencyKey.update({
     where: { merchantId_key: { merchantId, key } },
     data: { responseStatus: response.status, responseBody: response.body, responseType: response.type, completedAt: new Date() },

@@ -4,9 +4,9 @@
 // refused one 429 rate_limited with Retry-After. While Redis is unreachable (redis.ts), each
 // limiter counts in this process's memory with the same points and window: a request is never
 // refused, nor made to wait, because Redis is away.
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { type Logger, createLogger } from '../observability/logger.js';
-import { type RedisLink, openRedis } from './redis.js';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { openRedis, type RedisLink } from './redis.js';
 
 /** Where the counters live: an app's shared Redis connection, or a REDIS_URL to open one of its own. */
 interface Store {
@@ -157,7 +157,12 @@ export function createLockout(opts: LockoutOptions) {
   const { link, owned } = storeOf(opts, opts.maxFailures > 0);
   const limiter =
     opts.maxFailures > 0
-      ? limiterOn(link, { points: opts.maxFailures, duration: opts.windowSeconds, blockDuration: opts.windowSeconds, keyPrefix: 'loyalty:lockout' })
+      ? limiterOn(link, {
+          points: opts.maxFailures,
+          duration: opts.windowSeconds,
+          blockDuration: opts.windowSeconds,
+          keyPrefix: 'loyalty:lockout',
+        })
       : undefined;
   const waitOf = (state: RateLimiterRes | null) =>
     state && state.consumedPoints >= opts.maxFailures ? Math.max(1, Math.ceil(state.msBeforeNext / 1000)) : 0;

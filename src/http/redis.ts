@@ -7,8 +7,8 @@
 // each (error, then warn), answered on /readyz and exported as loyalty_redis_up. At start,
 // main.ts refuses to run on a REDIS_URL that does not answer (waitForRedis).
 import { Redis, type RedisOptions } from 'ioredis';
-import { watchRedis } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
+import { watchRedis } from '../observability/metrics.js';
 
 /** The longest a request waits for one Redis command before its counters fall back to the process's own. */
 export const COMMAND_TIMEOUT_MS = 500;

@@ -5,8 +5,9 @@
 // WeakMap keyed by the request: V8's young-generation collector keeps the value of such an
 // entry alive once its key has died, so every request lived on until a full collection
 // (bench/README.md, 2026-11-25).
-import type { Principal } from '../domain/access/principal.js';
+
 import type { OpenTransaction } from '../db/transaction.js';
+import type { Principal } from '../domain/access/principal.js';
 import type { RateBudget } from './rate-limiter.js';
 import type { MatchedRoute } from './rest/routes.js';
 

@@ -83,7 +83,8 @@ export function storefrontPanel(pathname: string, demo: boolean): Response {
   }
   if (demo && pathname === DEMO_PATH) {
     return answer(demoPage, 'text/html; charset=utf-8', 'no-store', {
-      'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'self'",
+      'Content-Security-Policy':
+        "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'self'",
     });
   }
   if (demo && pathname === `${DEMO_PATH}/demo.js`) return answer(demoScript, 'text/javascript; charset=utf-8', 'no-store');

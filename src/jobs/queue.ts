@@ -7,7 +7,7 @@ import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
-import { type AttemptOptions, type Enqueue, attemptDelivery, deliveryMerchant, dispatchOutbox } from '../domain/webhooks/deliveries.js';
+import { type AttemptOptions, attemptDelivery, deliveryMerchant, dispatchOutbox, type Enqueue } from '../domain/webhooks/deliveries.js';
 import { postWebhook } from '../domain/webhooks/send.js';
 import type { Logger } from '../observability/logger.js';
 import { watchJobs, webhookDeliveries } from '../observability/metrics.js';
@@ -98,8 +98,7 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
       windowMs: config.WEBHOOK_RETRY_WINDOW_SECONDS * 1000,
       lastTry: job.retryCount >= job.retryLimit,
       jobId: job.id,
-      send: (req) =>
-        postWebhook({ ...req, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS }),
+      send: (req) => postWebhook({ ...req, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS }),
     };
     const outcome = merchantId ? await attemptDelivery(db, { merchantId, deliveryId }, attempt) : 'skipped';
     webhookDeliveries.inc({ outcome });

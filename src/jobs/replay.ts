@@ -29,13 +29,25 @@ export const enqueueReplay: EnqueueReplay = async ({ id, merchantId }, tx) => {
     inserted = 0;
   }
   // nothing is inserted into a queue that does not exist yet: the workers create it when they first start
-  if (inserted !== 1) throw new AppError('service_unavailable', 'The job queue is not running: start the workers (loyalty worker, or the server without WORKERS=false)');
+  if (inserted !== 1)
+    throw new AppError(
+      'service_unavailable',
+      'The job queue is not running: start the workers (loyalty worker, or the server without WORKERS=false)',
+    );
 };
 
 /** The replay queue and its workers: one replay at a time per process. */
 export async function workReplays(
   boss: PgBoss,
-  { db, polling, wrap }: { db: Db; polling: PgBoss.WorkOptions; wrap: <A extends unknown[]>(h: (...args: A) => Promise<void>) => (...args: A) => Promise<void> },
+  {
+    db,
+    polling,
+    wrap,
+  }: {
+    db: Db;
+    polling: PgBoss.WorkOptions;
+    wrap: <A extends unknown[]>(h: (...args: A) => Promise<void>) => (...args: A) => Promise<void>;
+  },
 ) {
   const queue = { name: REPLAY_QUEUE, retryLimit: 0, expireInSeconds: 4 * 3600 };
   if (await boss.getQueue(queue.name)) await boss.updateQueue(queue.name, queue);

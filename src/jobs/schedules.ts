@@ -4,9 +4,9 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { payCalendarRules } from '../domain/earning/calendar-rules.js';
-import { expirePoints, remindExpiringPoints } from '../domain/ledger/expiry.js';
 import { foldLedgerBuckets } from '../domain/finance/ledger-buckets.js';
 import { pruneReplayJobs } from '../domain/finance/replay-jobs.js';
+import { expirePoints, remindExpiringPoints } from '../domain/ledger/expiry.js';
 import { approvePendingPoints } from '../domain/ledger/pending.js';
 import { rejudgeChangedMerchants, rejudgeTiers } from '../domain/tiers/rejudge.js';
 import { pruneEvents } from '../domain/webhooks/deliveries.js';
@@ -19,7 +19,11 @@ export interface ScheduledJob {
 
 export const schedules: ScheduledJob[] = [
   { name: 'points-expiry', cron: (c) => c.EXPIRY_CRON, run: ({ db }) => expirePoints(db) },
-  { name: 'points-expiring-reminders', cron: (c) => c.EXPIRY_CRON, run: ({ db, config }) => remindExpiringPoints(db, { days: config.POINTS_EXPIRING_DAYS }) },
+  {
+    name: 'points-expiring-reminders',
+    cron: (c) => c.EXPIRY_CRON,
+    run: ({ db, config }) => remindExpiringPoints(db, { days: config.POINTS_EXPIRING_DAYS }),
+  },
   // hourly, each merchant in the first hour of its local day: a local New Year within the hour
   { name: 'tier-rejudge', cron: () => '0 * * * *', run: ({ db }) => rejudgeTiers(db, new Date(), { justAfterLocalMidnight: true }) },
   // every minute: a merchant's changed tier ladder reaches its customers soon after the change

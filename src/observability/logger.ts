@@ -15,11 +15,14 @@ export function createLogger(level: string): Logger {
   // timer). Not flush(callback) on a timer of ours: with a callback, sonic-boom also fsyncs
   // stdout, four disk syncs a second when it is a file
   const destination = pino.destination({ dest: 1, sync: false, minLength: BUFFER_BYTES, periodicFlush: FLUSH_EVERY_MS });
-  return pino({
-    level,
-    base: undefined,
-    redact: { paths: ['req.headers.authorization', '*.authorization', '*.key', '*.token', '*.admin_token'], censor: '[redacted]' },
-  }, destination);
+  return pino(
+    {
+      level,
+      base: undefined,
+      redact: { paths: ['req.headers.authorization', '*.authorization', '*.key', '*.token', '*.admin_token'], censor: '[redacted]' },
+    },
+    destination,
+  );
 }
 
 /** Writes out what the asynchronous destination still holds. */

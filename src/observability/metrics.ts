@@ -3,7 +3,7 @@
 // connections; whether Redis answers; rate-limit refusals; idempotent replays; ledger credits and
 // debits. Counts per merchant are business data, so nothing here is labelled by merchant.
 import type pg from 'pg';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'loyalty_' });
@@ -92,7 +92,7 @@ const redisLinks = new Set<{ readonly up: boolean }>();
 /** 1 while Redis answers, 0 while the limiters count in memory; absent without REDIS_URL. */
 const redisUp = new Gauge({
   name: 'loyalty_redis_up',
-  help: "Whether Redis (REDIS_URL: the rate-limit and admin lockout counters shared by instances) answers: 1 yes, 0 no (each process counts alone meanwhile)",
+  help: 'Whether Redis (REDIS_URL: the rate-limit and admin lockout counters shared by instances) answers: 1 yes, 0 no (each process counts alone meanwhile)',
   registers: [],
   collect() {
     this.set([...redisLinks].every((link) => link.up) ? 1 : 0);

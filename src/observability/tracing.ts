@@ -5,10 +5,11 @@
 // exported over OTLP/HTTP to <endpoint>/v1/traces. The standard OTEL_* variables apply
 // (OTEL_SERVICE_NAME, OTEL_EXPORTER_OTLP_HEADERS...). When it is unset nothing of
 // OpenTelemetry is loaded: the SDK is imported dynamically, and this file imports only types.
-import type { Span, Tracer } from '@opentelemetry/api';
-import type { Plugin } from '@envelop/core';
-import { getOperationAST } from 'graphql';
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Plugin } from '@envelop/core';
+import type { Span, Tracer } from '@opentelemetry/api';
+import { getOperationAST } from 'graphql';
 
 type Api = typeof import('@opentelemetry/api');
 
@@ -130,7 +131,12 @@ export function useTracing(): Plugin {
       setExecuteFn((execArgs) =>
         tracer.startActiveSpan(
           `graphql.execute${name ? ` ${name}` : ''}`,
-          { attributes: { 'graphql.operation.type': operation?.operation ?? 'unknown', ...(name ? { 'graphql.operation.name': name } : {}) } },
+          {
+            attributes: {
+              'graphql.operation.type': operation?.operation ?? 'unknown',
+              ...(name ? { 'graphql.operation.name': name } : {}),
+            },
+          },
           async (span) => {
             try {
               const result = await executeFn(execArgs);

@@ -142,15 +142,32 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
       this._loading = 0;
     }
 
-    get publishableKey() { return this.getAttribute('publishable-key'); }
-    set publishableKey(v) { this._set('publishable-key', v); }
-    get sessionToken() { return this.getAttribute('session-token'); }
-    set sessionToken(v) { this._set('session-token', v); }
-    get endpoint() { return this.getAttribute('endpoint') || DEFAULT_ENDPOINT; }
-    set endpoint(v) { this._set('endpoint', v); }
+    get publishableKey() {
+      return this.getAttribute('publishable-key');
+    }
+    set publishableKey(v) {
+      this._set('publishable-key', v);
+    }
+    get sessionToken() {
+      return this.getAttribute('session-token');
+    }
+    set sessionToken(v) {
+      this._set('session-token', v);
+    }
+    get endpoint() {
+      return this.getAttribute('endpoint') || DEFAULT_ENDPOINT;
+    }
+    set endpoint(v) {
+      this._set('endpoint', v);
+    }
     /** The texts in use; setting an object replaces any of them. */
-    get strings() { return { ...STRINGS, ...this._attrStrings(), ...this._strings }; }
-    set strings(v) { this._strings = { ...v }; this._render(); }
+    get strings() {
+      return { ...STRINGS, ...this._attrStrings(), ...this._strings };
+    }
+    set strings(v) {
+      this._strings = { ...v };
+      this._render();
+    }
 
     _set(name, value) {
       if (value == null || value === '') this.removeAttribute(name);
@@ -158,15 +175,24 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
     }
 
     _attrStrings() {
-      try { return JSON.parse(this.getAttribute('strings') || '{}'); } catch { return {}; }
+      try {
+        return JSON.parse(this.getAttribute('strings') || '{}');
+      } catch {
+        return {};
+      }
     }
 
-    connectedCallback() { this.load(); }
+    connectedCallback() {
+      this.load();
+    }
 
     attributeChangedCallback(name, before, after) {
       if (!this.isConnected || before === after) return;
       if (name === 'strings' || name === 'locale') this._render();
-      else { this._issued = null; this.load(); }
+      else {
+        this._issued = null;
+        this.load();
+      }
     }
 
     /** A text with its {placeholders} filled. */
@@ -175,9 +201,15 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
       return text.replace(/\{(\w+)\}/g, (all, name) => (values && name in values ? String(values[name]) : all));
     }
 
-    _locale() { return this.getAttribute('locale') || document.documentElement.lang || undefined; }
-    _n(n) { return new Intl.NumberFormat(this._locale()).format(n); }
-    _date(iso) { return new Intl.DateTimeFormat(this._locale(), { dateStyle: 'medium' }).format(new Date(iso)); }
+    _locale() {
+      return this.getAttribute('locale') || document.documentElement.lang || undefined;
+    }
+    _n(n) {
+      return new Intl.NumberFormat(this._locale()).format(n);
+    }
+    _date(iso) {
+      return new Intl.DateTimeFormat(this._locale(), { dateStyle: 'medium' }).format(new Date(iso));
+    }
 
     async _ask(query, variables, headers) {
       const credential = this.sessionToken || this.publishableKey;
@@ -188,7 +220,11 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
         credentials: 'omit',
       });
       let body;
-      try { body = await res.json(); } catch { body = null; }
+      try {
+        body = await res.json();
+      } catch {
+        body = null;
+      }
       const error = body && body.errors && body.errors[0];
       if (error || !res.ok || !body || !body.data) {
         const failure = new Error((error && error.message) || `HTTP ${res.status}`);
@@ -247,7 +283,12 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
       if (state.loading) body = [h('p', { role: 'status' }, this.t('loading'))];
       else if (state.error) body = this._errorView();
       else body = this.sessionToken ? this._shopperView(state.data) : this._guestView(state.data);
-      const panel = h('section', { class: 'panel', part: 'panel', 'aria-labelledby': `${this._id}-title`, 'aria-busy': state.loading ? 'true' : null }, title, body);
+      const panel = h(
+        'section',
+        { class: 'panel', part: 'panel', 'aria-labelledby': `${this._id}-title`, 'aria-busy': state.loading ? 'true' : null },
+        title,
+        body,
+      );
       this._root.replaceChildren(...[...this._root.children].filter((c) => c.tagName === 'STYLE'), panel);
     }
 
@@ -267,8 +308,12 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
     }
 
     _earning(data) {
-      return this._section('waysToEarn', data.earning_rules.data.map((r) =>
-        h('li', {}, h('span', {}, r.name, r.description ? h('span', { class: 'muted' }, h('br'), r.description) : null))));
+      return this._section(
+        'waysToEarn',
+        data.earning_rules.data.map((r) =>
+          h('li', {}, h('span', {}, r.name, r.description ? h('span', { class: 'muted' }, h('br'), r.description) : null)),
+        ),
+      );
     }
 
     _referral(data, code) {
@@ -288,10 +333,22 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
 
     _copyButton(text) {
       if (!navigator.clipboard) return null;
-      const button = h('button', {
-        type: 'button', class: 'secondary', part: 'button',
-        onclick: () => navigator.clipboard.writeText(text).then(() => { button.textContent = this.t('copied'); }, () => {}),
-      }, this.t('copy'));
+      const button = h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          part: 'button',
+          onclick: () =>
+            navigator.clipboard.writeText(text).then(
+              () => {
+                button.textContent = this.t('copied');
+              },
+              () => {},
+            ),
+        },
+        this.t('copy'),
+      );
       return button;
     }
 
@@ -299,10 +356,18 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
       return [
         h('p', {}, this.t('signIn')),
         ...this._earning(data),
-        ...this._section('rewards', data.rewards.data.map((r) =>
-          h('li', {}, h('span', {}, r.name), h('span', { class: 'muted' }, this.t('points', { n: this._n(r.points_cost) }))))),
-        ...this._section('tiers', data.tiers.data.map((tier) =>
-          h('li', {}, h('span', {}, tier.name), h('span', { class: 'muted' }, this.t('tierFrom', { n: this._n(tier.threshold) }))))),
+        ...this._section(
+          'rewards',
+          data.rewards.data.map((r) =>
+            h('li', {}, h('span', {}, r.name), h('span', { class: 'muted' }, this.t('points', { n: this._n(r.points_cost) }))),
+          ),
+        ),
+        ...this._section(
+          'tiers',
+          data.tiers.data.map((tier) =>
+            h('li', {}, h('span', {}, tier.name), h('span', { class: 'muted' }, this.t('tierFrom', { n: this._n(tier.threshold) }))),
+          ),
+        ),
         ...this._referral(data, null),
       ];
     }
@@ -321,29 +386,62 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
         status && status.current_tier ? h('p', {}, this.t('currentTier', { name: status.current_tier.name })) : null,
         next && progress.next_threshold
           ? [
-              h('progress', { max: progress.next_threshold, value: Math.min(progress.value, progress.next_threshold), 'aria-label': this.t('tierProgress', { name: next.name }) }),
+              h('progress', {
+                max: progress.next_threshold,
+                value: Math.min(progress.value, progress.next_threshold),
+                'aria-label': this.t('tierProgress', { name: next.name }),
+              }),
               h('p', { class: 'muted' }, this.t('nextTier', { n: this._n(Math.ceil(progress.remaining || 0)), name: next.name })),
             ]
-          : status && status.current_tier ? h('p', { class: 'muted' }, this.t('topTier')) : null,
+          : status && status.current_tier
+            ? h('p', { class: 'muted' }, this.t('topTier'))
+            : null,
         issued
-          ? h('div', { class: 'code', id: `${this._id}-code`, tabindex: '-1', role: 'status', part: 'code' },
-              h('p', {}, this.t('yourCode', { name: issued.name })), h('strong', {}, issued.code), ' ', this._copyButton(issued.code))
+          ? h(
+              'div',
+              { class: 'code', id: `${this._id}-code`, tabindex: '-1', role: 'status', part: 'code' },
+              h('p', {}, this.t('yourCode', { name: issued.name })),
+              h('strong', {}, issued.code),
+              ' ',
+              this._copyButton(issued.code),
+            )
           : null,
         redeemError
           ? h('p', { class: 'error', role: 'alert', tabindex: '-1', id: `${this._id}-redeem-error`, part: 'error' }, this.t('redeemError'))
           : null,
-        ...this._section('redeemable', me.redeemable_rewards.data.map((r) =>
-          h('li', {},
-            h('span', {}, r.name, h('br'), h('span', { class: 'muted' }, this.t('points', { n: this._n(r.points_cost) }))),
-            h('button', {
-              type: 'button', part: 'button',
-              'aria-label': this.t('redeemLabel', { name: r.name, n: this._n(r.points_cost) }),
-              onclick: (event) => this._redeem(r, event.currentTarget),
-            }, this.t('redeem')))), this.t('noRedeemable')),
-        ...this._section('activity', me.activities.data.map((a) =>
-          h('li', {},
-            h('span', {}, a.description, h('br'), h('span', { class: 'muted' }, this._date(a.occurred_at))),
-            h('span', { class: a.points_change < 0 ? 'minus' : 'plus' }, `${a.points_change > 0 ? '+' : ''}${this._n(a.points_change)}`))), this.t('noActivity')),
+        ...this._section(
+          'redeemable',
+          me.redeemable_rewards.data.map((r) =>
+            h(
+              'li',
+              {},
+              h('span', {}, r.name, h('br'), h('span', { class: 'muted' }, this.t('points', { n: this._n(r.points_cost) }))),
+              h(
+                'button',
+                {
+                  type: 'button',
+                  part: 'button',
+                  'aria-label': this.t('redeemLabel', { name: r.name, n: this._n(r.points_cost) }),
+                  onclick: (event) => this._redeem(r, event.currentTarget),
+                },
+                this.t('redeem'),
+              ),
+            ),
+          ),
+          this.t('noRedeemable'),
+        ),
+        ...this._section(
+          'activity',
+          me.activities.data.map((a) =>
+            h(
+              'li',
+              {},
+              h('span', {}, a.description, h('br'), h('span', { class: 'muted' }, this._date(a.occurred_at))),
+              h('span', { class: a.points_change < 0 ? 'minus' : 'plus' }, `${a.points_change > 0 ? '+' : ''}${this._n(a.points_change)}`),
+            ),
+          ),
+          this.t('noActivity'),
+        ),
         ...this._earning(data),
         ...this._referral(data, me.referral_code),
       ];

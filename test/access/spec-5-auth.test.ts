@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../src/domain/access/api-keys.js';
 import { fullAccessScopes, readOnlyScopes } from '../../src/domain/access/scopes.js';
 import { generateToken } from '../../src/domain/access/tokens.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 let merchantId: string;
@@ -13,8 +13,7 @@ beforeAll(async () => {
   merchantId = (await newMerchant(app)).id;
 });
 
-const get = (key: string | null, path = '/v1/rewards') =>
-  app.fetch(path, { headers: key === null ? {} : { authorization: key } });
+const get = (key: string | null, path = '/v1/rewards') => app.fetch(path, { headers: key === null ? {} : { authorization: key } });
 
 describe('authentication (401 invalid_token)', () => {
   it.each([
@@ -59,8 +58,16 @@ describe('authentication (401 invalid_token)', () => {
 describe('key types and scopes', () => {
   it('gives Full Access the highest level of every scope, Read-Only read of every readable scope', () => {
     expect(fullAccessScopes()).toEqual([
-      'write:customers', 'write:orders', 'write:rewards', 'write:transactions', 'read:activities',
-      'read:tiers', 'read:earning_rules', 'read:referrals', 'read:points', 'write:booster_campaigns',
+      'write:customers',
+      'write:orders',
+      'write:rewards',
+      'write:transactions',
+      'read:activities',
+      'read:tiers',
+      'read:earning_rules',
+      'read:referrals',
+      'read:points',
+      'write:booster_campaigns',
       'read:events',
     ]);
     expect(readOnlyScopes()).not.toContain('read:orders');

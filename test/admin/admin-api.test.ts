@@ -1,10 +1,10 @@
 // The merchant admin API (/admin/graphql): admin-token auth, configuring the program and
 // reading it back through the public REST API, API keys, and engine events.
 import { randomUUID } from 'node:crypto';
-import { messages } from '../../src/domain/shared/messages.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rotateAdminToken } from '../../src/domain/merchants/merchants.js';
-import { adminClient, client, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { messages } from '../../src/domain/shared/messages.js';
+import { adminClient, client, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 let merchant: Awaited<ReturnType<typeof newMerchant>>;
@@ -162,9 +162,7 @@ describe('configuring the program', () => {
       input: tenOff({ points_cost: 0, reward_rule: { discount_value: -5, bogus: true } }),
     });
     expect(bad.error.extensions.code).toBe('validation_error');
-    expect(Object.keys(bad.error.extensions.details)).toEqual(
-      expect.arrayContaining(['points_cost', 'reward_rule.discount_value']),
-    );
+    expect(Object.keys(bad.error.extensions.details)).toEqual(expect.arrayContaining(['points_cost', 'reward_rule.discount_value']));
     const percent = await fails(CREATE_REWARD, {
       input: tenOff({ reward_type: 'percentage_discount', reward_rule: { discount_value: 150 } }),
     });
@@ -206,15 +204,16 @@ describe('configuring the program', () => {
     const { create_earning_rule: rule } = await ok(CREATE_RULE, {
       input: { name: 'Review bonus', campaign_type: 'review', earning_rule: { type: 'fixed', value: 25 } },
     });
-    const publicRewardIds = async () =>
-      (await api.rest('GET', '/v1/rewards?per_page=100')).body.data.map((r: { id: string }) => r.id);
-    const publicRuleIds = async () =>
-      (await api.rest('GET', '/v1/earning-rules?per_page=100')).body.data.map((r: { id: string }) => r.id);
+    const publicRewardIds = async () => (await api.rest('GET', '/v1/rewards?per_page=100')).body.data.map((r: { id: string }) => r.id);
+    const publicRuleIds = async () => (await api.rest('GET', '/v1/earning-rules?per_page=100')).body.data.map((r: { id: string }) => r.id);
     expect(await publicRewardIds()).toContain(reward.id);
     expect(await publicRuleIds()).toContain(rule.id);
 
-    const off = await ok(`mutation ($r: ID!, $e: ID!) {
-      deactivate_reward(id: $r) { is_active } deactivate_earning_rule(id: $e) { is_active } }`, { r: reward.id, e: rule.id });
+    const off = await ok(
+      `mutation ($r: ID!, $e: ID!) {
+      deactivate_reward(id: $r) { is_active } deactivate_earning_rule(id: $e) { is_active } }`,
+      { r: reward.id, e: rule.id },
+    );
     expect(off).toEqual({ deactivate_reward: { is_active: false }, deactivate_earning_rule: { is_active: false } });
     expect(await publicRewardIds()).not.toContain(reward.id);
     expect(await publicRuleIds()).not.toContain(rule.id);
@@ -270,8 +269,7 @@ describe('configuring the program', () => {
       input: { name: 'Double points', multiplier: 2, campaign_types: ['purchase'], starts_at: startsAt },
     });
     expect(booster).toMatchObject({ multiplier: 2, campaign_types: ['purchase'], starts_at: startsAt, ends_at: null });
-    const ids = async () =>
-      (await api.rest('GET', '/v1/booster-campaigns?per_page=100')).body.data.map((b: { id: string }) => b.id);
+    const ids = async () => (await api.rest('GET', '/v1/booster-campaigns?per_page=100')).body.data.map((b: { id: string }) => b.id);
     expect(await ids()).toContain(booster.id);
     const badEnd = await fails(
       'mutation ($id: ID!, $input: BoosterCampaignPatch!) { update_booster_campaign(id: $id, input: $input) { id } }',
@@ -329,7 +327,9 @@ describe('configuring the program', () => {
     const bad = await fails(UPDATE, { days: 0, currency: 'euro' });
     expect(Object.keys(bad.error.extensions.details).sort()).toEqual(['currency', 'points_expiry_days']);
     // only the given settings change; an explicit null turns expiry off
-    const { update_merchant_settings: off } = await ok('mutation { update_merchant_settings(points_expiry_days: null) { currency points_expiry_days } }');
+    const { update_merchant_settings: off } = await ok(
+      'mutation { update_merchant_settings(points_expiry_days: null) { currency points_expiry_days } }',
+    );
     expect(off).toEqual({ currency: 'EUR', points_expiry_days: null });
     await ok('mutation { update_merchant_settings(currency: "USD") { currency } }');
   });
@@ -576,10 +576,9 @@ describe('engine events', () => {
   });
 
   it('record_referral registers a pending referral and refuses a self-referral', async () => {
-    await run(
-      `mutation ($input: ReferralProgramInput!) { set_referral_program(input: $input) { is_active } }`,
-      { input: { referrer_reward: { points: 250 }, referee_reward: { reward_type: 'free_shipping' } } },
-    );
+    await run(`mutation ($input: ReferralProgramInput!) { set_referral_program(input: $input) { is_active } }`, {
+      input: { referrer_reward: { points: 250 }, referee_reward: { reward_type: 'free_shipping' } },
+    });
     const referrer = await newShopper();
     const email = `friend-${randomUUID().slice(0, 8)}@example.com`;
     const REFER = `mutation ($input: ReferralEventInput!) {

@@ -2,11 +2,11 @@
 // customer's page (tier progress, activity log, transactions), a manual adjustment with its
 // reason that moves points once per Idempotency-Key (a double click), and the dashboard.
 import { randomUUID } from 'node:crypto';
-import { messages } from '../../src/domain/shared/messages.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { applyPoints } from '../../src/domain/ledger/ledger.js';
 import { scopeLevels } from '../../src/domain/access/scopes.js';
-import { adminClient, adminSession, newCustomer, newMerchant, testApp, type TestApp } from '../harness.js';
+import { applyPoints } from '../../src/domain/ledger/ledger.js';
+import { messages } from '../../src/domain/shared/messages.js';
+import { adminClient, adminSession, newCustomer, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 let merchant: Awaited<ReturnType<typeof newMerchant>>;
@@ -42,8 +42,15 @@ describe('adjust_points', () => {
       `query ($id: ID!) { customer_activities(id: $id, per_page: 5) { data { type description points_change balance_after } meta { pagination { total } } } }`,
       { id: customer.id },
     );
-    expect(log.body.data.customer_activities.data[0]).toEqual({ type: 'adjustment', description: 'Goodwill', points_change: 50, balance_after: 150 });
-    const history = await admin(`query ($id: ID!) { customer_transactions(id: $id) { data { points source description } } }`, { id: customer.id });
+    expect(log.body.data.customer_activities.data[0]).toEqual({
+      type: 'adjustment',
+      description: 'Goodwill',
+      points_change: 50,
+      balance_after: 150,
+    });
+    const history = await admin(`query ($id: ID!) { customer_transactions(id: $id) { data { points source description } } }`, {
+      id: customer.id,
+    });
     expect(history.body.data.customer_transactions.data.map((t: any) => t.points)).toEqual([50, 100]);
   });
 
@@ -52,10 +59,16 @@ describe('adjust_points', () => {
     const session = await adminSession(app, merchant.admin_token);
     const key = randomUUID();
     const variables = { id: customer.id, points: 25, description: 'Double click' };
-    const both = await Promise.all([session(ADJUST, variables, { 'idempotency-key': key }), session(ADJUST, variables, { 'idempotency-key': key })]);
+    const both = await Promise.all([
+      session(ADJUST, variables, { 'idempotency-key': key }),
+      session(ADJUST, variables, { 'idempotency-key': key }),
+    ]);
     const statuses = both.map((r) => r.status).sort();
     // the second is either the first's answer replayed or told that the first is still running
-    expect([[200, 200], [200, 409]]).toContainEqual(statuses);
+    expect([
+      [200, 200],
+      [200, 409],
+    ]).toContainEqual(statuses);
     const again = await session(ADJUST, variables, { 'idempotency-key': key });
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
@@ -105,12 +118,26 @@ describe('dashboard', () => {
     const reward = await app.db.reward.create({
       data: { merchantId: own.id, name: '$5 off', rewardType: 'fixed_discount', pointsCost: 300, rewardRule: { discount_value: 5 } },
     });
-    await app.db.customerReward.create({ data: { merchantId: own.id, customerId: a.id, rewardId: reward.id, code: 'CODE1', pointsSpent: 300 } });
+    await app.db.customerReward.create({
+      data: { merchantId: own.id, customerId: a.id, rewardId: reward.id, code: 'CODE1', pointsSpent: 300 },
+    });
     // a credit of 40 days ago is outside the last 30 days
     await app.db.pointsTransaction.create({
-      data: { merchantId: own.id, customerId: b.id, points: 7, type: 'credit', description: 'old', source: 'manual', balanceAfter: 0, createdAt: new Date(Date.now() - 40 * 86_400_000) },
+      data: {
+        merchantId: own.id,
+        customerId: b.id,
+        points: 7,
+        type: 'credit',
+        description: 'old',
+        source: 'manual',
+        balanceAfter: 0,
+        createdAt: new Date(Date.now() - 40 * 86_400_000),
+      },
     });
-    const { body } = await adminClient(app, own.admin_token)(`{
+    const { body } = await adminClient(
+      app,
+      own.admin_token,
+    )(`{
       dashboard {
         bucket series { period_start issued redeemed expired }
         points_issued points_redeemed points_expired redemption_rate members
@@ -122,7 +149,10 @@ describe('dashboard', () => {
     expect(d.series).toHaveLength(30);
     expect(d.series.at(-1)).toMatchObject({ issued: 1500, redeemed: 300, expired: 100 });
     expect(d).toMatchObject({ points_issued: 1500, points_redeemed: 300, points_expired: 100, redemption_rate: 0.2, members: 2 });
-    expect(d.members_per_tier).toEqual([{ tier_name: 'No tier', customers: 1 }, { tier_name: 'Gold', customers: 1 }]);
+    expect(d.members_per_tier).toEqual([
+      { tier_name: 'No tier', customers: 1 },
+      { tier_name: 'Gold', customers: 1 },
+    ]);
     expect(d.top_rewards).toEqual([{ name: '$5 off', redemptions: 1, points_spent: 300 }]);
     const year = await adminClient(app, own.admin_token)('{ dashboard(range: last_12_months) { bucket series { issued } points_issued } }');
     expect(year.body.data.dashboard.bucket).toBe('month');

@@ -2,7 +2,7 @@
 // time (created_after included, created_before excluded), with the others; newest first.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordAudit } from '../../src/domain/audit/audit.js';
-import { adminClient, newMerchant, testApp, type TestApp } from '../harness.js';
+import { adminClient, newMerchant, type TestApp, testApp } from '../harness.js';
 
 const AUDIT = `query ($actor: String, $action: String, $after: DateTime, $before: DateTime) {
   audit_log(actor: $actor, action: $action, created_after: $after, created_before: $before) {
@@ -59,6 +59,9 @@ describe('audit_log filters', () => {
 
   it('refuses a range that ends before it starts, saying which field', async () => {
     const res = await admin(AUDIT, { after: day(3).toISOString(), before: day(2).toISOString() });
-    expect(res.body.errors?.[0]?.extensions).toMatchObject({ code: 'validation_error', details: { created_before: [expect.stringMatching(/later than “Created after”/)] } });
+    expect(res.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'validation_error',
+      details: { created_before: [expect.stringMatching(/later than “Created after”/)] },
+    });
   });
 });

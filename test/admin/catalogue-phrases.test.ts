@@ -16,7 +16,10 @@ describe('catalogue sentences for the webhook, storefront and finance rules', ()
     ['at most 20 origins', messages.maxItems(20)],
     ['must be on or after from', messages.onOrAfter('From')],
     ['gives more than 750 periods: choose a shorter range or a longer grouping', messages.tooManyPeriods(750)],
-    ['is not a GraphQL document: Syntax Error: Expected Name, found <EOF>.', 'This is not a GraphQL document (Syntax Error: Expected Name, found <EOF>): paste the whole query or mutation.'],
+    [
+      'is not a GraphQL document: Syntax Error: Expected Name, found <EOF>.',
+      'This is not a GraphQL document (Syntax Error: Expected Name, found <EOF>): paste the whole query or mutation.',
+    ],
   ])('%s', (phrase, expected) => {
     expect(sentence(phrase)).toBe(expected);
   });

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importProgram } from '../../src/domain/program-import/program-import.js';
 import { fieldLabel, issueMessage, messages, sentence } from '../../src/domain/shared/messages.js';
-import { adminClient, client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 let merchant: Awaited<ReturnType<typeof newMerchant>>;
@@ -53,7 +53,9 @@ describe('errors in the message catalogue', () => {
   it('maps every zod issue kind to a sentence saying what to enter', () => {
     expect(issueMessage({ code: 'invalid_type', expected: 'number', input: undefined })).toBe(messages.required);
     expect(issueMessage({ code: 'invalid_type', expected: 'int', input: 1.5 })).toBe(messages.wholeNumber);
-    expect(issueMessage({ code: 'too_big', origin: 'number', maximum: 5000, inclusive: true })).toBe('This is too high: enter 5,000 or less.');
+    expect(issueMessage({ code: 'too_big', origin: 'number', maximum: 5000, inclusive: true })).toBe(
+      'This is too high: enter 5,000 or less.',
+    );
     expect(issueMessage({ code: 'too_big', origin: 'string', maximum: 200 })).toBe(messages.maxLength(200));
     expect(issueMessage({ code: 'invalid_value', values: ['day', 'week'] })).toBe('This is not one of the choices: choose day, week.');
     expect(issueMessage({ code: 'invalid_format', format: 'url' })).toBe(messages.url);
@@ -75,13 +77,25 @@ describe('product display names', () => {
         product_image_url: 'https://cdn.example.com/tote.png',
       },
     });
-    expect(created.body.data.create_reward).toMatchObject({ product_name: 'Canvas tote (natural)', product_image_url: 'https://cdn.example.com/tote.png' });
+    expect(created.body.data.create_reward).toMatchObject({
+      product_name: 'Canvas tote (natural)',
+      product_image_url: 'https://cdn.example.com/tote.png',
+    });
     const id = created.body.data.create_reward.id;
-    const updated = await admin(`mutation ($id: ID!) { update_reward(id: $id, input: { product_name: "Canvas tote" }) { product_name product_image_url } }`, { id });
+    const updated = await admin(
+      `mutation ($id: ID!) { update_reward(id: $id, input: { product_name: "Canvas tote" }) { product_name product_image_url } }`,
+      { id },
+    );
     expect(updated.body.data.update_reward).toEqual({ product_name: 'Canvas tote', product_image_url: 'https://cdn.example.com/tote.png' });
 
     const badImage = await admin(CREATE_REWARD, {
-      input: { name: 'x', reward_type: 'free_product', points_cost: 1, reward_rule: { product_id: 'p' }, product_image_url: 'javascript:alert(1)' },
+      input: {
+        name: 'x',
+        reward_type: 'free_product',
+        points_cost: 1,
+        reward_rule: { product_id: 'p' },
+        product_image_url: 'javascript:alert(1)',
+      },
     });
     expect(badImage.body.errors![0].extensions.details).toEqual({ product_image_url: [messages.url] });
 
@@ -101,7 +115,9 @@ describe('product display names', () => {
 
     const other = await newMerchant(app, 'import');
     await importProgram(app.db, other.id, {
-      rewards: [{ name: 'Mug', reward_type: 'free_product', points_cost: 300, reward_rule: { product_id: 'prod-mug' }, product_name: 'Enamel mug' }],
+      rewards: [
+        { name: 'Mug', reward_type: 'free_product', points_cost: 300, reward_rule: { product_id: 'prod-mug' }, product_name: 'Enamel mug' },
+      ],
     });
     const imported = await adminClient(app, other.admin_token)('{ rewards { data { name product_name reward_rule { product_id } } } }');
     expect(imported.body.data.rewards.data).toEqual([{ name: 'Mug', product_name: 'Enamel mug', reward_rule: { product_id: 'prod-mug' } }]);

@@ -8,12 +8,12 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/access/api-keys.js';
 import { demoProgram } from '../../src/cli/seed/demo-program.js';
+import { createApiKey } from '../../src/domain/access/api-keys.js';
 import { importProgram } from '../../src/domain/program-import/program-import.js';
-import { createApp } from '../../src/http/app.js';
 import { codeMessages, messages } from '../../src/domain/shared/messages.js';
-import { adminClient, client, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
+import { createApp } from '../../src/http/app.js';
+import { adminClient, client, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 import { axeViolations, hasChromium, launch, openPage, screenshotPath, serve } from './browser.js';
 
 describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
@@ -128,18 +128,35 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     const stats = await page.locator('.stats').innerText();
     expect(stats).toContain('Points issued');
     expect(stats).toMatch(/Redemption rate\s+[\d.]+%/);
-    expect(await page.getByRole('figure', { name: /Top rewards/ }).getByRole('row').count()).toBeGreaterThan(1);
+    expect(
+      await page
+        .getByRole('figure', { name: /Top rewards/ })
+        .getByRole('row')
+        .count(),
+    ).toBeGreaterThan(1);
 
     // members per tier: a table of the chart's figures, the admin API's numbers
-    const api = await adminClient(test, merchant.admin_token)('{ dashboard(range: last_30_days) { members_per_tier { tier_name customers } } }');
-    const expected = (api.body.data.dashboard.members_per_tier as { tier_name: string; customers: number }[]).map((t) => [t.tier_name, t.customers]);
+    const api = await adminClient(
+      test,
+      merchant.admin_token,
+    )('{ dashboard(range: last_30_days) { members_per_tier { tier_name customers } } }');
+    const expected = (api.body.data.dashboard.members_per_tier as { tier_name: string; customers: number }[]).map((t) => [
+      t.tier_name,
+      t.customers,
+    ]);
     expect(expected.length).toBeGreaterThan(1);
     expect(expected.some(([, n]) => Number(n) > 0)).toBe(true);
     const tiers = page.getByRole('figure', { name: /Members per tier/ });
     expect(await tiers.getByRole('columnheader').allInnerTexts()).toEqual(['Tier', 'Customers']);
-    const shown = await tiers.getByRole('table').locator('tbody tr').evaluateAll((rows) =>
-      rows.map((row) => [row.querySelector('th')?.textContent ?? '', Number((row.querySelector('td')?.textContent ?? '').replace(/\D/g, ''))]),
-    );
+    const shown = await tiers
+      .getByRole('table')
+      .locator('tbody tr')
+      .evaluateAll((rows) =>
+        rows.map((row) => [
+          row.querySelector('th')?.textContent ?? '',
+          Number((row.querySelector('td')?.textContent ?? '').replace(/\D/g, '')),
+        ]),
+      );
     expect(shown).toEqual(expected);
     await accessible('dashboard');
     await shot('dashboard');
@@ -164,7 +181,11 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await keyboardDialog.waitFor({ state: 'hidden' });
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Create API key');
 
-    async function create(name: string, type: 'Full Access' | 'Read-Only' | 'Custom', custom?: (dialog: ReturnType<Page['getByRole']>) => Promise<void>) {
+    async function create(
+      name: string,
+      type: 'Full Access' | 'Read-Only' | 'Custom',
+      custom?: (dialog: ReturnType<Page['getByRole']>) => Promise<void>,
+    ) {
       await page.getByRole('button', { name: 'Create API key' }).click();
       const dialog = page.getByRole('dialog', { name: 'Create an API key' });
       await dialog.getByLabel('Name').fill(name);
@@ -186,7 +207,9 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await shot('api-key-shown-once');
     await full.shown.getByRole('button', { name: 'I have copied the key' }).click();
     expect(await v1(full.key, 'GET', '/v1/rewards')).toBe(200);
-    expect(await v1(full.key, 'POST', '/v1/customers/transactions?customer_id=demo-1003', { points: 5, description: 'Full key' })).toBe(201);
+    expect(await v1(full.key, 'POST', '/v1/customers/transactions?customer_id=demo-1003', { points: 5, description: 'Full key' })).toBe(
+      201,
+    );
 
     const readOnly = await create('Reporting', 'Read-Only');
     await readOnly.shown.getByRole('button', { name: 'I have copied the key' }).click();
@@ -198,7 +221,8 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
       const options = async (scope: string) => dialog.getByLabel(scope, { exact: true }).locator('option').allInnerTexts();
       expect(await options('customers')).toEqual(['No Access', 'Read', 'Read/Write']);
       expect(await options('orders')).toEqual(['No Access', 'Write']);
-      for (const scope of ['activities', 'tiers', 'earning_rules', 'referrals', 'points']) expect(await options(scope)).toEqual(['No Access', 'Read']);
+      for (const scope of ['activities', 'tiers', 'earning_rules', 'referrals', 'points'])
+        expect(await options(scope)).toEqual(['No Access', 'Read']);
       await dialog.getByLabel('rewards', { exact: true }).selectOption('read');
       await dialog.getByLabel('customers', { exact: true }).selectOption('write');
       await accessible('the custom key form');
@@ -295,7 +319,7 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await dialog.getByRole('button', { name: 'Close' }).click();
   });
 
-  it("finds a customer and adjusts their points with a double click: the points move once", async () => {
+  it('finds a customer and adjusts their points with a double click: the points move once', async () => {
     await page.getByRole('link', { name: 'Customers' }).click();
     await heading('Customers');
     await accessible('customers');
@@ -485,9 +509,11 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await scheduled.waitFor();
     expect(await scheduled.innerText()).toMatch(/Scheduled/);
     expect(await scheduled.getAttribute('class')).toBe('badge badge-scheduled');
-    const styles = await page.locator('.badge').evaluateAll((badges) =>
-      badges.map((b) => `${b.textContent!.trim()}|${getComputedStyle(b).backgroundColor}|${getComputedStyle(b).color}`),
-    );
+    const styles = await page
+      .locator('.badge')
+      .evaluateAll((badges) =>
+        badges.map((b) => `${b.textContent!.trim()}|${getComputedStyle(b).backgroundColor}|${getComputedStyle(b).color}`),
+      );
     const colourOf = (state: string) => new Set(styles.filter((st) => st.includes(state)).map((st) => st.split('|').slice(1).join('|')));
     expect(colourOf('Scheduled').size).toBe(1);
     expect([...colourOf('Scheduled')][0]).not.toBe([...colourOf('Active')][0]);
@@ -510,7 +536,10 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
 
   it('shows every dashboard figure beside the previous period, for a preset or custom range, each chart with its table', async () => {
     await fresh();
-    const api = await adminClient(test, merchant.admin_token)(
+    const api = await adminClient(
+      test,
+      merchant.admin_token,
+    )(
       '{ dashboard(range: last_7_days) { points_issued active_members redemptions previous { points_issued active_members redemptions } } }',
     );
     const d = api.body.data.dashboard;
@@ -520,17 +549,24 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     const comparison = page.getByRole('figure', { name: /Compared with the previous period/ });
     await comparison.waitFor();
     const readTable = () =>
-      comparison.getByRole('table').locator('tbody tr').evaluateAll((rows) =>
-        rows.map((row) => [...row.querySelectorAll('th, td')].map((c) => c.textContent ?? '')),
-      );
+      comparison
+        .getByRole('table')
+        .locator('tbody tr')
+        .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('th, td')].map((c) => c.textContent ?? '')));
     const n = (v: number) => v.toLocaleString('en-US');
     // the range's figures replace the previous range's once its answer arrives
-    await expect.poll(async () => (await readTable()).find((r) => r[0] === 'Points issued')?.slice(1, 3), { timeout: 15_000 }).toEqual([
-      n(d.points_issued),
-      n(d.previous.points_issued),
-    ]);
+    await expect
+      .poll(async () => (await readTable()).find((r) => r[0] === 'Points issued')?.slice(1, 3), { timeout: 15_000 })
+      .toEqual([n(d.points_issued), n(d.previous.points_issued)]);
     const table = await readTable();
-    expect(table.map((r) => r[0])).toEqual(['Points issued', 'Points redeemed', 'Points expired', 'Active members', 'Redemptions', 'Redemption rate']);
+    expect(table.map((r) => r[0])).toEqual([
+      'Points issued',
+      'Points redeemed',
+      'Points expired',
+      'Active members',
+      'Redemptions',
+      'Redemption rate',
+    ]);
     const row = (figure: string) => table.find((r) => r[0] === figure)!;
     expect(row('Points issued').slice(1, 3)).toEqual([n(d.points_issued), n(d.previous.points_issued)]);
     expect(row('Active members').slice(1, 3)).toEqual([n(d.active_members), n(d.previous.active_members)]);
@@ -543,7 +579,8 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     const figures = page.getByRole('figure');
     for (let i = 0; i < (await figures.count()); i++) {
       const figure = figures.nth(i);
-      if ((await figure.locator('.recharts-wrapper').count()) > 0) expect(await figure.locator('table').count(), await figure.innerText()).toBe(1);
+      if ((await figure.locator('.recharts-wrapper').count()) > 0)
+        expect(await figure.locator('table').count(), await figure.innerText()).toBe(1);
     }
     // a custom range of dates
     const today = new Date().toISOString().slice(0, 10);
@@ -552,13 +589,20 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await page.getByLabel('From', { exact: true }).fill(start);
     await page.getByLabel('To', { exact: true }).fill(today);
     await page.getByRole('button', { name: 'Show' }).click();
-    await expect.poll(() => page.getByRole('figure', { name: /Points over time/ }).locator('tbody tr').count()).toBe(21);
+    await expect
+      .poll(() =>
+        page
+          .getByRole('figure', { name: /Points over time/ })
+          .locator('tbody tr')
+          .count(),
+      )
+      .toBe(21);
     await accessible('the dashboard, custom range');
     await shot('dashboard-custom-range');
     await page.getByLabel('Range').selectOption('last_30_days');
   });
 
-  it("exports and erases a customer from their page, each after a confirmation naming the consequences; both are in the audit log", async () => {
+  it('exports and erases a customer from their page, each after a confirmation naming the consequences; both are in the audit log', async () => {
     await fresh();
     await page.getByRole('link', { name: 'Customers' }).click();
     await page.getByRole('link', { name: 'demo-1007' }).click();
@@ -583,16 +627,21 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await shot('customer-erase-confirm');
     // cancelling changes nothing
     await erase.getByRole('button', { name: 'Cancel' }).click();
-    expect((await test.db.customer.findUniqueOrThrow({ where: { merchantId_id: { merchantId: merchant.id, id: customer.id } } })).erasedAt).toBeNull();
+    expect(
+      (await test.db.customer.findUniqueOrThrow({ where: { merchantId_id: { merchantId: merchant.id, id: customer.id } } })).erasedAt,
+    ).toBeNull();
     await page.getByRole('button', { name: 'Erase personal data…' }).click();
     await erase.getByRole('button', { name: 'Erase personal data' }).click();
     await heading('Customers');
     await page.getByText("The customer's personal data was erased.").waitFor();
-    expect((await test.db.customer.findUniqueOrThrow({ where: { merchantId_id: { merchantId: merchant.id, id: customer.id } } })).erasedAt).not.toBeNull();
+    expect(
+      (await test.db.customer.findUniqueOrThrow({ where: { merchantId_id: { merchantId: merchant.id, id: customer.id } } })).erasedAt,
+    ).not.toBeNull();
 
-    const audit = await adminClient(test, merchant.admin_token)(
-      `{ audit_log(resource_id: "${customer.id}") { data { action actor resource_type } } }`,
-    );
+    const audit = await adminClient(
+      test,
+      merchant.admin_token,
+    )(`{ audit_log(resource_id: "${customer.id}") { data { action actor resource_type } } }`);
     const actions = (audit.body.data.audit_log.data as { action: string; actor: string }[]).map((e) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['customer_export', 'erase_customer']));
     expect((audit.body.data.audit_log.data as { actor: string }[]).every((e) => e.actor.startsWith('session:'))).toBe(true);
@@ -627,7 +676,10 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     // the time zone is picked from the IANA zones, found by a search, each with its offset now
     await page.getByLabel('Search time zones').fill('auckland');
     const zone = page.getByRole('listbox', { name: /^Time zone/ });
-    expect((await zone.locator('option').allInnerTexts()).sort()).toEqual([expect.stringMatching(/^Pacific\/Auckland \(UTC\+1[23]:00\)$/), 'UTC (UTC+00:00)']);
+    expect((await zone.locator('option').allInnerTexts()).sort()).toEqual([
+      expect.stringMatching(/^Pacific\/Auckland \(UTC\+1[23]:00\)$/),
+      'UTC (UTC+00:00)',
+    ]);
     await zone.selectOption('Pacific/Auckland');
     await page.getByText(/Now: Pacific\/Auckland \(UTC\+1[23]:00\)/).waitFor();
     await accessible('the time-zone picker');

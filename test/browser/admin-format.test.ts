@@ -21,7 +21,7 @@ describe("the shop's local dates as instants", () => {
     expect(startOfShopDay(date)).toBe(instant);
   });
 
-  it('gives the next date and today in the shop\'s time zone', () => {
+  it("gives the next date and today in the shop's time zone", () => {
     expect(nextDate('2026-12-31')).toBe('2027-01-01');
     expect(nextDate('2028-02-28')).toBe('2028-02-29');
     setShop({ timezone: 'Pacific/Auckland' });

@@ -18,8 +18,8 @@ import { importProgram } from '../../src/domain/program-import/program-import.js
 import { messages } from '../../src/domain/shared/messages.js';
 import { createApp } from '../../src/http/app.js';
 import type { JobsRuntime } from '../../src/jobs/queue.js';
-import { adminClient, newMerchant, testApp, type TestApp } from '../harness.js';
-import { type Received, startReceiver, workers, jobsConfig } from '../webhooks/receiver.js';
+import { adminClient, newMerchant, type TestApp, testApp } from '../harness.js';
+import { jobsConfig, type Received, startReceiver, workers } from '../webhooks/receiver.js';
 import { axeViolations, hasChromium, launch, openPage, screenshotPath, serve } from './browser.js';
 
 describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront and finance pages', () => {
@@ -143,7 +143,12 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
     await shown.getByRole('button', { name: 'I have copied the secret' }).click();
 
     const stored = await test.db.webhookEndpoint.findFirstOrThrow({ where: { merchantId: merchant.id } });
-    expect(stored).toMatchObject({ url: receiver.url('/pages'), description: 'Email platform', eventTypes: ['points.credited', 'reward.redeemed'], secret });
+    expect(stored).toMatchObject({
+      url: receiver.url('/pages'),
+      description: 'Email platform',
+      eventTypes: ['points.credited', 'reward.redeemed'],
+      secret,
+    });
     endpointId = stored.id;
     const row = page.getByRole('row', { name: /Email platform/ });
     expect(await row.innerText()).toMatch(/points\.credited[\s\S]*reward\.redeemed[\s\S]*Enabled/);
@@ -200,7 +205,9 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
     await edit.getByRole('radio', { name: /Every event/ }).check();
     await edit.getByRole('button', { name: 'Save endpoint' }).click();
     await edit.waitFor({ state: 'hidden' });
-    await expect.poll(async () => (await test.db.webhookEndpoint.findFirstOrThrow({ where: { merchantId: merchant.id } })).eventTypes).toEqual([]);
+    await expect
+      .poll(async () => (await test.db.webhookEndpoint.findFirstOrThrow({ where: { merchantId: merchant.id } })).eventTypes)
+      .toEqual([]);
     await page.locator('.facts').getByText('Every event').waitFor();
 
     await page.getByRole('button', { name: 'Rotate secret…' }).click();
@@ -259,9 +266,17 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
     const rows = page.getByRole('table', { name: 'Admin changes, newest first' }).locator(':scope > tbody > tr');
     const actions = () => rows.evaluateAll((trs) => trs.map((tr) => tr.querySelectorAll('td')[1]?.textContent ?? ''));
     // the changes made above, newest first, by this session; the orders recorded with the admin token
-    await expect.poll(actions).toEqual(
-      expect.arrayContaining(['Delete webhook endpoint', 'Update webhook endpoint', 'Rotate webhook secret', 'Create webhook endpoint', 'Record order']),
-    );
+    await expect
+      .poll(actions)
+      .toEqual(
+        expect.arrayContaining([
+          'Delete webhook endpoint',
+          'Update webhook endpoint',
+          'Rotate webhook secret',
+          'Create webhook endpoint',
+          'Record order',
+        ]),
+      );
     const all = await actions();
     expect(all[0]).toBe('Delete webhook endpoint');
     expect(all.indexOf('Create webhook endpoint')).toBeGreaterThan(all.indexOf('Rotate webhook secret'));
@@ -271,7 +286,9 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
     const who = () => rows.evaluateAll((trs) => trs.map((tr) => tr.querySelectorAll('td')[0]?.textContent ?? ''));
     await page.getByLabel('Who').selectOption('session');
     await page.getByRole('button', { name: 'Show' }).click();
-    await expect.poll(async () => new Set((await who()).map((w) => w.replace(/session \S+$/, 'session …')))).toEqual(new Set(['Admin app session …']));
+    await expect
+      .poll(async () => new Set((await who()).map((w) => w.replace(/session \S+$/, 'session …'))))
+      .toEqual(new Set(['Admin app session …']));
     await page.getByLabel('Who').selectOption('token');
     await page.getByRole('button', { name: 'Show' }).click();
     await expect.poll(actions).toEqual(['Record order', 'Record order', 'Record order']);
@@ -304,7 +321,9 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
     await page.getByRole('button', { name: 'Show' }).click();
     await expect.poll(async () => (await actions()).length).toBeGreaterThan(5);
     // the API refuses the same range in the same words
-    const refused = await admin(`{ audit_log(created_after: "2026-05-02T00:00:00Z", created_before: "2026-05-01T00:00:00Z") { data { id } } }`);
+    const refused = await admin(
+      `{ audit_log(created_after: "2026-05-02T00:00:00Z", created_before: "2026-05-01T00:00:00Z") { data { id } } }`,
+    );
     expect(refused.body.errors?.[0]?.extensions?.code).toBe('validation_error');
   });
 
@@ -340,7 +359,9 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
     expect(await shownError(add, 'GraphQL document')).toBe(messages.required);
     await add.getByLabel('GraphQL document').fill('query { customer { ');
     await add.getByRole('button', { name: 'Save operation' }).click();
-    expect(await shownError(add, 'GraphQL document')).toMatch(/^This is not a GraphQL document \(.+\): paste the whole query or mutation\.$/);
+    expect(await shownError(add, 'GraphQL document')).toMatch(
+      /^This is not a GraphQL document \(.+\): paste the whole query or mutation\.$/,
+    );
     await checked('storefront-operation-error');
     const document = 'query Balance { customer { points_balance } }';
     await add.getByLabel('Name').fill('Balance widget');
@@ -385,16 +406,26 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
     const from = await page.getByLabel('From', { exact: true }).inputValue();
     const to = await page.getByLabel('To', { exact: true }).inputValue();
     const api = (
-      await admin(`query ($from: Date!, $to: Date!) { points_liability(from: $from, to: $to, grouping: month) { periods { opening closing } total { opening closing issued { total } } } }`, { from, to })
+      await admin(
+        `query ($from: Date!, $to: Date!) { points_liability(from: $from, to: $to, grouping: month) { periods { opening closing } total { opening closing issued { total } } } }`,
+        { from, to },
+      )
     ).body.data.points_liability;
     expect(api.periods).toHaveLength(12);
     expect(api.total.closing).toBeGreaterThan(0);
     const cells = () =>
-      table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number((td.textContent ?? '').replace(/[^\d-]/g, '')))));
+      table
+        .locator('tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number((td.textContent ?? '').replace(/[^\d-]/g, '')))),
+        );
     const n = await cells();
     // twelve months and the whole range; opening first, closing last
     expect(n).toHaveLength(13);
-    expect(n.map((r) => [r[0], r.at(-1)])).toEqual([...api.periods.map((p: { opening: number; closing: number }) => [p.opening, p.closing]), [api.total.opening, api.total.closing]]);
+    expect(n.map((r) => [r[0], r.at(-1)])).toEqual([
+      ...api.periods.map((p: { opening: number; closing: number }) => [p.opening, p.closing]),
+      [api.total.opening, api.total.closing],
+    ]);
     await page.locator('.recharts-line-curve').first().waitFor({ state: 'attached' });
     expect(await page.locator('.stats').innerText()).toMatch(new RegExp(`Closing\\s+${api.total.closing.toLocaleString('en-US')}`));
     await checked('finance');
@@ -403,7 +434,10 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
     await page.getByLabel('Per', { exact: true }).selectOption('quarter');
     await page.getByRole('button', { name: 'Show' }).click();
     await expect.poll(async () => (await cells()).length).toBeLessThanOrEqual(6);
-    await page.getByText(/^Q\d \d{4}$/).first().waitFor({ state: 'attached' });
+    await page
+      .getByText(/^Q\d \d{4}$/)
+      .first()
+      .waitFor({ state: 'attached' });
     await checked('finance-quarters');
     await page.getByLabel('To', { exact: true }).fill('2020-01-01');
     await page.getByRole('button', { name: 'Show' }).click();
@@ -441,7 +475,9 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
     await rate.fill('80');
     await page.getByRole('button', { name: 'Save valuation' }).click();
     await page.getByText('Valuation saved').waitFor();
-    const valuation = (await admin('{ points_valuation { point_value redemption_rate point_value_source redemption_rate_source liability_value } }')).body.data.points_valuation;
+    const valuation = (
+      await admin('{ points_valuation { point_value redemption_rate point_value_source redemption_rate_source liability_value } }')
+    ).body.data.points_valuation;
     expect(valuation).toMatchObject({ point_value: 0.01, redemption_rate: 0.8, point_value_source: 'set', redemption_rate_source: 'set' });
     const facts = () => page.locator('dl.valuation').innerText();
     await expect.poll(facts).toMatch(/Value of a point\s+\$0\.01 \(set by you\)/);

@@ -12,7 +12,7 @@ import { importProgram } from '../../src/domain/program-import/program-import.js
 import { messages } from '../../src/domain/shared/messages.js';
 import { createApp } from '../../src/http/app.js';
 import type { JobsRuntime } from '../../src/jobs/queue.js';
-import { adminClient, newMerchant, testApp, type TestApp } from '../harness.js';
+import { adminClient, newMerchant, type TestApp, testApp } from '../harness.js';
 import { jobsConfig, workers } from '../webhooks/receiver.js';
 import { axeViolations, hasChromium, launch, openPage, screenshotPath, serve } from './browser.js';
 
@@ -89,7 +89,8 @@ describe.skipIf(!hasChromium)('the admin app: storefront keys and trying a chang
     await checked('storefront-key-created');
 
     // up to the limit through the API; the next one from the page is refused and creates nothing
-    for (let i = 2; i <= 20; i++) expect((await admin(`mutation { create_storefront_key(name: "k${i}") { id } }`)).body.errors).toBeUndefined();
+    for (let i = 2; i <= 20; i++)
+      expect((await admin(`mutation { create_storefront_key(name: "k${i}") { id } }`)).body.errors).toBeUndefined();
     const refused = await admin(`mutation { create_storefront_key(name: "over") { id } }`);
     expect(refused.body.errors![0].extensions.code).toBe('validation_error');
     const sentence = (Object.values(refused.body.errors![0].extensions.details as Record<string, string[]>)[0] ?? [])[0]!;
@@ -153,7 +154,10 @@ describe.skipIf(!hasChromium)('the admin app: storefront keys and trying a chang
     await page.getByRole('button', { name: 'Replay the period' }).click();
     const refusal = page.getByRole('alert').filter({ hasText: 'Silver, Threshold: ' });
     await refusal.waitFor();
-    const asked = await admin(`query ($from: Date!, $to: Date!, $draft: JSON!) { program_replay(from: $from, to: $to, draft: $draft) { orders } }`, sent[0]);
+    const asked = await admin(
+      `query ($from: Date!, $to: Date!, $draft: JSON!) { program_replay(from: $from, to: $to, draft: $draft) { orders } }`,
+      sent[0],
+    );
     expect(asked.body.errors![0]!.extensions.details).toEqual({ 'draft.tiers.1.threshold': [expect.any(String)] });
     const sentence = (asked.body.errors![0]!.extensions.details as Record<string, string[]>)['draft.tiers.1.threshold']![0]!;
     expect(await refusal.innerText()).toBe(`Silver, Threshold: ${sentence}`);
@@ -195,7 +199,11 @@ describe.skipIf(!hasChromium)('the admin app: storefront keys and trying a chang
     expect(res.body.errors).toBeUndefined();
     const report = res.body.data.program_replay;
     expect(report.issued.difference).not.toBe(0);
-    const stat = (label: string) => page.locator('.stat', { has: page.locator('dt', { hasText: label }) }).locator('.stat-value').innerText();
+    const stat = (label: string) =>
+      page
+        .locator('.stat', { has: page.locator('dt', { hasText: label }) })
+        .locator('.stat-value')
+        .innerText();
     const n = (x: number) => new Intl.NumberFormat('en-US').format(x);
     expect(await stat('Points issued')).toBe(n(report.issued.actual));
     expect(await stat('Under the draft')).toBe(n(report.issued.draft));
@@ -204,13 +212,23 @@ describe.skipIf(!hasChromium)('the admin app: storefront keys and trying a chang
     await page.getByText(`${money}: the points times the point value`).waitFor();
     expect(await stat('Customers whose tier would differ')).toBe(n(report.tier_changes.customers));
     const rules = page.getByRole('table', { name: 'Points per earning rule' });
-    for (const rule of report.by_rule) expect(await rules.getByRole('row', { name: new RegExp(`^${rule.name}`) }).getByRole('cell').nth(1).innerText()).toBe(n(rule.draft));
+    for (const rule of report.by_rule)
+      expect(
+        await rules
+          .getByRole('row', { name: new RegExp(`^${rule.name}`) })
+          .getByRole('cell')
+          .nth(1)
+          .innerText(),
+      ).toBe(n(rule.draft));
     expect(report.by_rule.map((r: { name: string }) => r.name)).toContain('Welcome bonus');
     const affected = page.getByRole('table', { name: 'Customers most affected' });
     expect(await affected.getByRole('row').count()).toBe(report.customers_most_affected.length + 1);
     await checked('try-report');
     // nothing was changed: the program stands as it was
-    expect((await admin('{ earning_rules(per_page: 100) { data { name is_active } } }')).body.data.earning_rules.data).toContainEqual({ name: 'Big basket bonus', is_active: true });
+    expect((await admin('{ earning_rules(per_page: 100) { data { name is_active } } }')).body.data.earning_rules.data).toContainEqual({
+      name: 'Big basket bonus',
+      is_active: true,
+    });
   });
 
   it('logs no error but the answers it shows (401 before signing in, 422 refusals) and reaches nothing outside', () => {

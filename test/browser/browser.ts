@@ -1,11 +1,11 @@
 // Real-browser tests: Debian's Chromium driven by playwright-core, against the service on a
 // loopback port. Chromium is installed by .ci/run; where it is missing the tests say so and skip.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import type { createApp } from '../../src/http/app.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -15,7 +15,14 @@ export const screenshotsDir = path.resolve(import.meta.dirname, '../../test-resu
 export function launch(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -41,7 +48,9 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/
 export async function axeViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
   return page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run(options: object): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe.run({
+    const result = await (
+      window as unknown as { axe: { run(options: object): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }
+    ).axe.run({
       runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
     });
     return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);

@@ -14,7 +14,7 @@ import { importProgram } from '../../src/domain/program-import/program-import.js
 import { createStorefrontKey } from '../../src/domain/storefront/storefront-keys.js';
 import { updateStorefrontSettings } from '../../src/domain/storefront/storefront-settings.js';
 import { createApp } from '../../src/http/app.js';
-import { newCustomer, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
+import { newCustomer, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 import { axeViolations, hasChromium, launch, screenshotPath, serve } from './browser.js';
 
 /** A shop's page on a port of its own: it includes the panel's script from the service. */
@@ -107,7 +107,11 @@ describe.skipIf(!hasChromium)('<loyalty-panel> in Chromium', () => {
     const rewards = (await test.db.reward.findMany({ where: { merchantId, isActive: true } })).map((r) => r.name);
     for (const name of rewards.slice(0, 3)) await expect(panel().getByText(name, { exact: true }).count()).resolves.toBeGreaterThan(0);
     await expect(panel().getByText('Sign in to earn points and redeem rewards.').isVisible()).resolves.toBe(true);
-    await expect(panel().getByRole('button', { name: /^Redeem/ }).count()).resolves.toBe(0);
+    await expect(
+      panel()
+        .getByRole('button', { name: /^Redeem/ })
+        .count(),
+    ).resolves.toBe(0);
     const direct = await fromPage(key);
     expect(direct).toMatchObject({ status: 200 });
     expect((direct as { body: { data: { tiers: { data: unknown[] } } } }).body.data.tiers.data.length).toBeGreaterThan(0);
@@ -129,7 +133,12 @@ describe.skipIf(!hasChromium)('<loyalty-panel> in Chromium', () => {
   it("shows the shopper's view with a customer session, themed and translated by the page", async () => {
     const customer = await newCustomer(test, merchantId, { points: 2600 });
     await test.db.customer.update({ where: { merchantId_id: { merchantId, id: customer.id } }, data: { firstName: 'Ada' } });
-    const { token } = await mintCustomerSession(test.db, merchantId, { customer_id: customer.platformId }, { defaultTtl: 3600, maxTtl: 86_400 });
+    const { token } = await mintCustomerSession(
+      test.db,
+      merchantId,
+      { customer_id: customer.platformId },
+      { defaultTtl: 3600, maxTtl: 86_400 },
+    );
     await page.goto(allowed);
     await panel().getByRole('heading', { name: 'Ways to earn' }).waitFor();
     await page.evaluate((token) => {
@@ -142,9 +151,15 @@ describe.skipIf(!hasChromium)('<loyalty-panel> in Chromium', () => {
     await expect(panel().getByRole('heading', { name: 'Rewards you can redeem' }).isVisible()).resolves.toBe(true);
     await expect(panel().getByRole('heading', { name: 'Recent activity' }).isVisible()).resolves.toBe(true);
     await expect(panel().getByText('Opening balance').isVisible()).resolves.toBe(true);
-    await expect(panel().getByText(/^https:\/\/shop\.example\.com\/\?ref=/).isVisible()).resolves.toBe(true);
+    await expect(
+      panel()
+        .getByText(/^https:\/\/shop\.example\.com\/\?ref=/)
+        .isVisible(),
+    ).resolves.toBe(true);
     await expect(panel().locator('progress').count()).resolves.toBe(1);
-    const redeem = panel().getByRole('button', { name: /^Redeem / }).first();
+    const redeem = panel()
+      .getByRole('button', { name: /^Redeem / })
+      .first();
     await expect(redeem.evaluate((b) => getComputedStyle(b).backgroundColor)).resolves.toBe('rgb(0, 90, 40)');
     await accessible('signed in');
     await shot('signed-in');
@@ -154,31 +169,49 @@ describe.skipIf(!hasChromium)('<loyalty-panel> in Chromium', () => {
       (document.getElementById('panel') as HTMLElement & { strings: object }).strings = { title: 'Récompenses', redeem: 'Échanger' };
     });
     await expect(panel().getByRole('heading', { level: 2 }).textContent()).resolves.toBe('Récompenses');
-    await expect(panel().getByRole('button', { name: /^Redeem / }).first().textContent()).resolves.toBe('Échanger');
+    await expect(
+      panel()
+        .getByRole('button', { name: /^Redeem / })
+        .first()
+        .textContent(),
+    ).resolves.toBe('Échanger');
     await page.evaluate(() => {
       (document.getElementById('panel') as HTMLElement & { strings: object }).strings = {};
     });
   });
 
   it('redeems with the keyboard alone: the code is shown and focused, the balance spent once', async () => {
-    const before = await panel().getByRole('button', { name: /^Redeem / }).first().getAttribute('aria-label');
+    const before = await panel()
+      .getByRole('button', { name: /^Redeem / })
+      .first()
+      .getAttribute('aria-label');
     const [, name, cost] = /^Redeem (.+) for ([\d,]+) points$/.exec(before!)!;
     // Tab from the page's start to the first Redeem button, then Enter
     await page.locator('body').focus();
     for (let i = 0; i < 30; i++) {
       await page.keyboard.press('Tab');
-      const focused = await page.evaluate(() => document.getElementById('panel')!.shadowRoot!.activeElement?.getAttribute('aria-label') ?? null);
+      const focused = await page.evaluate(
+        () => document.getElementById('panel')!.shadowRoot!.activeElement?.getAttribute('aria-label') ?? null,
+      );
       if (focused === before) break;
     }
     await page.keyboard.press('Enter');
-    const code = panel().getByRole('status').filter({ hasText: `Your code for ${name}` });
+    const code = panel()
+      .getByRole('status')
+      .filter({ hasText: `Your code for ${name}` });
     await code.waitFor();
     const held = await test.db.customerReward.findMany({ where: { merchantId }, select: { code: true } });
     expect(held).toHaveLength(1);
     await expect(code.textContent()).resolves.toContain(held[0]!.code);
-    await expect(page.evaluate(() => document.getElementById('panel')!.shadowRoot!.activeElement?.getAttribute('role'))).resolves.toBe('status');
+    await expect(page.evaluate(() => document.getElementById('panel')!.shadowRoot!.activeElement?.getAttribute('role'))).resolves.toBe(
+      'status',
+    );
     const left = 2600 - Number(cost!.replace(/,/g, ''));
-    await expect(panel().getByText(`${left.toLocaleString('en')} points`, { exact: true }).isVisible()).resolves.toBe(true);
+    await expect(
+      panel()
+        .getByText(`${left.toLocaleString('en')} points`, { exact: true })
+        .isVisible(),
+    ).resolves.toBe(true);
     await accessible('after a redemption');
     await shot('redeemed');
   });

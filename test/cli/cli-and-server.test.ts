@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot as root, randomPort, startServerProcess, type ServerProcess } from '../processes.js';
+import { randomPort, projectRoot as root, type ServerProcess, startServerProcess } from '../processes.js';
 import { cliRunner } from './run-cli.js';
 
 const run = promisify(execFile);
@@ -47,14 +47,28 @@ describe('npm start and the CLI', () => {
     expect(merchant.json).toMatchObject({ slug: 'acme', name: 'Acme', id: expect.any(String) });
 
     const file = path.join(dataDir, 'program.json');
-    writeFileSync(file, JSON.stringify({
-      customers: [{ customer_id: 'c-1', email: 'c1@example.com', points_balance: 300 }],
-      rewards: [{ name: '$5 off', reward_type: 'fixed_discount', points_cost: 100, reward_rule: { discount_value: 5 } }],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        customers: [{ customer_id: 'c-1', email: 'c1@example.com', points_balance: 300 }],
+        rewards: [{ name: '$5 off', reward_type: 'fixed_discount', points_cost: 100, reward_rule: { discount_value: 5 } }],
+      }),
+    );
     const imported = await cli('import', '--merchant', 'acme', '--file', file);
     expect(imported.code).toBe(0);
 
-    const key = await cli('keys', 'create', '--merchant', 'acme', '--type', 'custom', '--scope', 'customers=read', '--scope', 'rewards=read');
+    const key = await cli(
+      'keys',
+      'create',
+      '--merchant',
+      'acme',
+      '--type',
+      'custom',
+      '--scope',
+      'customers=read',
+      '--scope',
+      'rewards=read',
+    );
     expect(key.code).toBe(0);
     expect(key.json.scopes).toEqual(['read:customers', 'read:rewards']);
     const balance = await get(key.json.key, '/v1/customers/balance?customer_id=c-1');
@@ -75,10 +89,16 @@ describe('npm start and the CLI', () => {
 
   it('rejects an invalid import whole, listing every bad field, and bad arguments', async () => {
     const file = path.join(dataDir, 'bad.json');
-    writeFileSync(file, JSON.stringify({
-      customers: [{ customer_id: 'ok-1', email: 'ok@example.com' }, { customer_id: 'bad', email: 'nope' }],
-      rewards: [{ name: '', reward_type: 'fixed_discount', points_cost: 10, reward_rule: {} }],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        customers: [
+          { customer_id: 'ok-1', email: 'ok@example.com' },
+          { customer_id: 'bad', email: 'nope' },
+        ],
+        rewards: [{ name: '', reward_type: 'fixed_discount', points_cost: 10, reward_rule: {} }],
+      }),
+    );
     const res = await cli('import', '--merchant', 'acme', '--file', file);
     expect(res.code).not.toBe(0);
     expect(res.json.error.code).toBe('validation_error');
@@ -113,10 +133,13 @@ describe('npm start and the CLI', () => {
     expect((await cli('merchants', 'settings', '--merchant', 'kiwi', '--timezone', 'Nowhere')).json.error.code).toBe('validation_error');
 
     const file = path.join(dataDir, 'birthday.json');
-    writeFileSync(file, JSON.stringify({
-      customers: [{ customer_id: 'b-1', email: 'b1@example.com', birthday: '1990-11-24' }],
-      earning_rules: [{ name: 'Birthday', campaign_type: 'birthday', earning_rule: { type: 'fixed', value: 50 } }],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        customers: [{ customer_id: 'b-1', email: 'b1@example.com', birthday: '1990-11-24' }],
+        earning_rules: [{ name: 'Birthday', campaign_type: 'birthday', earning_rule: { type: 'fixed', value: 50 } }],
+      }),
+    );
     expect((await cli('import', '--merchant', 'kiwi', '--file', file)).code).toBe(0);
     // Nov 23 23:00 in Los Angeles, then Nov 24 01:00 there: paid on the local day, once
     const early = await cli('calendar', 'pay', '--merchant', 'kiwi', '--at', '2026-11-24T07:00:00Z');

@@ -17,13 +17,16 @@ describe('loyalty liability', () => {
   it('reports the roll-forward as JSON and CSV, and the balances behind its closing', async () => {
     expect((await cli('merchants', 'create', '--slug', 'books', '--timezone', 'Europe/Paris')).code).toBe(0);
     const program = path.join(dataDir, 'program.json');
-    writeFileSync(program, JSON.stringify({
-      customers: [
-        { customer_id: 'c-1', email: 'one@example.com', points_balance: 300 },
-        { customer_id: 'c-2', email: 'two@example.com', points_balance: 1200 },
-        { customer_id: 'c,3', email: 'three@example.com', points_balance: 0 },
-      ],
-    }));
+    writeFileSync(
+      program,
+      JSON.stringify({
+        customers: [
+          { customer_id: 'c-1', email: 'one@example.com', points_balance: 300 },
+          { customer_id: 'c-2', email: 'two@example.com', points_balance: 1200 },
+          { customer_id: 'c,3', email: 'three@example.com', points_balance: 0 },
+        ],
+      }),
+    );
     expect((await cli('import', '--merchant', 'books', '--file', program)).code).toBe(0);
     const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Paris' }).format(new Date());
 
@@ -36,13 +39,39 @@ describe('loyalty liability', () => {
     expect(csv.code).toBe(0);
     const [header, row, ...rest] = csv.stdout.trimEnd().split('\r\n');
     expect(rest).toEqual([]);
-    expect(header).toBe('period,start,end,opening,issued_orders,issued_engagement,issued_referrals,issued_manual,issued_import,issued,reversed,redeemed,expired,manual_debits,closing');
-    expect(row!.split(',')).toEqual([today, report.json.periods[0].start, report.json.periods[0].end, '0', '0', '0', '0', '0', '1500', '1500', '0', '0', '0', '0', '1500']);
+    expect(header).toBe(
+      'period,start,end,opening,issued_orders,issued_engagement,issued_referrals,issued_manual,issued_import,issued,reversed,redeemed,expired,manual_debits,closing',
+    );
+    expect(row!.split(',')).toEqual([
+      today,
+      report.json.periods[0].start,
+      report.json.periods[0].end,
+      '0',
+      '0',
+      '0',
+      '0',
+      '0',
+      '1500',
+      '1500',
+      '0',
+      '0',
+      '0',
+      '0',
+      '1500',
+    ]);
 
     const balances = await text('liability', 'balances', '--merchant', 'books', '--csv');
     const lines = balances.stdout.trimEnd().split('\r\n');
     expect(lines[0]).toBe('id,customer_id,points');
-    expect(lines.slice(1).map((l) => l.split(',').slice(1)).sort()).toEqual([['c-1', '300'], ['c-2', '1200']]);
+    expect(
+      lines
+        .slice(1)
+        .map((l) => l.split(',').slice(1))
+        .sort(),
+    ).toEqual([
+      ['c-1', '300'],
+      ['c-2', '1200'],
+    ]);
 
     const expiring = await cli('liability', 'expiring', '--merchant', 'books');
     expect(expiring.json).toMatchObject({ expiry_days: null });
@@ -50,13 +79,28 @@ describe('loyalty liability', () => {
 
   it('replays a draft of the program over the period, as JSON and CSV, writing nothing', async () => {
     const draft = path.join(dataDir, 'draft.json');
-    writeFileSync(draft, JSON.stringify({ earning_rules: [{ name: '2 per $1', campaign_type: 'purchase', earning_rule: { type: 'variable', value: 2, per_amount: 1 } }] }));
+    writeFileSync(
+      draft,
+      JSON.stringify({
+        earning_rules: [{ name: '2 per $1', campaign_type: 'purchase', earning_rule: { type: 'variable', value: 2, per_amount: 1 } }],
+      }),
+    );
     const replay = await cli('replay', '--merchant', 'books', '--from', '2026-01-01', '--to', '2026-01-31', '--file', draft);
     expect(replay.code).toBe(0);
     expect(replay.json).toMatchObject({ from: '2026-01-01', to: '2026-01-31', orders: 0, issued: { actual: 0, draft: 0, difference: 0 } });
     const csv = await text('replay', '--merchant', 'books', '--from', '2026-01-01', '--to', '2026-01-31', '--file', draft, '--csv');
     expect(csv.stdout.split('\r\n')[0]).toBe('kind,id,name,actual,draft,difference');
-    const bad = await cli('replay', '--merchant', 'books', '--from', '2026-01-01', '--to', '2026-01-31', '--file', path.join(dataDir, 'missing.json'));
+    const bad = await cli(
+      'replay',
+      '--merchant',
+      'books',
+      '--from',
+      '2026-01-01',
+      '--to',
+      '2026-01-31',
+      '--file',
+      path.join(dataDir, 'missing.json'),
+    );
     expect(bad.code).toBe(2);
   }, 120_000);
 

@@ -18,9 +18,14 @@ describe('loyalty customers export | erase', () => {
   it('exports a customer, erases it once, and audits the erasure', async () => {
     expect((await cli('merchants', 'create', '--slug', 'shop')).code).toBe(0);
     const program = path.join(dataDir, 'program.json');
-    writeFileSync(program, JSON.stringify({
-      customers: [{ customer_id: 'cust-ada-42', email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', points_balance: 300 }],
-    }));
+    writeFileSync(
+      program,
+      JSON.stringify({
+        customers: [
+          { customer_id: 'cust-ada-42', email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', points_balance: 300 },
+        ],
+      }),
+    );
     expect((await cli('import', '--merchant', 'shop', '--file', program)).code).toBe(0);
 
     const out = path.join(dataDir, 'export.json');

@@ -18,7 +18,10 @@ export async function sql<T extends pg.QueryResultRow = any>(url: string, text: 
 /** Why the Citus tests do not run here, or undefined when TEST_DATABASE_URL is a Citus coordinator. */
 export async function notCitus(): Promise<string | undefined> {
   if (!testDatabaseUrl) return 'the embedded database is not Citus (set TEST_DATABASE_URL to a Citus coordinator)';
-  const [row] = await sql<{ citus: boolean }>(testDatabaseUrl, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus`);
+  const [row] = await sql<{ citus: boolean }>(
+    testDatabaseUrl,
+    `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus`,
+  );
   return row!.citus ? undefined : 'TEST_DATABASE_URL has no citus extension';
 }
 

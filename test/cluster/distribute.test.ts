@@ -27,7 +27,6 @@ describe('cluster distribute on the test database', () => {
   });
 });
 
-
 /** The same scratch database, with the extension, on every node; the nodes in its metadata. */
 async function scratchDatabase(name: string) {
   const listed = await sql<{ nodename: string; nodeport: number; groupid: number }>(
@@ -47,7 +46,10 @@ async function scratchDatabase(name: string) {
   }
   const url = urlOf(testDatabaseUrl!, { database: name });
   for (const node of nodes) {
-    await sql(url, node.coordinator ? 'SELECT citus_set_coordinator_host($1, $2)' : 'SELECT citus_add_node($1, $2)', [node.host, node.port]);
+    await sql(url, node.coordinator ? 'SELECT citus_set_coordinator_host($1, $2)' : 'SELECT citus_add_node($1, $2)', [
+      node.host,
+      node.port,
+    ]);
   }
   return {
     url,
@@ -87,7 +89,11 @@ describe.skipIf(skip)(`cluster distribute in place${skip ? ` (skipped: ${skip})`
        VALUES ('${c1}', '${m1}', 'c1', 'c1@example.com', 'R1', now()), ('${c2}', '${m1}', 'c2', 'c2@example.com', 'R2', now()),
               ('${c3}', '${m2}', 'c1', 'c1@example.com', 'R1', now());`,
     );
-    for (const [merchant, customer] of [[m1, c1], [m1, c2], [m2, c3]] as const) {
+    for (const [merchant, customer] of [
+      [m1, c1],
+      [m1, c2],
+      [m2, c3],
+    ] as const) {
       await credit(merchant, customer, 100);
     }
   }
@@ -158,7 +164,12 @@ describe.skipIf(skip)(`cluster distribute in place${skip ? ` (skipped: ${skip})`
               colocationid = (SELECT colocationid FROM pg_dist_partition WHERE logicalrelid = 'customers'::regclass) AS colocated
          FROM pg_dist_partition ORDER BY 1`,
     );
-    expect(layout.filter((t) => t.kind === 'reference').map((t) => t.name).sort()).toEqual([...REFERENCE_TABLES].sort());
+    expect(
+      layout
+        .filter((t) => t.kind === 'reference')
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual([...REFERENCE_TABLES].sort());
     const distributed = layout.filter((t) => t.kind === 'distributed');
     expect(distributed.map((t) => t.name).sort()).toEqual([...json.tables].sort());
     expect(distributed.every((t) => t.colocated)).toBe(true);

@@ -13,7 +13,7 @@ import { createPrisma, type Db } from '../../src/db/client.js';
 import { createApiKey } from '../../src/domain/access/api-keys.js';
 import { createMerchant } from '../../src/domain/merchants/merchants.js';
 import { sendAsAsked } from '../harness.js';
-import { projectRoot, randomPort, startServerProcess, type ServerProcess } from '../processes.js';
+import { projectRoot, randomPort, type ServerProcess, startServerProcess } from '../processes.js';
 import { sql, urlOf } from './citus.js';
 
 const SPARE_PORT = Number(process.env.CITUS_SPARE_PORT ?? 0);
@@ -104,7 +104,13 @@ describe.skipIf(!SPARE_PORT)('growing the cluster while it serves', () => {
           // as a client does: a 503 or a 409 idempotency_in_progress is sent again, with the same key
           const res = await sendAsAsked(send, (r) => (r.status >= 400 ? JSON.parse(r.body).error?.code : undefined));
           const body = res.body;
-          answers.push({ merchant, customer, points: i % 4 === 3 ? 0 : points, status: res.status, body: res.status >= 400 ? body : undefined });
+          answers.push({
+            merchant,
+            customer,
+            points: i % 4 === 3 ? 0 : points,
+            status: res.status,
+            body: res.status >= 400 ? body : undefined,
+          });
         } catch (err) {
           answers.push({ merchant, customer, points, status: 'network', body: String(err) });
         }
@@ -128,18 +134,19 @@ describe.skipIf(!SPARE_PORT)('growing the cluster while it serves', () => {
       // a split with logical replication stalls on this build ("publisher did not send replica
       // identity column expected by the logical replication target relation"): the merchant's
       // writes wait for the split instead, and the move after it is logical
-      const [{ shard }] = await q(`SELECT isolate_tenant_to_new_shard('customers', $1::uuid, 'CASCADE', shard_transfer_mode => 'block_writes') AS shard`, [big]);
+      const [{ shard }] = await q(
+        `SELECT isolate_tenant_to_new_shard('customers', $1::uuid, 'CASCADE', shard_transfer_mode => 'block_writes') AS shard`,
+        [big],
+      );
       const [from] = await q(
         `SELECT n.nodename, n.nodeport FROM pg_dist_placement p JOIN pg_dist_node n USING (groupid) WHERE p.shardid = $1`,
         [shard],
       );
       if (from.nodeport !== SPARE_PORT) {
-        await q(`SELECT citus_move_shard_placement($1::bigint, $2::text, $3::int, '127.0.0.1', $4::int, shard_transfer_mode => 'force_logical')`, [
-          shard,
-          from.nodename,
-          from.nodeport,
-          SPARE_PORT,
-        ]);
+        await q(
+          `SELECT citus_move_shard_placement($1::bigint, $2::text, $3::int, '127.0.0.1', $4::int, shard_transfer_mode => 'force_logical')`,
+          [shard, from.nodename, from.nodeport, SPARE_PORT],
+        );
       }
       await new Promise((r) => setTimeout(r, 2000));
       serving = false;
@@ -166,12 +173,19 @@ describe.skipIf(!SPARE_PORT)('growing the cluster while it serves', () => {
     // no request failed
     const failed = answers.filter((a) => a.status === 'network' || a.status >= 500);
     // the servers' logged errors say why, when something failed
-    const logged = servers.flatMap((server) => server.output().split('\n').filter((line) => /"level":50/.test(line)));
+    const logged = servers.flatMap((server) =>
+      server
+        .output()
+        .split('\n')
+        .filter((line) => /"level":50/.test(line)),
+    );
     expect(failed, [...new Set(logged)].slice(0, 5).join('\n')).toEqual([]);
     const unexpected = answers.filter((a) => a.status !== 200 && a.status !== 201 && a.status !== 422);
     expect(unexpected).toEqual([]);
     expect(answers.length).toBeGreaterThan(100);
-    console.log(`${answers.length} requests, ${retried.length} answers were 503 or 409 and their requests sent again: ${[...new Set(retried)].join(' ')}`);
+    console.log(
+      `${answers.length} requests, ${retried.length} answers were 503 or 409 and their requests sent again: ${[...new Set(retried)].join(' ')}`,
+    );
 
     // every answered change is in the ledger once, and nothing else is
     const ledger = await db.$queryRaw<{ platform_id: string; balance: number; n: bigint; sum: bigint | null }[]>`

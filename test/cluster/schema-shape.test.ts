@@ -4,7 +4,7 @@
 // or an enum without them fails here, before it ever meets a cluster.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REFERENCE_TABLES } from '../../src/db/cluster.js';
-import { testApp, type TestApp } from '../harness.js';
+import { type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 beforeAll(async () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma, type Db } from '../../src/db/client.js';
 import { hashToken } from '../../src/domain/access/tokens.js';
 import { createApp } from '../../src/http/app.js';
-import { client, newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 import { notCitus, sql, testDatabaseUrl } from './citus.js';
 
 const skip = await notCitus();
@@ -80,9 +80,21 @@ describe.skipIf(skip)(`no hot statement fans out${skip ? ` (skipped: ${skip})` :
     ['customer lookup: GET /v1/customers/{id}', () => api.rest('GET', `/v1/customers/${encodeURIComponent(customer.platformId)}`), 200],
     ['customer lookup by internal id', () => api.rest('GET', `/v1/customers/${customer.id}`), 200],
     ['balance: GET /v1/customers/balance', () => api.rest('GET', `/v1/customers/balance?${who()}`), 200],
-    ['credit: POST /v1/customers/transactions', () => api.rest('POST', `/v1/customers/transactions?${who()}`, { points: 50, description: 'credit' }), 201],
-    ['debit: POST /v1/customers/transactions', () => api.rest('POST', `/v1/customers/transactions?${who()}`, { points: -10, description: 'debit' }), 201],
-    ['redemption: POST /v1/customers/rewards/redeem', () => api.rest('POST', `/v1/customers/rewards/redeem?${who()}`, { reward_id: rewardId }), 201],
+    [
+      'credit: POST /v1/customers/transactions',
+      () => api.rest('POST', `/v1/customers/transactions?${who()}`, { points: 50, description: 'credit' }),
+      201,
+    ],
+    [
+      'debit: POST /v1/customers/transactions',
+      () => api.rest('POST', `/v1/customers/transactions?${who()}`, { points: -10, description: 'debit' }),
+      201,
+    ],
+    [
+      'redemption: POST /v1/customers/rewards/redeem',
+      () => api.rest('POST', `/v1/customers/rewards/redeem?${who()}`, { reward_id: rewardId }),
+      201,
+    ],
     ['transaction history: GET /v1/customers/transactions', () => api.rest('GET', `/v1/customers/transactions?${who()}`), 200],
     ['transaction history, page 2', () => api.rest('GET', `/v1/customers/transactions?${who()}&page=2&per_page=1`), 200],
     ['customers list: GET /v1/customers', () => api.rest('GET', '/v1/customers'), 200],
@@ -91,7 +103,12 @@ describe.skipIf(skip)(`no hot statement fans out${skip ? ` (skipped: ${skip})` :
     ['activities: GET /v1/customers/activities', () => api.rest('GET', `/v1/customers/activities?${who()}`), 200],
     [
       'estimate: POST /v1/points/estimate',
-      () => api.rest('POST', '/v1/points/estimate', { customer_id: customer.platformId, subtotal: 120.5, line_items: [{ product_id: 'p', quantity: 1, price: 120.5 }] }),
+      () =>
+        api.rest('POST', '/v1/points/estimate', {
+          customer_id: customer.platformId,
+          subtotal: 120.5,
+          line_items: [{ product_id: 'p', quantity: 1, price: 120.5 }],
+        }),
       200,
     ],
   ];
@@ -104,7 +121,9 @@ describe.skipIf(skip)(`no hot statement fans out${skip ? ` (skipped: ${skip})` :
 
   it('the storefront panel: one GraphQL request with a customer session', async () => {
     const from = logged.length;
-    const minted = await api.gql('mutation ($c: String) { create_customer_session(customer_id: $c) { data { token } } }', { c: customer.platformId });
+    const minted = await api.gql('mutation ($c: String) { create_customer_session(customer_id: $c) { data { token } } }', {
+      c: customer.platformId,
+    });
     expect(minted.body.errors, failure(from, minted.body.errors)).toBeUndefined();
     const shopper = client({ ...fixtures, ...strict }, minted.body.data.create_customer_session.data.token);
     const panel = await shopper.gql(`{

@@ -28,9 +28,16 @@ SELECT $1::int;
       const script = readFileSync(path.join(migrationsDir, dir, 'migration.sql'), 'utf8');
       const statements = splitStatements(script);
       expect(statements.length, dir).toBeGreaterThan(0);
-      for (const s of statements) expect(s.trimEnd().endsWith(';') || !/\S/.test(s.replace(/--[^\n]*/g, '')), `${dir}: ${s.slice(0, 80)}`).toBe(true);
+      for (const s of statements)
+        expect(s.trimEnd().endsWith(';') || !/\S/.test(s.replace(/--[^\n]*/g, '')), `${dir}: ${s.slice(0, 80)}`).toBe(true);
       expect(script.startsWith(statements.join('')), dir).toBe(true);
-      expect(script.slice(statements.join('').length).replace(/--[^\n]*/g, '').trim(), dir).toBe('');
+      expect(
+        script
+          .slice(statements.join('').length)
+          .replace(/--[^\n]*/g, '')
+          .trim(),
+        dir,
+      ).toBe('');
     }
   });
 });

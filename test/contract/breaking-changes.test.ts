@@ -1,7 +1,13 @@
 // The contract clients pin (issue 11): no breaking change to schema.graphql or openapi.json
 // against the last release (api/released/) unless CHANGELOG.md names it under "Unreleased".
 import { describe, expect, it } from 'vitest';
-import { type BreakingChange, breakingGraphQLChanges, breakingRestChanges, contractFiles, unreleasedNotes } from '../../scripts/contract.js';
+import {
+  type BreakingChange,
+  breakingGraphQLChanges,
+  breakingRestChanges,
+  contractFiles,
+  unreleasedNotes,
+} from '../../scripts/contract.js';
 
 const unlisted = async (changes: BreakingChange[]) => {
   const notes = await unreleasedNotes();

@@ -1,9 +1,9 @@
 // The committed schema.graphql, admin.graphql and openapi.json match the code
 // (`npm run schema:write` rewrites them), and every REST route has its root field.
 import { describe, expect, it } from 'vitest';
-import { unresolvedRoutes } from '../../src/http/rest/routes.js';
-import { restSchema } from '../../src/graphql/public.js';
 import { readSnapshot, snapshotFiles } from '../../scripts/snapshots.js';
+import { restSchema } from '../../src/graphql/public.js';
+import { unresolvedRoutes } from '../../src/http/rest/routes.js';
 
 describe('committed API descriptions', () => {
   it.each(Object.keys(snapshotFiles) as (keyof typeof snapshotFiles)[])('%s is up to date (npm run schema:write)', async (name) => {

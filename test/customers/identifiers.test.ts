@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RECORD_ORDER, RECORD_REFERRAL, REFUND_ORDER } from '../admin-ops.js';
-import { adminClient, client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 let merchantId: string;
@@ -162,10 +162,9 @@ describe.each(HOSTILE)('an identifier with %s', (_label, spell, names) => {
     expectRefusedGql(rename, 'customer_id', names);
     expectRefusedGql(await admin('query ($id: ID!) { customer(id: $id) { id } }', { id }), 'id', names);
     expectRefusedGql(await admin('query ($id: String) { customers(customer_id: $id) { data { id } } }', { id }), 'customer_id', names);
-    const adjust = await admin(
-      'mutation ($id: ID!) { adjust_points(id: $id, points: 100, description: "hostile") { transaction_id } }',
-      { id },
-    );
+    const adjust = await admin('mutation ($id: ID!) { adjust_points(id: $id, points: 100, description: "hostile") { transaction_id } }', {
+      id,
+    });
     expectRefusedGql(adjust, 'id', names);
     expect(await footprint()).toEqual(before);
   });

@@ -1,7 +1,7 @@
 // Spec 4.1: GET /customers and GET /customers/{id} (DESIGN.md "Customer"), REST and GraphQL.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.js';
-import { client, countingDb, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { client, countingDb, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;
@@ -169,7 +169,12 @@ describe('GET /v1/customers', () => {
     const key = await newKey(app, otherMerchantId);
     const res = await counted.fetch('http://loyalty.test/v1/customers', { headers: { authorization: `Bearer ${key}` } });
     const body = await res.json();
-    expect(body.data.filter((c: any) => c.tier).map((c: any) => c.tier.name).sort()).toEqual(['T0', 'T1', 'T2', 'T3']);
+    expect(
+      body.data
+        .filter((c: any) => c.tier)
+        .map((c: any) => c.tier.name)
+        .sort(),
+    ).toEqual(['T0', 'T1', 'T2', 'T3']);
     // one statement: the page with its tiers, and the unfiltered total from the merchant's
     // counter, not a count over every customer
     expect(calls.filter((c) => !c.startsWith('ApiKey.') && !c.startsWith('IdempotencyKey.'))).toEqual(['$queryRaw']);
@@ -178,12 +183,16 @@ describe('GET /v1/customers', () => {
   it('keeps the unfiltered total exact through inserts, bulk inserts and deletes', async () => {
     const shop = await newMerchant(app, 'counted');
     const key = await newKey(app, shop.id);
-    const total = async () =>
-      (await client(app, key).rest('GET', '/v1/customers?per_page=1')).body.meta.pagination.total as number;
+    const total = async () => (await client(app, key).rest('GET', '/v1/customers?per_page=1')).body.meta.pagination.total as number;
     expect(await total()).toBe(0);
     const one = await newCustomer(app, shop.id);
     await app.db.customer.createMany({
-      data: ['b1', 'b2', 'b3'].map((p) => ({ merchantId: shop.id, platformId: p, email: `${p}@x.com`, referralCode: `C${p}`.toUpperCase() })),
+      data: ['b1', 'b2', 'b3'].map((p) => ({
+        merchantId: shop.id,
+        platformId: p,
+        email: `${p}@x.com`,
+        referralCode: `C${p}`.toUpperCase(),
+      })),
     });
     expect(await total()).toBe(4);
     await app.db.customer.deleteMany({ where: { id: one.id } });

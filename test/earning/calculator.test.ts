@@ -3,12 +3,7 @@
 //   total = base × tier × (1 + Σ(booster − 1)), floored once; the breakdown is the floored
 //   running sums' differences.
 import { describe, expect, it } from 'vitest';
-import {
-  type Cart,
-  type EarningProgram,
-  type EarningProgramRule,
-  calculatePoints,
-} from '../../src/domain/earning/calculator.js';
+import { type Cart, calculatePoints, type EarningProgram, type EarningProgramRule } from '../../src/domain/earning/calculator.js';
 
 const NOW = new Date('2026-06-15T12:00:00.000Z');
 const HOUR = 3_600_000;
@@ -76,10 +71,7 @@ describe('tier multiplier', () => {
       points: 150,
       base_points: 100,
       bonus_points: 50,
-      breakdown: [
-        fromRule('a', 100),
-        { source: 'tier', id: 'gold', name: 'Gold', points: 50 },
-      ],
+      breakdown: [fromRule('a', 100), { source: 'tier', id: 'gold', name: 'Gold', points: 50 }],
     });
   });
 
@@ -234,10 +226,7 @@ describe('the breakdown', () => {
       points: 3,
       base_points: 3,
       bonus_points: 0,
-      breakdown: [
-        fromRule('a', 1),
-        fromRule('b', 2),
-      ],
+      breakdown: [fromRule('a', 1), fromRule('b', 2)],
     });
   });
 
@@ -247,10 +236,7 @@ describe('the breakdown', () => {
       points: 2,
       base_points: 1,
       bonus_points: 1,
-      breakdown: [
-        fromRule('a', 1),
-        { source: 'tier', id: 't', name: 'T', points: 1 },
-      ],
+      breakdown: [fromRule('a', 1), { source: 'tier', id: 't', name: 'T', points: 1 }],
     });
   });
 

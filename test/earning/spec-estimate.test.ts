@@ -1,7 +1,7 @@
 // POST /points/estimate (DESIGN.md "Points estimate"): the points a cart will earn.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { scopeLevels, scopeNames } from '../../src/domain/access/scopes.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;
@@ -28,9 +28,7 @@ beforeAll(async () => {
   });
   await rule('Later', { type: 'fixed', value: 777 }, { starts_at: new Date(Date.now() + 24 * HOUR).toISOString() });
 
-  ids.gold = (
-    await app.db.tier.create({ data: { merchantId, name: 'Gold', position: 1, threshold: 1_000_000, earnMultiplier: 1.5 } })
-  ).id;
+  ids.gold = (await app.db.tier.create({ data: { merchantId, name: 'Gold', position: 1, threshold: 1_000_000, earnMultiplier: 1.5 } })).id;
   ids.booster = (
     await app.db.boosterCampaign.create({
       data: {
@@ -164,9 +162,7 @@ describe('POST /v1/points/estimate', () => {
   it('needs read:points: allowed with exactly that scope, 403 with every other scope', async () => {
     const only = client(app, await newKey(app, merchantId, 'custom', { points: 'read' }));
     expect((await estimate({ subtotal: 5 }, only)).status).toBe(200);
-    const others = Object.fromEntries(
-      scopeNames.filter((s) => s !== 'points').map((s) => [s, scopeLevels[s].at(-1)!]),
-    );
+    const others = Object.fromEntries(scopeNames.filter((s) => s !== 'points').map((s) => [s, scopeLevels[s].at(-1)!]));
     const without = client(app, await newKey(app, merchantId, 'custom', others));
     const res = await estimate({ subtotal: 5 }, without);
     expect(res.status).toBe(403);
@@ -188,7 +184,12 @@ describe('points that would overflow the ledger', () => {
     const shop = await newMerchant(app, 'overflow');
     const shopApi = client(app, await newKey(app, shop.id));
     await app.db.earningRule.create({
-      data: { merchantId: shop.id, name: 'Absurd', campaignType: 'purchase', earningRule: { type: 'variable', value: 1_000_000, per_amount: 0.01 } },
+      data: {
+        merchantId: shop.id,
+        name: 'Absurd',
+        campaignType: 'purchase',
+        earningRule: { type: 'variable', value: 1_000_000, per_amount: 0.01 },
+      },
     });
     const customer = await newCustomer(app, shop.id);
     const estimate = await shopApi.rest('POST', '/v1/points/estimate', { subtotal: 999_999_999, customer_id: customer.platformId });
@@ -197,8 +198,9 @@ describe('points that would overflow the ledger', () => {
     const tooBig = await shopApi.rest('POST', '/v1/points/estimate', { subtotal: 1e12 });
     expect(tooBig.status).toBe(422);
     const { recordOrder } = await import('../../src/domain/events/orders.js');
-    await expect(recordOrder(app.db, shop.id, { order_id: 'huge', customer_id: customer.platformId, subtotal: 999_999_999 }))
-      .rejects.toMatchObject({ code: 'validation_error' });
+    await expect(
+      recordOrder(app.db, shop.id, { order_id: 'huge', customer_id: customer.platformId, subtotal: 999_999_999 }),
+    ).rejects.toMatchObject({ code: 'validation_error' });
     expect((await app.db.customer.findFirstOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(0);
   });
 });

@@ -2,13 +2,13 @@
 // through the domain functions, read back through the public REST API.
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { recordActivity } from '../../src/domain/events/activities.js';
+import { recordOrder, refundOrder } from '../../src/domain/events/orders.js';
+import { expirePoints } from '../../src/domain/ledger/expiry.js';
+import { recordReferral } from '../../src/domain/referrals/referrals.js';
 import type { Prisma } from '../../src/generated/prisma/client.js';
 import type { CampaignType } from '../../src/generated/prisma/enums.js';
-import { recordActivity } from '../../src/domain/events/activities.js';
-import { expirePoints } from '../../src/domain/ledger/expiry.js';
-import { recordOrder, refundOrder } from '../../src/domain/events/orders.js';
-import { recordReferral } from '../../src/domain/referrals/referrals.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -72,21 +72,39 @@ describe('orders: estimate == awarded', () => {
     ids.gold = gold.id;
     ids.perDollar = (await rule(merchantId, 'purchase', '1 per $1', { type: 'variable', value: 1, per_amount: 1 })).id;
     ids.bigOrder = (
-      await rule(merchantId, 'purchase', 'Big order', { type: 'fixed', value: 25 }, {
-        min_order_subtotal: 100,
-        limit: { count: 1, period: 'day' },
-      })
+      await rule(
+        merchantId,
+        'purchase',
+        'Big order',
+        { type: 'fixed', value: 25 },
+        {
+          min_order_subtotal: 100,
+          limit: { count: 1, period: 'day' },
+        },
+      )
     ).id;
     ids.mugs = (
-      await rule(merchantId, 'purchase', 'Mugs', { type: 'variable', value: 5, per_amount: 10 }, {
-        product_ids: ['mug'],
-        max_points_per_order: 20,
-      })
+      await rule(
+        merchantId,
+        'purchase',
+        'Mugs',
+        { type: 'variable', value: 5, per_amount: 10 },
+        {
+          product_ids: ['mug'],
+          max_points_per_order: 20,
+        },
+      )
     ).id;
     ids.noGiftCards = (
-      await rule(merchantId, 'purchase', 'Not gift cards', { type: 'variable', value: 1, per_amount: 2 }, {
-        excluded_product_ids: ['gift-card'],
-      })
+      await rule(
+        merchantId,
+        'purchase',
+        'Not gift cards',
+        { type: 'variable', value: 1, per_amount: 2 },
+        {
+          excluded_product_ids: ['gift-card'],
+        },
+      )
     ).id;
     ids.goldPerk = (await rule(merchantId, 'purchase', 'Gold perk', { type: 'fixed', value: 10 }, { tier_ids: [gold.id] })).id;
     await rule(merchantId, 'purchase', 'Ended', { type: 'fixed', value: 40 }, { ends_at: new Date(Date.now() - DAY).toISOString() });
@@ -447,7 +465,10 @@ describe('referrals', () => {
   it("completes on the referee's first qualifying order and credits the referrer once", async () => {
     const referrer = await newCustomer(app, merchantId);
     const email = `friend-${randomUUID().slice(0, 6)}@example.com`;
-    const pending = await recordReferral(app.db, merchantId, { referrer_code: referrer.referralCode.toLowerCase(), referee_email: email.toUpperCase() });
+    const pending = await recordReferral(app.db, merchantId, {
+      referrer_code: referrer.referralCode.toLowerCase(),
+      referee_email: email.toUpperCase(),
+    });
     expect(pending).toMatchObject({ status: 'pending', referee_email: email, replayed: false });
     const replay = await recordReferral(app.db, merchantId, { referrer_code: referrer.referralCode, referee_email: email });
     expect(replay).toMatchObject({ id: pending.id, replayed: true });
@@ -553,7 +574,11 @@ describe('ledger invariant', () => {
         replayable.push(() => recordOrder(app.db, merchantId, order));
       } else if (roll < 0.5) {
         const order = pick(orders);
-        const refund = { event_id: `r-${i}`, order_id: order.order_id, amount: random() < 0.5 ? undefined : Math.ceil(random() * order.subtotal) || 1 };
+        const refund = {
+          event_id: `r-${i}`,
+          order_id: order.order_id,
+          amount: random() < 0.5 ? undefined : Math.ceil(random() * order.subtotal) || 1,
+        };
         await refundOrder(app.db, merchantId, refund);
         replayable.push(() => refundOrder(app.db, merchantId, refund));
       } else if (roll < 0.7) {

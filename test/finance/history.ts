@@ -6,7 +6,15 @@ import type { TransactionSource } from '../../src/generated/prisma/enums.js';
 import type { TestApp } from '../harness.js';
 
 /** A ledger row at a past instant, with its customer's balance, as the ledger would have written it then. */
-export async function ledgerEntryAt(app: TestApp, merchantId: string, customerId: string, points: number, at: Date, source: TransactionSource = 'manual', referenceKind: string | null = null) {
+export async function ledgerEntryAt(
+  app: TestApp,
+  merchantId: string,
+  customerId: string,
+  points: number,
+  at: Date,
+  source: TransactionSource = 'manual',
+  referenceKind: string | null = null,
+) {
   await app.db.$executeRaw`
     WITH c AS (
       UPDATE customers SET points_balance = points_balance + ${points}
@@ -15,4 +23,3 @@ export async function ledgerEntryAt(app: TestApp, merchantId: string, customerId
     SELECT ${randomUUID()}::uuid, ${merchantId}::uuid, ${customerId}::uuid, ${points}, ${points > 0 ? 'credit' : 'debit'}::"TransactionType",
            'history', ${source}::"TransactionSource", c.points_balance, ${referenceKind}, ${at}::timestamptz FROM c`;
 }
-

@@ -9,7 +9,7 @@ import { recordOrder, refundOrder } from '../../src/domain/events/orders.js';
 import { foldLedgerBuckets } from '../../src/domain/finance/ledger-buckets.js';
 import { expirePoints } from '../../src/domain/ledger/expiry.js';
 import { adminOps } from '../admin-ops.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 import { ledgerEntryAt } from './history.js';
 
 let app: TestApp;
@@ -86,21 +86,37 @@ function expectChained(periods: Period[]) {
 describe('every movement in its category', () => {
   it('sorts what the engine writes, and closes on the sum of the balances', async () => {
     const { merchantId, admin, api } = await shop('liability');
-    await app.db.earningRule.create({ data: { merchantId, name: '1 per $1', campaignType: 'purchase', earningRule: { type: 'variable', value: 1, per_amount: 1 } } });
-    await app.db.earningRule.create({ data: { merchantId, name: 'Sign-up', campaignType: 'signup', earningRule: { type: 'fixed', value: 50 } } });
-    const reward = await app.db.reward.create({ data: { merchantId, name: '$5 off', rewardType: 'fixed_discount', pointsCost: 100, rewardRule: { discount_value: 5 } } });
+    await app.db.earningRule.create({
+      data: { merchantId, name: '1 per $1', campaignType: 'purchase', earningRule: { type: 'variable', value: 1, per_amount: 1 } },
+    });
+    await app.db.earningRule.create({
+      data: { merchantId, name: 'Sign-up', campaignType: 'signup', earningRule: { type: 'fixed', value: 50 } },
+    });
+    const reward = await app.db.reward.create({
+      data: { merchantId, name: '$5 off', rewardType: 'fixed_discount', pointsCost: 100, rewardRule: { discount_value: 5 } },
+    });
     const ann = await newCustomer(app, merchantId, { points: 1000 }); // an import's opening balance
     const bob = await newCustomer(app, merchantId);
 
     await recordOrder(app.db, merchantId, { order_id: 'o-1', customer_id: bob.platformId, subtotal: 300 });
     await refundOrder(app.db, merchantId, { order_id: 'o-1', amount: 100 });
     await recordActivity(app.db, merchantId, { event_id: randomUUID(), customer_id: bob.platformId, campaign_type: 'signup' });
-    expect((await api.rest('POST', `/v1/customers/transactions?customer_id=${ann.platformId}`, { points: 25, description: 'Goodwill' })).status).toBe(201);
-    expect((await api.rest('POST', `/v1/customers/transactions?customer_id=${ann.platformId}`, { points: -40, description: 'Correction' })).status).toBe(201);
-    expect((await api.rest('POST', `/v1/customers/rewards/redeem?customer_id=${ann.platformId}`, { reward_id: reward.id })).status).toBe(201);
+    expect(
+      (await api.rest('POST', `/v1/customers/transactions?customer_id=${ann.platformId}`, { points: 25, description: 'Goodwill' })).status,
+    ).toBe(201);
+    expect(
+      (await api.rest('POST', `/v1/customers/transactions?customer_id=${ann.platformId}`, { points: -40, description: 'Correction' }))
+        .status,
+    ).toBe(201);
+    expect((await api.rest('POST', `/v1/customers/rewards/redeem?customer_id=${ann.platformId}`, { reward_id: reward.id })).status).toBe(
+      201,
+    );
     await ledgerEntryAt(app, merchantId, bob.id, 30, new Date(), 'referral');
     // ann inactive for 400 days: the expiry job takes her balance
-    await app.db.customer.update({ where: { merchantId_id: { merchantId, id: ann.id } }, data: { lastActivityAt: new Date(Date.now() - 400 * DAY) } });
+    await app.db.customer.update({
+      where: { merchantId_id: { merchantId, id: ann.id } },
+      data: { lastActivityAt: new Date(Date.now() - 400 * DAY) },
+    });
     await app.db.merchant.update({ where: { id: merchantId }, data: { pointsExpiryDays: 365 } });
     expect((await expirePoints(app.db, { merchantId })).points).toBe(885);
 
@@ -126,7 +142,9 @@ describe('every movement in its category', () => {
   it('shows points still in their return window apart, not as outstanding', async () => {
     const { merchantId, admin } = await shop('pending');
     await app.db.merchant.update({ where: { id: merchantId }, data: { pointsPendingDays: 14 } });
-    await app.db.earningRule.create({ data: { merchantId, name: '1 per $1', campaignType: 'purchase', earningRule: { type: 'variable', value: 1, per_amount: 1 } } });
+    await app.db.earningRule.create({
+      data: { merchantId, name: '1 per $1', campaignType: 'purchase', earningRule: { type: 'variable', value: 1, per_amount: 1 } },
+    });
     const cid = (await newCustomer(app, merchantId)).platformId;
     expect((await recordOrder(app.db, merchantId, { order_id: 'p-1', customer_id: cid, subtotal: 120 })).points_pending).toBe(120);
     const today = new Date().toISOString().slice(0, 10);
@@ -229,11 +247,21 @@ describe('the expiry schedule', () => {
     await app.db.merchant.update({ where: { id: merchantId }, data: { pointsExpiryDays: 90 } });
     const now = Date.now();
     // last active 70, 40, 10 and 0 days ago: they lapse in about 20, 50, 80 and 91 days
-    for (const [ago, points] of [[70, 100], [40, 200], [10, 400], [0, 800]] as const) {
+    for (const [ago, points] of [
+      [70, 100],
+      [40, 200],
+      [10, 400],
+      [0, 800],
+    ] as const) {
       const c = await newCustomer(app, merchantId, { points });
-      await app.db.customer.update({ where: { merchantId_id: { merchantId, id: c.id } }, data: { lastActivityAt: new Date(now - ago * DAY) } });
+      await app.db.customer.update({
+        where: { merchantId_id: { merchantId, id: c.id } },
+        data: { lastActivityAt: new Date(now - ago * DAY) },
+      });
     }
-    const { points_expiry_schedule: schedule } = await admin.ok('{ points_expiry_schedule { expiry_days windows { days until points customers } } }');
+    const { points_expiry_schedule: schedule } = await admin.ok(
+      '{ points_expiry_schedule { expiry_days windows { days until points customers } } }',
+    );
     expect(schedule.expiry_days).toBe(90);
     expect(schedule.windows.map((w: { days: number; points: number; customers: number }) => [w.days, w.points, w.customers])).toEqual([
       [30, 100, 1],
@@ -249,7 +277,9 @@ describe('the expiry schedule', () => {
 
   it('is empty when points never expire', async () => {
     const { admin } = await shop('forever');
-    const { points_expiry_schedule: schedule } = await admin.ok('{ points_expiry_schedule { expiry_days windows { days points customers } } }');
+    const { points_expiry_schedule: schedule } = await admin.ok(
+      '{ points_expiry_schedule { expiry_days windows { days points customers } } }',
+    );
     expect(schedule).toEqual({ expiry_days: null, windows: [30, 60, 90].map((days) => ({ days, points: 0, customers: 0 })) });
   });
 });
@@ -257,9 +287,21 @@ describe('the expiry schedule', () => {
 describe('bad input', () => {
   it('refuses it with validation_error and a field', async () => {
     const { admin } = await shop('strict');
-    expect(await admin.fails(LIABILITY, { from: '2026-05-02', to: '2026-05-01' })).toMatchObject({ code: 'validation_error', details: { to: [expect.any(String)] } });
-    expect(await admin.fails(LIABILITY, { from: '2020-01-01', to: '2026-01-01', grouping: 'day' })).toMatchObject({ code: 'validation_error', details: { to: [expect.any(String)] } });
-    expect(await admin.fails(BALANCES, { per_page: 0 })).toMatchObject({ code: 'validation_error', details: { per_page: [expect.any(String)] } });
-    expect(await admin.fails(BALANCES, { after: 'not-a-cursor' })).toMatchObject({ code: 'validation_error', details: { after: [expect.any(String)] } });
+    expect(await admin.fails(LIABILITY, { from: '2026-05-02', to: '2026-05-01' })).toMatchObject({
+      code: 'validation_error',
+      details: { to: [expect.any(String)] },
+    });
+    expect(await admin.fails(LIABILITY, { from: '2020-01-01', to: '2026-01-01', grouping: 'day' })).toMatchObject({
+      code: 'validation_error',
+      details: { to: [expect.any(String)] },
+    });
+    expect(await admin.fails(BALANCES, { per_page: 0 })).toMatchObject({
+      code: 'validation_error',
+      details: { per_page: [expect.any(String)] },
+    });
+    expect(await admin.fails(BALANCES, { after: 'not-a-cursor' })).toMatchObject({
+      code: 'validation_error',
+      details: { after: [expect.any(String)] },
+    });
   });
 });

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordOrder, refundOrder } from '../../src/domain/events/orders.js';
 import { adminOps } from '../admin-ops.js';
-import { newCustomer, newMerchant, testApp, type TestApp } from '../harness.js';
+import { newCustomer, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -27,9 +27,12 @@ const yesterday = () => new Date(Date.now() - 86_400_000).toISOString().slice(0,
 async function shop() {
   const merchant = await newMerchant(app, 'replay-api');
   const admin = adminOps(app, merchant.admin_token);
-  const { create_earning_rule: rule } = await admin.ok(`mutation($input: EarningRuleInput!) { create_earning_rule(input: $input) { id } }`, {
-    input: { name: 'A point a dollar', campaign_type: 'purchase', earning_rule: { type: 'variable', value: 1, per_amount: 1 } },
-  });
+  const { create_earning_rule: rule } = await admin.ok(
+    `mutation($input: EarningRuleInput!) { create_earning_rule(input: $input) { id } }`,
+    {
+      input: { name: 'A point a dollar', campaign_type: 'purchase', earning_rule: { type: 'variable', value: 1, per_amount: 1 } },
+    },
+  );
   await newCustomer(app, merchant.id, { customerId: 'a' });
   await newCustomer(app, merchant.id, { customerId: 'b' });
   await recordOrder(app.db, merchant.id, { order_id: 'a1', customer_id: 'a', subtotal: 100 });
@@ -40,7 +43,9 @@ async function shop() {
 }
 
 const doubled = (id: string) => ({
-  earning_rules: [{ id, name: 'Two points a dollar', campaign_type: 'purchase', earning_rule: { type: 'variable', value: 2, per_amount: 1 } }],
+  earning_rules: [
+    { id, name: 'Two points a dollar', campaign_type: 'purchase', earning_rule: { type: 'variable', value: 2, per_amount: 1 } },
+  ],
 });
 
 describe('program_replay', () => {
@@ -55,7 +60,9 @@ describe('program_replay', () => {
     // b's order was refunded whole: its points are owed back in both
     expect(r.liability).toEqual({ actual: 150, draft: 300, change: 150 });
     expect(r.tier_changes).toEqual({ customers: 0, moves: [] });
-    expect(r.customers_most_affected).toEqual([{ customer_id: 'a', actual: 150, draft: 300, difference: 150, tier_id: null, draft_tier_id: null }]);
+    expect(r.customers_most_affected).toEqual([
+      { customer_id: 'a', actual: 150, draft: 300, difference: 150, tier_id: null, draft_tier_id: null },
+    ]);
     expect(await app.db.pointsTransaction.count({ where: { merchantId } })).toBe(ledgerBefore);
     expect((await app.db.earningRule.findFirstOrThrow({ where: { merchantId, id: ruleId } })).name).toBe('A point a dollar');
 
@@ -84,12 +91,23 @@ describe('program_replay', () => {
   it('refuses bad input with the admin API codes', async () => {
     const { admin, ruleId } = await shop();
     const range = { from: yesterday(), to: today() };
-    expect(await admin.fails(REPLAY, { ...range, draft: doubled('00000000-0000-4000-8000-000000000000') })).toMatchObject({ code: 'not_found' });
-    const invalid = await admin.fails(REPLAY, { ...range, draft: { earning_rules: [{ id: ruleId, name: '', campaign_type: 'purchase' }], tiers: [{ name: 'X', position: -1, threshold: 0 }] } });
+    expect(await admin.fails(REPLAY, { ...range, draft: doubled('00000000-0000-4000-8000-000000000000') })).toMatchObject({
+      code: 'not_found',
+    });
+    const invalid = await admin.fails(REPLAY, {
+      ...range,
+      draft: { earning_rules: [{ id: ruleId, name: '', campaign_type: 'purchase' }], tiers: [{ name: 'X', position: -1, threshold: 0 }] },
+    });
     expect(invalid.code).toBe('validation_error');
     expect(Object.keys(invalid.details!).sort()).toEqual(['draft.earning_rules.0.name', 'draft.tiers.0.position']);
     expect(await admin.fails(REPLAY, { ...range, draft: { rewards: [] } })).toMatchObject({ code: 'validation_error' });
-    expect(await admin.fails(REPLAY, { from: today(), to: yesterday(), draft: {} })).toMatchObject({ code: 'validation_error', details: { to: ['This must be on or after “From”: pick a later date.'] } });
-    expect(await admin.fails(REPLAY, { from: '2020-01-01', to: today(), draft: {} })).toMatchObject({ code: 'validation_error', details: { to: [expect.stringContaining('at most')] } });
+    expect(await admin.fails(REPLAY, { from: today(), to: yesterday(), draft: {} })).toMatchObject({
+      code: 'validation_error',
+      details: { to: ['This must be on or after “From”: pick a later date.'] },
+    });
+    expect(await admin.fails(REPLAY, { from: '2020-01-01', to: today(), draft: {} })).toMatchObject({
+      code: 'validation_error',
+      details: { to: [expect.stringContaining('at most')] },
+    });
   });
 });

@@ -7,7 +7,7 @@ import { recordOrder, refundOrder } from '../../src/domain/events/orders.js';
 import { pruneReplayJobs, runReplayJob } from '../../src/domain/finance/replay-jobs.js';
 import type { JobsRuntime } from '../../src/jobs/queue.js';
 import { adminOps } from '../admin-ops.js';
-import { newCustomer, newMerchant, testApp, type TestApp } from '../harness.js';
+import { newCustomer, newMerchant, type TestApp, testApp } from '../harness.js';
 import { eventually, workers } from '../webhooks/receiver.js';
 
 let app: TestApp;
@@ -40,16 +40,21 @@ const ORDERS = 40;
 async function shop() {
   const merchant = await newMerchant(app, 'replay-job');
   const admin = adminOps(app, merchant.admin_token);
-  const { create_earning_rule: rule } = await admin.ok(`mutation($input: EarningRuleInput!) { create_earning_rule(input: $input) { id } }`, {
-    input: { name: 'A point a dollar', campaign_type: 'purchase', earning_rule: { type: 'variable', value: 1, per_amount: 1 } },
-  });
+  const { create_earning_rule: rule } = await admin.ok(
+    `mutation($input: EarningRuleInput!) { create_earning_rule(input: $input) { id } }`,
+    {
+      input: { name: 'A point a dollar', campaign_type: 'purchase', earning_rule: { type: 'variable', value: 1, per_amount: 1 } },
+    },
+  );
   for (const c of ['a', 'b', 'c']) await newCustomer(app, merchant.id, { customerId: c });
   for (let i = 0; i < ORDERS; i++) {
     await recordOrder(app.db, merchant.id, { order_id: `o${i}`, customer_id: ['a', 'b', 'c'][i % 3]!, subtotal: 10 + i });
   }
   await refundOrder(app.db, merchant.id, { order_id: 'o4' });
   const draft = {
-    earning_rules: [{ id: rule.id, name: 'Two points a dollar', campaign_type: 'purchase', earning_rule: { type: 'variable', value: 2, per_amount: 1 } }],
+    earning_rules: [
+      { id: rule.id, name: 'Two points a dollar', campaign_type: 'purchase', earning_rule: { type: 'variable', value: 2, per_amount: 1 } },
+    ],
     tiers: [
       { name: 'Member', position: 0, threshold: 0, is_default: true },
       { name: 'Big', position: 1, threshold: 300, earn_multiplier: 1.5 },
@@ -128,7 +133,14 @@ describe('a replay job', () => {
   it('refuses bad input at start with the codes program_replay answers, recording nothing', async () => {
     const { merchantId, admin, input } = await shop();
     const bad = [
-      { ...input, draft: { earning_rules: [{ id: '00000000-0000-4000-8000-000000000000', name: 'X', campaign_type: 'purchase', earning_rule: { type: 'fixed', value: 1 } }] } },
+      {
+        ...input,
+        draft: {
+          earning_rules: [
+            { id: '00000000-0000-4000-8000-000000000000', name: 'X', campaign_type: 'purchase', earning_rule: { type: 'fixed', value: 1 } },
+          ],
+        },
+      },
       { ...input, draft: { earning_rules: [{ name: '', campaign_type: 'purchase' }], tiers: [{ name: 'X', position: -1, threshold: 0 }] } },
       { ...input, draft: { rewards: [] } },
       { ...input, from: input.to, to: input.from },
@@ -160,7 +172,15 @@ describe('a replay job', () => {
     jobs = await workers(app);
     const { admin, input } = await shop();
     const { start_program_replay: started } = await admin.ok(START, input);
-    expect(started).toMatchObject({ state: 'queued', from: input.from, to: input.to, orders_read: 0, progress: 0, report: null, error: null });
+    expect(started).toMatchObject({
+      state: 'queued',
+      from: input.from,
+      to: input.to,
+      orders_read: 0,
+      progress: 0,
+      report: null,
+      error: null,
+    });
     const done = await eventually(async () => {
       const { program_replay_job: job } = await admin.ok(STATUS, { id: started.id });
       expect(job.state).toBe('done');

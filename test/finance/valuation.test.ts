@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminOps, RECORD_ORDER } from '../admin-ops.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 import { ledgerEntryAt } from './history.js';
 
 let app: TestApp;
@@ -37,10 +37,17 @@ async function instant() {
 describe('IFRS 15 Example 10A, through the API', () => {
   it('allocates 8,842.30 to the points and recognizes 4,102.10 in year 2 and 3,489.77 in year 3', async () => {
     const { merchantId, admin, api } = await shop('kpmg');
-    await app.db.earningRule.create({ data: { merchantId, name: '1 per 10', campaignType: 'purchase', earningRule: { type: 'variable', value: 1, per_amount: 10 } } });
-    const reward = await app.db.reward.create({ data: { merchantId, name: '500-point reward', rewardType: 'fixed_discount', pointsCost: 500, rewardRule: { discount_value: 500 } } });
+    await app.db.earningRule.create({
+      data: { merchantId, name: '1 per 10', campaignType: 'purchase', earningRule: { type: 'variable', value: 1, per_amount: 10 } },
+    });
+    const reward = await app.db.reward.create({
+      data: { merchantId, name: '500-point reward', rewardType: 'fixed_discount', pointsCost: 500, rewardRule: { discount_value: 500 } },
+    });
     expect((await admin.ok(SET, { point_value: 1, redemption_rate: 0.97 })).set_points_valuation).toEqual({
-      point_value: 1, point_value_source: 'set', redemption_rate: 0.97, redemption_rate_source: 'set',
+      point_value: 1,
+      point_value_source: 'set',
+      redemption_rate: 0.97,
+      redemption_rate_source: 'set',
     });
 
     // year 1: ten sales of 10,000 earn 1,000 points each
@@ -53,7 +60,12 @@ describe('IFRS 15 Example 10A, through the API', () => {
     }
     const redeem = async (n: number) => {
       for (let i = 0; i < n; i++) {
-        const res = await api.rest('POST', `/v1/customers/rewards/redeem?customer_id=${customers[i]}`, { reward_id: reward.id }, { 'idempotency-key': randomUUID() });
+        const res = await api.rest(
+          'POST',
+          `/v1/customers/rewards/redeem?customer_id=${customers[i]}`,
+          { reward_id: reward.id },
+          { 'idempotency-key': randomUUID() },
+        );
         expect(res.status).toBe(201);
       }
     };
@@ -66,9 +78,30 @@ describe('IFRS 15 Example 10A, through the API', () => {
 
     const at = async (t: Date) => (await admin.ok(VALUATION, { at: t.toISOString() })).points_valuation;
     const [y1, y2, y3] = [await at(endOfYear1), await at(endOfYear2), await at(endOfYear3)];
-    expect(y1).toMatchObject({ currency: 'USD', points_from_sales: 10_000, allocated_revenue: 8842.3, revenue_recognized: 0, deferred_revenue: 8842.3, points_outstanding: 10_000 });
-    expect(y2).toMatchObject({ redemption_rate: 0.97, points_redeemed_from_sales: 4500, allocated_revenue: 8842.3, revenue_recognized: 4102.1, deferred_revenue: 4740.2, points_outstanding: 5500 });
-    expect(y3).toMatchObject({ redemption_rate: 0.99, points_redeemed_from_sales: 8500, allocated_revenue: 8842.3, revenue_recognized: 7591.87, deferred_revenue: 1250.43, points_outstanding: 1500 });
+    expect(y1).toMatchObject({
+      currency: 'USD',
+      points_from_sales: 10_000,
+      allocated_revenue: 8842.3,
+      revenue_recognized: 0,
+      deferred_revenue: 8842.3,
+      points_outstanding: 10_000,
+    });
+    expect(y2).toMatchObject({
+      redemption_rate: 0.97,
+      points_redeemed_from_sales: 4500,
+      allocated_revenue: 8842.3,
+      revenue_recognized: 4102.1,
+      deferred_revenue: 4740.2,
+      points_outstanding: 5500,
+    });
+    expect(y3).toMatchObject({
+      redemption_rate: 0.99,
+      points_redeemed_from_sales: 8500,
+      allocated_revenue: 8842.3,
+      revenue_recognized: 7591.87,
+      deferred_revenue: 1250.43,
+      points_outstanding: 1500,
+    });
     expect(Number((y3.revenue_recognized - y2.revenue_recognized).toFixed(2))).toBe(3489.77);
     // recognition splits into the points' own share and breakage: 8,842.30 × 8,500 / 10,000 and the rest
     expect(y3.redemption_revenue).toBe(7515.95);
@@ -80,27 +113,57 @@ describe('IFRS 15 Example 10A, through the API', () => {
 describe('without a setting', () => {
   it('derives the value from the rewards redeemed and estimates the rate from points that ended', async () => {
     const { merchantId, admin, api } = await shop('derived');
-    const reward = await app.db.reward.create({ data: { merchantId, name: '$5 off', rewardType: 'fixed_discount', pointsCost: 250, rewardRule: { discount_value: 5 } } });
+    const reward = await app.db.reward.create({
+      data: { merchantId, name: '$5 off', rewardType: 'fixed_discount', pointsCost: 250, rewardRule: { discount_value: 5 } },
+    });
     const spender = await newCustomer(app, merchantId, { points: 1000 });
-    expect((await api.rest('POST', `/v1/customers/rewards/redeem?customer_id=${spender.platformId}`, { reward_id: reward.id })).status).toBe(201);
+    expect(
+      (await api.rest('POST', `/v1/customers/rewards/redeem?customer_id=${spender.platformId}`, { reward_id: reward.id })).status,
+    ).toBe(201);
     const lapsed = await newCustomer(app, merchantId, { points: 750 });
-    expect((await api.rest('POST', `/v1/customers/transactions?customer_id=${lapsed.platformId}`, { points: -750, description: 'not an expiry' })).status).toBe(201);
+    expect(
+      (
+        await api.rest('POST', `/v1/customers/transactions?customer_id=${lapsed.platformId}`, {
+          points: -750,
+          description: 'not an expiry',
+        })
+      ).status,
+    ).toBe(201);
     const { points_valuation: none } = await admin.ok(VALUATION);
     // no points expired yet: nothing ended but redemptions, so the estimate is 1
-    expect(none).toMatchObject({ point_value: 0.02, point_value_source: 'derived', redemption_rate: 1, redemption_rate_source: 'estimated', points_outstanding: 750 });
+    expect(none).toMatchObject({
+      point_value: 0.02,
+      point_value_source: 'derived',
+      redemption_rate: 1,
+      redemption_rate_source: 'estimated',
+      points_outstanding: 750,
+    });
     await app.db.$executeRaw`UPDATE customers SET last_activity_at = now() - interval '400 days' WHERE merchant_id = ${merchantId}::uuid`;
     await app.db.merchant.update({ where: { id: merchantId }, data: { pointsExpiryDays: 365 } });
     const { expirePoints } = await import('../../src/domain/ledger/expiry.js');
     expect((await expirePoints(app.db, { merchantId })).points).toBe(750);
     const { points_valuation: v } = await admin.ok(VALUATION);
     // 250 redeemed, 750 expired: a quarter of the points that ended were redeemed
-    expect(v).toMatchObject({ redemption_rate: 0.25, redemption_rate_source: 'estimated', points_outstanding: 0, liability_value: 0, allocated_revenue: null });
+    expect(v).toMatchObject({
+      redemption_rate: 0.25,
+      redemption_rate_source: 'estimated',
+      points_outstanding: 0,
+      liability_value: 0,
+      allocated_revenue: null,
+    });
   });
 
   it('says nothing in money when it cannot know a value', async () => {
     const { admin } = await shop('unknown');
     const { points_valuation: v } = await admin.ok(VALUATION);
-    expect(v).toMatchObject({ point_value: null, point_value_source: null, redemption_rate: null, liability_value: null, revenue_recognized: null, deferred_revenue: null });
+    expect(v).toMatchObject({
+      point_value: null,
+      point_value_source: null,
+      redemption_rate: null,
+      liability_value: null,
+      revenue_recognized: null,
+      deferred_revenue: null,
+    });
   });
 });
 
@@ -108,8 +171,14 @@ describe('setting it', () => {
   it('refuses what is not a value or a share, and records each change in the audit log', async () => {
     const { admin } = await shop('settings');
     expect(await admin.fails(SET, {})).toMatchObject({ code: 'validation_error', details: { point_value: [expect.any(String)] } });
-    expect(await admin.fails(SET, { redemption_rate: 1.5 })).toMatchObject({ code: 'validation_error', details: { redemption_rate: [expect.any(String)] } });
-    expect(await admin.fails(SET, { point_value: 0 })).toMatchObject({ code: 'validation_error', details: { point_value: [expect.any(String)] } });
+    expect(await admin.fails(SET, { redemption_rate: 1.5 })).toMatchObject({
+      code: 'validation_error',
+      details: { redemption_rate: [expect.any(String)] },
+    });
+    expect(await admin.fails(SET, { point_value: 0 })).toMatchObject({
+      code: 'validation_error',
+      details: { point_value: [expect.any(String)] },
+    });
     await admin.ok(SET, { point_value: 0.01 });
     const kept = (await admin.ok(SET, { redemption_rate: 0.8 })).set_points_valuation;
     expect(kept).toEqual({ point_value: 0.01, point_value_source: 'set', redemption_rate: 0.8, redemption_rate_source: 'set' });
@@ -141,7 +210,12 @@ describe('vintages', () => {
     const thisMonth = new Date().toISOString().slice(0, 7);
     expect(v.cohorts).toEqual([
       {
-        cohort: '2025-01', issued: 300, redeemed: 200, expired: 0, corrected: 50, outstanding: 50,
+        cohort: '2025-01',
+        issued: 300,
+        redeemed: 200,
+        expired: 0,
+        corrected: 50,
+        outstanding: 50,
         months: [
           { month: '2025-01', redeemed: 0, expired: 0, corrected: 50 },
           { month: '2025-03', redeemed: 100, expired: 0, corrected: 0 },
@@ -149,13 +223,26 @@ describe('vintages', () => {
         ],
       },
       {
-        cohort: '2025-02', issued: 50, redeemed: 20, expired: 30, corrected: 0, outstanding: 0,
+        cohort: '2025-02',
+        issued: 50,
+        redeemed: 20,
+        expired: 30,
+        corrected: 0,
+        outstanding: 0,
         months: [
           { month: '2025-03', redeemed: 20, expired: 0, corrected: 0 },
           { month: '2025-06', redeemed: 0, expired: 30, corrected: 0 },
         ],
       },
-      { cohort: thisMonth, issued: 100, redeemed: 100, expired: 0, corrected: 0, outstanding: 0, months: [{ month: thisMonth, redeemed: 100, expired: 0, corrected: 0 }] },
+      {
+        cohort: thisMonth,
+        issued: 100,
+        redeemed: 100,
+        expired: 0,
+        corrected: 0,
+        outstanding: 0,
+        months: [{ month: thisMonth, redeemed: 100, expired: 0, corrected: 0 }],
+      },
     ]);
     // 220 of the 250 mature points that ended were redeemed
     expect(v.estimated_redemption_rate).toBe(0.88);

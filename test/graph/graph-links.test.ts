@@ -8,8 +8,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { reevaluateTier } from '../../src/domain/tiers/standing.js';
 import { restSchema } from '../../src/graphql/public.js';
 import { createApp } from '../../src/http/app.js';
+import { client, countingDb, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 import { restSelection as all } from '../storefront/rest-selection.js';
-import { client, countingDb, newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
 
 let app: TestApp;
 let merchantId: string;
@@ -47,7 +47,9 @@ beforeAll(async () => {
   for (const points of [10, 20, 30]) {
     await api.rest('POST', `/v1/customers/transactions?customer_id=${panel.platformId}`, { points, description: `Bonus ${points}` });
   }
-  expect((await api.rest('POST', `/v1/customers/rewards/redeem?customer_id=${panel.platformId}`, { reward_id: cheap.id })).status).toBe(201);
+  expect((await api.rest('POST', `/v1/customers/rewards/redeem?customer_id=${panel.platformId}`, { reward_id: cheap.id })).status).toBe(
+    201,
+  );
   await app.db.referral.createMany({
     data: [
       { merchantId, referrerId: customer.id, refereeEmail: 'friend1@example.com' },
@@ -134,11 +136,16 @@ describe('Customer links', () => {
       expect(all.length).toBeGreaterThan(4);
     }
     const bad = await api.gql(`{ customer(id: "${panel.id}") { data { id activities_connection(after: "nope") { total_count } } } }`);
-    expect(bad.body.errors![0]).toMatchObject({ path: ['customer', 'data', 'activities_connection'], extensions: { code: 'validation_error' } });
+    expect(bad.body.errors![0]).toMatchObject({
+      path: ['customer', 'data', 'activities_connection'],
+      extensions: { code: 'validation_error' },
+    });
   });
 
   it('validates page arguments as REST does: 422 validation_error on that link', async () => {
-    const res = await api.gql(`{ customer(id: "${panel.id}") { data { id activities(per_page: 101) { meta { pagination { total } } } } } }`);
+    const res = await api.gql(
+      `{ customer(id: "${panel.id}") { data { id activities(per_page: 101) { meta { pagination { total } } } } } }`,
+    );
     expect(res.body.data.customer.data).toEqual({ id: panel.id, activities: null });
     expect(res.body.errors!).toHaveLength(1);
     expect(res.body.errors![0]).toMatchObject({ path: ['customer', 'data', 'activities'], extensions: { code: 'validation_error' } });
@@ -216,7 +223,13 @@ describe('No N+1', () => {
     const rewards = await Promise.all(
       [10, 20].map((cost) =>
         app.db.reward.create({
-          data: { merchantId: shop, name: `Crowd ${cost}`, rewardType: 'fixed_discount', pointsCost: cost, rewardRule: { discount_value: 1 } },
+          data: {
+            merchantId: shop,
+            name: `Crowd ${cost}`,
+            rewardType: 'fixed_discount',
+            pointsCost: cost,
+            rewardRule: { discount_value: 1 },
+          },
         }),
       ),
     );
@@ -299,7 +312,9 @@ describe('No N+1', () => {
     const one = large.customers.find((c) => c.customer_id === 'crowd-7');
     expect(one.tier_status).toEqual({ current_tier: { name: 'Bronze' }, progress: { value: 0 } });
     expect(one.memberships.data).toEqual([{ tier: { name: 'Silver' } }]);
-    expect(one.rewards.data).toEqual([{ code: expect.stringMatching(/^CROWD-/), catalogue_reward: { name: expect.stringMatching(/^Crowd /) } }]);
+    expect(one.rewards.data).toEqual([
+      { code: expect.stringMatching(/^CROWD-/), catalogue_reward: { name: expect.stringMatching(/^Crowd /) } },
+    ]);
     expect(one.redeemable_rewards.data).toEqual([]);
     expect(large.customers.find((c) => c.customer_id === 'crowd-42').redeemable_rewards.data).toEqual([
       { name: 'Crowd 10' },

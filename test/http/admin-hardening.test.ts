@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { isWellFormed } from '../../src/domain/access/tokens.js';
 import { createApp } from '../../src/http/app.js';
 import type { Logger } from '../../src/observability/logger.js';
-import { newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
+import { newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 
 let app: TestApp;
 let token: string;

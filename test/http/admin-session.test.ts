@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rotateAdminToken } from '../../src/domain/merchants/merchants.js';
 import { createApp } from '../../src/http/app.js';
-import { newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
+import { newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 
 const ORIGIN = 'http://loyalty.test';
 let app: TestApp;
@@ -35,28 +35,41 @@ afterAll(async () => {
 const call = (p: string, init: RequestInit = {}, via = served) => via.fetch(`${ORIGIN}${p}`, init);
 
 async function signIn(token = merchant.admin_token, headers: Record<string, string> = {}, via = served) {
-  const res = await call('/admin/session', {
-    method: 'POST',
-    headers: { origin: ORIGIN, 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ token }),
-  }, via);
+  const res = await call(
+    '/admin/session',
+    {
+      method: 'POST',
+      headers: { origin: ORIGIN, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ token }),
+    },
+    via,
+  );
   const setCookie = res.headers.get('set-cookie') ?? '';
   const cookie = setCookie.split(';')[0]!;
-  return { res, setCookie, cookie, body: res.status === 201 ? ((await res.json()) as { csrf_token: string; merchant: { slug: string } }) : null };
+  return {
+    res,
+    setCookie,
+    cookie,
+    body: res.status === 201 ? ((await res.json()) as { csrf_token: string; merchant: { slug: string } }) : null,
+  };
 }
 
 function gql(cookie: string, csrf: string | null, query: string, headers: Record<string, string> = {}, via = served) {
-  return call('/admin/app/graphql', {
-    method: 'POST',
-    headers: {
-      origin: ORIGIN,
-      cookie,
-      'content-type': 'application/json',
-      ...(csrf === null ? {} : { 'x-csrf-token': csrf }),
-      ...headers,
+  return call(
+    '/admin/app/graphql',
+    {
+      method: 'POST',
+      headers: {
+        origin: ORIGIN,
+        cookie,
+        'content-type': 'application/json',
+        ...(csrf === null ? {} : { 'x-csrf-token': csrf }),
+        ...headers,
+      },
+      body: JSON.stringify({ query }),
     },
-    body: JSON.stringify({ query }),
-  }, via);
+    via,
+  );
 }
 
 const codeOf = async (res: Response) => {
@@ -102,11 +115,15 @@ describe('sign-in', () => {
     const locked = createApp({ db: app.db, config: testConfig({ ADMIN_LOGIN_MAX_FAILURES: '3', REDIS_URL: '' }), adminAppDist: dist });
     const wrong = `lpa_${'y'.repeat(38)}`;
     expect((await signIn(wrong, {}, locked)).res.status).toBe(401);
-    const bearer = await call('/admin/graphql', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${wrong}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ merchant { id } }' }),
-    }, locked);
+    const bearer = await call(
+      '/admin/graphql',
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${wrong}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ merchant { id } }' }),
+      },
+      locked,
+    );
     expect(bearer.status).toBe(401);
     expect((await signIn(wrong, {}, locked)).res.status).toBe(401);
     // the right token is refused too while locked out
@@ -262,7 +279,10 @@ describe('a short idle time (ADMIN_SESSION_IDLE_SECONDS=60)', () => {
     };
     const info = async () => {
       const res = await call('/admin/session', { headers: { origin: ORIGIN, cookie } }, short);
-      return { status: res.status, idleEnd: res.status === 200 ? Date.parse(((await res.json()) as { idle_expires_at: string }).idle_expires_at) - start : 0 };
+      return {
+        status: res.status,
+        idleEnd: res.status === 200 ? Date.parse(((await res.json()) as { idle_expires_at: string }).idle_expires_at) - start : 0,
+      };
     };
     const idHash = createHash('sha256').update(cookie.split('=')[1]!).digest('hex');
     const lastSeen = async () => (await app.db.adminSession.findUniqueOrThrow({ where: { idHash } })).lastSeenAt.getTime() - start;

@@ -2,7 +2,7 @@
 // origin (CORS_ORIGINS); keys travel in the Authorization header, so no credentials are allowed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.js';
-import { newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
+import { newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 
 let app: TestApp;
 let key: string;

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateAdminToken } from '../../src/domain/merchants/merchants.js';
-import { newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
-import { cuttableProxy, exitCode, startServerProcess, type ServerProcess } from '../processes.js';
+import { newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
+import { cuttableProxy, exitCode, type ServerProcess, startServerProcess } from '../processes.js';
 
 let app: TestApp;
 let survivor: ServerProcess;
@@ -71,7 +71,11 @@ function send(base: string, write: Write, key: string) {
   });
 }
 
-const adminWrite = (query: string, variables: Record<string, unknown>): Write => ({ path: '/admin/graphql', admin: true, body: { query, variables } });
+const adminWrite = (query: string, variables: Record<string, unknown>): Write => ({
+  path: '/admin/graphql',
+  admin: true,
+  body: { query, variables },
+});
 
 /** Every balance of the merchant equals the sum of its transactions. */
 async function assertLedgerHolds() {
@@ -127,7 +131,14 @@ describe('every keyed mutation, its process killed after its writes and before t
   it('a redemption: one code, points spent once', async () => {
     const customer = await newCustomer(app, merchantId, { points: 300 });
     const reward = await app.db.reward.create({
-      data: { merchantId, name: 'Five off', rewardType: 'fixed_discount', pointsCost: 120, rewardRule: { discount_value: 5 }, isActive: true },
+      data: {
+        merchantId,
+        name: 'Five off',
+        rewardType: 'fixed_discount',
+        pointsCost: 120,
+        rewardRule: { discount_value: 5 },
+        isActive: true,
+      },
     });
     const retried = await killedThenRetried('idempotency.stored', {
       path: `/v1/customers/rewards/redeem?customer_id=${customer.platformId}`,
@@ -148,7 +159,10 @@ describe('every keyed mutation, its process killed after its writes and before t
         input: { order_id: orderId, customer_id: customer.platformId, subtotal: 80 },
       }),
     );
-    expect(order.body).toEqual({ data: { record_order: { points_awarded: 80, replayed: false } }, extensions: { cost: expect.anything() } });
+    expect(order.body).toEqual({
+      data: { record_order: { points_awarded: 80, replayed: false } },
+      extensions: { cost: expect.anything() },
+    });
     expect(await app.db.order.count({ where: { merchantId, platformOrderId: orderId } })).toBe(1);
 
     const refund = await killedThenRetried(
@@ -172,7 +186,10 @@ describe('every keyed mutation, its process killed after its writes and before t
         input: { campaign_type: 'review', customer_id: customer.platformId, event_id: `review-${randomUUID()}` },
       }),
     );
-    expect(activity.body).toEqual({ data: { record_activity: { points_awarded: 15, replayed: false } }, extensions: { cost: expect.anything() } });
+    expect(activity.body).toEqual({
+      data: { record_activity: { points_awarded: 15, replayed: false } },
+      extensions: { cost: expect.anything() },
+    });
     expect((await app.db.customer.findFirstOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(15);
     await assertLedgerHolds();
   });
@@ -186,13 +203,16 @@ describe('every keyed mutation, its process killed after its writes and before t
         input: { referrer_code: referrer.referralCode, referee_email: email },
       }),
     );
-    expect(referral.body).toEqual({ data: { record_referral: { status: 'pending', replayed: false } }, extensions: { cost: expect.anything() } });
+    expect(referral.body).toEqual({
+      data: { record_referral: { status: 'pending', replayed: false } },
+      extensions: { cost: expect.anything() },
+    });
     expect(await app.db.referral.count({ where: { merchantId, refereeEmail: email } })).toBe(1);
   });
 });
 
 describe('an order sent without an Idempotency-Key, its process killed after the points were written', () => {
-  it('the platform\'s retry of the same order awards it once, as the first', async () => {
+  it("the platform's retry of the same order awards it once, as the first", async () => {
     const customer = await newCustomer(app, merchantId);
     const orderId = `o-${randomUUID().slice(0, 8)}`;
     const write = adminWrite('mutation($input: OrderEventInput!) { record_order(input: $input) { points_awarded replayed } }', {
@@ -205,14 +225,23 @@ describe('an order sent without an Idempotency-Key, its process killed after the
         body: JSON.stringify(write.body),
       });
     const victim = await startServerProcess(serverEnv(app.url, 'ledger.applied:kill'));
-    const first = await send(victim.base).then((r) => r.status, () => 'cut off');
+    const first = await send(victim.base).then(
+      (r) => r.status,
+      () => 'cut off',
+    );
     if (first !== 'cut off') victim.child.kill('SIGKILL');
     expect(first).toBe('cut off');
     await exitCode(victim);
     const retry = await send(survivor.base);
-    expect(await retry.json()).toEqual({ data: { record_order: { points_awarded: 42, replayed: false } }, extensions: { cost: expect.anything() } });
+    expect(await retry.json()).toEqual({
+      data: { record_order: { points_awarded: 42, replayed: false } },
+      extensions: { cost: expect.anything() },
+    });
     const again = await send(survivor.base);
-    expect(await again.json()).toEqual({ data: { record_order: { points_awarded: 42, replayed: true } }, extensions: { cost: expect.anything() } });
+    expect(await again.json()).toEqual({
+      data: { record_order: { points_awarded: 42, replayed: true } },
+      extensions: { cost: expect.anything() },
+    });
     const stored = await app.db.customer.findFirstOrThrow({ where: { id: customer.id } });
     expect(stored.pointsBalance).toBe(42);
     expect(Number(stored.amountSpent)).toBe(42);
@@ -230,7 +259,10 @@ describe('the database going away before the commit', () => {
     const server = await startServerProcess(serverEnv(viaProxy.toString(), 'idempotency.stored:pause'));
     try {
       const customer = await newCustomer(app, merchantId, { points: 10 });
-      const write: Write = { path: `/v1/customers/transactions?customer_id=${customer.platformId}`, body: { points: 25, description: 'outage' } };
+      const write: Write = {
+        path: `/v1/customers/transactions?customer_id=${customer.platformId}`,
+        body: { points: 25, description: 'outage' },
+      };
       const key = randomUUID();
       const first = send(server.base, write, key);
       while (!/fault idempotency\.stored paused/.test(server.output())) await new Promise((r) => setTimeout(r, 20));

@@ -7,10 +7,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma } from '../../src/db/client.js';
 import { openDatabase, startEmbedded } from '../../src/db/embedded.js';
-import { SNAPSHOT } from '../global-setup.js';
 import { createApp } from '../../src/http/app.js';
-import { newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
-import { cuttableProxy, exitCode, startServerProcess, type ServerProcess } from '../processes.js';
+import { SNAPSHOT } from '../global-setup.js';
+import { newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
+import { cuttableProxy, exitCode, type ServerProcess, startServerProcess } from '../processes.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -63,7 +63,12 @@ describe('recognising an unreachable database', () => {
   it('sees PostgreSQL restarting through Prisma’s wrapping (no 500 during a restart)', async () => {
     const { isDatabaseUnavailable } = await import('../../src/db/errors.js');
     // the shapes seen while PostgreSQL restarted under load
-    const prismaWrapped = Object.assign(new Error('Invalid `db.reward.count()` invocation: Database error. Code: `57P01`. Message: `terminating connection due to administrator command`'), { code: 'P2010' });
+    const prismaWrapped = Object.assign(
+      new Error(
+        'Invalid `db.reward.count()` invocation: Database error. Code: `57P01`. Message: `terminating connection due to administrator command`',
+      ),
+      { code: 'P2010' },
+    );
     const adapterMeta = Object.assign(new Error('Database error'), {
       code: 'P2010',
       meta: { driverAdapterError: { cause: { originalCode: '57P03', kind: 'postgres', code: '57P03' } } },
@@ -141,11 +146,17 @@ describe('SIGTERM', () => {
     try {
       // no line to wait for: the first answer comes before the workers have started and before
       // the 'listening' line, which follows them
-      const started = (server = await startServerProcess({ DATA_DIR: dir, DATABASE_URL: process.env.TEST_DATABASE_URL ?? '' }, { ready: /^/ }));
+      const started = (server = await startServerProcess(
+        { DATA_DIR: dir, DATABASE_URL: process.env.TEST_DATABASE_URL ?? '' },
+        { ready: /^/ },
+      ));
       let status = 0;
       while (status !== 200) {
         if (started.child.exitCode !== null) throw new Error(`exited before answering:\n${started.output()}`);
-        status = await fetch(`${started.base}/healthz`).then((r) => r.status, () => 0);
+        status = await fetch(`${started.base}/healthz`).then(
+          (r) => r.status,
+          () => 0,
+        );
         if (status !== 200) await new Promise((r) => setTimeout(r, 5));
       }
       started.child.kill('SIGTERM');

@@ -13,7 +13,7 @@ import { messages } from '../../src/domain/shared/messages.js';
 import { documentHash } from '../../src/domain/storefront/persisted-operations.js';
 import { createApp } from '../../src/http/app.js';
 import { restRoutes } from '../../src/http/rest/routes.js';
-import { newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
+import { newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 const JSON_TYPE = 'application/json';
@@ -110,8 +110,18 @@ describe.each(['public', 'admin'] as const)('the probes, on the %s GraphQL face'
     const request = { graphqlResponse: 400, json: 400 }; // not a GraphQL request at all
 
     it('refuses a subscription (the schema has none) as a validation error', async () => {
-      expectRefused(await post(face, { query: 'subscription { rewards { data { id } } }' }, accept), 'GRAPHQL_VALIDATION_FAILED', document, accept);
-      expectRefused(await get(face, `query=${encodeURIComponent('subscription S { merchant { id } }')}`, accept), 'GRAPHQL_VALIDATION_FAILED', document, accept);
+      expectRefused(
+        await post(face, { query: 'subscription { rewards { data { id } } }' }, accept),
+        'GRAPHQL_VALIDATION_FAILED',
+        document,
+        accept,
+      );
+      expectRefused(
+        await get(face, `query=${encodeURIComponent('subscription S { merchant { id } }')}`, accept),
+        'GRAPHQL_VALIDATION_FAILED',
+        document,
+        accept,
+      );
       noErrorLogged();
     });
 
@@ -173,7 +183,12 @@ describe.each(['public', 'admin'] as const)('the probes, on the %s GraphQL face'
       expectRefused(await post(face, { query: '{' }, accept), 'GRAPHQL_PARSE_FAILED', document, accept);
       expectRefused(await post(face, { query: '{ nope }' }, accept), 'GRAPHQL_VALIDATION_FAILED', document, accept);
       expectRefused(await post(face, '{', accept), 'BAD_REQUEST', request, accept);
-      expectRefused(await post(face, { query: 'query A { __typename } query B { __typename }' }, accept), 'OPERATION_RESOLUTION_FAILURE', request, accept);
+      expectRefused(
+        await post(face, { query: 'query A { __typename } query B { __typename }' }, accept),
+        'OPERATION_RESOLUTION_FAILURE',
+        request,
+        accept,
+      );
       noErrorLogged();
     });
 
@@ -219,9 +234,17 @@ describe('persisted queries by hash (public face)', () => {
   it('refuses a wrong-typed variable of a persisted document with validation_error, over GET', async () => {
     const query = intVariable.public;
     expect((await post('public', { query, variables: { x: 1 }, extensions: byHash(query) })).status).toBe(200);
-    const res = await get('public', `extensions=${encodeURIComponent(JSON.stringify(byHash(query)))}&variables=${encodeURIComponent('{"x":"abc"}')}`);
+    const res = await get(
+      'public',
+      `extensions=${encodeURIComponent(JSON.stringify(byHash(query)))}&variables=${encodeURIComponent('{"x":"abc"}')}`,
+    );
     expectRefused(res, 'validation_error', { graphqlResponse: 422, json: 422 }, GRAPHQL_RESPONSE);
-    expectRefused(await get('public', `extensions=${encodeURIComponent(JSON.stringify(byHash(query)))}&variables=%7B`), 'BAD_REQUEST', { graphqlResponse: 400, json: 400 }, GRAPHQL_RESPONSE);
+    expectRefused(
+      await get('public', `extensions=${encodeURIComponent(JSON.stringify(byHash(query)))}&variables=%7B`),
+      'BAD_REQUEST',
+      { graphqlResponse: 400, json: 400 },
+      GRAPHQL_RESPONSE,
+    );
     noErrorLogged();
   });
 });
@@ -230,7 +253,25 @@ describe('persisted queries by hash (public face)', () => {
 
 const nasty = fc.oneof(
   fc.string({ maxLength: 30 }),
-  fc.constantFrom("' OR 1=1 --", '\u0000', '%00', '__proto__', 'constructor', '💥', '-1', '1e308', 'NaN', 'null', '{', '[', '}', '"', '\\', '%', ''),
+  fc.constantFrom(
+    "' OR 1=1 --",
+    '\u0000',
+    '%00',
+    '__proto__',
+    'constructor',
+    '💥',
+    '-1',
+    '1e308',
+    'NaN',
+    'null',
+    '{',
+    '[',
+    '}',
+    '"',
+    '\\',
+    '%',
+    '',
+  ),
 );
 const jsonValue = fc.oneof(
   nasty,
@@ -242,32 +283,86 @@ const jsonValue = fc.oneof(
 );
 
 const names = fc.constantFrom(
-  'rewards', 'customers', 'customer', 'merchant', 'tiers', 'data', 'id', 'name', 'points_balance', 'activities',
-  'transactions', '__typename', '__schema', '__type', 'types', 'fields', 'nope', 'a', 'x',
+  'rewards',
+  'customers',
+  'customer',
+  'merchant',
+  'tiers',
+  'data',
+  'id',
+  'name',
+  'points_balance',
+  'activities',
+  'transactions',
+  '__typename',
+  '__schema',
+  '__type',
+  'types',
+  'fields',
+  'nope',
+  'a',
+  'x',
 );
 const values = fc.oneof(
   fc.integer().map(String),
   fc.constantFrom('1.5', '1e400', '"x"', '"\\u0000"', 'null', 'true', '$x', '$y', 'ACTIVE', '[1, 2]', '{ a: 1 }', '"h-0"', '""'),
 );
 const args = fc.option(
-  fc.array(fc.tuple(fc.constantFrom('per_page', 'page', 'id', 'first', 'after', 'customer_id', 'x'), values), { minLength: 1, maxLength: 3 })
+  fc
+    .array(fc.tuple(fc.constantFrom('per_page', 'page', 'id', 'first', 'after', 'customer_id', 'x'), values), {
+      minLength: 1,
+      maxLength: 3,
+    })
     .map((pairs) => `(${pairs.map(([n, v]) => `${n}: ${v}`).join(', ')})`),
   { nil: '' },
 );
-const directive = fc.option(fc.constantFrom('@skip(if: true)', '@include(if: $x)', '@include(if: false)', '@deprecated', '@nope', '@skip'), { nil: '' });
+const directive = fc.option(
+  fc.constantFrom('@skip(if: true)', '@include(if: $x)', '@include(if: false)', '@deprecated', '@nope', '@skip'),
+  { nil: '' },
+);
 
 const { selectionSet } = fc.letrec<{ selectionSet: string; selection: string }>((tie) => ({
   selection: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
-    fc.tuple(fc.option(names.map((n) => `${n}2:`), { nil: '' }), names, args, directive).map((p) => p.join(' ')),
-    fc.tuple(fc.option(names.map((n) => `${n}2:`), { nil: '' }), names, args, directive, tie('selectionSet')).map((p) => p.join(' ')),
+    fc
+      .tuple(
+        fc.option(
+          names.map((n) => `${n}2:`),
+          { nil: '' },
+        ),
+        names,
+        args,
+        directive,
+      )
+      .map((p) => p.join(' ')),
+    fc
+      .tuple(
+        fc.option(
+          names.map((n) => `${n}2:`),
+          { nil: '' },
+        ),
+        names,
+        args,
+        directive,
+        tie('selectionSet'),
+      )
+      .map((p) => p.join(' ')),
     fc.constantFrom('...F', '...Missing'),
     tie('selectionSet').map((s) => `... on Query ${s}`),
   ),
   selectionSet: fc.array(tie('selection'), { minLength: 1, maxLength: 4 }).map((s) => `{ ${s.join(' ')} }`),
 }));
 
-const operation = fc.constantFrom('', 'query', 'mutation', 'subscription', 'query Q', 'query ($x: Int!)', 'query Q($x: Boolean, $y: [ID!])', 'mutation M($x: Int)');
+const operation = fc.constantFrom(
+  '',
+  'query',
+  'mutation',
+  'subscription',
+  'query Q',
+  'query ($x: Int!)',
+  'query Q($x: Boolean, $y: [ID!])',
+  'mutation M($x: Int)',
+);
 const fragment = fc.option(
   fc.tuple(fc.constantFrom('Query', 'Customer', 'Reward', 'Nope'), selectionSet).map(([on, s]) => ` fragment F on ${on} ${s}`),
   { nil: '' },
@@ -295,8 +390,11 @@ const runnable = fc.constantFrom(
 const document = fc.oneof(
   { arbitrary: runnable, weight: 4 },
   { arbitrary: wellFormed, weight: 2 },
-  wellFormed.chain((doc) => fc.tuple(fc.nat(doc.length), fc.constantFrom('', '{', '}', '(', '"', '$', '@', '...', '#'))
-    .map(([at, junk]) => doc.slice(0, at) + junk + doc.slice(at + 1))), // broken text
+  wellFormed.chain((doc) =>
+    fc
+      .tuple(fc.nat(doc.length), fc.constantFrom('', '{', '}', '(', '"', '$', '@', '...', '#'))
+      .map(([at, junk]) => doc.slice(0, at) + junk + doc.slice(at + 1)),
+  ), // broken text
   fc.integer({ min: 1, max: 14 }).map(nested),
   fc.integer({ min: 1, max: 25 }).map((n) => aliased('rewards { data { id } }', n)),
   fc.string({ maxLength: 60 }),
@@ -317,12 +415,7 @@ const extensions = (query: string | undefined) =>
       fc.record({
         persistedQuery: fc.record({
           version: fc.constantFrom<unknown>(1, 1, 2, '1', null),
-          sha256Hash: fc.oneof(
-            fc.constant(documentHash(query ?? '')),
-            fc.stringMatching(/^[0-9a-f]{64}$/),
-            nasty,
-            fc.integer(),
-          ),
+          sha256Hash: fc.oneof(fc.constant(documentHash(query ?? '')), fc.stringMatching(/^[0-9a-f]{64}$/), nasty, fc.integer()),
         }),
       }),
       fc.dictionary(fc.string({ maxLength: 5 }), jsonValue, { maxKeys: 2 }),
@@ -330,16 +423,18 @@ const extensions = (query: string | undefined) =>
     ),
   );
 
-const params = fc.record({
-  query: fc.option(document, { nil: undefined, freq: 8 }),
-  variables: fc.oneof(
-    { arbitrary: jsonValue.map((v) => ({ v })), weight: 3 },
-    fc.constant(undefined),
-    fc.dictionary(fc.constantFrom('v', 'x', 'y'), jsonValue, { maxKeys: 3 }),
-    jsonValue,
-  ),
-  operationName: seldom(fc.oneof(fc.constantFrom('Q', 'M', 'A', 'B'), nasty, fc.integer())),
-}).chain((p) => extensions(p.query).map((ext) => ({ ...p, extensions: ext })));
+const params = fc
+  .record({
+    query: fc.option(document, { nil: undefined, freq: 8 }),
+    variables: fc.oneof(
+      { arbitrary: jsonValue.map((v) => ({ v })), weight: 3 },
+      fc.constant(undefined),
+      fc.dictionary(fc.constantFrom('v', 'x', 'y'), jsonValue, { maxKeys: 3 }),
+      jsonValue,
+    ),
+    operationName: seldom(fc.oneof(fc.constantFrom('Q', 'M', 'A', 'B'), nasty, fc.integer())),
+  })
+  .chain((p) => extensions(p.query).map((ext) => ({ ...p, extensions: ext })));
 
 /** A query string parameter: JSON as a client sends it, or anything. */
 const queryParam = (value: unknown) =>
@@ -350,27 +445,61 @@ const queryParam = (value: unknown) =>
 
 const graphqlRequest = fc.record({
   face: fc.constantFrom<FaceName>('public', 'admin'),
-  accept: fc.constantFrom(GRAPHQL_RESPONSE, GRAPHQL_RESPONSE, JSON_TYPE, JSON_TYPE, undefined, '*/*', `${GRAPHQL_RESPONSE}, ${JSON_TYPE};q=0.9`),
+  accept: fc.constantFrom(
+    GRAPHQL_RESPONSE,
+    GRAPHQL_RESPONSE,
+    JSON_TYPE,
+    JSON_TYPE,
+    undefined,
+    '*/*',
+    `${GRAPHQL_RESPONSE}, ${JSON_TYPE};q=0.9`,
+  ),
   auth: fc.oneof({ arbitrary: fc.constant('good'), weight: 12 }, fc.constantFrom('none', 'wrong')),
   transport: fc.oneof(
     { arbitrary: params.map((p) => ({ kind: 'post-json' as const, body: JSON.stringify(p) })), weight: 3 },
     fc.record({
       kind: fc.constant('post-raw' as const),
-      body: fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom('{', '[]', 'null', '42', '"q"', '{"query": 1}', '{"query": "{", "variables": "x"}', 'query=%7B&variables=%7B', '--x\r\nContent-Disposition: form-data; name="operations"\r\n\r\n{\r\n--x--')),
-      contentType: fc.constantFrom(JSON_TYPE, 'application/graphql', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/plain', undefined),
+      body: fc.oneof(
+        fc.string({ maxLength: 60 }),
+        fc.constantFrom(
+          '{',
+          '[]',
+          'null',
+          '42',
+          '"q"',
+          '{"query": 1}',
+          '{"query": "{", "variables": "x"}',
+          'query=%7B&variables=%7B',
+          '--x\r\nContent-Disposition: form-data; name="operations"\r\n\r\n{\r\n--x--',
+        ),
+      ),
+      contentType: fc.constantFrom(
+        JSON_TYPE,
+        'application/graphql',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'text/plain',
+        undefined,
+      ),
     }),
     {
       weight: 2,
       arbitrary: params.chain((p) =>
-      fc.tuple(queryParam(p.query), queryParam(p.variables), queryParam(p.extensions), queryParam(p.operationName)).map(([query, variables, ext, operationName]) => {
-        const search = new URLSearchParams();
-        for (const [name, value] of Object.entries({ query, variables, extensions: ext, operationName })) if (value !== undefined) search.set(name, value);
-        return { kind: 'get' as const, search: search.toString() };
-      }),
+        fc
+          .tuple(queryParam(p.query), queryParam(p.variables), queryParam(p.extensions), queryParam(p.operationName))
+          .map(([query, variables, ext, operationName]) => {
+            const search = new URLSearchParams();
+            for (const [name, value] of Object.entries({ query, variables, extensions: ext, operationName }))
+              if (value !== undefined) search.set(name, value);
+            return { kind: 'get' as const, search: search.toString() };
+          }),
       ),
     },
     fc.record({ kind: fc.constant('get' as const), search: fc.string({ maxLength: 40 }) }),
-    fc.record({ kind: fc.constantFrom('PUT' as const, 'DELETE' as const, 'PATCH' as const), body: fc.constant('{"query":"{ __typename }"}') }),
+    fc.record({
+      kind: fc.constantFrom('PUT' as const, 'DELETE' as const, 'PATCH' as const),
+      body: fc.constant('{"query":"{ __typename }"}'),
+    }),
   ),
 });
 
@@ -386,7 +515,11 @@ async function sendGraphQL(req: GraphQLRequest) {
   if (t.kind === 'get') return fetch(`${path}?${t.search}`, { headers });
   if (t.kind === 'post-json') return fetch(path, { method: 'POST', headers: { ...headers, 'content-type': JSON_TYPE }, body: t.body });
   if (t.kind === 'post-raw') {
-    return fetch(path, { method: 'POST', headers: { ...headers, ...(t.contentType ? { 'content-type': t.contentType } : {}) }, body: t.body });
+    return fetch(path, {
+      method: 'POST',
+      headers: { ...headers, ...(t.contentType ? { 'content-type': t.contentType } : {}) },
+      body: t.body,
+    });
   }
   return fetch(path, { method: t.kind, headers: { ...headers, 'content-type': JSON_TYPE }, body: t.body });
 }
@@ -394,9 +527,13 @@ async function sendGraphQL(req: GraphQLRequest) {
 const restRequest = fc.record({
   route: fc.constantFrom(...restRoutes),
   pathId: nasty,
-  query: fc.array(fc.tuple(fc.constantFrom('customer_id', 'page', 'per_page', 'points', 'description', 'reward_id', 'x'), nasty), { maxLength: 3 }),
+  query: fc.array(fc.tuple(fc.constantFrom('customer_id', 'page', 'per_page', 'points', 'description', 'reward_id', 'x'), nasty), {
+    maxLength: 3,
+  }),
   body: fc.oneof(
-    fc.dictionary(fc.constantFrom('customer_id', 'points', 'description', 'reward_id', 'subtotal', 'line_items'), jsonValue, { maxKeys: 4 }).map((o) => JSON.stringify(o)),
+    fc
+      .dictionary(fc.constantFrom('customer_id', 'points', 'description', 'reward_id', 'subtotal', 'line_items'), jsonValue, { maxKeys: 4 })
+      .map((o) => JSON.stringify(o)),
     fc.constantFrom('{', 'null', '[]', '"s"', ''),
     fc.string({ maxLength: 30 }),
   ),

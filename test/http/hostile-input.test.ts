@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { errorStatus } from '../../src/domain/shared/errors.js';
 import { restRoutes } from '../../src/http/rest/routes.js';
-import { newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 let merchantId: string;
@@ -32,9 +32,32 @@ const nasty = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
   fc.constantFrom(
-    "' OR 1=1 --", '"; DROP TABLE customers; --', '\u0000', 'a\u0000b', '%00', '../../etc/passwd', '{"$ne":null}',
-    '__proto__', 'constructor', '💥'.repeat(50), 'x'.repeat(5000), '-1', '0', '1e308', 'NaN', 'Infinity', 'true', 'null',
-    '2147483648', '-2147483649', '9007199254740993', ' ', '%', '_', 'h-0', 'victim-1',
+    "' OR 1=1 --",
+    '"; DROP TABLE customers; --',
+    '\u0000',
+    'a\u0000b',
+    '%00',
+    '../../etc/passwd',
+    '{"$ne":null}',
+    '__proto__',
+    'constructor',
+    '💥'.repeat(50),
+    'x'.repeat(5000),
+    '-1',
+    '0',
+    '1e308',
+    'NaN',
+    'Infinity',
+    'true',
+    'null',
+    '2147483648',
+    '-2147483649',
+    '9007199254740993',
+    ' ',
+    '%',
+    '_',
+    'h-0',
+    'victim-1',
   ),
   fc.integer().map(String),
   fc.nat(4).map((i) => ids[i] ?? 'none'), // real ids, ours and another merchant's
@@ -49,7 +72,19 @@ const jsonNasty = fc.oneof(
   fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 3 }),
 );
 
-const paramNames = ['customer_id', 'email', 'page', 'per_page', 'reward_type', 'campaign_type', 'reward_id', 'points', 'description', 'subtotal', 'id'];
+const paramNames = [
+  'customer_id',
+  'email',
+  'page',
+  'per_page',
+  'reward_type',
+  'campaign_type',
+  'reward_id',
+  'points',
+  'description',
+  'subtotal',
+  'id',
+];
 
 const requestArb = fc.record({
   route: fc.constantFrom(...restRoutes),

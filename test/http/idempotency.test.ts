@@ -1,7 +1,7 @@
 // Safe retries: Idempotency-Key on public POSTs (REST and GraphQL).
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 let merchantId: string;
@@ -55,7 +55,7 @@ describe('Idempotency-Key', () => {
     expect(await balanceOf(customer.id)).toBe(10);
   });
 
-  it('keeps each merchant\'s keys apart: another merchant may use the same key for its own request', async () => {
+  it("keeps each merchant's keys apart: another merchant may use the same key for its own request", async () => {
     const customer = await newCustomer(app, merchantId);
     const key = randomUUID();
     expect((await credit(customer.platformId, key)).status).toBe(201);
@@ -63,7 +63,12 @@ describe('Idempotency-Key', () => {
     const theirs = await newCustomer(app, other.id, { customerId: customer.platformId });
     const theirApi = client(app, await newKey(app, other.id));
     const theirCredit = () =>
-      theirApi.rest('POST', `/v1/customers/transactions?customer_id=${theirs.platformId}`, { points: 4, description: 'theirs' }, { 'Idempotency-Key': key });
+      theirApi.rest(
+        'POST',
+        `/v1/customers/transactions?customer_id=${theirs.platformId}`,
+        { points: 4, description: 'theirs' },
+        { 'Idempotency-Key': key },
+      );
     const first = await theirCredit();
     expect(first.status).toBe(201);
     expect(first.headers.get('idempotent-replayed')).toBeNull();

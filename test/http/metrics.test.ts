@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.js';
-import { newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
+import { newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 
 const TOKEN = 'metrics-token-0123456789';
 let app: TestApp;
@@ -63,7 +63,13 @@ describe('GET /metrics', () => {
     expect((await post(30, { 'idempotency-key': idempotencyKey })).status).toBe(201); // replayed
     expect((await post(-10)).status).toBe(201);
     expect(
-      (await call('/graphql', { method: 'POST', headers: auth, body: JSON.stringify({ query: 'query PanelTiers { tiers { data { id } } }' }) })).status,
+      (
+        await call('/graphql', {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ query: 'query PanelTiers { tiers { data { id } } }' }),
+        })
+      ).status,
     ).toBe(200);
     const after = await scrape();
 

@@ -5,9 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma } from '../../src/db/client.js';
 import { createApp } from '../../src/http/app.js';
-import { newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
-import { randomPort, startServerProcess, type ServerProcess } from '../processes.js';
-
+import { newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
+import { randomPort, type ServerProcess, startServerProcess } from '../processes.js';
 
 describe('two instances in one process, one database', () => {
   let app: TestApp;

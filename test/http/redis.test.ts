@@ -13,8 +13,8 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.js';
-import { newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
-import { SERVER, cuttableProxy, projectRoot, randomPort, startServerProcess } from '../processes.js';
+import { newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
+import { cuttableProxy, projectRoot, randomPort, SERVER, startServerProcess } from '../processes.js';
 
 const METRICS_TOKEN = 'metrics-token-0123456789';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -59,16 +59,25 @@ beforeAll(async () => {
 function served(redisUrl: string, perKey = 2, overrides: Record<string, string> = {}) {
   const lines: { level: number; msg: string; [k: string]: unknown }[] = [];
   const raw: string[] = [];
-  const logger = pino({ level: 'info' }, {
-    write: (line: string) => {
-      raw.push(line);
-      lines.push(JSON.parse(line));
+  const logger = pino(
+    { level: 'info' },
+    {
+      write: (line: string) => {
+        raw.push(line);
+        lines.push(JSON.parse(line));
+      },
     },
-  });
+  );
   const service = createApp({
     db: app.db,
     logger,
-    config: testConfig({ REDIS_URL: redisUrl, RATE_LIMIT_PER_KEY: String(perKey), RATE_LIMIT_WINDOW_SECONDS: '60', METRICS_TOKEN, ...overrides }),
+    config: testConfig({
+      REDIS_URL: redisUrl,
+      RATE_LIMIT_PER_KEY: String(perKey),
+      RATE_LIMIT_WINDOW_SECONDS: '60',
+      METRICS_TOKEN,
+      ...overrides,
+    }),
   });
   /** The answer's status and how long it took; a failure if it takes 5 s. */
   const timed = async (url: string, init?: RequestInit) => {
@@ -115,7 +124,16 @@ describe('start-up with a REDIS_URL that does not answer', () => {
   async function start(redisUrl: string) {
     const child = spawn(process.execPath, [SERVER], {
       cwd: projectRoot,
-      env: { ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, REDIS_URL: redisUrl, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(randomPort()), WORKERS: 'false' },
+      env: {
+        ...process.env,
+        DATABASE_URL: '',
+        DATA_DIR: dataDir,
+        REDIS_URL: redisUrl,
+        LOG_LEVEL: 'info',
+        HOST: '127.0.0.1',
+        PORT: String(randomPort()),
+        WORKERS: 'false',
+      },
     });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
@@ -145,24 +163,33 @@ describe('start-up with a REDIS_URL that does not answer', () => {
       const { code, output, ms } = await start(`redis://127.0.0.1:${silent.port}`);
       expect(code, output).toBe(1);
       expect(ms).toBeLessThan(15_000);
-      expect(output.split('\n').filter((l) => l.includes('REDIS_URL')), output).toHaveLength(1);
+      expect(
+        output.split('\n').filter((l) => l.includes('REDIS_URL')),
+        output,
+      ).toHaveLength(1);
     } finally {
       await silent.close();
     }
   }, 30_000);
 
-  it.skipIf(!process.env.REDIS_URL)('starts when Redis answers, and says so on /readyz', async () => {
-    const database = process.env.TEST_DATABASE_URL ? { DATABASE_URL: process.env.TEST_DATABASE_URL } : { DATABASE_URL: '', DATA_DIR: dataDir };
-    const server = await startServerProcess({ ...database, REDIS_URL: process.env.REDIS_URL, WORKERS: 'false' });
-    try {
-      const ready = await fetch(`${server.base}/readyz`);
-      expect(ready.status).toBe(200);
-      expect(await ready.json()).toEqual({ status: 'ready', redis: 'up' });
-    } finally {
-      server.child.kill('SIGKILL');
-      await server.exited;
-    }
-  }, 120_000);
+  it.skipIf(!process.env.REDIS_URL)(
+    'starts when Redis answers, and says so on /readyz',
+    async () => {
+      const database = process.env.TEST_DATABASE_URL
+        ? { DATABASE_URL: process.env.TEST_DATABASE_URL }
+        : { DATABASE_URL: '', DATA_DIR: dataDir };
+      const server = await startServerProcess({ ...database, REDIS_URL: process.env.REDIS_URL, WORKERS: 'false' });
+      try {
+        const ready = await fetch(`${server.base}/readyz`);
+        expect(ready.status).toBe(200);
+        expect(await ready.json()).toEqual({ status: 'ready', redis: 'up' });
+      } finally {
+        server.child.kill('SIGKILL');
+        await server.exited;
+      }
+    },
+    120_000,
+  );
 });
 
 describe('Redis unreachable while the service runs', () => {

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/http/app.js';
 import { createRateLimiter } from '../../src/http/rate-limiter.js';
-import { client, newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 
 let app: TestApp;
 let merchantId: string;
@@ -18,7 +18,6 @@ beforeAll(async () => {
 });
 
 describe('rate limits', () => {
-
   it('answers 429 rate_limited with Retry-After and the IETF headers, per key and per merchant', async () => {
     const db = app.db;
     const limitedApp = createApp({
@@ -76,8 +75,12 @@ describe('request hygiene', () => {
 
   it('refuses a non-JSON content type with 415', async () => {
     const customer = await newCustomer(app, merchantId);
-    const res = await client(app, key).rest('POST', `/v1/customers/transactions?customer_id=${customer.platformId}`,
-      'points=1&description=x', { 'content-type': 'application/x-www-form-urlencoded' });
+    const res = await client(app, key).rest(
+      'POST',
+      `/v1/customers/transactions?customer_id=${customer.platformId}`,
+      'points=1&description=x',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+    );
     expect(res.status).toBe(415);
     expect(res.body.error.code).toBe('unsupported_media_type');
   });
@@ -128,7 +131,8 @@ describe('request hygiene', () => {
     await app.db.idempotencyKey.createMany({
       data: [row(expired, new Date(Date.now() - 1000)), row(live, new Date(Date.now() + 3600_000))],
     });
-    const keys = async () => (await app.db.idempotencyKey.findMany({ where: { key: { in: [expired, live] } }, orderBy: { key: 'asc' } })).map((r) => r.key);
+    const keys = async () =>
+      (await app.db.idempotencyKey.findMany({ where: { key: { in: [expired, live] } }, orderBy: { key: 'asc' } })).map((r) => r.key);
     // the purge's timers on a clock of the test's: not at start (off the path to the first answer), a minute later
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     let started: ReturnType<typeof createApp>;

@@ -17,7 +17,12 @@ const Timekeeper = require('pg-boss/src/timekeeper.js') as new (
 const cronParser = require('cron-parser') as { parseExpression(cron: string, o: { tz: string; currentDate: Date }): { prev(): Date } };
 
 const firedInLastMinute = (cron: string, tz: string, now: number) =>
-  now - cronParser.parseExpression(cron, { tz, currentDate: new Date(now) }).prev().getTime() < 60_000;
+  now -
+    cronParser
+      .parseExpression(cron, { tz, currentDate: new Date(now) })
+      .prev()
+      .getTime() <
+  60_000;
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -29,7 +34,13 @@ describe('scheduled jobs fire as an unpatched pg-boss would fire them', () => {
   // at 03:00 and 04:30. New York leaves daylight saving at 06:00 UTC on Sunday 1 November, so its
   // 01:00-02:00 comes twice (cron-parser in a time zone is slow: one window there)
   it.each([
-    ['UTC', [['2026-11-02T08:50:00Z', 0.5], ['2026-11-03T02:50:00Z', 2]]],
+    [
+      'UTC',
+      [
+        ['2026-11-02T08:50:00Z', 0.5],
+        ['2026-11-03T02:50:00Z', 2],
+      ],
+    ],
     ['America/New_York', [['2026-11-01T04:50:00Z', 1.5]]],
   ] as const)('%s', (tz, windows) => {
     const clock = vi.spyOn(Date, 'now');

@@ -2,7 +2,7 @@
 // redemptions; a randomised mix over two merchants after which every balance equals the
 // sum of its transactions, none is negative, and no row crosses merchants. No 5xx.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { client, newCustomer, newKey, newMerchant, sendAsAsked, testApp, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, sendAsAsked, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 
@@ -22,7 +22,13 @@ const adjust = (api: ReturnType<typeof client>, customerId: string, points: numb
 // database is too busy to answer in time (the writes to one row take turns): exactly once either way
 const adjustAsAsked = (api: ReturnType<typeof client>, customerId: string, points: number) =>
   sendAsAsked(
-    (key) => api.rest('POST', `/v1/customers/transactions?customer_id=${customerId}`, { points, description: `race ${points}` }, { 'idempotency-key': key }),
+    (key) =>
+      api.rest(
+        'POST',
+        `/v1/customers/transactions?customer_id=${customerId}`,
+        { points, description: `race ${points}` },
+        { 'idempotency-key': key },
+      ),
     (r) => r.body?.error?.code,
   );
 
@@ -63,7 +69,9 @@ describe('ledger under concurrency', () => {
     // the pages (the first read directly, the deeper ones through the history's index) walk
     // the 500 in order, many of them made in the same millisecond, each once
     const pages = await Promise.all(
-      [1, 2, 3, 4, 5].map((page) => api.rest('GET', `/v1/customers/transactions?customer_id=${customer.platformId}&per_page=100&page=${page}`)),
+      [1, 2, 3, 4, 5].map((page) =>
+        api.rest('GET', `/v1/customers/transactions?customer_id=${customer.platformId}&per_page=100&page=${page}`),
+      ),
     );
     expect(pages[4]!.body.meta.pagination).toEqual({ current_page: 5, per_page: 100, total: 500, last_page: 5, has_more: false });
     const listed = pages.flatMap((p) => p.body.data.map((t: { transaction_id: string }) => t.transaction_id));
@@ -75,7 +83,9 @@ describe('ledger under concurrency', () => {
     expect(listed).toEqual(ordered.map((t) => t.id));
     // and so does the activity log, through its own index and counter
     const logPages = await Promise.all(
-      [1, 2, 3, 4, 5].map((page) => api.rest('GET', `/v1/customers/activities?customer_id=${customer.platformId}&per_page=100&page=${page}`)),
+      [1, 2, 3, 4, 5].map((page) =>
+        api.rest('GET', `/v1/customers/activities?customer_id=${customer.platformId}&per_page=100&page=${page}`),
+      ),
     );
     expect(logPages[4]!.body.meta.pagination).toEqual({ current_page: 5, per_page: 100, total: 500, last_page: 5, has_more: false });
     const logged = await app.db.activity.findMany({
@@ -96,7 +106,13 @@ describe('ledger under concurrency', () => {
     const results = await Promise.all(
       Array.from({ length: 40 }, () =>
         sendAsAsked(
-          (key) => api.rest('POST', `/v1/customers/rewards/redeem?customer_id=${customer.platformId}`, { reward_id: reward.id }, { 'idempotency-key': key }),
+          (key) =>
+            api.rest(
+              'POST',
+              `/v1/customers/rewards/redeem?customer_id=${customer.platformId}`,
+              { reward_id: reward.id },
+              { 'idempotency-key': key },
+            ),
           (r) => r.body?.error?.code,
         ),
       ),
@@ -121,9 +137,9 @@ describe('ledger under concurrency', () => {
   it('the database refuses a negative balance even if the code did not (CHECK constraint)', async () => {
     const { merchant } = await setup('check');
     const customer = await newCustomer(app, merchant.id, { points: 1 });
-    await expect(
-      app.db.$executeRaw`UPDATE customers SET points_balance = -1 WHERE id = ${customer.id}::uuid`,
-    ).rejects.toThrow(/customers_points_balance_non_negative|check constraint/i);
+    await expect(app.db.$executeRaw`UPDATE customers SET points_balance = -1 WHERE id = ${customer.id}::uuid`).rejects.toThrow(
+      /customers_points_balance_non_negative|check constraint/i,
+    );
   });
 
   it('a randomised mix over two merchants keeps every invariant, with no 5xx', async () => {

@@ -7,7 +7,7 @@ import { approvePendingPoints } from '../../src/domain/ledger/pending.js';
 import { importProgram } from '../../src/domain/program-import/program-import.js';
 import { schedules } from '../../src/jobs/schedules.js';
 import { adminOps, RECORD_ORDER, REFUND_ORDER } from '../admin-ops.js';
-import { client, newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -25,7 +25,12 @@ async function shop(days = 14) {
   const api = client(app, await newKey(app, merchant.id));
   expect((await admin.ok(SETTINGS, { days })).update_merchant_settings).toEqual({ points_pending_days: days });
   await app.db.earningRule.create({
-    data: { merchantId: merchant.id, name: '1 per $1', campaignType: 'purchase', earningRule: { type: 'variable', value: 1, per_amount: 1 } },
+    data: {
+      merchantId: merchant.id,
+      name: '1 per $1',
+      campaignType: 'purchase',
+      earningRule: { type: 'variable', value: 1, per_amount: 1 },
+    },
   });
   await app.db.tier.create({ data: { merchantId: merchant.id, name: 'Bronze', position: 0, threshold: 0, isDefault: true } });
   await app.db.tier.create({ data: { merchantId: merchant.id, name: 'Silver', position: 1, threshold: 100 } });
@@ -101,7 +106,13 @@ describe('pending points', () => {
     expect(await s.order(c.platformId, 'p-1', 120)).toMatchObject({ points_pending: 120, replayed: true });
     expect(await s.balance(c.platformId)).toMatchObject({ points_balance: 10, points_earned: 10, points_pending: 120 });
     const held = (await s.activities(c.platformId)).find((a) => a.type === 'purchase');
-    expect(held).toMatchObject({ type: 'purchase', status: 'pending', points_change: 120, balance_after: null, reference: { kind: 'order', id: 'p-1' } });
+    expect(held).toMatchObject({
+      type: 'purchase',
+      status: 'pending',
+      points_change: 120,
+      balance_after: null,
+      reference: { kind: 'order', id: 'p-1' },
+    });
     expect(await s.transactions(c.platformId)).toHaveLength(1); // the opening balance only
     // not spendable
     const debit = await s.api.rest('POST', `/v1/customers/transactions?customer_id=${c.platformId}`, { points: -50, description: 'x' });
@@ -131,7 +142,7 @@ describe('pending points', () => {
     ]);
     expect(await s.transactions(c.platformId)).toEqual([expect.objectContaining({ points: 150, source: 'earning_rule' })]);
     // the approval is a ledger row: its event is in the outbox with it
-    expect((await credited()).map((e) => (e.payload as { points: number; reference: unknown }))).toEqual([
+    expect((await credited()).map((e) => e.payload as { points: number; reference: unknown })).toEqual([
       expect.objectContaining({ points: 150, reference: { kind: 'order', id: 'a-1' } }),
     ]);
     expect(log.some((a) => a.type === 'tier_change')).toBe(true);
@@ -149,7 +160,13 @@ describe('pending points', () => {
     const c = await newCustomer(app, s.merchant.id, { points: 40 });
     await s.order(c.platformId, 'v-1', 100);
     const refund = await s.refund('v-1');
-    expect(refund).toMatchObject({ points_to_claw_back: 100, points_voided: 100, points_clawed_back: 0, shortfall: 0, transaction_id: null });
+    expect(refund).toMatchObject({
+      points_to_claw_back: 100,
+      points_voided: 100,
+      points_clawed_back: 0,
+      shortfall: 0,
+      transaction_id: null,
+    });
     expect(await s.balance(c.platformId)).toMatchObject({ points_balance: 40, points_pending: 0 });
     expect((await s.activities(c.platformId)).find((a) => a.type === 'purchase')).toMatchObject({ status: 'voided', points_change: 100 });
     await approve(inDays(15), [c.id]);
@@ -164,7 +181,12 @@ describe('pending points', () => {
     expect(await s.refund('part', 30, 'part-1')).toMatchObject({ points_voided: 30, points_clawed_back: 0 });
     expect(await s.balance(c.platformId)).toMatchObject({ points_balance: 0, points_pending: 70 });
     const statuses = (await s.activities(c.platformId)).map((a) => [a.status, a.points_change]);
-    expect(statuses).toEqual(expect.arrayContaining([['voided', 100], ['pending', 70]]));
+    expect(statuses).toEqual(
+      expect.arrayContaining([
+        ['voided', 100],
+        ['pending', 70],
+      ]),
+    );
 
     await approve(inDays(15), [c.id]);
     expect(await s.balance(c.platformId)).toMatchObject({ points_balance: 70, points_pending: 0 });

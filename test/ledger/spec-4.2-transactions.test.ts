@@ -1,6 +1,6 @@
 // Spec 4.2: POST /customers/transactions — manual credits and debits.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;
@@ -101,9 +101,7 @@ describe('POST /v1/customers/transactions', () => {
 
   it('never overdraws under concurrency: 40 debits of 10 against 200 points', async () => {
     const customer = await newCustomer(app, merchantId, { points: 200 });
-    const results = await Promise.all(
-      Array.from({ length: 40 }, () => post(customer.platformId, { points: -10, description: 'race' })),
-    );
+    const results = await Promise.all(Array.from({ length: 40 }, () => post(customer.platformId, { points: -10, description: 'race' })));
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(20);
     expect(statuses.filter((s) => s === 422)).toHaveLength(20);

@@ -1,7 +1,7 @@
 // Spec 4.1: GET /customers/activities (DESIGN.md "Activity"), REST and GraphQL.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { applyPoints } from '../../src/domain/ledger/ledger.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;
@@ -10,17 +10,7 @@ let customer: Awaited<ReturnType<typeof newCustomer>>;
 let ledgerActivityId: string;
 let ledgerTransactionId: string;
 
-const ACTIVITY_FIELDS = [
-  'balance_after',
-  'created_at',
-  'description',
-  'id',
-  'occurred_at',
-  'points_change',
-  'reference',
-  'status',
-  'type',
-];
+const ACTIVITY_FIELDS = ['balance_after', 'created_at', 'description', 'id', 'occurred_at', 'points_change', 'reference', 'status', 'type'];
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute));
 const list = (query: string) => api.rest('GET', `/v1/customers/activities?${query}`);
@@ -56,11 +46,41 @@ beforeAll(async () => {
   await app.db.activity.createMany({
     data: [
       // happened earliest, recorded last: occurred_at decides
-      { ...base, id: '00000000-0000-4000-8000-0000000000a1', type: 'review', description: 'Review pending', pointsChange: 25, status: 'pending', occurredAt: at(5), createdAt: at(30) },
+      {
+        ...base,
+        id: '00000000-0000-4000-8000-0000000000a1',
+        type: 'review',
+        description: 'Review pending',
+        pointsChange: 25,
+        status: 'pending',
+        occurredAt: at(5),
+        createdAt: at(30),
+      },
       // same occurred_at: the later created_at first, then id descending
-      { ...base, id: '00000000-0000-4000-8000-0000000000b1', type: 'tier_change', description: 'Reached Gold', occurredAt: at(15), createdAt: at(15) },
-      { ...base, id: '00000000-0000-4000-8000-0000000000b2', type: 'tier_change', description: 'B2', occurredAt: at(15), createdAt: at(16) },
-      { ...base, id: '00000000-0000-4000-8000-0000000000b3', type: 'tier_change', description: 'B3', occurredAt: at(15), createdAt: at(15) },
+      {
+        ...base,
+        id: '00000000-0000-4000-8000-0000000000b1',
+        type: 'tier_change',
+        description: 'Reached Gold',
+        occurredAt: at(15),
+        createdAt: at(15),
+      },
+      {
+        ...base,
+        id: '00000000-0000-4000-8000-0000000000b2',
+        type: 'tier_change',
+        description: 'B2',
+        occurredAt: at(15),
+        createdAt: at(16),
+      },
+      {
+        ...base,
+        id: '00000000-0000-4000-8000-0000000000b3',
+        type: 'tier_change',
+        description: 'B3',
+        occurredAt: at(15),
+        createdAt: at(15),
+      },
     ],
   });
   // another customer's and another merchant's activities never show
@@ -171,11 +191,14 @@ describe('GET /v1/customers/activities', () => {
 
   it('is the same query over GraphQL', async () => {
     const rest = await list('customer_id=act-1&per_page=3');
-    const res = await api.gql(`query ($id: String) {
+    const res = await api.gql(
+      `query ($id: String) {
       customer_activities(customer_id: $id, per_page: 3) {
         data { id type description points_change balance_after status reference { kind id } occurred_at created_at }
         meta { pagination { current_page per_page total last_page has_more } }
-      } }`, { id: 'act-1' });
+      } }`,
+      { id: 'act-1' },
+    );
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.customer_activities).toEqual(rest.body);
     const missing = await api.gql('{ customer_activities { data { id } } }');

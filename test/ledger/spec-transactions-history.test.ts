@@ -1,7 +1,7 @@
 // Spec 4.1: GET /customers/transactions (DESIGN.md "Points transaction" in history), REST and GraphQL.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { applyPoints } from '../../src/domain/ledger/ledger.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;
@@ -9,16 +9,7 @@ let merchantId: string;
 let customer: Awaited<ReturnType<typeof newCustomer>>;
 const ids: string[] = []; // in the order made
 
-const TRANSACTION_FIELDS = [
-  'balance_after',
-  'created_at',
-  'customer_id',
-  'description',
-  'points',
-  'source',
-  'transaction_id',
-  'type',
-];
+const TRANSACTION_FIELDS = ['balance_after', 'created_at', 'customer_id', 'description', 'points', 'source', 'transaction_id', 'type'];
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute));
 const list = (query: string) => api.rest('GET', `/v1/customers/transactions?${query}`);
@@ -152,9 +143,12 @@ describe('GET /v1/customers/transactions', () => {
 
   it('is the same query over GraphQL', async () => {
     const rest = await list('customer_id=hist-1&per_page=2');
-    const res = await api.gql(`query ($id: String) { customer_transactions(customer_id: $id, per_page: 2) {
+    const res = await api.gql(
+      `query ($id: String) { customer_transactions(customer_id: $id, per_page: 2) {
       data { transaction_id customer_id points type description source balance_after created_at }
-      meta { pagination { current_page per_page total last_page has_more } } } }`, { id: 'hist-1' });
+      meta { pagination { current_page per_page total last_page has_more } } } }`,
+      { id: 'hist-1' },
+    );
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.customer_transactions).toEqual(rest.body);
   });

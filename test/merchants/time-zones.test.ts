@@ -10,7 +10,7 @@ import { payCalendarRules } from '../../src/domain/earning/calendar-rules.js';
 import { expirePoints, remindExpiringPoints } from '../../src/domain/ledger/expiry.js';
 import { importProgram } from '../../src/domain/program-import/program-import.js';
 import { rejudgeTiers } from '../../src/domain/tiers/rejudge.js';
-import { adminClient, client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -37,9 +37,12 @@ async function shop(zone: Zone) {
 type Shop = Awaited<ReturnType<typeof shop>>;
 
 async function createRule(s: Shop, input: Record<string, unknown>) {
-  const res = await s.admin(`mutation($input: EarningRuleInput!) { create_earning_rule(input: $input) { id conditions { starts_at ends_at } } }`, {
-    input: { earning_rule: { type: 'fixed', value: 5 }, ...input },
-  });
+  const res = await s.admin(
+    `mutation($input: EarningRuleInput!) { create_earning_rule(input: $input) { id conditions { starts_at ends_at } } }`,
+    {
+      input: { earning_rule: { type: 'fixed', value: 5 }, ...input },
+    },
+  );
   expect(res.body.errors).toBeUndefined();
   return res.body.data.create_earning_rule as { id: string; conditions: Record<string, unknown> | null };
 }
@@ -48,10 +51,9 @@ async function createRule(s: Shop, input: Record<string, unknown>) {
 async function visits(s: Shop, customerId: string, campaign_type: string, instants: string[]) {
   const paid: number[] = [];
   for (const occurred_at of instants) {
-    const res = await s.admin(
-      `mutation($input: ActivityEventInput!) { record_activity(input: $input) { points_awarded } }`,
-      { input: { event_id: randomUUID(), customer_id: customerId, campaign_type, occurred_at } },
-    );
+    const res = await s.admin(`mutation($input: ActivityEventInput!) { record_activity(input: $input) { points_awarded } }`, {
+      input: { event_id: randomUUID(), customer_id: customerId, campaign_type, occurred_at },
+    });
     expect(res.body.errors).toBeUndefined();
     paid.push(res.body.data.record_activity.points_awarded);
   }
@@ -114,7 +116,11 @@ describe('daily-visit limits in the local day', () => {
     for (const zone of [LA, AKL, UTC] as Zone[]) {
       shops[zone] = await shop(zone);
       await createRule(shops[zone], { name: 'Daily visit', campaign_type: 'daily_visit' });
-      await createRule(shops[zone], { name: 'Weekly review', campaign_type: 'review', conditions: { limit: { count: 1, period: 'week' } } });
+      await createRule(shops[zone], {
+        name: 'Weekly review',
+        campaign_type: 'review',
+        conditions: { limit: { count: 1, period: 'week' } },
+      });
     }
   });
 
@@ -212,7 +218,10 @@ describe('calendar-year tiers around local New Year', () => {
 
   async function goldCustomer(zone: Zone) {
     const s = await shop(zone);
-    for (const [name, position, threshold] of [['Member', 0, 0], ['Gold', 1, 100]] as const) {
+    for (const [name, position, threshold] of [
+      ['Member', 0, 0],
+      ['Gold', 1, 100],
+    ] as const) {
       const res = await s.admin(`mutation($input: TierInput!) { create_tier(input: $input) { id } }`, {
         input: { name, position, threshold, window: 'calendar_year', is_default: position === 0 },
       });
@@ -331,7 +340,10 @@ describe('expiry dates and dashboard days', () => {
     expect(reminders.map((e) => e.payload)).toEqual([expect.objectContaining({ points: 10, expires_at: '2026-12-24T08:00:00.000Z' })]);
     // at Dec 24 00:00 PST it has lapsed, a minute before it had not
     expect(await expirePoints(app.db, { now: new Date('2026-12-24T07:59:00Z'), merchantId: s.merchantId })).toMatchObject({ customers: 0 });
-    expect(await expirePoints(app.db, { now: new Date('2026-12-24T08:00:00Z'), merchantId: s.merchantId })).toMatchObject({ customers: 1, points: 10 });
+    expect(await expirePoints(app.db, { now: new Date('2026-12-24T08:00:00Z'), merchantId: s.merchantId })).toMatchObject({
+      customers: 1,
+      points: 10,
+    });
   });
 
   it('buckets the dashboard by local day', async () => {

@@ -3,10 +3,10 @@
 // spans (Prisma's) under that, all of one trace. Without the variable, nothing starts.
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Tracing, startTracing } from '../../src/observability/tracing.js';
+import { startTracing, type Tracing } from '../../src/observability/tracing.js';
 import { client, newKey, newMerchant, testApp } from '../harness.js';
 
 interface OtlpSpan {

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { applyPoints } from '../../src/domain/ledger/ledger.js';
 import { adminSchema } from '../../src/graphql/admin.js';
 import { isAudited } from '../../src/graphql/audit.js';
-import { adminClient, adminSession, client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { adminClient, adminSession, client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 let merchant: Awaited<ReturnType<typeof newMerchant>>;
@@ -46,7 +46,13 @@ const AUDIT = `query ($page: Int, $per_page: Int, $action: String, $resource_id:
 /** A customer with something in every part of the export: ledger, activity, referral, order. */
 async function aliceWithHistory() {
   const tag = randomUUID().slice(0, 8);
-  const alice = { customer_id: `alice-${tag}`, email: `alice.${tag}@example.com`, first_name: `Alicia${tag}`, last_name: `Liddell${tag}`, birthday: '1990-05-04' };
+  const alice = {
+    customer_id: `alice-${tag}`,
+    email: `alice.${tag}@example.com`,
+    first_name: `Alicia${tag}`,
+    last_name: `Liddell${tag}`,
+    birthday: '1990-05-04',
+  };
   await ok(`mutation ($input: ReferralProgramInput!) { set_referral_program(input: $input) { is_active } }`, {
     input: { referrer_reward: { points: 50 }, referee_reward: { reward_type: 'free_shipping' } },
   });
@@ -105,7 +111,14 @@ describe('privacy export', () => {
   it('holds every page of a long history, not the first one', async () => {
     const customer = await newCustomer(app, merchant.id);
     for (let i = 0; i < 105; i++) {
-      await applyPoints(app.db, { merchantId: merchant.id, customerId: customer.id, points: 1, description: `visit ${i}`, source: 'manual', activityType: 'adjustment' });
+      await applyPoints(app.db, {
+        merchantId: merchant.id,
+        customerId: customer.id,
+        points: 1,
+        description: `visit ${i}`,
+        source: 'manual',
+        activityType: 'adjustment',
+      });
     }
     const doc = (await ok(EXPORT, { id: customer.id })).customer_export;
     expect(doc.ledger).toHaveLength(105);
@@ -145,7 +158,10 @@ describe('privacy erasure', () => {
     expect(row.erasedAt).toBeInstanceOf(Date);
     // nor are its points moved, by its old platform id or the tombstone's (the sum below is unchanged)
     for (const id of [alice.customer_id, row.platformId]) {
-      const credit = await api.rest('POST', `/v1/customers/transactions?customer_id=${encodeURIComponent(id)}`, { points: 5, description: 'x' });
+      const credit = await api.rest('POST', `/v1/customers/transactions?customer_id=${encodeURIComponent(id)}`, {
+        points: 5,
+        description: 'x',
+      });
       expect(credit.status, id).toBe(404);
       expect(credit.body.error.code).toBe('not_found');
     }
@@ -155,7 +171,10 @@ describe('privacy erasure', () => {
     // no copy of the personal data is left: referrals, stored event results, stored responses,
     // audit rows, webhook events (which held it before: customer.created names the customer)
     const needles = [alice.email, alice.customer_id, alice.first_name, alice.last_name];
-    const events = await app.db.outboxEvent.findMany({ where: { merchantId: merchant.id }, select: { type: true, payload: true, body: true } });
+    const events = await app.db.outboxEvent.findMany({
+      where: { merchantId: merchant.id },
+      select: { type: true, payload: true, body: true },
+    });
     expect(events.map((e) => e.type)).toContain('customer.created');
     const copies = JSON.stringify([
       events,
@@ -188,9 +207,11 @@ describe('audit log', () => {
   const UPDATE_REWARD = `mutation ($id: ID!, $input: RewardPatch!) { update_reward(id: $id, input: $input) { id points_cost } }`;
 
   it('records who, what, before, after and when for an admin change', async () => {
-    const { id } = (await ok(CREATE_REWARD, {
-      input: { name: 'Mug', reward_type: 'free_product', points_cost: 500, reward_rule: { product_id: 'mug-1' } },
-    })).create_reward;
+    const { id } = (
+      await ok(CREATE_REWARD, {
+        input: { name: 'Mug', reward_type: 'free_product', points_cost: 500, reward_rule: { product_id: 'mug-1' } },
+      })
+    ).create_reward;
     const started = Date.now();
     await ok(UPDATE_REWARD, { id, input: { points_cost: 650 } });
     const [update, create] = (await ok(AUDIT, { resource_id: id })).audit_log.data;
@@ -211,7 +232,11 @@ describe('audit log', () => {
     const session = adminSession(app, merchant.admin_token);
     const run = await session;
     const customer = await newCustomer(app, merchant.id, { points: 10 });
-    await ok(`mutation { adjust_points(id: "${customer.id}", points: -4, description: "Damaged parcel") { balance_after } }`, undefined, run);
+    await ok(
+      `mutation { adjust_points(id: "${customer.id}", points: -4, description: "Damaged parcel") { balance_after } }`,
+      undefined,
+      run,
+    );
     await ok(`mutation { update_merchant_settings(points_expiry_days: 365) { id } }`, undefined, run);
     const [settings, adjustment] = (await ok(AUDIT, { per_page: 2 })).audit_log.data;
     const sessionRow = await app.db.adminSession.findFirstOrThrow({ where: { merchantId: merchant.id }, orderBy: { createdAt: 'desc' } });
@@ -243,7 +268,11 @@ describe('audit log', () => {
     expect(text).not.toContain(keyRow.hash);
     expect(text).not.toContain(admin_token);
     const entry = rows.find((r) => r.action === 'create_api_key')!;
-    expect(entry).toMatchObject({ resourceType: 'ApiKey', resourceId: created.id, after: { id: created.id, hash: '[redacted]', name: 'ci' } });
+    expect(entry).toMatchObject({
+      resourceType: 'ApiKey',
+      resourceId: created.id,
+      after: { id: created.id, hash: '[redacted]', name: 'ci' },
+    });
     const merchantRows = rows.filter((r) => r.resourceType === 'Merchant');
     expect(merchantRows.length).toBeGreaterThan(0);
     for (const r of merchantRows) expect((r.after as { adminTokenHash: string }).adminTokenHash).toBe('[redacted]');

@@ -2,9 +2,9 @@
 // then read back through the public REST API.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { demoProgram } from '../../src/cli/seed/demo-program.js';
-import { AppError } from '../../src/domain/shared/errors.js';
 import { importProgram, type ProgramFile } from '../../src/domain/program-import/program-import.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { AppError } from '../../src/domain/shared/errors.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 
@@ -103,9 +103,7 @@ const validFile = (): ProgramFile => ({
     { name: 'Base', position: 1, threshold: 0, is_default: true },
     { name: 'Top', position: 2, threshold: 1000, earn_multiplier: 1.5, benefits: ['Free shipping'] },
   ],
-  booster_campaigns: [
-    { name: 'Double', multiplier: 2, campaign_types: ['purchase'], starts_at: '2024-01-01T00:00:00Z' },
-  ],
+  booster_campaigns: [{ name: 'Double', multiplier: 2, campaign_types: ['purchase'], starts_at: '2024-01-01T00:00:00Z' }],
   referral_program: { referrer_reward: { points: 300 }, referee_reward: { reward_type: 'free_shipping' } },
 });
 
@@ -158,7 +156,13 @@ describe('importProgram', () => {
     const annRow = await app.db.customer.findFirstOrThrow({ where: { merchantId, platformId: 'c-1' } });
     const txs = await app.db.pointsTransaction.findMany({ where: { customerId: annRow.id } });
     expect(txs).toEqual([
-      expect.objectContaining({ points: 1500, type: 'credit', source: 'import', description: 'Opening balance (import)', balanceAfter: 1500 }),
+      expect.objectContaining({
+        points: 1500,
+        type: 'credit',
+        source: 'import',
+        description: 'Opening balance (import)',
+        balanceAfter: 1500,
+      }),
     ]);
     const acts = await app.db.activity.findMany({ where: { customerId: annRow.id } });
     expect(acts).toEqual([
@@ -210,7 +214,13 @@ describe('importProgram', () => {
       { name: 'Twin 2', position: 5, threshold: 20 },
     ];
     file.booster_campaigns = [
-      { name: 'Backwards', multiplier: 2, campaign_types: ['purchase'], starts_at: '2024-02-01T00:00:00Z', ends_at: '2024-01-01T00:00:00Z' },
+      {
+        name: 'Backwards',
+        multiplier: 2,
+        campaign_types: ['purchase'],
+        starts_at: '2024-02-01T00:00:00Z',
+        ends_at: '2024-01-01T00:00:00Z',
+      },
     ];
     file.referral_program = { referrer_reward: { points: 1.5 }, referee_reward: { reward_type: 'fixed_discount' } };
     file.loyalty_points = [];
@@ -328,7 +338,10 @@ describe('importProgram', () => {
     });
     const summary = await importProgram(app.db, merchantId, {
       tiers: [{ name: 'Base', position: 1, threshold: 0, is_default: true }],
-      referral_program: { referrer_reward: { points: 700 }, referee_reward: { reward_type: 'store_credit', reward_rule: { credit_value: 5 } } },
+      referral_program: {
+        referrer_reward: { points: 700 },
+        referee_reward: { reward_type: 'store_credit', reward_rule: { credit_value: 5 } },
+      },
     });
     expect(summary).toMatchObject({ customers: 0, tiers: 1, referral_program: true, points_imported: 0 });
     const x = await app.db.customer.findFirstOrThrow({ where: { merchantId, platformId: 'x' }, include: { tier: true } });

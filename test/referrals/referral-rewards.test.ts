@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { reverseReferral } from '../../src/domain/referrals/referrals.js';
 import { adminOps, RECORD_ORDER, RECORD_REFERRAL, REFUND_ORDER } from '../admin-ops.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -28,7 +28,12 @@ async function shop() {
     },
   });
   await app.db.earningRule.create({
-    data: { merchantId: merchant.id, name: '1 per $1', campaignType: 'purchase', earningRule: { type: 'variable', value: 1, per_amount: 1 } },
+    data: {
+      merchantId: merchant.id,
+      name: '1 per $1',
+      campaignType: 'purchase',
+      earningRule: { type: 'variable', value: 1, per_amount: 1 },
+    },
   });
   const order = async (customer_id: string, order_id: string, subtotal: number) =>
     (await admin.ok(RECORD_ORDER, { input: { order_id, customer_id, subtotal } })).record_order;

@@ -1,7 +1,7 @@
 // Spec 4.1: GET /customers/referrals, GET /referrals/program, GET /booster-campaigns
 // (DESIGN.md "Referral", "Referral program", "Booster campaign"), REST and GraphQL.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;
@@ -20,17 +20,7 @@ const REFERRAL_FIELDS = [
   'referrer_points',
   'status',
 ];
-const BOOSTER_FIELDS = [
-  'campaign_types',
-  'created_at',
-  'description',
-  'ends_at',
-  'id',
-  'is_active',
-  'multiplier',
-  'name',
-  'starts_at',
-];
+const BOOSTER_FIELDS = ['campaign_types', 'created_at', 'description', 'ends_at', 'id', 'is_active', 'multiplier', 'name', 'starts_at'];
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute));
 const DAY = 86_400_000;
@@ -71,11 +61,7 @@ describe('GET /v1/customers/referrals', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['data', 'meta']);
     for (const r of res.body.data) expect(Object.keys(r).sort()).toEqual(REFERRAL_FIELDS);
-    expect(res.body.data.map((r: any) => r.referee_email)).toEqual([
-      'late@example.com',
-      'pending@example.com',
-      'friend@example.com',
-    ]);
+    expect(res.body.data.map((r: any) => r.referee_email)).toEqual(['late@example.com', 'pending@example.com', 'friend@example.com']);
     expect(res.body.meta.pagination).toEqual({ current_page: 1, per_page: 20, total: 3, last_page: 1, has_more: false });
     expect(res.body.data[2]).toEqual({
       id: '00000000-0000-4000-8000-0000000000c2',
@@ -297,9 +283,12 @@ describe('scopes', () => {
 describe('GraphQL: customer referrals', () => {
   it('is the same query over GraphQL', async () => {
     const rest = await api.rest('GET', '/v1/customers/referrals?email=referrer%40example.com');
-    const res = await api.gql(`query ($email: String) { customer_referrals(email: $email) {
+    const res = await api.gql(
+      `query ($email: String) { customer_referrals(email: $email) {
       data { id referee_email referee_customer_id status referrer_points order_id created_at completed_at }
-      meta { pagination { current_page per_page total last_page has_more } } } }`, { email: 'referrer@example.com' });
+      meta { pagination { current_page per_page total last_page has_more } } } }`,
+      { email: 'referrer@example.com' },
+    );
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.customer_referrals).toEqual(rest.body);
     const unknown = await api.gql('{ customer_referrals(customer_id: "nobody") { data { id } } }');

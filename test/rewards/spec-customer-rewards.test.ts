@@ -3,7 +3,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rewardCodes } from '../../src/domain/rewards/redemption.js';
 import type { RewardType } from '../../src/generated/prisma/enums.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;
@@ -24,17 +24,7 @@ afterEach(() => {
 const DAY_MS = 86_400_000;
 const CODE = /^LP-[A-Z2-7]{10}$/;
 const CUSTOMER_REWARD_FIELDS = ['code', 'expires_at', 'id', 'issued_at', 'points_spent', 'reward', 'status', 'used_at'];
-const REWARD_FIELDS = [
-  'created_at',
-  'description',
-  'id',
-  'is_active',
-  'name',
-  'points_cost',
-  'reward_rule',
-  'reward_type',
-  'updated_at',
-];
+const REWARD_FIELDS = ['created_at', 'description', 'id', 'is_active', 'name', 'points_cost', 'reward_rule', 'reward_type', 'updated_at'];
 
 let seq = 0;
 async function newReward(
@@ -239,9 +229,7 @@ describe('POST /v1/customers/rewards/redeem', () => {
   it('never overdraws: 30 parallel redemptions of 100 points against 1,000 → exactly 10 codes', async () => {
     const customer = await newCustomer(app, merchantId, { points: 1000 });
     const reward = await newReward({ cost: 100 });
-    const results = await Promise.all(
-      Array.from({ length: 30 }, () => redeem(customer.platformId, { reward_id: reward.id })),
-    );
+    const results = await Promise.all(Array.from({ length: 30 }, () => redeem(customer.platformId, { reward_id: reward.id })));
     const ok = results.filter((r) => r.status === 201);
     expect(ok).toHaveLength(10);
     const refused = results.filter((r) => r.status !== 201);
@@ -396,10 +384,10 @@ describe('scopes', () => {
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('insufficient_scope');
     expect(res.body.error.message).toContain('write:rewards');
-    const gql = await reader.gql(
-      `mutation ($c: String, $r: ID!) { redeem_reward(customer_id: $c, reward_id: $r) { data { code } } }`,
-      { c: customer.platformId, r: reward.id },
-    );
+    const gql = await reader.gql(`mutation ($c: String, $r: ID!) { redeem_reward(customer_id: $c, reward_id: $r) { data { code } } }`, {
+      c: customer.platformId,
+      r: reward.id,
+    });
     expect(gql.body.errors?.[0].extensions.code).toBe('insufficient_scope');
     expect(gql.body.errors?.[0].message).toContain('write:rewards');
     expect(await footprint(customer.id)).toEqual(before);
@@ -462,9 +450,7 @@ describe('GraphQL', () => {
   it('never overdraws under concurrency either: 30 parallel mutations, 10 succeed', async () => {
     const customer = await newCustomer(app, merchantId, { points: 1000 });
     const reward = await newReward({ cost: 100 });
-    const results = await Promise.all(
-      Array.from({ length: 30 }, () => api.gql(REDEEM, { c: customer.platformId, r: reward.id })),
-    );
+    const results = await Promise.all(Array.from({ length: 30 }, () => api.gql(REDEEM, { c: customer.platformId, r: reward.id })));
     const ok = results.filter((r) => r.body.data?.redeem_reward);
     expect(ok).toHaveLength(10);
     const codes = results.flatMap((r) => r.body.errors?.map((e: { extensions: { code: string } }) => e.extensions.code) ?? []);

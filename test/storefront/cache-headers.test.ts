@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.js';
-import { adminClient, client, newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
+import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 
 let app: TestApp;
 let merchant: Awaited<ReturnType<typeof newMerchant>>;
@@ -39,7 +39,10 @@ beforeAll(async () => {
   platformId = (await newCustomer(app, merchant.id, { points: 10 })).platformId;
   const minted = await client(app, key).gql(`mutation { create_customer_session(customer_id: "${platformId}") { data { token } } }`);
   session = minted.body.data.create_customer_session.data.token;
-  await adminClient(app, merchant.admin_token)(`mutation { update_storefront_settings(allowed_origins: ["${STOREFRONT}"]) { allowed_origins } }`);
+  await adminClient(
+    app,
+    merchant.admin_token,
+  )(`mutation { update_storefront_settings(allowed_origins: ["${STOREFRONT}"]) { allowed_origins } }`);
 });
 
 describe('REST', () => {

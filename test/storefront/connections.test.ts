@@ -2,7 +2,7 @@
 // can redeem, its referrals and its tier memberships, each read by keyset cursor (first/after)
 // in exactly the order of its REST twin, beside the page-numbered links that stay as they were.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 import { restSelection as all } from './rest-selection.js';
 
 let app: TestApp;
@@ -84,8 +84,7 @@ async function scroll(link: string, itemType: string, over: (selection: string) 
   throw new Error(`${link} never ended`);
 }
 
-const onCustomer = (selection: string) =>
-  `query Scroll($id: ID!, $after: String) { customer(id: $id) { data { ${selection} } } }`;
+const onCustomer = (selection: string) => `query Scroll($id: ID!, $after: String) { customer(id: $id) { data { ${selection} } } }`;
 
 describe('Customer connections', () => {
   it.each(lists)('scrolls %s in the order of GET /v1/customers/%s, each row once', async (link, rest, itemType) => {

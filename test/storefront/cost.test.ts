@@ -3,7 +3,7 @@
 // what the rate limiter leaves of the window's budget.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.js';
-import { adminClient, client, newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
+import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 
 let app: TestApp;
 let merchant: Awaited<ReturnType<typeof newMerchant>>;
@@ -87,7 +87,9 @@ describe('extensions.cost', () => {
 
   it("reports a shopper's own budget to a customer session", async () => {
     const customer = await newCustomer(app, merchant.id);
-    const minted = await client(app, key).gql(`mutation { create_customer_session(customer_id: "${customer.platformId}") { data { token } } }`);
+    const minted = await client(app, key).gql(
+      `mutation { create_customer_session(customer_id: "${customer.platformId}") { data { token } } }`,
+    );
     const token = minted.body.data.create_customer_session.data.token;
     const res = await post(onLimited, token, { query: '{ me { points_balance } }' });
     expect(res.body.data.me.points_balance).toBe(0);
@@ -100,7 +102,11 @@ describe('extensions.cost', () => {
 
   it('is on the admin API too, and never in a REST answer', async () => {
     const admin = await adminClient(app, merchant.admin_token)('{ storefront_settings { allowed_origins } }');
-    expect((admin.body as { extensions?: { cost?: unknown } }).extensions?.cost).toEqual({ requested: 2 + 1.5, limit: 5000, rate_limit: null });
+    expect((admin.body as { extensions?: { cost?: unknown } }).extensions?.cost).toEqual({
+      requested: 2 + 1.5,
+      limit: 5000,
+      rate_limit: null,
+    });
     const rest = await client(app, key).rest('GET', '/v1/tiers');
     expect(Object.keys(rest.body)).toEqual(['data', 'meta']);
   });

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { commands } from '../../src/cli/commands.js';
-import { adminClient, client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 let merchant: Awaited<ReturnType<typeof newMerchant>>;
@@ -158,9 +158,7 @@ describe('a session on /graphql', () => {
     });
     expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
     expect(res.body.data.redeem_reward.data.balance_after).toBe(300);
-    const [mine, theirs] = await Promise.all(
-      [shopper.id, neighbour.id].map((id) => app.db.customer.findFirstOrThrow({ where: { id } })),
-    );
+    const [mine, theirs] = await Promise.all([shopper.id, neighbour.id].map((id) => app.db.customer.findFirstOrThrow({ where: { id } })));
     expect(mine!.pointsBalance).toBe(300);
     expect(theirs!.pointsBalance).toBe(900);
   });
@@ -271,7 +269,11 @@ describe('a session on /graphql', () => {
     const rotated = await commands['storefront rotate-secret']!.run(app.db, { values, positionals: [] }, []);
     expect(rotated).toHaveProperty('rotated_at');
     expect((await asShopper(token, '{ me { id } }')).status).toBe(401);
-    const set = await commands['storefront origins']!.run(app.db, { values: { ...values, origin: [STOREFRONT, 'http://localhost:3000'] }, positionals: [] }, []);
+    const set = await commands['storefront origins']!.run(
+      app.db,
+      { values: { ...values, origin: [STOREFRONT, 'http://localhost:3000'] }, positionals: [] },
+      [],
+    );
     expect(set).toMatchObject({ allowed_origins: [STOREFRONT, 'http://localhost:3000'] });
     await commands['storefront origins']!.run(app.db, { values: { ...values, origin: [STOREFRONT] }, positionals: [] }, []);
     const shown = await commands['storefront show']!.run(app.db, { values, positionals: [] }, []);

@@ -3,12 +3,12 @@
 // the page's source, from the shop's storefront origins only, rate-limited per client address,
 // cacheable by any cache for a short while; anything else with it is insufficient_scope.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoProgram } from '../../src/cli/seed/demo-program.js';
 import { commands } from '../../src/cli/commands.js';
-import type { StorefrontKeyView } from '../../src/domain/storefront/storefront-keys.js';
+import { demoProgram } from '../../src/cli/seed/demo-program.js';
 import { importProgram } from '../../src/domain/program-import/program-import.js';
+import type { StorefrontKeyView } from '../../src/domain/storefront/storefront-keys.js';
 import { createApp } from '../../src/http/app.js';
-import { adminClient, client, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
+import { adminClient, client, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 
 let app: TestApp;
 let merchant: Awaited<ReturnType<typeof newMerchant>>;
@@ -33,7 +33,9 @@ const guest = (bearer: string, query: string, headers: Record<string, string> = 
   });
 
 async function createKey(token: string, name?: string) {
-  const res = await adminClient(app, token)('mutation ($n: String) { create_storefront_key(name: $n) { id key name revoked_at } }', { n: name });
+  const res = await adminClient(app, token)('mutation ($n: String) { create_storefront_key(name: $n) { id key name revoked_at } }', {
+    n: name,
+  });
   return res.body.data.create_storefront_key as { id: string; key: string; name: string; revoked_at: string | null };
 }
 
@@ -61,7 +63,9 @@ describe('keys on the admin API', () => {
   it('are revoked at once (401 invalid_token on the next request), twice without change; another shop cannot', async () => {
     const made = await createKey(merchant.admin_token);
     expect((await guest(made.key, '{ tiers { data { name } } }')).status).toBe(200);
-    const foreign = await adminClient(app, other.admin_token)('mutation ($id: ID!) { revoke_storefront_key(id: $id) { id } }', { id: made.id });
+    const foreign = await adminClient(app, other.admin_token)('mutation ($id: ID!) { revoke_storefront_key(id: $id) { id } }', {
+      id: made.id,
+    });
     expect(foreign.body.errors?.[0].extensions.code).toBe('not_found');
     const revoked = await admin('mutation ($id: ID!) { revoke_storefront_key(id: $id) { revoked_at } }', { id: made.id });
     const at = revoked.body.data.revoke_storefront_key.revoked_at;
@@ -178,10 +182,15 @@ describe('caching', () => {
     for (const headers of [{}, { origin: SHOP }] as Record<string, string>[]) {
       const res = await guest(key, CATALOGUE, headers);
       expect(res.headers.get('cache-control')).toBe('public, max-age=60');
-      const vary = res.headers.get('vary')!.split(',').map((v) => v.trim());
+      const vary = res.headers
+        .get('vary')!
+        .split(',')
+        .map((v) => v.trim());
       expect(vary).toEqual(expect.arrayContaining(['Authorization', 'Origin']));
     }
-    const get = await app.fetch(`/graphql?query=${encodeURIComponent('{ tiers { data { name } } }')}`, { headers: { authorization: `Bearer ${key}` } });
+    const get = await app.fetch(`/graphql?query=${encodeURIComponent('{ tiers { data { name } } }')}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(get.status).toBe(200);
     expect(get.headers.get('cache-control')).toBe('public, max-age=60');
   });
@@ -205,11 +214,19 @@ describe('rate limits per client address', () => {
   let limited: ReturnType<typeof createApp>;
   beforeAll(() => {
     // one proxy in front: the client is the address it saw (the last of X-Forwarded-For)
-    limited = createApp({ db: app.db, config: testConfig({ RATE_LIMIT_PER_GUEST: '2', RATE_LIMIT_PER_KEY: '100', RATE_LIMIT_PER_MERCHANT: '100', TRUST_PROXY: '1' }) });
+    limited = createApp({
+      db: app.db,
+      config: testConfig({ RATE_LIMIT_PER_GUEST: '2', RATE_LIMIT_PER_KEY: '100', RATE_LIMIT_PER_MERCHANT: '100', TRUST_PROXY: '1' }),
+    });
   });
   afterAll(() => limited.close());
   const from = (address: string) =>
-    guest(key, '{ tiers { data { name } } }', { 'x-forwarded-for': address }, { fetch: (path, init) => limited.fetch(`http://loyalty.test${path}`, init) });
+    guest(
+      key,
+      '{ tiers { data { name } } }',
+      { 'x-forwarded-for': address },
+      { fetch: (path, init) => limited.fetch(`http://loyalty.test${path}`, init) },
+    );
 
   it('gives each address its own budget, apart from the merchant and key budgets', async () => {
     const first = await from('203.0.113.7');

@@ -2,7 +2,7 @@
 // instead of the document, GET-able) and the merchant's persisted-operations-only mode.
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 let key: string;
@@ -20,9 +20,7 @@ async function post(bearer: string, body: Record<string, unknown>) {
 }
 
 async function get(bearer: string, params: Record<string, unknown>) {
-  const query = new URLSearchParams(
-    Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
-  );
+  const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
   const res = await app.fetch(`/graphql?${query}`, { headers: { authorization: `Bearer ${bearer}`, accept: 'application/json' } });
   return { status: res.status, headers: res.headers, body: (await res.json()) as { data?: any; errors?: any[] } };
 }
@@ -79,7 +77,10 @@ describe('automatic persisted queries', () => {
     const panel = '{ me { points_balance } }';
     expect((await get(token, { extensions: persisted(sha256(panel)) })).body.errors?.[0].message).toBe('PersistedQueryNotFound');
     await post(token, { query: panel, extensions: persisted(sha256(panel)) });
-    expect((await get(token, { extensions: persisted(sha256(panel)) })).body).toEqual({ data: { me: { points_balance: 40 } }, extensions: { cost: expect.anything() } });
+    expect((await get(token, { extensions: persisted(sha256(panel)) })).body).toEqual({
+      data: { me: { points_balance: 40 } },
+      extensions: { cost: expect.anything() },
+    });
   });
 });
 
@@ -101,7 +102,10 @@ describe('persisted operations only (the merchant allow-list)', () => {
     const on = await admin('mutation { update_storefront_settings(persisted_operations_only: true) { persisted_operations_only } }');
     expect(on.body.data.update_storefront_settings.persisted_operations_only).toBe(true);
 
-    expect((await get(shopKey, { extensions: persisted(sha256(listed)) })).body).toEqual({ data: { tiers: { data: [] } }, extensions: { cost: expect.anything() } });
+    expect((await get(shopKey, { extensions: persisted(sha256(listed)) })).body).toEqual({
+      data: { tiers: { data: [] } },
+      extensions: { cost: expect.anything() },
+    });
     expect((await post(shopKey, { query: listed })).status).toBe(200);
     const refused = await post(shopKey, { query: other });
     expect(refused.status).toBe(403);

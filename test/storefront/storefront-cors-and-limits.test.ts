@@ -3,7 +3,7 @@
 // shopper's session has its own request budget.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.js';
-import { adminClient, client, newCustomer, newKey, newMerchant, testApp, testConfig, type TestApp } from '../harness.js';
+import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 
 let app: TestApp;
 let token: string;
@@ -15,10 +15,9 @@ const OTHER_SHOP = 'https://other-shop.example.com';
 const FOREIGN = 'https://evil.example.com';
 
 async function sessionFor(key: string, customerId: string) {
-  const res = await client(app, key).gql(
-    'mutation ($c: String) { create_customer_session(customer_id: $c) { data { token } } }',
-    { c: customerId },
-  );
+  const res = await client(app, key).gql('mutation ($c: String) { create_customer_session(customer_id: $c) { data { token } } }', {
+    c: customerId,
+  });
   return res.body.data.create_customer_session.data.token as string;
 }
 
@@ -40,7 +39,10 @@ beforeAll(async () => {
   const merchant = await newMerchant(app, 'cors-shop');
   const other = await newMerchant(app, 'cors-other');
   await adminClient(app, merchant.admin_token)(`mutation { update_storefront_settings(allowed_origins: ["${SHOP}"]) { allowed_origins } }`);
-  await adminClient(app, other.admin_token)(`mutation { update_storefront_settings(allowed_origins: ["${OTHER_SHOP}"]) { allowed_origins } }`);
+  await adminClient(
+    app,
+    other.admin_token,
+  )(`mutation { update_storefront_settings(allowed_origins: ["${OTHER_SHOP}"]) { allowed_origins } }`);
   backendKey = await newKey(app, merchant.id);
   token = await sessionFor(backendKey, (await newCustomer(app, merchant.id)).platformId);
   otherToken = await sessionFor(await newKey(app, other.id), (await newCustomer(app, other.id)).platformId);
@@ -123,9 +125,10 @@ describe('the actual request', () => {
 
   it('refuses an allowed origin that is not an origin', async () => {
     const merchant = await newMerchant(app, 'cors-bad');
-    const res = await adminClient(app, merchant.admin_token)(
-      'mutation { update_storefront_settings(allowed_origins: ["shop.example.com/path"]) { allowed_origins } }',
-    );
+    const res = await adminClient(
+      app,
+      merchant.admin_token,
+    )('mutation { update_storefront_settings(allowed_origins: ["shop.example.com/path"]) { allowed_origins } }');
     expect(res.body.errors?.[0].extensions.code).toBe('validation_error');
   });
 });

@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { reevaluateTier } from '../../src/domain/tiers/standing.js';
 import type { Tier } from '../../src/generated/prisma/client.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;

@@ -2,9 +2,9 @@
 // is skipped when a customer's tier is judged (status, evaluation, earn multiplier) and is left
 // out of the public GET /v1/tiers, like every public list (spec section 3).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adminOps, RECORD_ORDER } from '../admin-ops.js';
 import { rejudgeChangedMerchants } from '../../src/domain/tiers/rejudge.js';
-import { client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { adminOps, RECORD_ORDER } from '../admin-ops.js';
+import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -23,7 +23,12 @@ async function shop() {
   const silver = await tier({ name: 'Silver', position: 1, threshold: 100, earn_multiplier: 1.5 });
   const gold = await tier({ name: 'Gold', position: 2, threshold: 300, earn_multiplier: 3, is_active: false });
   await app.db.earningRule.create({
-    data: { merchantId: merchant.id, name: '1 per $1', campaignType: 'purchase', earningRule: { type: 'variable', value: 1, per_amount: 1 } },
+    data: {
+      merchantId: merchant.id,
+      name: '1 per $1',
+      campaignType: 'purchase',
+      earningRule: { type: 'variable', value: 1, per_amount: 1 },
+    },
   });
   return { merchant, admin, api, bronze, silver, gold };
 }

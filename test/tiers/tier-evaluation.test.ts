@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { applyPoints } from '../../src/domain/ledger/ledger.js';
 import { reevaluateTier } from '../../src/domain/tiers/standing.js';
-import { newCustomer, newMerchant, testApp, type TestApp } from '../harness.js';
+import { newCustomer, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 

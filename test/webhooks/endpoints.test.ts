@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postWebhook } from '../../src/domain/webhooks/send.js';
 import { checkWebhookUrl, isPublicAddress } from '../../src/domain/webhooks/url-guard.js';
-import { adminClient, newMerchant, testApp, type TestApp } from '../harness.js';
+import { adminClient, newMerchant, type TestApp, testApp } from '../harness.js';
 import { startReceiver } from './receiver.js';
 
 let app: TestApp;
@@ -56,7 +56,11 @@ describe('the SSRF guard', () => {
       const blocked = await postWebhook({ ...request, url: receiver.url('/x').replace('http:', 'https:'), allowPrivate: false });
       expect(blocked).toEqual({ status: null, response: expect.stringMatching(/not sent: .*127\.0\.0\.1/) });
       // a name resolved at connection time is checked too (localhost → loopback)
-      const byName = await postWebhook({ ...request, url: receiver.url('/x').replace('http://127.0.0.1', 'https://localhost'), allowPrivate: false });
+      const byName = await postWebhook({
+        ...request,
+        url: receiver.url('/x').replace('http://127.0.0.1', 'https://localhost'),
+        allowPrivate: false,
+      });
       expect(byName.status).toBeNull();
       const allowed = await postWebhook({ ...request, url: receiver.url('/x'), allowPrivate: true });
       expect(allowed).toEqual({ status: 200, response: 'ok' });
@@ -73,7 +77,14 @@ describe('the SSRF guard', () => {
     const { port } = server.address() as { port: number };
     const started = Date.now();
     const result = await postWebhook({
-      url: `http://127.0.0.1:${port}/`, secrets: ['s'], eventId: 'e', eventType: 't', deliveryId: 'd', body: '{}', timeoutMs: 300, allowPrivate: true,
+      url: `http://127.0.0.1:${port}/`,
+      secrets: ['s'],
+      eventId: 'e',
+      eventType: 't',
+      deliveryId: 'd',
+      body: '{}',
+      timeoutMs: 300,
+      allowPrivate: true,
     });
     expect(result).toEqual({ status: null, response: 'no answer within 300 ms' });
     expect(Date.now() - started).toBeLessThan(2000);
@@ -92,10 +103,19 @@ describe('admin API: webhook endpoints', () => {
   });
 
   it('creates (secret shown once), lists, updates, disables, enables and deletes', async () => {
-    const created = await admin(CREATE, { url: 'https://93.184.215.14/hook', types: ['points.credited', 'tier.changed'], description: 'ERP' });
+    const created = await admin(CREATE, {
+      url: 'https://93.184.215.14/hook',
+      types: ['points.credited', 'tier.changed'],
+      description: 'ERP',
+    });
     expect(created.body.errors).toBeUndefined();
     const endpoint = created.body.data.create_webhook_endpoint;
-    expect(endpoint).toMatchObject({ enabled: true, event_types: ['points.credited', 'tier.changed'], description: 'ERP', secret: expect.stringMatching(/^whsec_.{32}$/) });
+    expect(endpoint).toMatchObject({
+      enabled: true,
+      event_types: ['points.credited', 'tier.changed'],
+      description: 'ERP',
+      secret: expect.stringMatching(/^whsec_.{32}$/),
+    });
 
     const list = await admin(`{ webhook_endpoints { id url enabled } }`);
     expect(list.body.data.webhook_endpoints).toContainEqual({ id: endpoint.id, url: 'https://93.184.215.14/hook', enabled: true });
@@ -105,7 +125,10 @@ describe('admin API: webhook endpoints', () => {
     const UPDATE = `mutation($id: ID!, $enabled: Boolean, $types: [String!]) {
       update_webhook_endpoint(id: $id, enabled: $enabled, event_types: $types) { enabled event_types disabled_reason }
     }`;
-    expect((await admin(UPDATE, { id: endpoint.id, enabled: false })).body.data.update_webhook_endpoint).toMatchObject({ enabled: false, disabled_reason: null });
+    expect((await admin(UPDATE, { id: endpoint.id, enabled: false })).body.data.update_webhook_endpoint).toMatchObject({
+      enabled: false,
+      disabled_reason: null,
+    });
     expect((await admin(UPDATE, { id: endpoint.id, enabled: true, types: [] })).body.data.update_webhook_endpoint).toEqual({
       enabled: true,
       event_types: [],

@@ -7,11 +7,11 @@ import path from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { projectRoot } from '../../src/project-root.js';
 import { expirePoints } from '../../src/domain/ledger/expiry.js';
 import { rowKey } from '../../src/domain/shared/keys.js';
 import { attemptDelivery, dispatchOutbox } from '../../src/domain/webhooks/deliveries.js';
-import { adminClient, client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
+import { projectRoot } from '../../src/project-root.js';
+import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;
 
@@ -35,7 +35,11 @@ async function dispatch() {
 async function deliverPending(merchantId: string, status = 200) {
   const pending = await app.db.webhookDelivery.findMany({ where: { merchantId, status: 'pending' } });
   for (const d of pending) {
-    await attemptDelivery(app.db, { merchantId, deliveryId: d.id }, { send: async () => ({ status, response: 'ok' }), windowMs: 86_400_000 });
+    await attemptDelivery(
+      app.db,
+      { merchantId, deliveryId: d.id },
+      { send: async () => ({ status, response: 'ok' }), windowMs: 86_400_000 },
+    );
   }
   return pending.length;
 }
@@ -148,7 +152,14 @@ describe('catching up after an endpoint was disabled', () => {
     );
     expect(missed.body.errors).toBeUndefined();
     const missedTypes = missed.body.data.webhook_events.data.map((e: { type: string }) => e.type).sort();
-    expect(missedTypes).toEqual(['points.credited', 'points.debited', 'points.debited', 'points.debited', 'points.expired', 'reward.redeemed']);
+    expect(missedTypes).toEqual([
+      'points.credited',
+      'points.debited',
+      'points.debited',
+      'points.debited',
+      'points.expired',
+      'reward.redeemed',
+    ]);
     for (const e of missed.body.data.webhook_events.data) expect(e.deliveries).toEqual([]);
 
     const rest = await readAllRest(feed);
@@ -170,13 +181,19 @@ describe('catching up after an endpoint was disabled', () => {
       expect(e).toEqual({ id: body.id, type: body.type, created_at: body.created_at, version: body.version ?? null, data: body.data });
     }
     // newest first
-    expect(rest.map((e) => e.created_at)).toEqual(rest.map((e) => e.created_at).sort().reverse());
+    expect(rest.map((e) => e.created_at)).toEqual(
+      rest
+        .map((e) => e.created_at)
+        .sort()
+        .reverse(),
+    );
   });
 
   it('pages by number as by event, whatever is written meanwhile', async () => {
     const { merchant, api, feed } = await shop();
     const customer = await newCustomer(app, merchant.id);
-    for (let i = 1; i <= 6; i++) await api.rest('POST', `/v1/customers/transactions?customer_id=${customer.platformId}`, { points: i, description: `#${i}` });
+    for (let i = 1; i <= 6; i++)
+      await api.rest('POST', `/v1/customers/transactions?customer_id=${customer.platformId}`, { points: i, description: `#${i}` });
     const first = await feed.rest('GET', '/v1/events?per_page=3');
     expect(first.body.meta.pagination).toEqual({ current_page: 1, per_page: 3, total: 7, last_page: 3, has_more: true });
     const second = await feed.rest('GET', '/v1/events?per_page=3&page=2');
@@ -226,7 +243,9 @@ describe('filters', () => {
       { c: b.platformId },
     );
     expect(gql.body.errors).toBeUndefined();
-    expect(gql.body.data.events.data).toEqual([{ type: 'points.credited', data: expect.objectContaining({ points: 20, customer: expect.objectContaining({ id: b.id }) }) }]);
+    expect(gql.body.data.events.data).toEqual([
+      { type: 'points.credited', data: expect.objectContaining({ points: 20, customer: expect.objectContaining({ id: b.id }) }) },
+    ]);
     expect(gql.body.data.events_connection.total_count).toBe(2);
 
     const adminView = await admin(`{ webhook_events(delivery_success: false, types: ["points.debited"]) {
@@ -289,7 +308,9 @@ describe('bad input', () => {
       expect(Object.keys(res.body.error.details), query).toEqual([field]);
       return res.body.error.details[field] as string[];
     };
-    expect(await refused('types=points.credited&types=points.teleported', 'types')).toEqual([expect.stringContaining('"points.teleported"')]);
+    expect(await refused('types=points.credited&types=points.teleported', 'types')).toEqual([
+      expect.stringContaining('"points.teleported"'),
+    ]);
     await refused('types=points.credited,', 'types');
     await refused('starting_after=not-an-id', 'starting_after');
     await refused('starting_after=00000000-0000-4000-8000-000000000000', 'starting_after');
@@ -305,9 +326,15 @@ describe('bad input', () => {
     expect([unknown.status, unknown.body.error.code]).toEqual([404, 'not_found']);
 
     const graphql = async (args: string) => (await feed.gql(`{ events_connection(${args}) { total_count } }`)).body.errors?.[0];
-    expect(await graphql('after: "garbage"')).toMatchObject({ extensions: { code: 'validation_error', details: { after: ['is not a cursor of this list'] } } });
-    expect(await graphql('first: 101')).toMatchObject({ extensions: { code: 'validation_error', details: { first: [expect.any(String)] } } });
-    expect(await graphql('types: ["nope"]')).toMatchObject({ extensions: { code: 'validation_error', details: { types: [expect.any(String)] } } });
+    expect(await graphql('after: "garbage"')).toMatchObject({
+      extensions: { code: 'validation_error', details: { after: ['is not a cursor of this list'] } },
+    });
+    expect(await graphql('first: 101')).toMatchObject({
+      extensions: { code: 'validation_error', details: { first: [expect.any(String)] } },
+    });
+    expect(await graphql('types: ["nope"]')).toMatchObject({
+      extensions: { code: 'validation_error', details: { types: [expect.any(String)] } },
+    });
   });
 });
 
@@ -326,7 +353,9 @@ describe('the docs', () => {
     const merchant = await newMerchant(app, 'docs');
     const api = client(app, await newKey(app, merchant.id));
     const customer = await newCustomer(app, merchant.id);
-    expect((await api.rest('POST', `/v1/customers/transactions?customer_id=${customer.platformId}`, { points: 10, description: 'docs' })).status).toBe(201);
+    expect(
+      (await api.rest('POST', `/v1/customers/transactions?customer_id=${customer.platformId}`, { points: 10, description: 'docs' })).status,
+    ).toBe(201);
     const res = await api.rest('GET', url!);
     expect(res.status).toBe(200);
     expect(res.body.data.map((e: { type: string }) => e.type)).toEqual(['points.credited']);

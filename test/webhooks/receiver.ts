@@ -2,8 +2,8 @@
 // with short timings, for the webhook tests.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '../../src/observability/logger.js';
 import { startJobs } from '../../src/jobs/queue.js';
+import { createLogger } from '../../src/observability/logger.js';
 import { type TestApp, testConfig } from '../harness.js';
 
 export interface Received {
@@ -61,7 +61,13 @@ export const jobsConfig = (overrides: Record<string, string> = {}) =>
   });
 
 export function workers(app: TestApp, overrides?: Record<string, string>) {
-  return startJobs({ db: app.db, databaseUrl: app.url, config: jobsConfig(overrides), logger: createLogger('silent'), maintenanceSeconds: 1 });
+  return startJobs({
+    db: app.db,
+    databaseUrl: app.url,
+    config: jobsConfig(overrides),
+    logger: createLogger('silent'),
+    maintenanceSeconds: 1,
+  });
 }
 
 /** Polls `check` until it holds (or fails with its last error after `ms`). */

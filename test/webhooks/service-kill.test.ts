@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/domain/webhooks/signature.js';
 import { cliRunner } from '../cli/run-cli.js';
-import { CLI, SERVER, exitCode, randomPort, startServerProcess, type ServerProcess } from '../processes.js';
+import { CLI, exitCode, randomPort, SERVER, type ServerProcess, startServerProcess } from '../processes.js';
 import { eventually, startReceiver } from './receiver.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'loyalty-hooks-'));

@@ -6,15 +6,15 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expirePoints, remindExpiringPoints } from '../../src/domain/ledger/expiry.js';
 import { recordOrder } from '../../src/domain/events/orders.js';
+import { expirePoints, remindExpiringPoints } from '../../src/domain/ledger/expiry.js';
 import { recordReferral } from '../../src/domain/referrals/referrals.js';
+import { rowKey } from '../../src/domain/shared/keys.js';
 import { RETRY_AFTER_MAX_SECONDS } from '../../src/domain/webhooks/deliveries.js';
 import { verifySignature } from '../../src/domain/webhooks/signature.js';
-import { rowKey } from '../../src/domain/shared/keys.js';
 import type { JobsRuntime } from '../../src/jobs/queue.js';
-import { adminClient, client, newCustomer, newKey, newMerchant, testApp, type TestApp } from '../harness.js';
-import { type Received, eventually, startReceiver, workers } from './receiver.js';
+import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
+import { eventually, type Received, startReceiver, workers } from './receiver.js';
 
 let app: TestApp;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -71,7 +71,10 @@ async function deliverySchemas() {
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   addFormats.default(ajv);
   return Object.fromEntries(
-    Object.entries(doc.webhooks).map(([type, item]) => [type, ajv.compile(close(item.post.requestBody.content['application/json'].schema))]),
+    Object.entries(doc.webhooks).map(([type, item]) => [
+      type,
+      ajv.compile(close(item.post.requestBody.content['application/json'].schema)),
+    ]),
   );
 }
 
@@ -82,7 +85,12 @@ describe('every event type', () => {
     // a program where each event type happens
     await app.db.merchant.update({ where: { id: merchant.id }, data: { pointsExpiryDays: 30 } });
     await app.db.earningRule.create({
-      data: { merchantId: merchant.id, name: 'Per dollar', campaignType: 'purchase', earningRule: { type: 'variable', value: 1, per_amount: 1 } },
+      data: {
+        merchantId: merchant.id,
+        name: 'Per dollar',
+        campaignType: 'purchase',
+        earningRule: { type: 'variable', value: 1, per_amount: 1 },
+      },
     });
     const reward = await app.db.reward.create({
       data: { merchantId: merchant.id, name: '$5 off', rewardType: 'fixed_discount', pointsCost: 100, rewardRule: { discount_value: 5 } },
@@ -96,8 +104,12 @@ describe('every event type', () => {
     await recordReferral(app.db, merchant.id, { referrer_code: ada.referralCode, referee_email: 'friend@example.com' });
     const friend = await newCustomer(app, merchant.id, { email: 'friend@example.com' });
     await recordOrder(app.db, merchant.id, { order_id: 'o-1', customer_id: friend.platformId, subtotal: 150 });
-    expect((await api.rest('POST', `/v1/customers/rewards/redeem?customer_id=${friend.platformId}`, { reward_id: reward.id })).status).toBe(201);
-    expect((await api.rest('POST', `/v1/customers/transactions?customer_id=${friend.platformId}`, { points: -5, description: 'fix' })).status).toBe(201);
+    expect((await api.rest('POST', `/v1/customers/rewards/redeem?customer_id=${friend.platformId}`, { reward_id: reward.id })).status).toBe(
+      201,
+    );
+    expect(
+      (await api.rest('POST', `/v1/customers/transactions?customer_id=${friend.platformId}`, { points: -5, description: 'fix' })).status,
+    ).toBe(201);
 
     const bob = await newCustomer(app, merchant.id);
     const update = `mutation($id: ID!, $input: CustomerPatch!) { update_customer(id: $id, input: $input) { id } }`;
@@ -113,8 +125,12 @@ describe('every event type', () => {
     await expirePoints(app.db, { merchantId: merchant.id });
 
     const gone = await newCustomer(app, merchant.id, { customerId: 'grace-1906', email: 'grace@example.com' });
-    expect((await admin(`mutation($id: ID!) { erase_customer(id: $id) { erased_now } }`, { id: gone.platformId })).body.errors).toBeUndefined();
-    const ping = await admin(`mutation($id: ID!) { ping_webhook_endpoint(id: $id) { id event_id event_type status } }`, { id: endpoint.id });
+    expect(
+      (await admin(`mutation($id: ID!) { erase_customer(id: $id) { erased_now } }`, { id: gone.platformId })).body.errors,
+    ).toBeUndefined();
+    const ping = await admin(`mutation($id: ID!) { ping_webhook_endpoint(id: $id) { id event_id event_type status } }`, {
+      id: endpoint.id,
+    });
     expect(ping.body.data.ping_webhook_endpoint).toMatchObject({ event_type: 'webhook.ping', status: 'pending' });
 
     const written = await app.db.outboxEvent.findMany({ where: { merchantId: merchant.id } });
@@ -135,7 +151,10 @@ describe('every event type', () => {
       expect((r.json as { version?: number }).version).toBe(1);
     }
 
-    const ofType = (type: string) => at('/all').filter((r) => r.json.type === type).map((r) => r.json.data);
+    const ofType = (type: string) =>
+      at('/all')
+        .filter((r) => r.json.type === type)
+        .map((r) => r.json.data);
     expect(ofType('customer.updated')).toEqual([
       expect.objectContaining({ id: bob.id, first_name: 'Bob', status: 'guest', changed: ['first_name', 'status'] }),
     ]);
@@ -178,7 +197,9 @@ describe('delivery', () => {
     receiver.state.answer = (r) => (r.path === '/gone' ? 410 : 200);
     await newCustomer(app, merchant.id);
     const state = await eventually(async () => {
-      const res = await admin(`{ webhook_endpoints { enabled disabled_reason } webhook_deliveries { data { status attempts last_status } } }`);
+      const res = await admin(
+        `{ webhook_endpoints { enabled disabled_reason } webhook_deliveries { data { status attempts last_status } } }`,
+      );
       expect(res.body.data.webhook_endpoints[0].enabled).toBe(false);
       return res.body.data;
     });
@@ -191,7 +212,8 @@ describe('delivery', () => {
   async function answeredOnce(path: string, status: number, retryAfter: string) {
     const { merchant } = await shop(path);
     let answered = false;
-    receiver.state.answer = (r) => (r.path === path && !answered ? ((answered = true), { status, headers: { 'Retry-After': retryAfter } }) : 200);
+    receiver.state.answer = (r) =>
+      r.path === path && !answered ? ((answered = true), { status, headers: { 'Retry-After': retryAfter } }) : 200;
     await newCustomer(app, merchant.id);
     const delivery = await eventually(async () => {
       const d = await app.db.webhookDelivery.findFirstOrThrow({ where: { merchantId: merchant.id } });
@@ -199,7 +221,10 @@ describe('delivery', () => {
       expect(d.jobId).not.toBeNull(); // queued again by the dispatcher
       return d;
     });
-    const [job] = await app.db.$queryRawUnsafe<{ start_after: Date }[]>(`SELECT start_after FROM pgboss.job WHERE id = $1::uuid`, delivery.jobId);
+    const [job] = await app.db.$queryRawUnsafe<{ start_after: Date }[]>(
+      `SELECT start_after FROM pgboss.job WHERE id = $1::uuid`,
+      delivery.jobId,
+    );
     return { merchant, delivery, job: job! };
   }
 
@@ -212,7 +237,11 @@ describe('delivery', () => {
     const [first, second] = receiver.requests.filter((r) => r.path === '/busy');
     expect(first!.status).toBe(503);
     expect(second!.at.getTime()).toBeGreaterThanOrEqual(delivery.retryAt!.getTime());
-    expect(await app.db.webhookDelivery.findFirstOrThrow({ where: { merchantId: merchant.id } })).toMatchObject({ status: 'succeeded', attempts: 2, retryAt: null });
+    expect(await app.db.webhookDelivery.findFirstOrThrow({ where: { merchantId: merchant.id } })).toMatchObject({
+      status: 'succeeded',
+      attempts: 2,
+      retryAt: null,
+    });
   });
 
   it('honours Retry-After as an HTTP date on a 429, and caps a long one at an hour', async () => {
@@ -252,7 +281,10 @@ describe('secret rotation', () => {
     expect(verifySignature(endpoint.secret, during.body, headersOf(during)['loyalty-signature']!)).toBe(true);
 
     // the overlap ends
-    await app.db.webhookEndpoint.update({ where: rowKey(merchant.id, endpoint.id), data: { previousSecretExpiresAt: new Date(Date.now() - 1000) } });
+    await app.db.webhookEndpoint.update({
+      where: rowKey(merchant.id, endpoint.id),
+      data: { previousSecretExpiresAt: new Date(Date.now() - 1000) },
+    });
     await newCustomer(app, merchant.id);
     await eventually(() => expect(at('/rotated')).toHaveLength(2));
     const after = at('/rotated')[1]!;
@@ -263,7 +295,9 @@ describe('secret rotation', () => {
     const listed = await admin(`{ webhook_endpoints { previous_secret_expires_at } }`);
     expect(listed.body.data.webhook_endpoints).toEqual([{ previous_secret_expires_at: null }]);
 
-    const audit = await admin(`{ audit_log(action: "rotate_webhook_secret") { data { actor resource_type resource_id args before after } } }`);
+    const audit = await admin(
+      `{ audit_log(action: "rotate_webhook_secret") { data { actor resource_type resource_id args before after } } }`,
+    );
     const [entry] = audit.body.data.audit_log.data;
     expect(entry).toMatchObject({ resource_type: 'WebhookEndpoint', resource_id: endpoint.id });
     expect(JSON.stringify(entry)).not.toContain(endpoint.secret.slice(6));
@@ -316,7 +350,9 @@ describe('ping', () => {
     });
 
     // the ping type cannot be subscribed to: it is only sent when asked for
-    const subscribe = await admin(`mutation($id: ID!) { update_webhook_endpoint(id: $id, event_types: ["webhook.ping"]) { id } }`, { id: endpoint.id });
+    const subscribe = await admin(`mutation($id: ID!) { update_webhook_endpoint(id: $id, event_types: ["webhook.ping"]) { id } }`, {
+      id: endpoint.id,
+    });
     expect(subscribe.body.errors?.[0]?.extensions.code).toBe('validation_error');
     await admin(`mutation($id: ID!) { update_webhook_endpoint(id: $id, enabled: false) { id } }`, { id: endpoint.id });
     expect((await admin(PING, { id: endpoint.id })).body.errors?.[0]?.extensions.code).toBe('validation_error');

@@ -6,9 +6,9 @@ import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { fieldErrorsOf, messageOf } from '../api';
 import { formatDateTime, humanize } from '../format';
-import { type ResultOf, graphql } from '../graphql';
-import { IntegrationsNav } from './integrations-nav';
+import { graphql, type ResultOf } from '../graphql';
 import { Alert, ConfirmDialog, DataTable, Dialog, FormFooter, PageTitle, SecretShownOnce, SelectField, TextField } from '../ui';
+import { IntegrationsNav } from './integrations-nav';
 
 const KeysQuery = graphql(`
   query ApiKeys {
@@ -83,7 +83,13 @@ function CreateKeyForm({ scopes, onCreated }: { scopes: Scope[]; onCreated: (key
 
   return (
     <form onSubmit={submit} noValidate>
-      <TextField label="Name" hint="To recognise the key later, e.g. “Checkout integration”." value={name} onChange={(e) => setName(e.target.value)} errors={errors.name} />
+      <TextField
+        label="Name"
+        hint="To recognise the key later, e.g. “Checkout integration”."
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        errors={errors.name}
+      />
       <fieldset className="field">
         <legend>Key type</legend>
         {(Object.keys(typeLabels) as KeyType[]).map((t) => (

@@ -6,8 +6,8 @@ import { useQuery } from 'urql';
 import { messages } from '../../../src/domain/shared/messages';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../api';
 import { formatDateTime, formatNumber, humanize, nextDate, startOfShopDay } from '../format';
-import { type ResultOf, graphql } from '../graphql';
-import { Alert, DataTable, PageTitle, Pager, SelectField, TextField } from '../ui';
+import { graphql, type ResultOf } from '../graphql';
+import { Alert, DataTable, Pager, PageTitle, SelectField, TextField } from '../ui';
 
 const AuditQuery = graphql(`
   query AuditLog($actor: String, $action: String, $resource_type: String, $resource_id: String, $created_after: DateTime, $created_before: DateTime, $page: Int) {
@@ -158,7 +158,9 @@ export function AuditLog() {
     setDraft(next);
     apply(next);
   };
-  const actorOptions = kinds.some((k) => k.value === draft.actor) ? kinds : [...kinds, { value: draft.actor, label: actorText(draft.actor) }];
+  const actorOptions = kinds.some((k) => k.value === draft.actor)
+    ? kinds
+    : [...kinds, { value: draft.actor, label: actorText(draft.actor) }];
   const list = data?.audit_log;
 
   return (
@@ -172,7 +174,12 @@ export function AuditLog() {
         <div className="filters">
           <SelectField label="Who" value={draft.actor} onChange={(e) => set('actor')(e.target.value)} options={actorOptions} />
           <TextField label="Action" hint="e.g. update_reward" value={draft.action} onChange={(e) => set('action')(e.target.value)} />
-          <TextField label="Resource type" hint="e.g. Reward, Customer" value={draft.resource_type} onChange={(e) => set('resource_type')(e.target.value)} />
+          <TextField
+            label="Resource type"
+            hint="e.g. Reward, Customer"
+            value={draft.resource_type}
+            onChange={(e) => set('resource_type')(e.target.value)}
+          />
           <TextField label="Resource id" value={draft.resource_id} onChange={(e) => set('resource_id')(e.target.value)} />
           <TextField label="From" type="date" value={draft.from} onChange={(e) => set('from')(e.target.value)} errors={errors.from} />
           <TextField label="To" type="date" value={draft.to} onChange={(e) => set('to')(e.target.value)} errors={errors.to} />
@@ -206,7 +213,12 @@ export function AuditLog() {
           {
             header: 'Who',
             cell: (e) => (
-              <button type="button" className="link" onClick={() => only({ actor: e.actor })} aria-label={`Only changes by ${actorText(e.actor)}`}>
+              <button
+                type="button"
+                className="link"
+                onClick={() => only({ actor: e.actor })}
+                aria-label={`Only changes by ${actorText(e.actor)}`}
+              >
                 {actorText(e.actor)}
               </button>
             ),

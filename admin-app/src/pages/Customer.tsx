@@ -8,8 +8,8 @@ import { codeOf, fieldErrorsOf, idempotent, messageOf } from '../api';
 import { formatDateTime, formatNumber, humanize } from '../format';
 import { graphql } from '../graphql';
 import { Link } from '../router';
+import { Alert, DataTable, Pager, PageTitle, TextAreaField, TextField } from '../ui';
 import { CustomerPrivacy } from './CustomerPrivacy';
-import { Alert, DataTable, PageTitle, Pager, TextAreaField, TextField } from '../ui';
 
 const CustomerQuery = graphql(`
   query Customer($id: ID!) {
@@ -111,7 +111,14 @@ function AdjustForm({ id, onDone }: { id: string; onDone: () => void }) {
         </label>
       </fieldset>
       <TextField label="Points" inputMode="numeric" value={points} onChange={(e) => setPoints(e.target.value)} errors={errors.points} />
-      <TextAreaField label="Reason" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} errors={errors.description} hint="Shown in the customer's activity log." />
+      <TextAreaField
+        label="Reason"
+        rows={2}
+        value={reason}
+        onChange={(e) => setReason(e.target.value)}
+        errors={errors.description}
+        hint="Shown in the customer's activity log."
+      />
       {!Object.keys(serverErrors).length && <Alert>{failure}</Alert>}
       <Alert tone="success">{done}</Alert>
       <div className="actions">
@@ -216,7 +223,12 @@ export function Customer({ id }: { id: string }) {
             { header: 'When', cell: (a) => formatDateTime(a.occurred_at) },
             { header: 'Type', cell: (a) => humanize(a.type) },
             { header: 'Description', rowHeader: true, cell: (a) => a.description },
-            { header: 'Points', num: true, cell: (a) => signed(a.points_change), className: (a) => (a.points_change < 0 ? 'negative' : undefined) },
+            {
+              header: 'Points',
+              num: true,
+              cell: (a) => signed(a.points_change),
+              className: (a) => (a.points_change < 0 ? 'negative' : undefined),
+            },
             { header: 'Balance after', num: true, cell: (a) => (a.balance_after === null ? '—' : formatNumber(a.balance_after)) },
             { header: 'Status', cell: (a) => humanize(a.status) },
           ]}

@@ -65,7 +65,10 @@ export function CustomerPrivacy({ id, platformId, name, balance }: { id: string;
         </button>
       </div>
       <Dialog title={`Export ${name}'s data?`} open={asking === 'export'} onClose={() => setAsking(null)}>
-        <p>This downloads one file with everything held about {name}: profile, balance, every points transaction, activity, rewards, referrals, tiers and orders.</p>
+        <p>
+          This downloads one file with everything held about {name}: profile, balance, every points transaction, activity, rewards,
+          referrals, tiers and orders.
+        </p>
         <ul>
           <li>The file holds personal data: keep it safe and send it only to the customer.</li>
           <li>The export is recorded in the audit log, with who made it and when.</li>
@@ -85,7 +88,9 @@ export function CustomerPrivacy({ id, platformId, name, balance }: { id: string;
           <strong>This cannot be undone.</strong>
         </p>
         <ul>
-          <li>Their email, names, birthday, customer id and referral code are deleted; the customer can no longer be found or earn points.</li>
+          <li>
+            Their email, names, birthday, customer id and referral code are deleted; the customer can no longer be found or earn points.
+          </li>
           <li>Their {formatNumber(balance)} points stay in your totals and dashboard, but nobody can spend them.</li>
           <li>Copies in referrals, stored events and the audit log are scrubbed too.</li>
           <li>The erasure is recorded in the audit log.</li>

@@ -5,7 +5,7 @@ import { messageOf } from '../api';
 import { formatDate, formatNumber, humanize } from '../format';
 import { graphql } from '../graphql';
 import { Link } from '../router';
-import { Alert, DataTable, PageTitle, Pager, TextField } from '../ui';
+import { Alert, DataTable, Pager, PageTitle, TextField } from '../ui';
 
 const CustomersQuery = graphql(`
   query Customers($customer_id: String, $email: String, $page: Int) {
@@ -68,7 +68,9 @@ export function Customers() {
       {list && (
         <>
           <p role="status">
-            {search ? `${formatNumber(list.meta.pagination.total)} customer(s) matching “${search}”` : `${formatNumber(list.meta.pagination.total)} customers`}
+            {search
+              ? `${formatNumber(list.meta.pagination.total)} customer(s) matching “${search}”`
+              : `${formatNumber(list.meta.pagination.total)} customers`}
           </p>
           <DataTable
             caption="Customers"
@@ -76,7 +78,11 @@ export function Customers() {
             rowKey={(c) => c.id}
             empty="No customer found."
             columns={[
-              { header: 'Customer id', rowHeader: true, cell: (c) => <Link to={`/customers/${encodeURIComponent(c.id)}`}>{c.customer_id}</Link> },
+              {
+                header: 'Customer id',
+                rowHeader: true,
+                cell: (c) => <Link to={`/customers/${encodeURIComponent(c.id)}`}>{c.customer_id}</Link>,
+              },
               { header: 'Name', cell: (c) => [c.first_name, c.last_name].filter(Boolean).join(' ') || '—' },
               { header: 'Email', cell: (c) => c.email },
               { header: 'Tier', cell: (c) => c.tier?.name ?? '—' },

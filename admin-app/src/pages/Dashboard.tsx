@@ -3,12 +3,12 @@
 // range, each figure beside the previous period's. Each chart has a caption and its figures as
 // a table (for screen readers, and for whoever wants the numbers).
 import { type FormEvent, type ReactNode, useState } from 'react';
-import { messages } from '../../../src/domain/shared/messages';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useQuery } from 'urql';
+import { messages } from '../../../src/domain/shared/messages';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../api';
 import { formatChange, formatDate, formatNumber, formatPercent, formatPeriod } from '../format';
-import { type ResultOf, graphql } from '../graphql';
+import { graphql, type ResultOf } from '../graphql';
 import { Alert, DataTable, PageTitle, SelectField, TextField } from '../ui';
 
 const DashboardQuery = graphql(`
@@ -39,7 +39,17 @@ const ranges: { value: Range; label: string }[] = [
 const COLORS = { issued: '#5b3cc4', redeemed: '#0b7a53', expired: '#b3261e', members: '#1d5fa8', previous: '#9a8fc9' };
 
 /** One figure of a row of figures (`dl.stats`): its label, value, a hint, and the previous period's. */
-export function Stat({ label, value, hint, previous }: { label: string; value: string; hint?: string; previous?: { value: string; change: string } }) {
+export function Stat({
+  label,
+  value,
+  hint,
+  previous,
+}: {
+  label: string;
+  value: string;
+  hint?: string;
+  previous?: { value: string; change: string };
+}) {
   return (
     <div className="stat">
       <dt>{label}</dt>
@@ -59,7 +69,19 @@ export function Stat({ label, value, hint, previous }: { label: string; value: s
 type Data = ResultOf<typeof DashboardQuery>['dashboard'];
 
 /** A chart with its title, and a description for those who do not see it. */
-export function ChartCard({ title, note, label, children, after }: { title: string; note?: string; label: string; children: ReactNode; after?: ReactNode }) {
+export function ChartCard({
+  title,
+  note,
+  label,
+  children,
+  after,
+}: {
+  title: string;
+  note?: string;
+  label: string;
+  children: ReactNode;
+  after?: ReactNode;
+}) {
   return (
     <figure className="card chart">
       <figcaption>
@@ -76,7 +98,11 @@ export function ChartCard({ title, note, label, children, after }: { title: stri
 
 function PointsChart({ d }: { d: Data }) {
   // the previous period's bucket at the same place (its nth day, week or month)
-  const rows = d.series.map((p, i) => ({ ...p, label: formatPeriod(p.period_start, d.bucket), previous: d.previous.series[i]?.issued ?? null }));
+  const rows = d.series.map((p, i) => ({
+    ...p,
+    label: formatPeriod(p.period_start, d.bucket),
+    previous: d.previous.series[i]?.issued ?? null,
+  }));
   const figures = (
     <details>
       <summary>Show the figures</summary>

@@ -9,7 +9,7 @@ import { useMutation, useQuery } from 'urql';
 import { messages } from '../../../src/domain/shared/messages';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../api';
 import { formatDate, formatDateTime, formatMoney, formatNumber, formatPercent, formatPeriod, shopToday } from '../format';
-import { type ResultOf, graphql } from '../graphql';
+import { graphql, type ResultOf } from '../graphql';
 import { useSession } from '../session';
 import { Alert, DataTable, FormFooter, PageTitle, SelectField, TextField } from '../ui';
 import { Stat } from './Dashboard';
@@ -76,7 +76,14 @@ const groupings: { value: Grouping; label: string }[] = [
   { value: 'quarter', label: 'Quarter' },
 ];
 
-const COLORS = { issued: '#5b3cc4', redeemed: '#0b7a53', expired: '#b3261e', corrections: '#8a5a00', closing: '#1c1b22', opening: '#1d5fa8' };
+const COLORS = {
+  issued: '#5b3cc4',
+  redeemed: '#0b7a53',
+  expired: '#b3261e',
+  corrections: '#8a5a00',
+  closing: '#1c1b22',
+  opening: '#1d5fa8',
+};
 
 /** The first day of the month eleven months before `today` (YYYY-MM-DD): twelve months with this one. */
 function yearBefore(today: string) {
@@ -87,7 +94,17 @@ function yearBefore(today: string) {
 
 type Range = { from: string; to: string; grouping: Grouping };
 
-function RangePicker({ initial, onPick, serverErrors, timezone }: { initial: Range; onPick: (r: Range) => void; serverErrors: FieldErrors; timezone: string }) {
+function RangePicker({
+  initial,
+  onPick,
+  serverErrors,
+  timezone,
+}: {
+  initial: Range;
+  onPick: (r: Range) => void;
+  serverErrors: FieldErrors;
+  timezone: string;
+}) {
   const [range, setRange] = useState(initial);
   const [local, setLocal] = useState<FieldErrors>({});
   const errors = mergeErrors(local, serverErrors);
@@ -102,9 +119,20 @@ function RangePicker({ initial, onPick, serverErrors, timezone }: { initial: Ran
   };
   return (
     <form className="range-picker" onSubmit={submit} noValidate aria-label="Range of the roll-forward">
-      <TextField label="From" type="date" value={range.from} onChange={(e) => setRange({ ...range, from: e.target.value })} errors={errors.from} />
+      <TextField
+        label="From"
+        type="date"
+        value={range.from}
+        onChange={(e) => setRange({ ...range, from: e.target.value })}
+        errors={errors.from}
+      />
       <TextField label="To" type="date" value={range.to} onChange={(e) => setRange({ ...range, to: e.target.value })} errors={errors.to} />
-      <SelectField label="Per" value={range.grouping} onChange={(e) => setRange({ ...range, grouping: e.target.value as Grouping })} options={groupings} />
+      <SelectField
+        label="Per"
+        value={range.grouping}
+        onChange={(e) => setRange({ ...range, grouping: e.target.value as Grouping })}
+        options={groupings}
+      />
       <div className="actions">
         <button type="submit" className="primary">
           Show
@@ -120,7 +148,10 @@ const corrections = (p: Period) => p.reversed + p.manual_debits;
 function RollForwardChart({ l }: { l: Liability }) {
   const bucket = l.grouping === 'quarter' ? 'month' : l.grouping;
   const rows = l.periods.map((p) => ({
-    label: l.grouping === 'quarter' ? `Q${Math.floor((Number(p.label.slice(5, 7)) - 1) / 3) + 1} ${p.label.slice(0, 4)}` : formatPeriod(p.start, bucket),
+    label:
+      l.grouping === 'quarter'
+        ? `Q${Math.floor((Number(p.label.slice(5, 7)) - 1) / 3) + 1} ${p.label.slice(0, 4)}`
+        : formatPeriod(p.start, bucket),
     opening: p.opening,
     closing: p.closing,
     issued: p.issued.total,
@@ -132,7 +163,9 @@ function RollForwardChart({ l }: { l: Liability }) {
     <figure className="card chart">
       <figcaption>
         <h2>Points outstanding</h2>
-        <span className="hint">Per {l.grouping}: the lines are the points owed at each period’s start and end; the bars what moved them</span>
+        <span className="hint">
+          Per {l.grouping}: the lines are the points owed at each period’s start and end; the bars what moved them
+        </span>
       </figcaption>
       <div
         className="chart-box"
@@ -149,7 +182,13 @@ function RollForwardChart({ l }: { l: Liability }) {
             <Bar dataKey="issued" name="Issued" stackId="moves" fill={COLORS.issued} isAnimationActive={false} />
             <Bar dataKey="redeemed" name="Redeemed" stackId="moves" fill={COLORS.redeemed} isAnimationActive={false} />
             <Bar dataKey="expired" name="Expired" stackId="moves" fill={COLORS.expired} isAnimationActive={false} />
-            <Bar dataKey="corrections" name="Reversed and debited by hand" stackId="moves" fill={COLORS.corrections} isAnimationActive={false} />
+            <Bar
+              dataKey="corrections"
+              name="Reversed and debited by hand"
+              stackId="moves"
+              fill={COLORS.corrections}
+              isAnimationActive={false}
+            />
             <Line dataKey="opening" name="Opening" stroke={COLORS.opening} strokeDasharray="5 4" dot={false} isAnimationActive={false} />
             <Line dataKey="closing" name="Closing" stroke={COLORS.closing} strokeWidth={2} isAnimationActive={false} />
           </ComposedChart>
@@ -166,7 +205,10 @@ function PeriodsTable({ l }: { l: Liability }) {
   return (
     <section aria-labelledby="periods">
       <h2 id="periods">Roll-forward</h2>
-      <p className="hint">In points. Closing = opening + issued − reversed − redeemed − expired − manual debits; each period’s closing is the next one’s opening.</p>
+      <p className="hint">
+        In points. Closing = opening + issued − reversed − redeemed − expired − manual debits; each period’s closing is the next one’s
+        opening.
+      </p>
       <DataTable
         caption="Points outstanding per period"
         wide
@@ -175,7 +217,12 @@ function PeriodsTable({ l }: { l: Liability }) {
         empty="No period."
         rowClass={(p) => (p.label === 'Whole range' ? 'total-row' : undefined)}
         columns={[
-          { header: 'Period', rowHeader: true, cell: (p) => (p.label === 'Whole range' ? p.label : formatDate(p.start)), className: () => 'nowrap' },
+          {
+            header: 'Period',
+            rowHeader: true,
+            cell: (p) => (p.label === 'Whole range' ? p.label : formatDate(p.start)),
+            className: () => 'nowrap',
+          },
           { header: 'Opening', num: true, cell: (p) => pts(p.opening) },
           { header: 'Orders', num: true, cell: (p) => pts(p.issued.orders) },
           { header: 'Engagement', num: true, cell: (p) => pts(p.issued.engagement) },
@@ -215,7 +262,11 @@ function RollForward({ timezone }: { timezone: string }) {
             <Stat label="Expired" value={pts(l.total.expired)} />
             <Stat label="Reversed and debited by hand" value={pts(corrections(l.total))} />
             <Stat label="Closing" value={pts(l.total.closing)} hint={`owed at the end of ${formatDate(l.to)}`} />
-            <Stat label="Pending" value={pts(l.pending.points)} hint={`not owed yet: ${formatNumber(l.pending.customers)} customer(s)’ orders in their return window, now`} />
+            <Stat
+              label="Pending"
+              value={pts(l.pending.points)}
+              hint={`not owed yet: ${formatNumber(l.pending.customers)} customer(s)’ orders in their return window, now`}
+            />
           </dl>
           <RollForwardChart l={l} />
           <PeriodsTable l={l} />
@@ -234,8 +285,8 @@ function ExpirySchedule({ s }: { s: ResultOf<typeof FinanceQuery>['points_expiry
       ) : (
         <>
           <p className="hint">
-            Points lapse after {formatNumber(s.expiry_days)} days without activity. These lapse by each date unless their customers are active again;
-            each window includes the shorter ones.
+            Points lapse after {formatNumber(s.expiry_days)} days without activity. These lapse by each date unless their customers are
+            active again; each window includes the shorter ones.
           </p>
           <DataTable
             bare
@@ -268,7 +319,9 @@ function ValuationFacts({ v }: { v: Valuation }) {
     ['Points outstanding', pts(v.points_outstanding), 'Every customer’s balance now.'],
     [
       'Value of a point',
-      v.point_value === null || v.point_value === undefined ? 'Not known yet' : `${formatMoney(v.point_value, v.currency)} (${sourceText[v.point_value_source ?? ''] ?? ''})`,
+      v.point_value === null || v.point_value === undefined
+        ? 'Not known yet'
+        : `${formatMoney(v.point_value, v.currency)} (${sourceText[v.point_value_source ?? ''] ?? ''})`,
       'What honouring one point costs you.',
     ],
     [
@@ -279,7 +332,11 @@ function ValuationFacts({ v }: { v: Valuation }) {
       'The share of points you expect customers to spend; the rest is breakage.',
     ],
     ['Liability', money(v.liability_value), 'Points outstanding × value × redemption rate: what honouring them is expected to cost.'],
-    ['Revenue allocated to points', money(v.allocated_revenue), 'The part of each order’s revenue set aside for the points it earned (relative stand-alone selling price).'],
+    [
+      'Revenue allocated to points',
+      money(v.allocated_revenue),
+      'The part of each order’s revenue set aside for the points it earned (relative stand-alone selling price).',
+    ],
     ['Revenue recognized', money(v.revenue_recognized), 'Released as points are redeemed, breakage included in proportion.'],
     ['  of which redemptions', money(v.redemption_revenue), 'For the points spent on rewards.'],
     ['  of which breakage', money(v.breakage_revenue), 'For the points expected never to be spent.'],
@@ -302,7 +359,9 @@ function ValuationFacts({ v }: { v: Valuation }) {
 
 function ValuationForm({ v, onSaved }: { v: Valuation; onSaved: () => void }) {
   const [value, setValue] = useState(v.point_value_source === 'set' && v.point_value != null ? String(v.point_value) : '');
-  const [rate, setRate] = useState(v.redemption_rate_source === 'set' && v.redemption_rate != null ? String(Math.round(v.redemption_rate * 10000) / 100) : '');
+  const [rate, setRate] = useState(
+    v.redemption_rate_source === 'set' && v.redemption_rate != null ? String(Math.round(v.redemption_rate * 10000) / 100) : '',
+  );
   const [local, setLocal] = useState<FieldErrors>({});
   const [result, save] = useMutation(SetValuation);
   const errors = mergeErrors(local, fieldErrorsOf(result.error));
@@ -323,7 +382,9 @@ function ValuationForm({ v, onSaved }: { v: Valuation; onSaved: () => void }) {
   return (
     <form onSubmit={submit} noValidate aria-labelledby="set-valuation">
       <h3 id="set-valuation">Set the valuation</h3>
-      <p className="hint">In effect from now on: earlier periods keep the valuation they had, so a changed estimate is caught up in the period of the change.</p>
+      <p className="hint">
+        In effect from now on: earlier periods keep the valuation they had, so a changed estimate is caught up in the period of the change.
+      </p>
       <TextField
         label={`Value of a point (${v.currency})`}
         hint="What one point costs you when it is spent, e.g. 0.01 when 100 points buy a 1.00 discount. Leave empty to derive it from the rewards redeemed (discounts and store credit given per point spent)."
@@ -340,7 +401,13 @@ function ValuationForm({ v, onSaved }: { v: Valuation; onSaved: () => void }) {
         onChange={(e) => setRate(e.target.value)}
         errors={errors.redemption_rate}
       />
-      <FormFooter errors={errors} shown={['point_value', 'redemption_rate']} error={result.error} busy={result.fetching} submit="Save valuation" />
+      <FormFooter
+        errors={errors}
+        shown={['point_value', 'redemption_rate']}
+        error={result.error}
+        busy={result.fetching}
+        submit="Save valuation"
+      />
     </form>
   );
 }
@@ -352,8 +419,14 @@ function Vintages({ v }: { v: ResultOf<typeof FinanceQuery>['points_vintages'] }
       <h2 id="vintages">Cohorts</h2>
       <p className="hint">
         The points issued each month ({v.timezone}) and what became of them; the oldest points are spent first. Estimated redemption rate:{' '}
-        <strong>{v.estimated_redemption_rate === null || v.estimated_redemption_rate === undefined ? 'not known yet' : formatPercent(v.estimated_redemption_rate)}</strong>
-        {v.estimate_cohorts.length > 0 && ` (redeemed ÷ redeemed and expired, over the ${v.estimate_cohorts.length} cohort(s) marked “used”)`}.
+        <strong>
+          {v.estimated_redemption_rate === null || v.estimated_redemption_rate === undefined
+            ? 'not known yet'
+            : formatPercent(v.estimated_redemption_rate)}
+        </strong>
+        {v.estimate_cohorts.length > 0 &&
+          ` (redeemed ÷ redeemed and expired, over the ${v.estimate_cohorts.length} cohort(s) marked “used”)`}
+        .
       </p>
       <DataTable
         caption="Cohorts of points by month issued"
@@ -388,7 +461,8 @@ export function Finance() {
     <>
       <PageTitle>Finance</PageTitle>
       <p className="lead">
-        Points your customers hold are a debt of the shop’s. Here is how it moved, what lapses soon, and what it is worth, for your accounts.
+        Points your customers hold are a debt of the shop’s. Here is how it moved, what lapses soon, and what it is worth, for your
+        accounts.
       </p>
       <RollForward timezone={timezone} />
       <Alert>{messageOf(error)}</Alert>
@@ -397,7 +471,9 @@ export function Finance() {
           <div className="grid two-cols">
             <section className="card" aria-labelledby="valuation">
               <h2 id="valuation">In money</h2>
-              <p className="hint">As of {formatDateTime(data.points_valuation.at)}, in {data.points_valuation.currency}.</p>
+              <p className="hint">
+                As of {formatDateTime(data.points_valuation.at)}, in {data.points_valuation.currency}.
+              </p>
               <ValuationFacts v={data.points_valuation} />
               <Alert tone="success">{saved ? 'Valuation saved: the figures above use it from now on.' : null}</Alert>
               <ValuationForm

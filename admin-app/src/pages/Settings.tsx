@@ -3,11 +3,11 @@
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../api';
-import { type ResultOf, graphql } from '../graphql';
+import { formatNumber } from '../format';
+import { graphql, type ResultOf } from '../graphql';
 import { useSession } from '../session';
 import { Alert, CheckboxField, FormFooter, PageTitle, TextField } from '../ui';
 import { numberErrors } from './program/kit';
-import { formatNumber } from '../format';
 import { LocalePicker, TimeZonePicker } from './settings-pickers';
 
 const MerchantQuery = graphql(`
@@ -37,7 +37,15 @@ export function Settings() {
 
 function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery>['merchant'] }) {
   const { updateMerchant } = useSession();
-  const [v, setV] = useState({ name: m.name, currency: m.currency, timezone: m.timezone, locale: m.locale, expires: m.points_expiry_days !== null, days: String(m.points_expiry_days ?? 365), pending: String(m.points_pending_days) });
+  const [v, setV] = useState({
+    name: m.name,
+    currency: m.currency,
+    timezone: m.timezone,
+    locale: m.locale,
+    expires: m.points_expiry_days !== null,
+    days: String(m.points_expiry_days ?? 365),
+    pending: String(m.points_pending_days),
+  });
   const [local, setLocal] = useState<FieldErrors>({});
   const [result, save] = useMutation(UpdateSettings);
   const [saved, setSaved] = useState(false);
@@ -52,7 +60,14 @@ function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery
     };
     setLocal(problems);
     if (Object.keys(problems).length) return;
-    const res = await save({ name: v.name, currency: v.currency.trim().toUpperCase(), timezone: v.timezone, locale: v.locale, points_expiry_days: v.expires ? Number(v.days) : null, points_pending_days: Number(v.pending) });
+    const res = await save({
+      name: v.name,
+      currency: v.currency.trim().toUpperCase(),
+      timezone: v.timezone,
+      locale: v.locale,
+      points_expiry_days: v.expires ? Number(v.days) : null,
+      points_pending_days: Number(v.pending),
+    });
     if (res.data) {
       updateMerchant(res.data.update_merchant_settings);
       setSaved(true);
@@ -65,14 +80,37 @@ function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery
         Shop: <code>{m.slug}</code>
       </p>
       <TextField label="Shop name" value={v.name} onChange={(e) => setV({ ...v, name: e.target.value })} errors={errors.name} />
-      <TextField label="Currency" hint="ISO 4217 code, e.g. USD" maxLength={3} value={v.currency} onChange={(e) => setV({ ...v, currency: e.target.value })} errors={errors.currency} />
-      <LocalePicker value={v.locale} currency={v.currency.trim().toUpperCase()} onChange={(locale) => setV({ ...v, locale })} errors={errors.locale} />
+      <TextField
+        label="Currency"
+        hint="ISO 4217 code, e.g. USD"
+        maxLength={3}
+        value={v.currency}
+        onChange={(e) => setV({ ...v, currency: e.target.value })}
+        errors={errors.currency}
+      />
+      <LocalePicker
+        value={v.locale}
+        currency={v.currency.trim().toUpperCase()}
+        onChange={(locale) => setV({ ...v, locale })}
+        errors={errors.locale}
+      />
       <TimeZonePicker value={v.timezone} onChange={(timezone) => setV({ ...v, timezone })} errors={errors.timezone} />
       <fieldset className="field">
         <legend>Points expiry</legend>
-        <CheckboxField label="Points expire after a period without activity" checked={v.expires} onChange={(e) => setV({ ...v, expires: e.target.checked })} />
+        <CheckboxField
+          label="Points expire after a period without activity"
+          checked={v.expires}
+          onChange={(e) => setV({ ...v, expires: e.target.checked })}
+        />
         {v.expires && (
-          <TextField label="Days without activity" hint={`${formatNumber(1)} to ${formatNumber(36_500)}`} inputMode="numeric" value={v.days} onChange={(e) => setV({ ...v, days: e.target.value })} errors={errors.points_expiry_days} />
+          <TextField
+            label="Days without activity"
+            hint={`${formatNumber(1)} to ${formatNumber(36_500)}`}
+            inputMode="numeric"
+            value={v.days}
+            onChange={(e) => setV({ ...v, days: e.target.value })}
+            errors={errors.points_expiry_days}
+          />
         )}
       </fieldset>
       <TextField
@@ -84,7 +122,13 @@ function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery
         errors={errors.points_pending_days}
       />
       <Alert tone="success">{saved && 'Settings saved.'}</Alert>
-      <FormFooter errors={errors} shown={['name', 'currency', 'timezone', 'locale', 'points_expiry_days', 'points_pending_days']} error={result.error} busy={result.fetching} submit="Save settings" />
+      <FormFooter
+        errors={errors}
+        shown={['name', 'currency', 'timezone', 'locale', 'points_expiry_days', 'points_pending_days']}
+        error={result.error}
+        busy={result.fetching}
+        submit="Save settings"
+      />
     </form>
   );
 }

@@ -42,16 +42,16 @@ export function SignIn({ notice }: { notice?: string }) {
       <form onSubmit={submit} noValidate>
         <PageTitle>Sign in to the loyalty admin</PageTitle>
         <p>
-          Sign in with your shop's admin token: a long code that starts with <code>lpa_</code>. Whoever set up the loyalty program
-          for your shop received it when the shop was created; ask them for it, or for a new one if it was lost (a new token
-          replaces the old one, which then stops working). Paste it below.
+          Sign in with your shop's admin token: a long code that starts with <code>lpa_</code>. Whoever set up the loyalty program for your
+          shop received it when the shop was created; ask them for it, or for a new one if it was lost (a new token replaces the old one,
+          which then stops working). Paste it below.
         </p>
         <p>
           The token is sent once: this browser keeps only a session, which ends when you sign out
           {policy ? (
             <>
-              , after {formatDuration(policy.idle_seconds)} without use, or {formatDuration(policy.max_seconds)} after you sign in,
-              however busy.
+              , after {formatDuration(policy.idle_seconds)} without use, or {formatDuration(policy.max_seconds)} after you sign in, however
+              busy.
             </>
           ) : (
             ' or after a time without use.'
@@ -73,9 +73,9 @@ export function SignIn({ notice }: { notice?: string }) {
         <details className="operator-note">
           <summary>For the person who runs the service</summary>
           <p>
-            Admin tokens are issued on the service's machine, with its command line: the first start prints one for the first
-            shop, creating a shop prints its token, and issuing a new token for a shop replaces the old one. The operator's guide
-            is <code>docs/admin.md</code> and <code>docs/cli.md</code> in the service's sources, or{' '}
+            Admin tokens are issued on the service's machine, with its command line: the first start prints one for the first shop, creating
+            a shop prints its token, and issuing a new token for a shop replaces the old one. The operator's guide is{' '}
+            <code>docs/admin.md</code> and <code>docs/cli.md</code> in the service's sources, or{' '}
             <a href="/docs">the API reference served by this service</a>.
           </p>
         </details>

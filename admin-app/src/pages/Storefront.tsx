@@ -8,8 +8,8 @@ import { useMutation, useQuery } from 'urql';
 import { messages } from '../../../src/domain/shared/messages';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../api';
 import { formatDateTime } from '../format';
-import { type ResultOf, graphql } from '../graphql';
-import { Alert, Badge, ConfirmDialog, DataTable, Dialog, FormFooter, PageTitle, Pager, TextAreaField, TextField } from '../ui';
+import { graphql, type ResultOf } from '../graphql';
+import { Alert, Badge, ConfirmDialog, DataTable, Dialog, FormFooter, Pager, PageTitle, TextAreaField, TextField } from '../ui';
 import { IntegrationsNav } from './integrations-nav';
 import { mergeErrors } from './program/kit';
 
@@ -104,7 +104,12 @@ function Origins({ settings }: { settings: Settings }) {
                 type="button"
                 className="danger"
                 disabled={result.fetching}
-                onClick={() => void save(origins.filter((x) => x !== o), `${o} may no longer call the storefront API.`)}
+                onClick={() =>
+                  void save(
+                    origins.filter((x) => x !== o),
+                    `${o} may no longer call the storefront API.`,
+                  )
+                }
                 aria-label={`Remove ${o}`}
               >
                 Remove
@@ -144,11 +149,17 @@ function PersistedOnly({ settings, saved }: { settings: Settings; saved: number 
           : 'The storefront API runs any request a shopper’s browser sends.'}
       </p>
       <p className="hint">
-        Turned on, nobody can send the storefront API a request your storefront does not make: save every operation your storefront uses first.
+        Turned on, nobody can send the storefront API a request your storefront does not make: save every operation your storefront uses
+        first.
         {!on && saved === 0 && ' No operation is saved yet: turning this on now would refuse every request.'}
       </p>
       <Alert>{messageOf(result.error)}</Alert>
-      <button type="button" className={on ? undefined : 'primary'} disabled={result.fetching} onClick={() => void update({ persisted_operations_only: !on })}>
+      <button
+        type="button"
+        className={on ? undefined : 'primary'}
+        disabled={result.fetching}
+        onClick={() => void update({ persisted_operations_only: !on })}
+      >
         {on ? 'Turn off: run any request' : 'Turn on: run saved operations only'}
       </button>
     </section>
@@ -171,7 +182,13 @@ function AddOperationForm({ onAdded }: { onAdded: (op: { hash: string; name?: st
   };
   return (
     <form onSubmit={submit} noValidate>
-      <TextField label="Name" hint="Optional: to recognise it, e.g. “Rewards page”" value={name} onChange={(e) => setName(e.target.value)} errors={errors.name} />
+      <TextField
+        label="Name"
+        hint="Optional: to recognise it, e.g. “Rewards page”"
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        errors={errors.name}
+      />
       <TextAreaField
         label="GraphQL document"
         hint="The query or mutation exactly as your storefront sends it: clients send its SHA-256 hash"
@@ -270,7 +287,8 @@ function Operations({ onCount }: { onCount: (n: number) => void }) {
         error={removed.error}
       >
         <p>
-          Remove <strong>{removing?.name ?? removing?.hash}</strong>? While saved operations only is on, the storefront can no longer run it.
+          Remove <strong>{removing?.name ?? removing?.hash}</strong>? While saved operations only is on, the storefront can no longer run
+          it.
         </p>
       </ConfirmDialog>
     </section>
@@ -290,7 +308,14 @@ function KeyValue({ item }: { item: Key }) {
   };
   return (
     <div className="copy-row">
-      <input readOnly value={item.key} size={item.key.length} aria-label={`Key ${item.name}`} onFocus={(e) => e.target.select()} className="mono" />
+      <input
+        readOnly
+        value={item.key}
+        size={item.key.length}
+        aria-label={`Key ${item.name}`}
+        onFocus={(e) => e.target.select()}
+        className="mono"
+      />
       <button type="button" onClick={() => void copy()} aria-label={`Copy ${item.name}`}>
         Copy
       </button>
@@ -335,8 +360,8 @@ function PublishableKeys({ origins }: { origins: string[] }) {
     <section aria-labelledby="publishable-keys">
       <h2 id="publishable-keys">Publishable keys</h2>
       <p className="hint">
-        A storefront page reads the public program (rewards, ways to earn, tiers, the referral program) with one of these keys. They are not secrets: put them in
-        your pages’ source.{' '}
+        A storefront page reads the public program (rewards, ways to earn, tiers, the referral program) with one of these keys. They are not
+        secrets: put them in your pages’ source.{' '}
         {origins.length
           ? `A key works only from the allowed origins above (${origins.join(', ')}).`
           : 'A key works only from the allowed origins above: add your storefront’s origin first.'}
@@ -367,7 +392,12 @@ function PublishableKeys({ origins }: { origins: string[] }) {
           { header: 'Key', cell: (k) => (k.revoked_at ? <span className="mono">{k.key}</span> : <KeyValue item={k} />) },
           {
             header: 'State',
-            cell: (k) => (k.revoked_at ? <Badge tone="ended" mark="■" label={`Revoked ${formatDateTime(k.revoked_at)}`} /> : <Badge tone="active" mark="●" label="Live" />),
+            cell: (k) =>
+              k.revoked_at ? (
+                <Badge tone="ended" mark="■" label={`Revoked ${formatDateTime(k.revoked_at)}`} />
+              ) : (
+                <Badge tone="active" mark="●" label="Live" />
+              ),
           },
           { header: 'Created', cell: (k) => formatDateTime(k.created_at), className: () => 'nowrap' },
           {
@@ -393,7 +423,8 @@ function PublishableKeys({ origins }: { origins: string[] }) {
         error={revoked.error}
       >
         <p>
-          Revoke <strong>{revoking?.name}</strong>? <strong>Every page using it stops reading the program at once.</strong> This cannot be undone.
+          Revoke <strong>{revoking?.name}</strong>? <strong>Every page using it stops reading the program at once.</strong> This cannot be
+          undone.
         </p>
       </ConfirmDialog>
     </section>
@@ -415,7 +446,8 @@ function ShopperSessions() {
     <section className="card" aria-labelledby="sessions">
       <h2 id="sessions">Shopper sessions</h2>
       <p className="hint">
-        Shopper sessions are signed with a secret only the service knows. If it may have leaked, replace it: every session signed with the old one ends.
+        Shopper sessions are signed with a secret only the service knows. If it may have leaked, replace it: every session signed with the
+        old one ends.
       </p>
       <Alert tone="success">{notice}</Alert>
       <button type="button" className="danger" onClick={() => setAsking(true)}>
@@ -431,8 +463,8 @@ function ShopperSessions() {
         error={result.error}
       >
         <p>
-          A new session secret is made now. <strong>Every shopper signed in on your storefront is signed out</strong> and must sign in again.
-          This cannot be undone.
+          A new session secret is made now. <strong>Every shopper signed in on your storefront is signed out</strong> and must sign in
+          again. This cannot be undone.
         </p>
       </ConfirmDialog>
     </section>

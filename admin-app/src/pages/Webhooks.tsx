@@ -8,7 +8,7 @@ import { useMutation, useQuery } from 'urql';
 import { messages } from '../../../src/domain/shared/messages';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../api';
 import { formatDateTime, formatDuration, formatNumber } from '../format';
-import { type ResultOf, graphql } from '../graphql';
+import { graphql, type ResultOf } from '../graphql';
 import { Link, navigate } from '../router';
 import {
   Alert,
@@ -19,8 +19,8 @@ import {
   Dialog,
   FormFooter,
   NotFound,
-  PageTitle,
   Pager,
+  PageTitle,
   SecretShownOnce,
   SelectField,
   TextField,
@@ -247,7 +247,15 @@ export function Webhooks({ path }: { path: string }) {
   return <EndpointList data={data} error={error} refetch={() => refetch({ requestPolicy: 'network-only' })} />;
 }
 
-function EndpointList({ data, error, refetch }: { data: ResultOf<typeof EndpointsQuery> | undefined; error: ReturnType<typeof useQuery>[0]['error']; refetch: () => void }) {
+function EndpointList({
+  data,
+  error,
+  refetch,
+}: {
+  data: ResultOf<typeof EndpointsQuery> | undefined;
+  error: ReturnType<typeof useQuery>[0]['error'];
+  refetch: () => void;
+}) {
   const [adding, setAdding] = useState(false);
   const [secret, setSecret] = useState<Secret | null>(null);
   const close = () => {
@@ -294,7 +302,11 @@ function EndpointList({ data, error, refetch }: { data: ResultOf<typeof Endpoint
         ]}
       />
       <Dialog title={secret ? 'Your new endpoint' : 'Add a webhook endpoint'} open={adding} onClose={close}>
-        {secret ? <SecretOnce secret={secret} onDone={close} /> : data && <EndpointForm endpoint={null} eventTypes={data.webhook_event_types} onSaved={setSecret} />}
+        {secret ? (
+          <SecretOnce secret={secret} onDone={close} />
+        ) : (
+          data && <EndpointForm endpoint={null} eventTypes={data.webhook_event_types} onSaved={setSecret} />
+        )}
       </Dialog>
     </>
   );
@@ -316,7 +328,8 @@ function EndpointPage({ endpoint: e, eventTypes, refetch }: { endpoint: Endpoint
   };
   const flip = async () => {
     const res = await toggle({ id: e.id, enabled: !e.enabled });
-    if (!res.error) setNotice(e.enabled ? 'The endpoint is disabled: no event is sent to it until you enable it.' : 'The endpoint is enabled.');
+    if (!res.error)
+      setNotice(e.enabled ? 'The endpoint is disabled: no event is sent to it until you enable it.' : 'The endpoint is enabled.');
   };
   const sendPing = async () => {
     const res = await ping({ id: e.id });
@@ -396,7 +409,11 @@ function EndpointPage({ endpoint: e, eventTypes, refetch }: { endpoint: Endpoint
         {dialog === 'edit' && <EndpointForm endpoint={e} eventTypes={eventTypes} onSaved={close} />}
       </Dialog>
       <Dialog title={secret ? 'Your new signing secret' : 'Rotate the signing secret?'} open={dialog === 'rotate'} onClose={close}>
-        {secret ? <SecretOnce secret={secret} onDone={close} rotated /> : dialog === 'rotate' && <RotateForm endpoint={e} onRotated={setSecret} onCancel={close} />}
+        {secret ? (
+          <SecretOnce secret={secret} onDone={close} rotated />
+        ) : (
+          dialog === 'rotate' && <RotateForm endpoint={e} onRotated={setSecret} onCancel={close} />
+        )}
       </Dialog>
       <ConfirmDialog
         title="Delete this endpoint?"
@@ -551,7 +568,12 @@ function Deliveries({ endpointId, enabled }: { endpointId: string; enabled: bool
             cell: (d) =>
               d.status !== 'pending' &&
               enabled && (
-                <button type="button" onClick={() => void again(d)} disabled={redelivered.fetching} aria-label={`Redeliver ${d.event_type} ${d.event_id}`}>
+                <button
+                  type="button"
+                  onClick={() => void again(d)}
+                  disabled={redelivered.fetching}
+                  aria-label={`Redeliver ${d.event_type} ${d.event_id}`}
+                >
                   Redeliver
                 </button>
               ),

@@ -28,11 +28,24 @@ export function TimeZonePicker({ value, onChange, errors }: { value: string; onC
         Days, weeks, years and expiry dates of the program follow it. Now: {value} ({zoneOffset(value)}).
       </p>
       <label htmlFor={`${id}-search`}>Search time zones</label>
-      <input id={`${id}-search`} type="search" placeholder="City or region, e.g. Paris" value={query} onChange={(e) => setQuery(e.target.value)} />
+      <input
+        id={`${id}-search`}
+        type="search"
+        placeholder="City or region, e.g. Paris"
+        value={query}
+        onChange={(e) => setQuery(e.target.value)}
+      />
       <label htmlFor={`${id}-zone`}>
         Time zone <span className="hint">({shown.length} shown)</span>
       </label>
-      <select id={`${id}-zone`} size={6} value={value} onChange={(e) => onChange(e.target.value)} aria-describedby={`${id}-hint`} aria-invalid={errorId ? true : undefined}>
+      <select
+        id={`${id}-zone`}
+        size={6}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        aria-describedby={`${id}-hint`}
+        aria-invalid={errorId ? true : undefined}
+      >
         {shown.map(({ zone, offset }) => (
           <option key={zone} value={zone}>
             {zone.replace(/_/g, ' ')} ({offset})
@@ -48,13 +61,49 @@ export function TimeZonePicker({ value, onChange, errors }: { value: string; onC
   );
 }
 
-const LOCALES = ['en-US', 'en-GB', 'en-CA', 'en-AU', 'fr-FR', 'fr-CA', 'de-DE', 'de-CH', 'es-ES', 'es-MX', 'it-IT', 'nl-NL', 'pt-BR', 'pt-PT', 'sv-SE', 'da-DK', 'nb-NO', 'fi-FI', 'pl-PL', 'ja-JP', 'ko-KR', 'zh-CN'];
+const LOCALES = [
+  'en-US',
+  'en-GB',
+  'en-CA',
+  'en-AU',
+  'fr-FR',
+  'fr-CA',
+  'de-DE',
+  'de-CH',
+  'es-ES',
+  'es-MX',
+  'it-IT',
+  'nl-NL',
+  'pt-BR',
+  'pt-PT',
+  'sv-SE',
+  'da-DK',
+  'nb-NO',
+  'fi-FI',
+  'pl-PL',
+  'ja-JP',
+  'ko-KR',
+  'zh-CN',
+];
 
 /** Each locale named in its own language: Deutsch (Deutschland). */
 const localeName = (code: string) => new Intl.DisplayNames([code], { type: 'language' }).of(code) ?? code;
 
-export function LocalePicker({ value, currency, onChange, errors }: { value: string; currency: string; onChange: (locale: string) => void; errors?: string[] }) {
-  const options = (LOCALES.includes(value) ? LOCALES : [value, ...LOCALES]).map((code) => ({ value: code, label: `${localeName(code)} — ${code}` }));
+export function LocalePicker({
+  value,
+  currency,
+  onChange,
+  errors,
+}: {
+  value: string;
+  currency: string;
+  onChange: (locale: string) => void;
+  errors?: string[];
+}) {
+  const options = (LOCALES.includes(value) ? LOCALES : [value, ...LOCALES]).map((code) => ({
+    value: code,
+    label: `${localeName(code)} — ${code}`,
+  }));
   let sample = '';
   try {
     sample = `${new Intl.NumberFormat(value).format(1234567.5)} · ${new Intl.NumberFormat(value, { style: 'currency', currency }).format(15)} · ${new Intl.DateTimeFormat(value, { dateStyle: 'medium' }).format(new Date())}`;

@@ -7,7 +7,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { AppError, notFound, validationError } from '../shared/errors.js';
 import { isUuid } from '../shared/records.js';
 import type { KeyPrincipal } from './principal.js';
-import { type KeyType, customScopes, fullAccessScopes, readOnlyScopes } from './scopes.js';
+import { customScopes, fullAccessScopes, type KeyType, readOnlyScopes } from './scopes.js';
 import { bearerToken, generateToken, hashToken, isWellFormed } from './tokens.js';
 
 export interface CreateKeyInput {

@@ -9,7 +9,7 @@
 // them in memory, so refusing an ended token reads no row per request. The token names the
 // API key that minted it (`key`), which may end or renew it too.
 import { randomUUID } from 'node:crypto';
-import { SignJWT, decodeJwt, errors as joseErrors, jwtVerify } from 'jose';
+import { decodeJwt, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Db } from '../../db/client.js';
 import type { CustomerRef } from '../customers/customers.js';
 import { findCustomer } from '../customers/customers.js';
@@ -194,11 +194,7 @@ export async function endCustomerSession(change: SessionChange) {
  * one did), and the old token ended. Of two renewals of one token, one wins: the other is
  * refused as the old token would be.
  */
-export async function renewCustomerSession(
-  db: Db,
-  change: SessionChange & { expires_in?: number | null },
-  limits: SessionLimits,
-) {
+export async function renewCustomerSession(db: Db, change: SessionChange & { expires_in?: number | null }, limits: SessionLimits) {
   const session = await targetOf(change);
   const lifetimeBefore = Math.round((session.expiresAt.getTime() - session.issuedAt.getTime()) / 1000);
   const ttl = lifetime(change.expires_in, lifetimeBefore, limits.maxTtl);

@@ -8,7 +8,7 @@
 // feed is down nothing is kept, and every check reads the database; without a feed (no
 // database URL) likewise. A row is useless once its token has expired: rows are purged.
 import type { Db } from '../../db/client.js';
-import { AUTH_CHANNEL, type NotificationFeed, listenTo } from '../../db/notifications.js';
+import { AUTH_CHANNEL, listenTo, type NotificationFeed } from '../../db/notifications.js';
 import type { MaybePromise } from '../shared/maybe-promise.js';
 
 const PAYLOAD = 'session:';

@@ -4,8 +4,9 @@
 // key at once. While the notification feed is down nothing is cached, so a revocation can
 // never be missed; without a feed (no database URL) every request asks the database. A key
 // revoked in this very process is forgotten before the revocation returns.
-import { AUTH_CHANNEL, type NotificationFeed, listenTo, notifiedCache } from '../../db/notifications.js';
+
 import type { Db } from '../../db/client.js';
+import { AUTH_CHANNEL, listenTo, type NotificationFeed, notifiedCache } from '../../db/notifications.js';
 import { type MaybePromise, whenReady } from '../shared/maybe-promise.js';
 import { bearerKeyHash, noteKeyUse, onKeyRevokedHere, principalByHash } from './api-keys.js';
 import type { KeyPrincipal } from './principal.js';
@@ -28,7 +29,10 @@ export function keyAuthenticator(db: Db, databaseUrl?: string): KeyAuthenticator
   return {
     authenticate(header) {
       const hash = bearerKeyHash(header);
-      return whenReady(cache.get(hash, () => principalByHash(db, hash)), (principal) => (noteKeyUse(db, principal.keyId), principal));
+      return whenReady(
+        cache.get(hash, () => principalByHash(db, hash)),
+        (principal) => (noteKeyUse(db, principal.keyId), principal),
+      );
     },
     async close() {
       unsubscribe();

@@ -53,9 +53,7 @@ export function fullAccessScopes(): ScopeGrant[] {
 
 /** Read-Only: read access for every scope that has a read level. */
 export function readOnlyScopes(): ScopeGrant[] {
-  return scopeNames
-    .filter((s) => (scopeLevels[s] as readonly Access[]).includes('read'))
-    .map((s) => `read:${s}` as ScopeGrant);
+  return scopeNames.filter((s) => (scopeLevels[s] as readonly Access[]).includes('read')).map((s) => `read:${s}` as ScopeGrant);
 }
 
 /**

@@ -1,14 +1,15 @@
 // The audit log (AuditEntry): every admin change, who made it, what, before/after and when.
 // Rows are written by one wrapper around every admin mutation (src/graphql/audit.ts) and by the
 // CLI's erasures; they are read newest first through the admin API (`audit_log`).
+
+import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { getDatamodel } from '../../generated/pothos-types.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { z } from 'zod';
-import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
-import { parseInput } from '../shared/validation.js';
-import { isUuid } from '../shared/records.js';
 import { ERASED, needlesOf } from '../privacy/erasure.js';
+import { newestFirst, type PageArgs, paginate } from '../shared/pagination.js';
+import { isUuid } from '../shared/records.js';
+import { parseInput } from '../shared/validation.js';
 import { redact, scrubValues } from './redact.js';
 
 export interface AuditInput {
@@ -69,7 +70,10 @@ const auditFilter = z
   });
 
 export function listAudit(db: Db, merchantId: string, args: AuditFilter) {
-  const time = parseInput(auditFilter, { created_after: args.created_after ?? undefined, created_before: args.created_before ?? undefined });
+  const time = parseInput(auditFilter, {
+    created_after: args.created_after ?? undefined,
+    created_before: args.created_before ?? undefined,
+  });
   const where = {
     merchantId,
     ...(args.action ? { action: args.action } : {}),
@@ -114,7 +118,9 @@ function modelReader(model: string): Reader | undefined {
 const readers: Record<string, Reader> = {
   Merchant: (db, merchantId) => db.merchant.findUnique({ where: { id: merchantId } }),
   Customer: (db, merchantId, id) =>
-    id ? db.customer.findFirst({ where: isUuid(id) ? { merchantId, OR: [{ id }, { platformId: id }] } : { merchantId, platformId: id } }) : Promise.resolve(null),
+    id
+      ? db.customer.findFirst({ where: isUuid(id) ? { merchantId, OR: [{ id }, { platformId: id }] } : { merchantId, platformId: id } })
+      : Promise.resolve(null),
 };
 
 /** Result types that stand for another resource (a created key is its ApiKey row...). */

@@ -4,9 +4,9 @@
 import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { lookupIdentifier } from '../shared/fields.js';
+import { rowKey } from '../shared/keys.js';
 import { type PageArgs, pageRows } from '../shared/pagination.js';
 import { customerColumns, emailMatches, findCustomerById } from './customers.js';
-import { rowKey } from '../shared/keys.js';
 
 /** A customer as the API shows it: with its tier's id and name, loaded in the same query. */
 export const withTier = { tier: { select: { id: true, name: true } } } as const;

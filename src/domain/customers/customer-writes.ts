@@ -9,12 +9,12 @@ import type { Customer } from '../../generated/prisma/client.js';
 import { CustomerStatus } from '../../generated/prisma/enums.js';
 import { AppError } from '../shared/errors.js';
 import { field, identifier } from '../shared/fields.js';
-import { type Patch, mergePatch, violatedUniqueIndex } from '../shared/records.js';
+import { rowKey } from '../shared/keys.js';
+import { mergePatch, type Patch, violatedUniqueIndex } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 import { reevaluateTier } from '../tiers/standing.js';
 import { customerProfile, withTier } from './customer-records.js';
 import { customerIdsByEmail } from './customers.js';
-import { rowKey } from '../shared/keys.js';
 
 export const customerInput = z
   .object({
@@ -24,7 +24,10 @@ export const customerInput = z
     last_name: z.string().trim().max(200).nullish(),
     status: z.enum(CustomerStatus).default('member'),
     birthday: z.iso.date().nullish(),
-    referral_code: z.string().regex(/^[A-Z0-9]{4,32}$/, 'is 4 to 32 upper-case letters or digits').nullish(),
+    referral_code: z
+      .string()
+      .regex(/^[A-Z0-9]{4,32}$/, 'is 4 to 32 upper-case letters or digits')
+      .nullish(),
     created_at: field.timestamp.nullish(),
   })
   .strict();
@@ -87,15 +90,17 @@ async function insertCustomer(db: Db, merchantId: string, input: CustomerInput) 
   for (let attempt = 0; ; attempt++) {
     const referralCode = input.referral_code ?? generateReferralCode();
     try {
-      return await recoverable(db, (db) => db.customer.create({
-        data: {
-          merchantId,
-          ...customerData(input),
-          referralCode,
-          ...(input.created_at ? { createdAt: new Date(input.created_at) } : {}),
-        },
-        include: withTier,
-      }));
+      return await recoverable(db, (db) =>
+        db.customer.create({
+          data: {
+            merchantId,
+            ...customerData(input),
+            referralCode,
+            ...(input.created_at ? { createdAt: new Date(input.created_at) } : {}),
+          },
+          include: withTier,
+        }),
+      );
     } catch (err) {
       const index = violatedUniqueIndex(err);
       if (!index) throw err;

@@ -42,10 +42,7 @@ function customerRef(ref: CustomerRef) {
   const customerId = lookupIdentifier('customer_id', ref.customer_id);
   const email = lookupIdentifier('email', ref.email);
   if (!customerId && !email) {
-    throw validationError(
-      { customer_id: ['customer_id or email is required'] },
-      'Name the customer with customer_id or email',
-    );
+    throw validationError({ customer_id: ['customer_id or email is required'] }, 'Name the customer with customer_id or email');
   }
   return { customerId, email };
 }

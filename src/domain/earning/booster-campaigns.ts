@@ -7,10 +7,10 @@ import { columnsOf } from '../../db/sql.js';
 import { type BoosterCampaign, Prisma } from '../../generated/prisma/client.js';
 import { CampaignType } from '../../generated/prisma/enums.js';
 import { field } from '../shared/fields.js';
-import { type PageArgs, pageRows, paginate } from '../shared/pagination.js';
-import { type Patch, dateOrNull, findOwn, mergePatch } from '../shared/records.js';
-import { parseInput } from '../shared/validation.js';
 import { rowKey } from '../shared/keys.js';
+import { type PageArgs, pageRows, paginate } from '../shared/pagination.js';
+import { dateOrNull, findOwn, mergePatch, type Patch } from '../shared/records.js';
+import { parseInput } from '../shared/validation.js';
 
 export const boosterCampaignInput = z
   .object({

@@ -6,13 +6,7 @@ import { z } from 'zod';
 import type { CampaignType } from '../../generated/prisma/enums.js';
 import { validationError } from '../shared/errors.js';
 import { MAX_AMOUNT, MAX_BALANCE } from '../shared/limits.js';
-import {
-  type EarningConditions,
-  type EarningRuleConfig,
-  effectiveLimit,
-  parseConditions,
-  parseEarningRule,
-} from './rule-config.js';
+import { type EarningConditions, type EarningRuleConfig, effectiveLimit, parseConditions, parseEarningRule } from './rule-config.js';
 
 export interface EarningProgramRule {
   id: string;

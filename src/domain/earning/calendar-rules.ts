@@ -7,8 +7,8 @@
 // however often, and on however many instances, the job runs that day.
 import type { Db } from '../../db/client.js';
 import { recordActivity } from '../events/activities.js';
-import { AppError } from '../shared/errors.js';
 import { addPeriods, isCalendarDate, localDate, startOfLocalDate, yearlyMonthDays } from '../shared/calendar.js';
+import { AppError } from '../shared/errors.js';
 
 export type CalendarCampaign = 'birthday' | 'anniversary';
 const campaigns: CalendarCampaign[] = ['birthday', 'anniversary'];
@@ -81,7 +81,13 @@ export async function payCalendarRules(db: Db, now = new Date(), opts: { merchan
     where: { isActive: true, campaignType: { in: campaigns }, ...(opts.merchantId ? { merchantId: opts.merchantId } : {}) },
     select: { merchantId: true, campaignType: true, merchant: { select: { timezone: true } } },
   });
-  const report: CalendarPayReport = { merchants: new Set(rules.map((r) => r.merchantId)).size, customers: 0, paid: 0, points: 0, failed: 0 };
+  const report: CalendarPayReport = {
+    merchants: new Set(rules.map((r) => r.merchantId)).size,
+    customers: 0,
+    paid: 0,
+    points: 0,
+    failed: 0,
+  };
   const done = new Set<string>();
   for (const rule of rules) {
     const campaign = rule.campaignType as CalendarCampaign;

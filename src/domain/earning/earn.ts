@@ -7,11 +7,11 @@
 import type { Db } from '../../db/client.js';
 import type { Customer } from '../../generated/prisma/client.js';
 import type { CampaignType } from '../../generated/prisma/enums.js';
+import { applyPoints, type LedgerEntry, type LedgerResult } from '../ledger/ledger.js';
 import { DEFAULT_TIMEZONE } from '../shared/calendar.js';
-import { type LedgerEntry, type LedgerResult, applyPoints } from '../ledger/ledger.js';
-import { type Cart, type EarningProgram, type PointsCalculation, calculatePoints } from './calculator.js';
+import { type Cart, calculatePoints, type EarningProgram, type PointsCalculation } from './calculator.js';
 import { limitedRules, loadEarningProgram } from './earning-program.js';
-import { type LimitedRule, claimSlot } from './limits.js';
+import { claimSlot, type LimitedRule } from './limits.js';
 
 export async function earn(
   db: Db,
@@ -43,9 +43,7 @@ export async function awardWithin(
   const claimed = new Set<string>();
   for (;;) {
     const calculation = calculatePoints(program, cart, now);
-    const pending = calculation.breakdown.filter(
-      (e) => e.source === 'earning_rule' && limits.has(e.id) && !claimed.has(e.id),
-    );
+    const pending = calculation.breakdown.filter((e) => e.source === 'earning_rule' && limits.has(e.id) && !claimed.has(e.id));
     if (pending.length === 0) return calculation;
     for (const entry of pending) {
       const rule = limits.get(entry.id)!;

@@ -9,7 +9,7 @@ import type { CampaignType } from '../../generated/prisma/enums.js';
 import { notFound } from '../shared/errors.js';
 import { currentBoostersSql } from './booster-campaigns.js';
 import type { EarningProgram } from './calculator.js';
-import { type LimitedRule, countUsage } from './limits.js';
+import { countUsage, type LimitedRule } from './limits.js';
 import { effectiveLimit, parseConditions } from './rule-config.js';
 
 type ProgramCustomer = Pick<Customer, 'id' | 'tierId' | 'status'>;
@@ -84,7 +84,9 @@ interface ProgramRead {
  * with the merchants reference table is refused.
  */
 async function readProgram(db: Db, merchantId: string, customer: ProgramCustomer | null, campaignType: CampaignType, at: Date) {
-  const tierQuery = (which: Prisma.Sql) => Prisma.sql`(SELECT json_build_object('id', t.id, 'name', t.name, 'earnMultiplier', t.earn_multiplier)
+  const tierQuery = (
+    which: Prisma.Sql,
+  ) => Prisma.sql`(SELECT json_build_object('id', t.id, 'name', t.name, 'earnMultiplier', t.earn_multiplier)
       FROM tiers t WHERE t.merchant_id = ${merchantId}::uuid AND t.is_active AND ${which}
      ORDER BY t.is_default DESC, t.position, t.id LIMIT 1)`;
   const tier = customer

@@ -5,13 +5,13 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { EarningRule } from '../../generated/prisma/client.js';
 import { CampaignType } from '../../generated/prisma/enums.js';
-import { field, productFields } from '../shared/fields.js';
-import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
-import { type Patch, findOwn, jsonOrNull, mergePatch } from '../shared/records.js';
-import { parseInput } from '../shared/validation.js';
 import { merchantTimeZone } from '../merchants/merchants.js';
-import { conditionsInputSchema, earningRuleSchema, resolveRuleDates } from './rule-config.js';
+import { field, productFields } from '../shared/fields.js';
 import { rowKey } from '../shared/keys.js';
+import { newestFirst, type PageArgs, paginate } from '../shared/pagination.js';
+import { findOwn, jsonOrNull, mergePatch, type Patch } from '../shared/records.js';
+import { parseInput } from '../shared/validation.js';
+import { conditionsInputSchema, earningRuleSchema, resolveRuleDates } from './rule-config.js';
 
 export const earningRuleInput = z
   .object({

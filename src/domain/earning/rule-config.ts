@@ -32,7 +32,10 @@ export const conditionsSchema = z
     tier_ids: z.array(z.string().uuid()).nullish(),
     product_ids: z.array(z.string().min(1)).nullish(),
     excluded_product_ids: z.array(z.string().min(1)).nullish(),
-    limit: z.object({ count: z.number().int().positive(), period: z.enum(limitPeriods) }).strict().nullish(),
+    limit: z
+      .object({ count: z.number().int().positive(), period: z.enum(limitPeriods) })
+      .strict()
+      .nullish(),
     starts_at: z.iso.datetime({ offset: true }).nullish(),
     ends_at: z.iso.datetime({ offset: true }).nullish(),
   })

@@ -7,17 +7,10 @@ import { atomically } from '../../db/transaction.js';
 import { CampaignType } from '../../generated/prisma/enums.js';
 import { findCustomer } from '../customers/customers.js';
 import { creditEarned, describeEarning, earn } from '../earning/earn.js';
+import { rowKey } from '../shared/keys.js';
 import { parseInput } from '../shared/validation.js';
 import { reevaluateTier } from '../tiers/standing.js';
-import {
-  claimEvent,
-  eventIdSchema,
-  platformIdSchema,
-  processClaimed,
-  stillProcessing,
-  timestampSchema,
-} from './events.js';
-import { rowKey } from '../shared/keys.js';
+import { claimEvent, eventIdSchema, platformIdSchema, processClaimed, stillProcessing, timestampSchema } from './events.js';
 
 const activityInput = z.object({
   event_id: eventIdSchema,
@@ -37,7 +30,8 @@ export interface ActivityResult {
 }
 
 /** Records an activity in one transaction: its claim, points and stored result commit together. */
-export const recordActivity = (db: Db, merchantId: string, raw: ActivityInput) => atomically(db, (tx) => recordActivityIn(tx, merchantId, raw));
+export const recordActivity = (db: Db, merchantId: string, raw: ActivityInput) =>
+  atomically(db, (tx) => recordActivityIn(tx, merchantId, raw));
 
 async function recordActivityIn(db: Db, merchantId: string, raw: ActivityInput): Promise<ActivityResult> {
   const input = parseInput(activityInput, raw);

@@ -52,8 +52,7 @@ export async function claimEvent(db: Db, merchantId: string, eventId: string, ki
 }
 
 /** A claimed event whose result never arrived: answering it again could award twice. */
-export const stillProcessing = (eventId: string) =>
-  new AppError('conflict', `Event "${eventId}" is still being processed; retry later`);
+export const stillProcessing = (eventId: string) => new AppError('conflict', `Event "${eventId}" is still being processed; retry later`);
 
 export async function storeResult(db: Db, merchantId: string, id: string, result: object) {
   await db.engineEvent.update({ where: rowKey(merchantId, id), data: { result: result as Prisma.InputJsonValue } });
@@ -68,7 +67,12 @@ export async function releaseEvent(db: Db, merchantId: string, id: string) {
  * Runs the award of claimed events (an event and its aliases) and stores the result on each.
  * A failure releases the claims before it propagates: `award` must change nothing when it fails.
  */
-export async function processClaimed<T extends object>(db: Db, merchantId: string, claimIds: string[], award: () => Promise<T>): Promise<T> {
+export async function processClaimed<T extends object>(
+  db: Db,
+  merchantId: string,
+  claimIds: string[],
+  award: () => Promise<T>,
+): Promise<T> {
   let result: T;
   try {
     result = await award();

@@ -16,6 +16,7 @@ import { clawBack, reversalDescription } from '../ledger/claw-back.js';
 import { holdPoints, voidPendingPoints } from '../ledger/pending.js';
 import { completeReferral, reverseReferral } from '../referrals/referrals.js';
 import { notFound } from '../shared/errors.js';
+import { rowKey } from '../shared/keys.js';
 import { MAX_AMOUNT } from '../shared/limits.js';
 import { parseInput } from '../shared/validation.js';
 import { reevaluateTier } from '../tiers/standing.js';
@@ -29,7 +30,6 @@ import {
   storeResult,
   timestampSchema,
 } from './events.js';
-import { rowKey } from '../shared/keys.js';
 
 const orderInput = z.object({
   event_id: eventIdSchema.nullish(),
@@ -209,7 +209,11 @@ export interface RefundResult {
  * Points owed back once `refundedCents` of the order are refunded (floored, all at full refund).
  * A replay of history (finance/replay.ts) reverses the points it recalculates with it.
  */
-export function owedFor(order: { subtotal: Order['subtotal'] | number; pointsAwarded: number }, refundedCents: number, full: boolean): number {
+export function owedFor(
+  order: { subtotal: Order['subtotal'] | number; pointsAwarded: number },
+  refundedCents: number,
+  full: boolean,
+): number {
   const subtotalCents = cents(Number(order.subtotal));
   if (full) return order.pointsAwarded;
   if (subtotalCents === 0) return 0;

@@ -18,7 +18,10 @@ export interface FoldReport {
  * Folds the finished buckets from `since` (default: one day back; null: all history). The one
  * being written is left alone. Rows a fold skips stay correct, only more numerous.
  */
-export async function foldLedgerBuckets(db: Db, { now = new Date(), since }: { now?: Date; since?: Date | null } = {}): Promise<FoldReport> {
+export async function foldLedgerBuckets(
+  db: Db,
+  { now = new Date(), since }: { now?: Date; since?: Date | null } = {},
+): Promise<FoldReport> {
   const before = new Date(now.getTime() - (now.getTime() % QUARTER_HOUR));
   const from = since === undefined ? new Date(before.getTime() - 24 * 3600_000) : since;
   const window = Prisma.sql`bucket_start < ${before}::timestamptz ${from ? Prisma.sql`AND bucket_start >= ${from}::timestamptz` : Prisma.empty}`;

@@ -90,7 +90,11 @@ type SpanSums = Map<number, Map<string, number>>;
 async function sumsBetween(db: Db, merchantId: string, edges: Date[]): Promise<SpanSums> {
   const bounds = edges.map((e) => e.toISOString());
   // buckets an edge cuts through (an instant that is no quarter hour): their ledger rows are read instead
-  const cut = [...new Set(edges.filter((e) => e.getTime() % BUCKET_MS !== 0).map((e) => new Date(e.getTime() - (e.getTime() % BUCKET_MS)).toISOString()))];
+  const cut = [
+    ...new Set(
+      edges.filter((e) => e.getTime() % BUCKET_MS !== 0).map((e) => new Date(e.getTime() - (e.getTime() % BUCKET_MS)).toISOString()),
+    ),
+  ];
   const last = bounds.at(-1)!;
   const rows = await rowsOf<{ span: number; category: string; points: string }>(
     db,
@@ -118,10 +122,21 @@ async function sumsBetween(db: Db, merchantId: string, edges: Date[]): Promise<S
 function period(label: string, start: Date, end: Date, opening: number, sums: Map<string, number> | undefined): LiabilityPeriod {
   const of = (category: string) => sums?.get(category) ?? 0;
   const issued = Object.fromEntries(Object.entries(issuedCategories).map(([k, c]) => [k, of(c)])) as Omit<LiabilityIssued, 'total'>;
-  const removed = Object.fromEntries(Object.entries(removedCategories).map(([k, c]) => [k, -of(c)])) as Record<keyof typeof removedCategories, number>;
+  const removed = Object.fromEntries(Object.entries(removedCategories).map(([k, c]) => [k, -of(c)])) as Record<
+    keyof typeof removedCategories,
+    number
+  >;
   const issuedTotal = Object.values(issued).reduce((a, b) => a + b, 0);
   const removedTotal = Object.values(removed).reduce((a, b) => a + b, 0);
-  return { label, start, end, opening, issued: { ...issued, total: issuedTotal }, ...removed, closing: opening + issuedTotal - removedTotal };
+  return {
+    label,
+    start,
+    end,
+    opening,
+    issued: { ...issued, total: issuedTotal },
+    ...removed,
+    closing: opening + issuedTotal - removedTotal,
+  };
 }
 
 /** The starts of the local periods from `from` (the first cut at `from` itself) to the end. */
@@ -164,7 +179,13 @@ export async function liabilityRollForward(db: Db, merchantId: string, input: Li
 /** The ledger's totals before an instant: outstanding, issued (and by orders), redeemed and expired. */
 export async function ledgerSumsAt(db: Db, merchantId: string, at: Date) {
   const before = period('', at, at, 0, (await sumsBetween(db, merchantId, [at])).get(0));
-  return { outstanding: before.closing, issued: before.issued.total, issuedByOrders: before.issued.orders, redeemed: before.redeemed, expired: before.expired };
+  return {
+    outstanding: before.closing,
+    issued: before.issued.total,
+    issuedByOrders: before.issued.orders,
+    redeemed: before.redeemed,
+    expired: before.expired,
+  };
 }
 
 async function pendingPoints(db: Db, merchantId: string) {
@@ -239,13 +260,18 @@ export interface ExpiryWindow {
  * shorter ones): the balances the expiry job (ledger/expiry.ts) would take if it ran at the end of
  * each window and nobody was active meanwhile.
  */
-export async function expirySchedule(db: Db, merchantId: string, now = new Date()): Promise<{ expiry_days: number | null; windows: ExpiryWindow[] }> {
+export async function expirySchedule(
+  db: Db,
+  merchantId: string,
+  now = new Date(),
+): Promise<{ expiry_days: number | null; windows: ExpiryWindow[] }> {
   const { pointsExpiryDays: days, timezone } = await db.merchant.findUniqueOrThrow({
     where: { id: merchantId },
     select: { pointsExpiryDays: true, timezone: true },
   });
   const untils = expiryWindows.map((n) => addPeriods('day', now, n, timezone));
-  if (days === null) return { expiry_days: null, windows: untils.map((until, i) => ({ days: expiryWindows[i]!, until, points: 0, customers: 0 })) };
+  if (days === null)
+    return { expiry_days: null, windows: untils.map((until, i) => ({ days: expiryWindows[i]!, until, points: 0, customers: 0 })) };
   const activeBefore = untils.map((until) => expiryCutoff(until, days, timezone));
   const [row] = await rowsOf<Record<string, string>>(
     db,
@@ -261,6 +287,11 @@ export async function expirySchedule(db: Db, merchantId: string, now = new Date(
   );
   return {
     expiry_days: days,
-    windows: untils.map((until, i) => ({ days: expiryWindows[i]!, until, points: Number(row?.[`p${i}`] ?? 0), customers: Number(row?.[`c${i}`] ?? 0) })),
+    windows: untils.map((until, i) => ({
+      days: expiryWindows[i]!,
+      until,
+      points: Number(row?.[`p${i}`] ?? 0),
+      customers: Number(row?.[`c${i}`] ?? 0),
+    })),
   };
 }

@@ -9,7 +9,7 @@ import type { Db } from '../../db/client.js';
 import { Prisma, type ReplayJob } from '../../generated/prisma/client.js';
 import { AppError, notFound } from '../shared/errors.js';
 import { rowKey } from '../shared/keys.js';
-import { type ReplayInput, type ReplayReport, prepareReplay, replayProgram } from './replay.js';
+import { prepareReplay, type ReplayInput, type ReplayReport, replayProgram } from './replay.js';
 
 export type ReplayJobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
 export const replayJobStates: ReplayJobState[] = ['queued', 'running', 'done', 'failed', 'cancelled'];
@@ -118,7 +118,8 @@ export async function cancelReplayJob(db: Db, merchantId: string, id: string): P
     data: { state: 'cancelled', finishedAt: now, report: Prisma.DbNull },
   });
   const job = view(await findJob(db, merchantId, id));
-  if (job.state !== 'cancelled') throw new AppError('conflict', `The replay job is ${job.state}: only a queued or running one can be cancelled`);
+  if (job.state !== 'cancelled')
+    throw new AppError('conflict', `The replay job is ${job.state}: only a queued or running one can be cancelled`);
   return job;
 }
 
@@ -158,7 +159,10 @@ export async function runReplayJob(db: Db, merchantId: string, id: string, opts:
       signal: abort.signal,
       pageSize: opts.pageSize,
       onProgress: async (p) => {
-        const { count } = await db.replayJob.updateMany({ where: running, data: { ordersRead: p.orders_read, readUpTo: p.at, heartbeatAt: new Date() } });
+        const { count } = await db.replayJob.updateMany({
+          where: running,
+          data: { ordersRead: p.orders_read, readUpTo: p.at, heartbeatAt: new Date() },
+        });
         if (count === 0) abort.abort(new Cancelled());
         else await opts.onPage?.();
       },
@@ -171,7 +175,8 @@ export async function runReplayJob(db: Db, merchantId: string, id: string, opts:
   } catch (err) {
     if (err instanceof Cancelled) return 'cancelled';
     // an unexpected error's text stays in the worker's log, not in what the admin app reads
-    const error = err instanceof AppError ? { code: err.code, message: err.message } : { code: 'internal_error', message: 'The replay failed' };
+    const error =
+      err instanceof AppError ? { code: err.code, message: err.message } : { code: 'internal_error', message: 'The replay failed' };
     await db.replayJob.updateMany({ where: running, data: { state: 'failed', error, finishedAt: new Date() } });
     if (!(err instanceof AppError)) throw err;
     return 'failed';

@@ -20,7 +20,13 @@ import type { Db } from '../../db/client.js';
 import { rowsOf } from '../../db/sql.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { boosterCampaignInput, boosterRow } from '../earning/booster-campaigns.js';
-import { type EarningProgram, type EarningProgramBooster, type EarningProgramRule, type PointsCalculation, cents } from '../earning/calculator.js';
+import {
+  cents,
+  type EarningProgram,
+  type EarningProgramBooster,
+  type EarningProgramRule,
+  type PointsCalculation,
+} from '../earning/calculator.js';
 import { awardWithin } from '../earning/earn.js';
 import { earnsNothing, limitedRules } from '../earning/earning-program.js';
 import { earningRuleInput, earningRuleRow } from '../earning/earning-rules.js';
@@ -30,7 +36,7 @@ import { owedFor } from '../events/orders.js';
 import { addPeriods, periodStart, startOfLocalDate } from '../shared/calendar.js';
 import { type ErrorDetails, notFound, validationError } from '../shared/errors.js';
 import { detailsFromZod, parseInput } from '../shared/validation.js';
-import { type LadderTier, type TierMetrics, judgeStanding, windowStart } from '../tiers/standing.js';
+import { judgeStanding, type LadderTier, type TierMetrics, windowStart } from '../tiers/standing.js';
 import { tierInput, tierRow } from '../tiers/tiers.js';
 
 /** The longest period a replay reports on. */
@@ -41,7 +47,13 @@ const DAY_MS = 86_400_000;
 const WINDOW_MS = 367 * DAY_MS;
 const QUARTER_HOUR_MS = 15 * 60_000;
 /** The calendar cache's key for each limit period's key. */
-const LIMIT_PERIOD: Record<LimitPeriod, string> = { day: 'limit:day', week: 'limit:week', month: 'limit:month', year: 'limit:year', lifetime: 'limit:lifetime' };
+const LIMIT_PERIOD: Record<LimitPeriod, string> = {
+  day: 'limit:day',
+  week: 'limit:week',
+  month: 'limit:month',
+  year: 'limit:year',
+  lifetime: 'limit:lifetime',
+};
 
 // ---- the draft ----
 
@@ -98,8 +110,26 @@ type Current = Awaited<ReturnType<typeof currentProgram>>;
 
 function programOf(
   rules: { id: string; name: string; campaignType: string; earningRule: unknown; conditions: unknown; isActive: boolean }[],
-  boosters: { id: string; name: string; multiplier: unknown; campaignTypes: string[]; startsAt: Date; endsAt: Date | null; isActive: boolean }[],
-  tiers: { id: string; name: string; position: number; threshold: number; qualification: LadderTier['qualification']; window: LadderTier['window']; isDefault: boolean; isActive: boolean; earnMultiplier: unknown }[],
+  boosters: {
+    id: string;
+    name: string;
+    multiplier: unknown;
+    campaignTypes: string[];
+    startsAt: Date;
+    endsAt: Date | null;
+    isActive: boolean;
+  }[],
+  tiers: {
+    id: string;
+    name: string;
+    position: number;
+    threshold: number;
+    qualification: LadderTier['qualification'];
+    window: LadderTier['window'];
+    isDefault: boolean;
+    isActive: boolean;
+    earnMultiplier: unknown;
+  }[],
 ): Program {
   const purchase = rules.filter((r) => r.isActive && r.campaignType === 'purchase') as EarningProgramRule[];
   return {
@@ -157,7 +187,10 @@ function draftProgram(current: Current, raw: unknown, zone: string): Program {
   const draftTiers = tiers?.map((input) => ({ id: known('Tier', current.tiers, input.id)?.id ?? randomUUID(), ...tierRow(input) }));
   // the engine reads rules and boosters oldest first: a changed record keeps its place
   const byAge = <T extends { createdAt: Date; id: string }>(list: T[]) =>
-    list.map((r, i) => ({ r, i })).sort((a, b) => a.r.createdAt.getTime() - b.r.createdAt.getTime() || a.i - b.i).map((x) => x.r);
+    list
+      .map((r, i) => ({ r, i }))
+      .sort((a, b) => a.r.createdAt.getTime() - b.r.createdAt.getTime() || a.i - b.i)
+      .map((x) => x.r);
   return programOf(
     draftRules ? byAge(draftRules) : current.rules,
     draftBoosters ? byAge(draftBoosters) : current.boosters,
@@ -386,7 +419,10 @@ interface CreditRow {
 }
 
 /** Keyset pages of one merchant's rows in time order, read ahead one page. */
-async function* pages<T extends { id: string; created_at: Date }>(size: number, read: (after: { at: Date; id: string } | null) => Promise<T[]>) {
+async function* pages<T extends { id: string; created_at: Date }>(
+  size: number,
+  read: (after: { at: Date; id: string } | null) => Promise<T[]>,
+) {
   let after: { at: Date; id: string } | null = null;
   let next = read(after);
   for (;;) {
@@ -424,7 +460,10 @@ export async function prepareReplay(db: Db, merchantId: string, input: ReplayInp
     throw validationError({ to: [`must be at most ${MAX_REPLAY_DAYS} days after from`] });
   }
   const current = await currentProgram(db, merchantId);
-  const programs: [Program, Program] = [programOf(current.rules, current.boosters, current.tiers), draftProgram(current, input.draft, zone)];
+  const programs: [Program, Program] = [
+    programOf(current.rules, current.boosters, current.tiers),
+    draftProgram(current, input.draft, zone),
+  ];
   return { from, to, top, zone, pendingDays: merchant.pointsPendingDays, start, end, current, programs };
 }
 
@@ -439,7 +478,9 @@ export async function replayProgram(db: Db, merchantId: string, input: ReplayInp
       Prisma.sql`SELECT count(*)::int AS n FROM orders WHERE merchant_id = ${merchantId}::uuid AND created_at < ${end.toISOString()}::timestamptz`,
     );
     if (n > opts.maxOrders) {
-      throw validationError({ from: [`the history up to ${to} holds ${n} orders, more than the ${opts.maxOrders} a query replays: use the CLI (loyalty replay)`] });
+      throw validationError({
+        from: [`the history up to ${to} holds ${n} orders, more than the ${opts.maxOrders} a query replays: use the CLI (loyalty replay)`],
+      });
     }
   }
   const replay = new Replay(programs, zone, prepared.pendingDays, start.getTime());
@@ -536,7 +577,10 @@ class Replay {
     this.keepCredits = keepFor(programs, 'points_earned');
     this.keepSpent = keepFor(programs, 'amount_spent');
     for (const { tiers } of programs) {
-      this.ladders.set(tiers, { rolling: tiers.some((t) => t.window === 'rolling_12_months'), spent: tiers.some((t) => t.qualification === 'amount_spent') });
+      this.ladders.set(tiers, {
+        rolling: tiers.some((t) => t.window === 'rolling_12_months'),
+        spent: tiers.some((t) => t.qualification === 'amount_spent'),
+      });
     }
   }
 
@@ -667,7 +711,9 @@ class Replay {
     for (const lane of [0, 1] as const) {
       // before the period the draft is not in force yet: both lanes run the program as it stands
       const program = this.programs[inPeriod ? lane : 0];
-      const tier = program.tiers.length ? judgeStanding(program.tiers, this.metrics(c, lane, program.tiers, now), row.created_at, this.zone).current : null;
+      const tier = program.tiers.length
+        ? judgeStanding(program.tiers, this.metrics(c, lane, program.tiers, now), row.created_at, this.zone).current
+        : null;
       tiers.push(tier?.id ?? null);
       results.push(await this.calculate(program, c, lane, tier, cart, row));
     }
@@ -683,7 +729,13 @@ class Replay {
       this.early.delete(row.platform_order_id);
       const credits = early.credits;
       for (let i = 0; i < credits.length; i += 2) {
-        this.recordedCredit({ id: '', customer_id: c.id, points: credits[i + 1]!, created_at: new Date(credits[i]!), order_id: row.platform_order_id });
+        this.recordedCredit({
+          id: '',
+          customer_id: c.id,
+          points: credits[i + 1]!,
+          created_at: new Date(credits[i]!),
+          order_id: row.platform_order_id,
+        });
       }
     }
     if (replayed.points !== row.points_awarded) this.mismatched += 1;
@@ -713,7 +765,9 @@ class Replay {
     const slots = new Map<string, number>();
     const usage: Record<string, number> = {};
     for (const rule of program.limited) {
-      const period = this.daily(LIMIT_PERIOD[rule.limit.period], placedAt, () => this.numberOf(this.periodNumbers, periodKey(rule.limit.period, row.placed_at, this.zone)));
+      const period = this.daily(LIMIT_PERIOD[rule.limit.period], placedAt, () =>
+        this.numberOf(this.periodNumbers, periodKey(rule.limit.period, row.placed_at, this.zone)),
+      );
       const slot = this.numberOf(this.ruleNumbers, rule.id) * 2 ** 24 + period;
       slots.set(rule.id, slot);
       usage[rule.id] = c.used(lane, slot);
@@ -747,7 +801,13 @@ class Replay {
     if (this.keepCredits !== 'nothing') c.credit(due, points[0], points[1]);
   }
 
-  private count(c: CustomerState, row: OrderRow, replayed: PointsCalculation, draft: PointsCalculation, [tier, draftTier]: [string | null, string | null]) {
+  private count(
+    c: CustomerState,
+    row: OrderRow,
+    replayed: PointsCalculation,
+    draft: PointsCalculation,
+    [tier, draftTier]: [string | null, string | null],
+  ) {
     this.orders += 1;
     this.totals.actual += row.points_awarded;
     this.totals.replayed += replayed.points;
@@ -770,11 +830,28 @@ class Replay {
     c.issued[1] += draft.points;
   }
 
-  report({ zone, from, to, end, top, current }: { zone: string; from: string; to: string; end: number; top: number; current: Current }): ReplayReport {
+  report({
+    zone,
+    from,
+    to,
+    end,
+    top,
+    current,
+  }: {
+    zone: string;
+    from: string;
+    to: string;
+    end: number;
+    top: number;
+    current: Current;
+  }): ReplayReport {
     const [program, draft] = this.programs;
     const ruleNames = new Map<string, string>([...current.rules, ...program.rules, ...draft.rules].map((r) => [r.id, r.name]));
     const ruleIds = new Set([...program.rules, ...draft.rules].map((r) => r.id));
-    const tierNames = new Map<string | null, string>([[null, 'No tier'], ...[...current.tiers, ...draft.tiers].map((t) => [t.id, t.name] as const)]);
+    const tierNames = new Map<string | null, string>([
+      [null, 'No tier'],
+      ...[...current.tiers, ...draft.tiers].map((t) => [t.id, t.name] as const),
+    ]);
     const tierIds = new Set<string | null>([...this.byTier[0].keys(), ...this.byTier[1].keys()]);
     // each customer's tier at the end of the period, in each lane
     const moves = new Map<string, { from_tier_id: string | null; to_tier_id: string | null; customers: number }>();
@@ -782,7 +859,9 @@ class Replay {
     const affected: ReplayCustomer[] = [];
     for (const c of this.customers.values()) {
       const judge = (p: Program, lane: 0 | 1) =>
-        p.tiers.length ? (judgeStanding(p.tiers, this.metrics(c, lane, p.tiers, end - 1), new Date(end - 1), zone).current?.id ?? null) : null;
+        p.tiers.length
+          ? (judgeStanding(p.tiers, this.metrics(c, lane, p.tiers, end - 1), new Date(end - 1), zone).current?.id ?? null)
+          : null;
       const tierA = judge(program, 0);
       const tierB = judge(draft, 1);
       if (tierA !== tierB) {

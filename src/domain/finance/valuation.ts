@@ -27,7 +27,10 @@ const valuationInput = z
     point_value: z.number().positive('must be more than 0').max(1_000_000).nullish(),
     redemption_rate: z.number().gt(0, 'must be more than 0').max(1, 'must be at most 1 (every point redeemed)').nullish(),
   })
-  .refine((v) => v.point_value !== undefined || v.redemption_rate !== undefined, { path: ['point_value'], message: 'give point_value, redemption_rate or both' });
+  .refine((v) => v.point_value !== undefined || v.redemption_rate !== undefined, {
+    path: ['point_value'],
+    message: 'give point_value, redemption_rate or both',
+  });
 
 export type ValuationInput = z.input<typeof valuationInput>;
 
@@ -127,7 +130,9 @@ export async function pointsValuation(db: Db, merchantId: string, at = new Date(
     derivedPointValue(db, merchantId, at),
     ledgerSumsAt(db, merchantId, at),
     // the vintages read the whole ledger: only when a rate in effect then or now is not set
-    (await needsEstimate(db, merchantId, at, setting)) ? pointsVintages(db, merchantId, { at }).then((v) => v.estimated_redemption_rate) : null,
+    (await needsEstimate(db, merchantId, at, setting))
+      ? pointsVintages(db, merchantId, { at }).then((v) => v.estimated_redemption_rate)
+      : null,
   ]);
   const value = setting?.point_value != null ? Number(setting.point_value) : derived;
   const rate = setting?.redemption_rate != null ? Number(setting.redemption_rate) : estimated;
@@ -153,7 +158,12 @@ export async function pointsValuation(db: Db, merchantId: string, at = new Date(
   const redeemedFromSales = sums.issued > 0 ? (sums.redeemed * sums.issuedByOrders) / sums.issued : 0;
   const expected = fromSales * (rate ?? 0);
   const recognized = allocated === null || rate === null ? null : expected > 0 ? allocated * Math.min(1, redeemedFromSales / expected) : 0;
-  const redemption = recognized === null || allocated === null || fromSales === 0 ? (recognized === null ? null : 0) : Math.min(recognized, (allocated * redeemedFromSales) / fromSales);
+  const redemption =
+    recognized === null || allocated === null || fromSales === 0
+      ? recognized === null
+        ? null
+        : 0
+      : Math.min(recognized, (allocated * redeemedFromSales) / fromSales);
   const digits = minorUnits(currency);
   const money = (x: number | null) => (x === null ? null : Number(x.toFixed(digits)));
   return {

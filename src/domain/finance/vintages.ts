@@ -77,7 +77,8 @@ export async function pointsVintages(db: Db, merchantId: string, input: z.input<
   );
   const cohorts = new Map<string, Vintage>();
   const cohortOf = (name: string) => {
-    if (!cohorts.has(name)) cohorts.set(name, { cohort: name, issued: 0, redeemed: 0, expired: 0, corrected: 0, outstanding: 0, months: [] });
+    if (!cohorts.has(name))
+      cohorts.set(name, { cohort: name, issued: 0, redeemed: 0, expired: 0, corrected: 0, outstanding: 0, months: [] });
     return cohorts.get(name)!;
   };
   for (const r of rows.filter((r) => r.month === null)) cohortOf(r.cohort).issued = Number(r.points);
@@ -110,7 +111,10 @@ export async function pointsVintages(db: Db, merchantId: string, input: z.input<
 
 /** The local month (YYYY-MM) `n` months before the one holding `at`. */
 function monthsBefore(at: Date, zone: string, n: number): string {
-  const [y, m] = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit' }).format(at).split('-').map(Number) as [number, number];
+  const [y, m] = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit' })
+    .format(at)
+    .split('-')
+    .map(Number) as [number, number];
   const index = y * 12 + (m - 1) - n;
   return `${Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}`;
 }

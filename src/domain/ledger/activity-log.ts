@@ -3,7 +3,7 @@
 import type { Db } from '../../db/client.js';
 import { columnsOf } from '../../db/sql.js';
 import { type Activity, Prisma } from '../../generated/prisma/client.js';
-import { type CursorArgs, type OwnedList, type PageArgs, connectEach, paginateEach, paginateOne } from '../shared/pagination.js';
+import { type CursorArgs, connectEach, type OwnedList, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
 
 /** A bound parameter, or SQL over the columns of the statement's `from` (Prisma.sql`points_balance`). */
 type Value = Prisma.Sql | string | number | Date | null;

@@ -3,11 +3,14 @@
 // 1 to 500 characters; a debit below zero is 422 adjustment_failed (the ledger's rule).
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { applyPoints } from './ledger.js';
 import { parseInput } from '../shared/validation.js';
+import { applyPoints } from './ledger.js';
 
 const adjustmentInput = z.object({
-  points: z.number().int().refine((n) => n !== 0, 'must not be zero'),
+  points: z
+    .number()
+    .int()
+    .refine((n) => n !== 0, 'must not be zero'),
   description: z.string().trim().min(1, 'is required').max(500, 'must be at most 500 characters'),
 });
 

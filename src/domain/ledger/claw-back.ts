@@ -3,9 +3,9 @@
 // all could be debited.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
+import { rowKey } from '../shared/keys.js';
 import { insertActivity } from './activity-log.js';
 import { type LedgerEntry, tryApplyPoints } from './ledger.js';
-import { rowKey } from '../shared/keys.js';
 
 export interface ClawBack extends Omit<LedgerEntry, 'points' | 'description' | 'approves' | 'reference'> {
   /** Points owed back (> 0 to do anything). */

@@ -13,10 +13,10 @@ import type { Db } from '../../db/client.js';
 import { rowsOf } from '../../db/sql.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { TransactionSource } from '../../generated/prisma/enums.js';
-import { AppError, notFound } from '../shared/errors.js';
-import { MAX_BALANCE } from '../shared/limits.js';
 import { faultPoint } from '../../observability/faults.js';
 import { countLedgerEntry } from '../../observability/metrics.js';
+import { AppError, notFound } from '../shared/errors.js';
+import { MAX_BALANCE } from '../shared/limits.js';
 
 export interface LedgerEntry {
   merchantId: string;
@@ -62,12 +62,15 @@ export async function tryApplyPoints(db: Db, entry: LedgerEntry | PlatformLedger
   // the activity names the transaction unless the entry names what caused it
   const activityRef = { kind: refKind ?? 'transaction', id: refId ?? transactionId };
   // a row whenever the customer exists, its change's columns null when the change was refused
-  const rows = await rowsOf<{ customer_id: string | null; balance_after: number | null; activity_id: string | null }>(db, Prisma.sql`
+  const rows = await rowsOf<{ customer_id: string | null; balance_after: number | null; activity_id: string | null }>(
+    db,
+    Prisma.sql`
     SELECT customer_id::text, balance_after, activity_id::text FROM loyalty_apply_points(
       ${entry.merchantId}::uuid, ${byPlatformId ? null : entry.customerId}::uuid, ${byPlatformId ? entry.platformId : null}::text,
       ${entry.points}::int, ${MAX_BALANCE}::int, ${transactionId}::uuid, ${type}::"TransactionType", ${entry.description}::text,
       ${entry.source}::"TransactionSource", ${refKind}::text, ${refId}::text,
-      ${activityId}::uuid, ${entry.activityType}::text, ${activityRef.kind}::text, ${activityRef.id}::text, ${approves}::uuid)`);
+      ${activityId}::uuid, ${entry.activityType}::text, ${activityRef.kind}::text, ${activityRef.id}::text, ${approves}::uuid)`,
+  );
   await faultPoint('ledger.applied');
   const row = rows[0];
   if (!row?.customer_id && byPlatformId) throw notFound('Customer');

@@ -103,8 +103,16 @@ export async function approvePendingPoints(db: Db, now = new Date()): Promise<Ap
   const customers = new Map<string, string>();
   let after: { at: Date; id: string } | null = null;
   for (;;) {
-    const batch: { id: string; merchant_id: string; customer_id: string; points_change: number; type: string; description: string; reference_id: string; created_at: Date }[] =
-      await db.$queryRaw`
+    const batch: {
+      id: string;
+      merchant_id: string;
+      customer_id: string;
+      points_change: number;
+      type: string;
+      description: string;
+      reference_id: string;
+      created_at: Date;
+    }[] = await db.$queryRaw`
       SELECT a.id::text, a.merchant_id::text, a.customer_id::text, a.points_change, a.type, a.description,
              a.reference_id, a.created_at
         FROM activities a

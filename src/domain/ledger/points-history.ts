@@ -2,7 +2,7 @@
 import type { Db } from '../../db/client.js';
 import { columnsOf } from '../../db/sql.js';
 import { type PointsTransaction, Prisma } from '../../generated/prisma/client.js';
-import { type CursorArgs, type OwnedList, type PageArgs, connectEach, paginateEach, paginateOne } from '../shared/pagination.js';
+import { type CursorArgs, connectEach, type OwnedList, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
 
 const history: OwnedList<PointsTransaction> = {
   table: 'points_transactions',

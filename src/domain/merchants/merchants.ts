@@ -7,14 +7,12 @@ import type { Merchant } from '../../generated/prisma/client.js';
 import { generateToken } from '../access/tokens.js';
 import { DEFAULT_TIMEZONE, timeZoneSchema } from '../shared/calendar.js';
 import { AppError, notFound } from '../shared/errors.js';
-import type { Patch } from '../shared/records.js';
 import { messages } from '../shared/messages.js';
+import type { Patch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 
 const createSchema = z.object({
-  slug: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'lowercase letters, digits and dashes, 2 to 63 characters'),
+  slug: z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'lowercase letters, digits and dashes, 2 to 63 characters'),
   name: z.string().trim().min(1).max(200).optional(),
   timezone: timeZoneSchema.optional(),
 });

@@ -121,7 +121,15 @@ export async function eraseCustomer(db: Db, merchantId: string, id: string): Pro
   const found = await findCustomerById(db, merchantId, id, { erased: true });
   return db.$transaction(async (tx) => {
     const [customer] = await tx.$queryRaw<
-      { id: string; platform_id: string; email: string; first_name: string | null; last_name: string | null; erased_at: Date | null; points_balance: number }[]
+      {
+        id: string;
+        platform_id: string;
+        email: string;
+        first_name: string | null;
+        last_name: string | null;
+        erased_at: Date | null;
+        points_balance: number;
+      }[]
     >`SELECT id, platform_id, email, first_name, last_name, erased_at, points_balance
         FROM customers WHERE merchant_id = ${merchantId}::uuid AND id = ${found.id}::uuid FOR UPDATE`;
     if (!customer) throw new Error('customer vanished during erasure');
@@ -131,7 +139,12 @@ export async function eraseCustomer(db: Db, merchantId: string, id: string): Pro
     const erasure: ErasureContext = {
       merchantId,
       customerId: customer.id,
-      needles: needlesOf({ platformId: customer.platform_id, email: customer.email, firstName: customer.first_name, lastName: customer.last_name }),
+      needles: needlesOf({
+        platformId: customer.platform_id,
+        email: customer.email,
+        firstName: customer.first_name,
+        lastName: customer.last_name,
+      }),
     };
     const erasedAt = new Date();
     await tx.customer.update({

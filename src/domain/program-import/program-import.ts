@@ -10,9 +10,9 @@ import { customerInput, generateReferralCode } from '../customers/customer-write
 import { boosterCampaignInput, boosterRow } from '../earning/booster-campaigns.js';
 import { earningRuleInput, earningRuleRow } from '../earning/earning-rules.js';
 import { insertActivity } from '../ledger/activity-log.js';
+import { merchantTimeZone, settingsInput, settingsRow } from '../merchants/merchants.js';
 import { referralProgramInput, referralProgramRow } from '../referrals/referral-program.js';
 import { rewardInput, rewardRow } from '../rewards/rewards.js';
-import { merchantTimeZone, settingsInput, settingsRow } from '../merchants/merchants.js';
 import { timeZoneSchema } from '../shared/calendar.js';
 import { AppError, type ErrorDetails, validationError } from '../shared/errors.js';
 import { MAX_BALANCE } from '../shared/limits.js';
@@ -204,8 +204,7 @@ function clashingCustomers(db: Db, merchantId: string, platformIds: string[], em
 
 async function readExisting(db: Db, merchantId: string, parsed: Parsed): Promise<Existing> {
   const customers = parsed.customers.map((c) => c.value);
-  const givenIds = (section: Exclude<Section, 'customers'>) =>
-    parsed[section].flatMap((r) => (r.value.id ? [r.value.id] : []));
+  const givenIds = (section: Exclude<Section, 'customers'>) => parsed[section].flatMap((r) => (r.value.id ? [r.value.id] : []));
   // ids given by the file must be new to the merchant (its rows' keys are (merchant, id))
   const idSet = async (ids: string[], find: (ids: string[]) => Promise<{ id: string }[]>) =>
     new Set(ids.length ? (await find(ids)).map((r) => r.id) : []);
@@ -267,22 +266,42 @@ function checkCrossRecord(parsed: Parsed, existing: Existing, problems: Problems
   };
 
   const { customers, tiers } = parsed;
-  unique('customers', 'customer_id', customers, (c) => c.customer_id, (k) =>
-    existing.platformIds.has(k) ? 'is already a customer of this merchant' : null,
+  unique(
+    'customers',
+    'customer_id',
+    customers,
+    (c) => c.customer_id,
+    (k) => (existing.platformIds.has(k) ? 'is already a customer of this merchant' : null),
   );
-  unique('customers', 'email', customers, (c) => c.email.toLowerCase(), (k) =>
-    existing.emails.has(k) ? 'is already the email of a customer of this merchant' : null,
+  unique(
+    'customers',
+    'email',
+    customers,
+    (c) => c.email.toLowerCase(),
+    (k) => (existing.emails.has(k) ? 'is already the email of a customer of this merchant' : null),
   );
-  unique('customers', 'referral_code', customers, (c) => c.referral_code, (k) =>
-    existing.referralCodes.has(k) ? 'is already used by a customer of this merchant' : null,
+  unique(
+    'customers',
+    'referral_code',
+    customers,
+    (c) => c.referral_code,
+    (k) => (existing.referralCodes.has(k) ? 'is already used by a customer of this merchant' : null),
   );
   for (const section of ['rewards', 'earning_rules', 'tiers', 'booster_campaigns'] as const) {
-    unique(section, 'id', parsed[section] as { index: number; value: { id?: string } }[], (r) => r.id, (k) =>
-      existing.ids[section].has(k) ? 'is already in use' : null,
+    unique(
+      section,
+      'id',
+      parsed[section] as { index: number; value: { id?: string } }[],
+      (r) => r.id,
+      (k) => (existing.ids[section].has(k) ? 'is already in use' : null),
     );
   }
-  unique('tiers', 'position', tiers, (t) => String(t.position), (k) =>
-    existing.tiers.some((t) => String(t.position) === k) ? 'is already the position of a tier of this merchant' : null,
+  unique(
+    'tiers',
+    'position',
+    tiers,
+    (t) => String(t.position),
+    (k) => (existing.tiers.some((t) => String(t.position) === k) ? 'is already the position of a tier of this merchant' : null),
   );
   let hasDefault = existing.defaultTierId !== null;
   for (const { index, value } of tiers) {

@@ -2,7 +2,7 @@
 // (DESIGN.md "Referral").
 import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { type CursorArgs, type OwnedList, type PageArgs, connectEach, paginateEach, paginateOne } from '../shared/pagination.js';
+import { type CursorArgs, connectEach, type OwnedList, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
 
 const referralsMade = {
   table: 'referrals',

@@ -15,13 +15,16 @@ import { tryApplyPoints } from '../ledger/ledger.js';
 import { codeExpiry, withFreshCode } from '../rewards/redemption.js';
 import { AppError, notFound } from '../shared/errors.js';
 import { asciiUpper, identifier } from '../shared/fields.js';
+import { rowKey } from '../shared/keys.js';
 import { parseInput } from '../shared/validation.js';
 import { reevaluateTier } from '../tiers/standing.js';
-import { rowKey } from '../shared/keys.js';
 
 const referralInput = z.object({
   referrer_code: identifier(64),
-  referee_email: z.email().max(320).transform((e) => e.toLowerCase()),
+  referee_email: z
+    .email()
+    .max(320)
+    .transform((e) => e.toLowerCase()),
 });
 export type ReferralInput = z.input<typeof referralInput>;
 
@@ -98,10 +101,7 @@ async function refereeRewardId(db: Db, program: ReferralProgram): Promise<string
       where: rowKey(program.merchantId, program.refereeRewardId),
       select: { rewardType: true, rewardRule: true },
     });
-    if (
-      current?.rewardType === program.refereeRewardType &&
-      isDeepStrictEqual(current.rewardRule, program.refereeRewardRule)
-    ) {
+    if (current?.rewardType === program.refereeRewardType && isDeepStrictEqual(current.rewardRule, program.refereeRewardRule)) {
       return program.refereeRewardId;
     }
   }

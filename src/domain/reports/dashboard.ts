@@ -158,7 +158,10 @@ async function topRewards(db: Db, merchantId: string, from: Date, to: Date) {
      GROUP BY reward_id
      ORDER BY redemptions DESC, points_spent DESC, reward_id
      LIMIT ${TOP_REWARDS}`;
-  const names = await db.reward.findMany({ where: { merchantId, id: { in: top.map((t) => t.reward_id) } }, select: { id: true, name: true } });
+  const names = await db.reward.findMany({
+    where: { merchantId, id: { in: top.map((t) => t.reward_id) } },
+    select: { id: true, name: true },
+  });
   return top.map((t) => ({
     reward_id: t.reward_id,
     name: names.find((n) => n.id === t.reward_id)?.name ?? 'Deleted reward',

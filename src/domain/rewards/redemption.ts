@@ -5,28 +5,28 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { recoverable } from '../../db/transaction.js';
 import { columnsOf } from '../../db/sql.js';
+import { recoverable } from '../../db/transaction.js';
 import { type Customer, Prisma, type Reward } from '../../generated/prisma/client.js';
 import type { CustomerRewardStatus, RewardType } from '../../generated/prisma/enums.js';
+import { countLedgerEntry } from '../../observability/metrics.js';
 import { insertActivity } from '../ledger/activity-log.js';
 import { AppError, notFound } from '../shared/errors.js';
 import { identifier } from '../shared/fields.js';
+import { rowKey } from '../shared/keys.js';
 import { MAX_BALANCE } from '../shared/limits.js';
 import {
   type CursorArgs,
-  type OwnedList,
-  type PageArgs,
   connectEach,
   noConnection,
-  paginateEach,
+  type OwnedList,
+  type PageArgs,
   paginated,
+  paginateEach,
   toPage,
 } from '../shared/pagination.js';
 import { parseInput } from '../shared/validation.js';
 import { findReward } from './rewards.js';
-import { countLedgerEntry } from '../../observability/metrics.js';
-import { rowKey } from '../shared/keys.js';
 
 export interface CustomerRewardRecord {
   id: string;
@@ -83,12 +83,24 @@ type Holder = Pick<Customer, 'id' | 'merchantId' | 'status' | 'pointsBalance'>;
 
 /** The same page of the codes each customer (of one merchant) holds, in as many statements as for one. */
 export function customerRewardPages(db: Db, customers: readonly Holder[], args: PageArgs) {
-  return paginateEach(db, customers[0]?.merchantId ?? '', customers.map((c) => c.id), args, heldRewards);
+  return paginateEach(
+    db,
+    customers[0]?.merchantId ?? '',
+    customers.map((c) => c.id),
+    args,
+    heldRewards,
+  );
 }
 
 /** The codes each customer (of one merchant) holds after a cursor, in as many statements as for one. */
 export function customerRewardConnections(db: Db, customers: readonly Holder[], args: CursorArgs) {
-  return connectEach(db, customers[0]?.merchantId ?? '', customers.map((c) => c.id), args, heldRewards);
+  return connectEach(
+    db,
+    customers[0]?.merchantId ?? '',
+    customers.map((c) => c.id),
+    args,
+    heldRewards,
+  );
 }
 
 export async function listCustomerRewards(db: Db, customer: Holder, args: PageArgs) {

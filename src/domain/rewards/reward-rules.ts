@@ -13,9 +13,7 @@ const common = {
 /** The stored `reward_rule` per reward type; `points_required` is derived from points_cost. */
 export const rewardRuleSchemas = {
   fixed_discount: z.object({ discount_value: money.positive(), ...common }).strict(),
-  percentage_discount: z
-    .object({ discount_value: z.number().min(1).max(100), max_discount_amount: money.nullish(), ...common })
-    .strict(),
+  percentage_discount: z.object({ discount_value: z.number().min(1).max(100), max_discount_amount: money.nullish(), ...common }).strict(),
   free_shipping: z.object({ max_shipping_amount: money.nullish(), ...common }).strict(),
   free_product: z.object({ product_id: z.string().min(1), variant_id: z.string().min(1).nullish(), ...common }).strict(),
   store_credit: z.object({ credit_value: money.positive(), ...common }).strict(),

@@ -7,11 +7,11 @@ import { columnsOf } from '../../db/sql.js';
 import { Prisma, type Reward } from '../../generated/prisma/client.js';
 import { RewardType } from '../../generated/prisma/enums.js';
 import { field, productFields } from '../shared/fields.js';
+import { rowKey } from '../shared/keys.js';
 import { type PageArgs, pageRows } from '../shared/pagination.js';
-import { type Patch, findOwn, isUuid, mergePatch } from '../shared/records.js';
+import { findOwn, isUuid, mergePatch, type Patch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 import { checkRewardRule } from './reward-rules.js';
-import { rowKey } from '../shared/keys.js';
 
 /** A reward: `reward_rule` is checked against its `reward_type`. */
 export const rewardInput = z

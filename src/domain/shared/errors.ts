@@ -40,7 +40,13 @@ export type ErrorCode = keyof typeof errorStatus;
 /** Codes only the admin app's session endpoints answer (/admin): not part of the REST contract. */
 export const adminAppOnlyCodes: ReadonlySet<ErrorCode> = new Set(['csrf_rejected']);
 /** The codes of a document's limits: each a validation error of GraphQL. */
-export const documentLimitCodes = ['query_too_deep', 'query_too_costly', 'too_many_aliases', 'too_many_directives', 'too_many_tokens'] as const;
+export const documentLimitCodes = [
+  'query_too_deep',
+  'query_too_costly',
+  'too_many_aliases',
+  'too_many_directives',
+  'too_many_tokens',
+] as const;
 /** GraphQL's own codes: the request, the document and its operations, refused before anything runs. */
 const graphqlRequestCodes = ['BAD_REQUEST', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'OPERATION_RESOLUTION_FAILURE'] as const;
 /** Codes only the GraphQL faces answer (storefront sessions, persisted operations, GraphQL's own): not part of the REST contract. */

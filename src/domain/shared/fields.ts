@@ -101,7 +101,10 @@ export const field = {
   /** The display name of a product the record names (the store's id stays the key). */
   productName: z.string().trim().max(200).nullish(),
   /** An image of that product, shown beside its name: a web address. */
-  productImageUrl: z.url({ protocol: /^https?$/ }).max(2000).nullish(),
+  productImageUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2000)
+    .nullish(),
 };
 
 /** A record's product display fields, input → row and row → input. */

@@ -112,7 +112,10 @@ export function issueMessage(issue: IssueLike): string {
 const phrases: [pattern: RegExp, sentence: (match: RegExpExecArray) => string][] = [
   [/^is required$|was not provided|must not be null/, () => messages.required],
   [/^must not be zero$/, () => messages.notZero],
-  [/^must be a number$|Int cannot represent non-integer value: "|cannot represent non numeric|cannot represent a non numeric|Float cannot represent/, () => messages.number],
+  [
+    /^must be a number$|Int cannot represent non-integer value: "|cannot represent non numeric|cannot represent a non numeric|Float cannot represent/,
+    () => messages.number,
+  ],
   [/^must be a whole number$|Int cannot represent non-integer/, () => messages.wholeNumber],
   [/Int cannot represent non 32-bit signed integer/, () => messages.atMost(2_147_483_647)],
   [/^must be a uuid$/, () => messages.id],
@@ -182,7 +185,11 @@ const labels: Record<string, string> = {
 };
 
 export function fieldLabel(path: string): string {
-  const last = path.split('.').filter((part) => !/^\d+$/.test(part)).pop() ?? path;
+  const last =
+    path
+      .split('.')
+      .filter((part) => !/^\d+$/.test(part))
+      .pop() ?? path;
   const label = labels[last] ?? last.replace(/_/g, ' ');
   return label.charAt(0).toUpperCase() + label.slice(1);
 }
@@ -222,7 +229,13 @@ export const codeMessages: Record<ErrorCode, string> = {
 };
 
 /** Codes whose own message names the thing (which reward, which name clashes): kept, as a sentence. */
-const specific: ReadonlySet<ErrorCode> = new Set(['not_found', 'conflict', 'insufficient_points', 'reward_unavailable', 'referral_rejected']);
+const specific: ReadonlySet<ErrorCode> = new Set([
+  'not_found',
+  'conflict',
+  'insufficient_points',
+  'reward_unavailable',
+  'referral_rejected',
+]);
 
 /**
  * The message of an error for a merchant: a validation error names its first field and says

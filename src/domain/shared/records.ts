@@ -19,8 +19,8 @@ export async function findOwn<T>(what: string, id: string, find: (id: string) =>
 /** The unique index a failed insert/update violated, or null for any other error. */
 export function violatedUniqueIndex(err: unknown): string | null {
   if (!(err instanceof Prisma.PrismaClientKnownRequestError) || err.code !== 'P2002') return null;
-  const cause = (err.meta as { driverAdapterError?: { cause?: { constraint?: { index?: string } } } } | undefined)
-    ?.driverAdapterError?.cause;
+  const cause = (err.meta as { driverAdapterError?: { cause?: { constraint?: { index?: string } } } } | undefined)?.driverAdapterError
+    ?.cause;
   return cause?.constraint?.index ?? 'unique';
 }
 

@@ -52,7 +52,9 @@ export function listPersistedOperations(db: Db, merchantId: string, args: PageAr
   return paginate(
     args,
     async (page) =>
-      (await db.persistedOperation.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'desc' }, { hash: 'asc' }], ...page })).map(view),
+      (await db.persistedOperation.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'desc' }, { hash: 'asc' }], ...page })).map(
+        view,
+      ),
     () => db.persistedOperation.count({ where: { merchantId } }),
   );
 }

@@ -14,8 +14,8 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { base62, checksum } from '../access/tokens.js';
 import type { GuestPrincipal } from '../access/principal.js';
+import { base62, checksum } from '../access/tokens.js';
 import { AppError, notFound, validationError } from '../shared/errors.js';
 import { rowKey } from '../shared/keys.js';
 import { type MaybePromise, whenReady } from '../shared/maybe-promise.js';
@@ -54,10 +54,7 @@ export function merchantOfKey(key: string): string | undefined {
 const invalidKey = () => new AppError('invalid_token', 'The publishable key is invalid or revoked');
 
 /** The guest a publishable key stands for, or 401 invalid_token (malformed, unknown or revoked). */
-export function guestPrincipal(
-  key: string,
-  storefront: (merchantId: string) => MaybePromise<Storefront>,
-): MaybePromise<GuestPrincipal> {
+export function guestPrincipal(key: string, storefront: (merchantId: string) => MaybePromise<Storefront>): MaybePromise<GuestPrincipal> {
   const merchantId = merchantOfKey(key);
   if (!merchantId) throw invalidKey();
   return whenReady(storefront(merchantId), ({ publishableKeys }) => {

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { AUTH_CHANNEL, type NotificationFeed, listenTo, notifiedCache } from '../../db/notifications.js';
+import { AUTH_CHANNEL, listenTo, type NotificationFeed, notifiedCache } from '../../db/notifications.js';
 import type { MaybePromise } from '../shared/maybe-promise.js';
 import { parseInput } from '../shared/validation.js';
 
@@ -151,8 +151,7 @@ export function storefrontCache(db: Db, databaseUrl?: string): StorefrontCache {
   changedHere.add(forget);
   return {
     get: (merchantId) => settings.get(merchantId, () => readStorefront(db, merchantId)),
-    operation: async (merchantId, hash) =>
-      operations.get(merchantId + SEPARATOR + hash, () => operationText(db, merchantId, hash)),
+    operation: async (merchantId, hash) => operations.get(merchantId + SEPARATOR + hash, () => operationText(db, merchantId, hash)),
     async close() {
       changedHere.delete(forget);
       await feed?.close();

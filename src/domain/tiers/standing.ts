@@ -10,7 +10,7 @@ import type { TierQualification, TierWindow } from '../../generated/prisma/enums
 import { insertActivity } from '../ledger/activity-log.js';
 import { merchantTimeZone } from '../merchants/merchants.js';
 import { addPeriods, periodStart } from '../shared/calendar.js';
-import { type CursorArgs, type OwnedList, type PageArgs, connectEach, paginateEach, paginateOne } from '../shared/pagination.js';
+import { type CursorArgs, connectEach, type OwnedList, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
 import { allTiers } from './tiers.js';
 
 /** Where a tier's window starts in `zone` (null = the beginning of time). */
@@ -145,12 +145,7 @@ export async function tierStanding(db: Db, merchantId: string, customerId: strin
 }
 
 /** The standings of many customers of one merchant, in as many statements as one's. */
-export async function tierStandings(
-  db: Db,
-  merchantId: string,
-  customerIds: readonly string[],
-  now = new Date(),
-): Promise<TierStanding[]> {
+export async function tierStandings(db: Db, merchantId: string, customerIds: readonly string[], now = new Date()): Promise<TierStanding[]> {
   const [tiers, zone] = await Promise.all([allTiers(db, merchantId), merchantTimeZone(db, merchantId)]);
   const metricsOf = await customerMetrics(
     db,
@@ -272,12 +267,7 @@ export interface CustomerTierStatus {
  * `GET /customers/tiers`, judged live. Progress is measured in the next tier's own
  * qualification and window (at the top, the current tier's; with no tiers, lifetime points).
  */
-export async function customerTierStatus(
-  db: Db,
-  merchantId: string,
-  customerId: string,
-  now = new Date(),
-): Promise<CustomerTierStatus> {
+export async function customerTierStatus(db: Db, merchantId: string, customerId: string, now = new Date()): Promise<CustomerTierStatus> {
   const [status] = await customerTierStatuses(db, merchantId, [customerId], now);
   return status!;
 }

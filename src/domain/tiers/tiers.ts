@@ -6,10 +6,10 @@ import type { Db } from '../../db/client.js';
 import type { Tier } from '../../generated/prisma/client.js';
 import { TierQualification, TierWindow } from '../../generated/prisma/enums.js';
 import { field } from '../shared/fields.js';
-import { type PageArgs, paginate } from '../shared/pagination.js';
-import { type Patch, findOwn, mergePatch, orConflict } from '../shared/records.js';
-import { parseInput } from '../shared/validation.js';
 import { rowKey } from '../shared/keys.js';
+import { type PageArgs, paginate } from '../shared/pagination.js';
+import { findOwn, mergePatch, orConflict, type Patch } from '../shared/records.js';
+import { parseInput } from '../shared/validation.js';
 
 export const tierInput = z
   .object({
@@ -96,13 +96,16 @@ export async function createTier(db: Db, merchantId: string, raw: unknown) {
   const input = parseInput(tierInput, raw);
   return orConflict(async () => {
     const reset = input.is_default ? [replaceDefault(db, merchantId)] : [];
-    const written = await db.$transaction([...reset, db.tier.create({ data: { merchantId, ...tierRow(input) } }), tiersChanged(db, merchantId)]);
+    const written = await db.$transaction([
+      ...reset,
+      db.tier.create({ data: { merchantId, ...tierRow(input) } }),
+      tiersChanged(db, merchantId),
+    ]);
     return written[reset.length] as Tier;
   }, tierConflict);
 }
 
-const findTier = (db: Db, merchantId: string, id: string) =>
-  findOwn('Tier', id, (id) => db.tier.findFirst({ where: { id, merchantId } }));
+const findTier = (db: Db, merchantId: string, id: string) => findOwn('Tier', id, (id) => db.tier.findFirst({ where: { id, merchantId } }));
 
 export async function updateTier(db: Db, merchantId: string, id: string, patch: Patch) {
   const current = await findTier(db, merchantId, id);

@@ -7,10 +7,10 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Prisma, WebhookDeliveryStatus } from '../../generated/prisma/client.js';
 import { AppError, notFound, validationError } from '../shared/errors.js';
-import { type PageArgs, newestFirst, paginate } from '../shared/pagination.js';
-import { type Attempt, type WebhookRequest, isSuccess } from './send.js';
 import { rowKey } from '../shared/keys.js';
+import { newestFirst, type PageArgs, paginate } from '../shared/pagination.js';
 import { findEndpoint, signingSecrets } from './endpoints.js';
+import { type Attempt, isSuccess, type WebhookRequest } from './send.js';
 
 /** A pg connection (`pg.PoolClient`), for the dispatcher's transactions. */
 export interface SqlClient {
@@ -154,7 +154,6 @@ export function retryAfterTime(attempt: Attempt, now: Date): Date | undefined {
   return new Date(now.getTime() + Math.min(Math.max(ms, 1000), RETRY_AFTER_MAX_SECONDS * 1000));
 }
 
-
 /** The merchant of a delivery known by its id alone (undefined: none). */
 export async function deliveryMerchant(db: Db, deliveryId: string) {
   return (await db.webhookDelivery.findFirst({ where: { id: deliveryId }, select: { merchantId: true } }))?.merchantId;
@@ -185,7 +184,13 @@ export async function attemptDelivery(db: Db, { merchantId, deliveryId }: Delive
     body: event.body,
   });
   const now = opts.now?.() ?? new Date();
-  const recorded = { attempts: { increment: 1 }, lastAttemptAt: now, lastStatus: attempt.status, lastResponse: attempt.response, retryAt: null };
+  const recorded = {
+    attempts: { increment: 1 },
+    lastAttemptAt: now,
+    lastStatus: attempt.status,
+    lastResponse: attempt.response,
+    retryAt: null,
+  };
   if (isSuccess(attempt)) {
     await db.$transaction([
       db.webhookDelivery.update({ where: rowKey(merchantId, delivery.id), data: { ...recorded, status: 'succeeded', deliveredAt: now } }),
@@ -199,7 +204,11 @@ export async function attemptDelivery(db: Db, { merchantId, deliveryId }: Delive
       db.webhookDelivery.update({ where: rowKey(merchantId, delivery.id), data: { ...recorded, status: 'failed' } }),
       db.webhookEndpoint.updateMany({
         where: { merchantId, id: endpoint.id, enabled: true },
-        data: { enabled: false, disabledAt: now, disabledReason: `Disabled at once: the endpoint answered 410 Gone at ${now.toISOString()}` },
+        data: {
+          enabled: false,
+          disabledAt: now,
+          disabledReason: `Disabled at once: the endpoint answered 410 Gone at ${now.toISOString()}`,
+        },
       }),
     ]);
     return 'failed';

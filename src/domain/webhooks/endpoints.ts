@@ -5,11 +5,11 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { WebhookEndpoint } from '../../generated/prisma/client.js';
 import { notFound, validationError } from '../shared/errors.js';
+import { rowKey } from '../shared/keys.js';
 import { parseInput } from '../shared/validation.js';
 import { webhookEventTypes } from './event-types.js';
 import { newWebhookSecret } from './signature.js';
 import { checkWebhookUrl } from './url-guard.js';
-import { rowKey } from '../shared/keys.js';
 
 const MAX_ENDPOINTS = 20;
 
@@ -89,9 +89,7 @@ export async function createEndpoint(db: Db, merchantId: string, raw: CreateEndp
 }
 
 async function findEndpoint(db: Db, merchantId: string, id: string) {
-  const endpoint = z.uuid().safeParse(id).success
-    ? await db.webhookEndpoint.findFirst({ where: { id, merchantId } })
-    : null;
+  const endpoint = z.uuid().safeParse(id).success ? await db.webhookEndpoint.findFirst({ where: { id, merchantId } }) : null;
   if (!endpoint) throw notFound('Webhook endpoint');
   return endpoint;
 }

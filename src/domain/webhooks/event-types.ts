@@ -64,7 +64,13 @@ export const eventTypes = {
   'points.debited': { when: 'A ledger row takes points: manual, refund, redemption, expiry', data: pointsChange, subscribable: true },
   'points.expired': {
     when: 'An expiry debit (also sent as points.debited)',
-    data: z.object({ transaction_id: id, customer: customerRef, points: z.int().positive(), balance_after: z.int(), expired_at: timestamp }),
+    data: z.object({
+      transaction_id: id,
+      customer: customerRef,
+      points: z.int().positive(),
+      balance_after: z.int(),
+      expired_at: timestamp,
+    }),
     subscribable: true,
   },
   'points.expiring': {

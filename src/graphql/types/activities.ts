@@ -2,9 +2,9 @@
 import { customerInView } from '../../domain/access/customer-sessions.js';
 import { activityConnections, activityPages, listActivities } from '../../domain/ledger/activity-log.js';
 import { builder, forShoppers } from '../builder.js';
-import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, scrollableLinks } from './customers.js';
 import { ActivityStatusEnum } from '../enums.js';
 import { listOf, pageArgs } from '../envelopes.js';
+import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, scrollableLinks } from './customers.js';
 
 const ActivityReferenceRef = builder.objectRef<{ kind: string; id: string }>('ActivityReference').implement({
   subGraphs: ['public', 'admin'],

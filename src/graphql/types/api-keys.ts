@@ -3,8 +3,8 @@
 // there is no update; a change is a new key and the old one revoked.
 import { z } from 'zod';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/access/api-keys.js';
+import { type KeyType, keyTypes, type ScopeName, scopeDescriptions, scopeLevels, scopeNames } from '../../domain/access/scopes.js';
 import { notFound, validationError } from '../../domain/shared/errors.js';
-import { type KeyType, type ScopeName, keyTypes, scopeDescriptions, scopeLevels, scopeNames } from '../../domain/access/scopes.js';
 import { parseInput } from '../../domain/shared/validation.js';
 import { builder } from '../builder.js';
 import { ApiKeyTypeEnum } from '../enums.js';
@@ -13,9 +13,10 @@ type Access = 'none' | 'read' | 'write';
 
 const ApiScopeEnum = builder.enumType('ApiScope', {
   subGraphs: ['admin'],
-  values: Object.fromEntries(
-    scopeNames.map((s) => [s, { description: `Levels: ${scopeLevels[s].join(', ')}` }]),
-  ) as Record<ScopeName, { description: string }>,
+  values: Object.fromEntries(scopeNames.map((s) => [s, { description: `Levels: ${scopeLevels[s].join(', ')}` }])) as Record<
+    ScopeName,
+    { description: string }
+  >,
 });
 const ScopeAccessEnum = builder.enumType('ScopeAccess', {
   subGraphs: ['admin'],
@@ -98,7 +99,10 @@ const ApiKeyScopeInput = builder.inputType('ApiKeyScopeInput', {
 const createKeyArgs = z.object({
   type: z.enum(keyTypes),
   name: z.string().trim().max(200, 'must be at most 200 characters').nullish(),
-  scopes: z.array(z.object({ scope: z.string(), access: z.string() })).max(50).nullish(),
+  scopes: z
+    .array(z.object({ scope: z.string(), access: z.string() }))
+    .max(50)
+    .nullish(),
 });
 
 /** The custom key's levels; scopes on a full or read-only key would be misleading, so they are refused. */

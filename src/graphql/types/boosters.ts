@@ -1,7 +1,12 @@
 // Booster campaigns. Public: GET /booster-campaigns (active and current only). Admin: all of
 // them (past, current, future; active or not), create, update, activate, deactivate.
-import { listCurrentBoosters } from '../../domain/earning/booster-campaigns.js';
-import { createBoosterCampaign, listAllBoosterCampaigns, setBoosterCampaignActive, updateBoosterCampaign } from '../../domain/earning/booster-campaigns.js';
+import {
+  createBoosterCampaign,
+  listAllBoosterCampaigns,
+  listCurrentBoosters,
+  setBoosterCampaignActive,
+  updateBoosterCampaign,
+} from '../../domain/earning/booster-campaigns.js';
 import { builder, forShoppers } from '../builder.js';
 import { CampaignTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided } from '../envelopes.js';

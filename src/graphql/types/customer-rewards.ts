@@ -1,25 +1,26 @@
 // Customer rewards: GET /customers/rewards, GET /customers/rewards/redeemable,
 // POST /customers/rewards/redeem (DESIGN.md "Customer reward", "Redeem").
-import { customerInView } from '../../domain/access/customer-sessions.js';
+
 import type { ObjectFieldBuilder } from '@pothos/core';
+import { customerInView } from '../../domain/access/customer-sessions.js';
 import {
   type CustomerRewardRecord,
-  type Redemption,
   customerRewardConnections,
   customerRewardPages,
   listCustomerRewards,
   listRedeemableRewards,
-  redeemReward,
+  type Redemption,
   redeemableConnections,
   redeemablePages,
+  redeemReward,
 } from '../../domain/rewards/redemption.js';
 import { findRewards } from '../../domain/rewards/rewards.js';
 import { builder, forShoppers } from '../builder.js';
-import { CustomerRef, connectionLink, customerRefArgs, pageLink } from './customers.js';
-import { link } from '../links.js';
-import { byIdOf } from '../loaders.js';
 import { CustomerRewardStatusEnum, RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, resultOf } from '../envelopes.js';
+import { link } from '../links.js';
+import { byIdOf } from '../loaders.js';
+import { CustomerRef, connectionLink, customerRefArgs, pageLink } from './customers.js';
 import { RewardRef } from './rewards.js';
 
 const RewardSummaryRef = builder.objectRef<CustomerRewardRecord['reward']>('RewardSummary').implement({
@@ -138,8 +139,7 @@ builder.objectFields(CustomerRewardRef, (t) => ({
     ...link('read:rewards'),
     type: RewardRef,
     description: 'The catalogue reward this code was issued for (active or not), as GET /v1/rewards/{id} shows one',
-    resolve: (held, _args, ctx) =>
-      byIdOf(ctx, 'catalogue_reward', (ids) => findRewards(ctx.db, ctx.merchantId, ids)).load(held.reward.id),
+    resolve: (held, _args, ctx) => byIdOf(ctx, 'catalogue_reward', (ids) => findRewards(ctx.db, ctx.merchantId, ids)).load(held.reward.id),
   }),
 }));
 

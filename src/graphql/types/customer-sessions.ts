@@ -7,25 +7,17 @@
 // persisted-operations-only mode), rotating the session signing secret (which ends every
 // session), and the persisted operations allow-list.
 import {
-  type SessionChange,
   endCustomerSession,
   mintCustomerSession,
   renewCustomerSession,
+  type SessionChange,
 } from '../../domain/access/customer-sessions.js';
 import { endSession } from '../../domain/access/ended-sessions.js';
 import { customerProfile } from '../../domain/customers/customer-records.js';
 import { notFound } from '../../domain/shared/errors.js';
-import {
-  addPersistedOperation,
-  listPersistedOperations,
-  removePersistedOperation,
-} from '../../domain/storefront/persisted-operations.js';
-import {
-  rotateSessionSecret,
-  storefrontSettings,
-  updateStorefrontSettings,
-} from '../../domain/storefront/storefront-settings.js';
-import { type Context, builder, forShoppers } from '../builder.js';
+import { addPersistedOperation, listPersistedOperations, removePersistedOperation } from '../../domain/storefront/persisted-operations.js';
+import { rotateSessionSecret, storefrontSettings, updateStorefrontSettings } from '../../domain/storefront/storefront-settings.js';
+import { builder, type Context, forShoppers } from '../builder.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 import { CustomerRef, customerRefArgs } from './customers.js';
 
@@ -67,19 +59,17 @@ builder.queryFields((t) => ({
 
 const CustomerSessionResult = resultOf('CustomerSession', CustomerSessionRef);
 
-const EndedCustomerSessionRef = builder
-  .objectRef<{ ended_at: Date; customer_id: string }>('EndedCustomerSession')
-  .implement({
-    subGraphs: ['graph'],
-    description: 'A customer session ended: its token is refused from now on, on every instance',
-    fields: (t) => ({
-      ended_at: t.expose('ended_at', { type: 'DateTime' }),
-      customer: t.field({
-        type: CustomerRef,
-        resolve: (s, _args, ctx) => customerProfile(ctx.db, ctx.merchantId, s.customer_id),
-      }),
+const EndedCustomerSessionRef = builder.objectRef<{ ended_at: Date; customer_id: string }>('EndedCustomerSession').implement({
+  subGraphs: ['graph'],
+  description: 'A customer session ended: its token is refused from now on, on every instance',
+  fields: (t) => ({
+    ended_at: t.expose('ended_at', { type: 'DateTime' }),
+    customer: t.field({
+      type: CustomerRef,
+      resolve: (s, _args, ctx) => customerProfile(ctx.db, ctx.merchantId, s.customer_id),
     }),
-  });
+  }),
+});
 
 /** Who ends or renews a session, and how: the request's session itself, or its API key naming a token. */
 function sessionChange(ctx: Context, token: string | null | undefined): SessionChange {
@@ -120,7 +110,11 @@ builder.mutationFields((t) => ({
       expires_in: t.arg.int({ description: 'Lifetime of the new token in seconds (default: as long as the old one was given)' }),
     },
     resolve: async (_root, args, ctx) => ({
-      data: await renewCustomerSession(ctx.db, { ...sessionChange(ctx, args.token), expires_in: args.expires_in }, ctx.sessionLimits ?? defaultLimits),
+      data: await renewCustomerSession(
+        ctx.db,
+        { ...sessionChange(ctx, args.token), expires_in: args.expires_in },
+        ctx.sessionLimits ?? defaultLimits,
+      ),
     }),
   }),
   create_customer_session: t.field({
@@ -148,21 +142,19 @@ builder.mutationFields((t) => ({
 
 // ---- admin: storefront settings and the persisted operations allow-list
 
-const StorefrontSettingsRef = builder
-  .objectRef<Awaited<ReturnType<typeof storefrontSettings>>>('StorefrontSettings')
-  .implement({
-    subGraphs: ['admin'],
-    description: 'What the shop lets its headless storefront do from the shopper’s browser',
-    fields: (t) => ({
-      allowed_origins: t.exposeStringList('allowed_origins', {
-        description: 'Origins whose pages may call /graphql with a customer session',
-      }),
-      persisted_operations_only: t.exposeBoolean('persisted_operations_only', {
-        description: 'When true, /graphql runs only the persisted operations below',
-      }),
-      updated_at: t.expose('updated_at', { type: 'DateTime', nullable: true, description: 'null: never changed' }),
+const StorefrontSettingsRef = builder.objectRef<Awaited<ReturnType<typeof storefrontSettings>>>('StorefrontSettings').implement({
+  subGraphs: ['admin'],
+  description: 'What the shop lets its headless storefront do from the shopper’s browser',
+  fields: (t) => ({
+    allowed_origins: t.exposeStringList('allowed_origins', {
+      description: 'Origins whose pages may call /graphql with a customer session',
     }),
-  });
+    persisted_operations_only: t.exposeBoolean('persisted_operations_only', {
+      description: 'When true, /graphql runs only the persisted operations below',
+    }),
+    updated_at: t.expose('updated_at', { type: 'DateTime', nullable: true, description: 'null: never changed' }),
+  }),
+});
 
 const SessionSecretRotationRef = builder.objectRef<{ rotated_at: Date }>('SessionSecretRotation').implement({
   subGraphs: ['admin'],

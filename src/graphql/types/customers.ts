@@ -1,16 +1,17 @@
 // Customers. Public: GET /customers, GET /customers/{id}, GET /customers/balance. Admin: look
 // up, create (a referral_code is generated when absent), update. Points never change here:
 // balances move only through the ledger (events, adjustments).
+
+import type { ObjectFieldBuilder, ObjectRef } from '@pothos/core';
+import type { Db } from '../../db/client.js';
 import { confineToView, customerInView } from '../../domain/access/customer-sessions.js';
-import { type Balance, balanceOf, balancesOf } from '../../domain/ledger/balances.js';
+import type { ScopeGrant } from '../../domain/access/scopes.js';
 import { type CustomerProfile, customerProfile, listCustomers } from '../../domain/customers/customer-records.js';
 import { createCustomer, updateCustomer } from '../../domain/customers/customer-writes.js';
 import { findCustomerById } from '../../domain/customers/customers.js';
-import type { ObjectFieldBuilder, ObjectRef } from '@pothos/core';
-import type { Db } from '../../db/client.js';
-import type { ScopeGrant } from '../../domain/access/scopes.js';
+import { type Balance, balanceOf, balancesOf } from '../../domain/ledger/balances.js';
 import type { Connection, CursorArgs, PageArgs, Paginated } from '../../domain/shared/pagination.js';
-import { type Context, builder, forShoppers } from '../builder.js';
+import { builder, type Context, forShoppers } from '../builder.js';
 import { CustomerStatusEnum } from '../enums.js';
 import { connectionOf, cursorArgs, listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 import { link } from '../links.js';
@@ -108,7 +109,12 @@ export function perCustomer<A extends object, V>(
   read: (ctx: Context, customers: readonly CustomerProfile[], args: A) => Promise<V[]>,
 ) {
   return (customer: CustomerProfile, args: A, ctx: Context) =>
-    loaderOf(ctx, loaderName(name, args), (cs: readonly CustomerProfile[]) => read(ctx, cs, args), (c) => c.id).load(customer);
+    loaderOf(
+      ctx,
+      loaderName(name, args),
+      (cs: readonly CustomerProfile[]) => read(ctx, cs, args),
+      (c) => c.id,
+    ).load(customer);
 }
 
 /** The internal ids of customers, for the domain's batch reads. */

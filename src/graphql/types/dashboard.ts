@@ -1,7 +1,7 @@
 // The admin dashboard: points issued, redeemed and expired over time, members per tier, the
 // redemption rate, active members, redemptions and the top rewards, each beside the previous
 // period's (domain/dashboard.ts aggregates them in SQL).
-import { type Dashboard, type PeriodFigures, MAX_CUSTOM_DAYS, dashboard, dashboardRanges } from '../../domain/reports/dashboard.js';
+import { type Dashboard, dashboard, dashboardRanges, MAX_CUSTOM_DAYS, type PeriodFigures } from '../../domain/reports/dashboard.js';
 import { builder } from '../builder.js';
 
 const DashboardRangeEnum = builder.enumType('DashboardRange', {
@@ -20,7 +20,10 @@ const DashboardBucketEnum = builder.enumType('DashboardBucket', {
 const PointsPeriodRef = builder.objectRef<Dashboard['series'][number]>('PointsPeriod').implement({
   subGraphs: ['admin'],
   fields: (t) => ({
-    period_start: t.expose('period_start', { type: 'DateTime', description: "Start of the merchant's local day, week (Monday) or month, as a UTC instant" }),
+    period_start: t.expose('period_start', {
+      type: 'DateTime',
+      description: "Start of the merchant's local day, week (Monday) or month, as a UTC instant",
+    }),
     issued: t.exposeFloat('issued', { description: 'Points credited (earned, manual, imported, referral)' }),
     redeemed: t.exposeFloat('redeemed', { description: 'Points spent on rewards' }),
     expired: t.exposeFloat('expired', { description: 'Points removed by expiry' }),

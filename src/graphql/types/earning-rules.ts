@@ -1,12 +1,12 @@
 // Earning rules ("ways to earn"). Public: GET /earning-rules (spec 2.1, 4.3), the active ones.
 // Admin: all of them (active or not), create, update, activate, deactivate.
+
+import { createEarningRule, listEarningRules, setEarningRuleActive, updateEarningRule } from '../../domain/earning/earning-rules.js';
 import type { EarningConditions, EarningRuleConfig } from '../../domain/earning/rule-config.js';
-import { listEarningRules } from '../../domain/earning/earning-rules.js';
-import { createEarningRule, setEarningRuleActive, updateEarningRule } from '../../domain/earning/earning-rules.js';
-import { PRODUCT_IMAGE, PRODUCT_NAME } from '../products.js';
 import { builder, forGuests, forShoppers } from '../builder.js';
 import { CampaignTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided } from '../envelopes.js';
+import { PRODUCT_IMAGE, PRODUCT_NAME } from '../products.js';
 
 const EarningRuleType = builder.enumType('EarningRuleType', {
   subGraphs: ['public', 'admin'],

@@ -1,7 +1,8 @@
 // Points estimate: POST /points/estimate (DESIGN.md "Points estimate"). The answer comes
 // from the calculator that awards real orders, so it equals what the order will earn.
-import { type BreakdownEntry } from '../../domain/earning/calculator.js';
+
 import { optionalCustomerInView } from '../../domain/access/customer-sessions.js';
+import { type BreakdownEntry } from '../../domain/earning/calculator.js';
 import { estimatePoints } from '../../domain/earning/estimate.js';
 import { builder, forShoppers } from '../builder.js';
 import { resultOf } from '../envelopes.js';
@@ -66,6 +67,8 @@ builder.queryFields((t) => ({
       currency: t.arg.string({ description: "Defaults to the shop's currency (the only one accepted)" }),
       line_items: t.arg({ type: [LineItemInput], description: 'For rules limited to or excluding products' }),
     },
-    resolve: async (_root, args, ctx) => ({ data: await estimatePoints(ctx.db, ctx.merchantId, args, optionalCustomerInView(ctx.db, ctx)) }),
+    resolve: async (_root, args, ctx) => ({
+      data: await estimatePoints(ctx.db, ctx.merchantId, args, optionalCustomerInView(ctx.db, ctx)),
+    }),
   }),
 }));

@@ -4,8 +4,15 @@
 // deliveries.
 import { findCustomer } from '../../domain/customers/customers.js';
 import { webhookEventTypes } from '../../domain/webhooks/event-types.js';
-import { type EventDelivery, type FeedEvent, type FeedFilters, deliveriesOf, eventConnection, listEvents } from '../../domain/webhooks/feed.js';
-import { type Context, builder } from '../builder.js';
+import {
+  deliveriesOf,
+  type EventDelivery,
+  eventConnection,
+  type FeedEvent,
+  type FeedFilters,
+  listEvents,
+} from '../../domain/webhooks/feed.js';
+import { builder, type Context } from '../builder.js';
 import { connectionOf, cursorArgs, listOf, pageArgs } from '../envelopes.js';
 
 const EventDeliveryRef = builder.objectRef<EventDelivery>('EventDelivery').implement({
@@ -31,12 +38,16 @@ const EventRef = builder.objectRef<AdminEvent>('Event').implement({
     id: t.exposeID('id', { description: 'The id every delivery of the event carries: dedupe on it' }),
     type: t.exposeString('type', { description: `One of ${webhookEventTypes.join(', ')}` }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
-    version: t.exposeInt('version', { nullable: true, description: "The body's schema version; null for events written before bodies carried one (read them as version 1)" }),
+    version: t.exposeInt('version', {
+      nullable: true,
+      description: "The body's schema version; null for events written before bodies carried one (read them as version 1)",
+    }),
     data: t.expose('data', { type: 'JSON', description: "The body's `data`, as delivered" }),
     deliveries: t.field({
       subGraphs: ['admin'],
       type: [EventDeliveryRef],
-      description: 'Its deliveries, one per endpoint it was sent to, oldest first; none while it waits for dispatch or when no endpoint took it',
+      description:
+        'Its deliveries, one per endpoint it was sent to, oldest first; none while it waits for dispatch or when no endpoint took it',
       resolve: (e) => e.deliveries ?? [],
     }),
   }),
@@ -48,7 +59,7 @@ const filterArgs = builder.args((t) => ({
   types: t.stringList({
     description: 'Only these types (repeat `types`, or comma-separate them in one)',
   }),
-  customer_id: t.string({ description: "Only events about this customer (its id on the e-commerce platform)" }),
+  customer_id: t.string({ description: 'Only events about this customer (its id on the e-commerce platform)' }),
   created_after: t.field({ type: 'DateTime', description: 'Only events created at or after this time' }),
   created_before: t.field({ type: 'DateTime', description: 'Only events created before this time' }),
   delivery_success: t.boolean({
@@ -114,7 +125,11 @@ builder.queryFields((t) => ({
         ...args,
         starting_after: args.starting_after?.toString(),
       });
-      const deliveries = await deliveriesOf(ctx.db, ctx.merchantId, page.data.map((e) => e.id));
+      const deliveries = await deliveriesOf(
+        ctx.db,
+        ctx.merchantId,
+        page.data.map((e) => e.id),
+      );
       return { ...page, data: page.data.map((e) => ({ ...e, deliveries: deliveries.get(e.id) ?? [] })) };
     },
   }),

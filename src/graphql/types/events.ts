@@ -140,8 +140,7 @@ builder.mutationFields((t) => ({
     type: ActivityResultRef,
     description: 'Awards the points of a non-purchase action (signup, review, daily visit...) within its limits',
     args: { input: t.arg({ type: ActivityEventInput, required: true }) },
-    resolve: (_root, args, ctx) =>
-      recordActivity(ctx.db, ctx.merchantId, provided(args.input)),
+    resolve: (_root, args, ctx) => recordActivity(ctx.db, ctx.merchantId, provided(args.input)),
   }),
   record_referral: t.field({
     subGraphs: ['admin'],

@@ -83,7 +83,7 @@ const BalancesRef = builder.objectRef<Balances>('CustomerLiabilityPage').impleme
   fields: (t) => ({
     at: t.expose('at', { type: 'DateTime' }),
     data: t.expose('balances', { type: [BalanceRef], description: 'Customers with a balance, in id order' }),
-    next_after: t.exposeID('next', { nullable: true, description: "Pass as `after` for the next page; null on the last" }),
+    next_after: t.exposeID('next', { nullable: true, description: 'Pass as `after` for the next page; null on the last' }),
   }),
 });
 

@@ -1,7 +1,8 @@
 // The merchant (shop) itself: its identity and program-wide settings.
-import type { Merchant } from '../../generated/prisma/client.js';
-import { notFound } from '../../domain/shared/errors.js';
+
 import { updateMerchantSettings } from '../../domain/merchants/merchants.js';
+import { notFound } from '../../domain/shared/errors.js';
+import type { Merchant } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
 
 const MerchantRef = builder.objectRef<Merchant>('Merchant').implement({
@@ -46,7 +47,8 @@ builder.mutationFields((t) => ({
   update_merchant_settings: t.field({
     subGraphs: ['admin'],
     type: MerchantRef,
-    description: 'Changes the given settings; points_expiry_days: null turns expiry off; a new timezone governs periods that start after the change',
+    description:
+      'Changes the given settings; points_expiry_days: null turns expiry off; a new timezone governs periods that start after the change',
     args: {
       name: t.arg.string(),
       currency: t.arg.string({ description: 'ISO 4217, e.g. USD' }),

@@ -3,9 +3,8 @@
 // change (graphql/audit.ts); an export, a read, is audited here: who took a customer's data out
 // matters as much as who changed it (the entry names the customer, never their data).
 import { auditResourceType, recordAudit } from '../../domain/audit/audit.js';
-import { eraseCustomer } from '../../domain/privacy/erasure.js';
+import { type ErasedCustomer, eraseCustomer } from '../../domain/privacy/erasure.js';
 import { exportCustomer } from '../../domain/privacy/export.js';
-import { type ErasedCustomer } from '../../domain/privacy/erasure.js';
 import { builder } from '../builder.js';
 import { customerIdArgs } from './customers.js';
 

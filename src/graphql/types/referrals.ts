@@ -3,7 +3,7 @@
 // read and set (create or replace).
 import { customerInView } from '../../domain/access/customer-sessions.js';
 import { getReferralProgram, setReferralProgram } from '../../domain/referrals/referral-program.js';
-import { type ReferralRecord, listReferrals, referralConnections, referralPages } from '../../domain/referrals/referral-records.js';
+import { listReferrals, type ReferralRecord, referralConnections, referralPages } from '../../domain/referrals/referral-records.js';
 import type { RewardRule } from '../../domain/rewards/reward-rules.js';
 import type { ReferralProgram } from '../../generated/prisma/client.js';
 import { builder, forGuests, forShoppers } from '../builder.js';
@@ -40,20 +40,18 @@ const ReferrerRewardRef = builder.objectRef<{ points: number }>('ReferrerReward'
   fields: (t) => ({ points: t.exposeInt('points', { description: 'Points the referrer earns per completed referral' }) }),
 });
 
-const RefereeRewardRef = builder
-  .objectRef<Pick<ReferralProgram, 'refereeRewardType' | 'refereeRewardRule'>>('RefereeReward')
-  .implement({
-    subGraphs: ['public', 'admin'],
-    description: 'The reward the referred friend receives; its points_required is 0',
-    fields: (t) => ({
-      reward_type: t.expose('refereeRewardType', { type: RewardTypeEnum }),
-      reward_rule: t.field({
-        type: RewardRuleRef,
-        // the referee's reward is given, not bought: it costs no points
-        resolve: (r) => ({ ...(r.refereeRewardRule as RewardRule), points_required: 0 }),
-      }),
+const RefereeRewardRef = builder.objectRef<Pick<ReferralProgram, 'refereeRewardType' | 'refereeRewardRule'>>('RefereeReward').implement({
+  subGraphs: ['public', 'admin'],
+  description: 'The reward the referred friend receives; its points_required is 0',
+  fields: (t) => ({
+    reward_type: t.expose('refereeRewardType', { type: RewardTypeEnum }),
+    reward_rule: t.field({
+      type: RewardRuleRef,
+      // the referee's reward is given, not bought: it costs no points
+      resolve: (r) => ({ ...(r.refereeRewardRule as RewardRule), points_required: 0 }),
     }),
-  });
+  }),
+});
 
 /** What GET /referrals/program answers for a merchant without a program: inactive, no rewards. */
 const noProgram = { isActive: false } as const;

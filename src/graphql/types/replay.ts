@@ -2,8 +2,9 @@
 // against what was recorded (domain/finance/replay.ts). A plain query over a bounded history; a
 // longer one runs as a job the admin app starts, follows and can cancel (replay-jobs.ts), or from
 // the CLI (`loyalty replay`). Sums are Float: they can pass a 32-bit Int.
-import { type ReplayJobView, cancelReplayJob, replayJob, replayJobStates, startReplayJob } from '../../domain/finance/replay-jobs.js';
+
 import { type ReplayReport, replayProgram } from '../../domain/finance/replay.js';
+import { cancelReplayJob, type ReplayJobView, replayJob, replayJobStates, startReplayJob } from '../../domain/finance/replay-jobs.js';
 import { enqueueReplay } from '../../jobs/replay.js';
 import { builder } from '../builder.js';
 
@@ -14,7 +15,9 @@ const TotalsRef = builder.objectRef<ReplayReport['issued']>('ReplayTotals').impl
   subGraphs: ['admin'],
   fields: (t) => ({
     actual: t.exposeFloat('actual', { description: "Points the period's orders were awarded, as recorded" }),
-    replayed: t.exposeFloat('replayed', { description: 'The same orders replayed under the program as it stands: equal to actual unless the program changed during the period' }),
+    replayed: t.exposeFloat('replayed', {
+      description: 'The same orders replayed under the program as it stands: equal to actual unless the program changed during the period',
+    }),
     draft: t.exposeFloat('draft', { description: 'The same orders under the draft' }),
     difference: t.exposeFloat('difference', { description: 'draft - actual' }),
   }),
@@ -98,13 +101,17 @@ const ReportRef = builder.objectRef<ReplayReport>('ProgramReplay').implement({
     by_tier: t.expose('by_tier', { type: [ByTierRef] }),
     tier_changes: t.expose('tier_changes', { type: TierChangesRef }),
     liability: t.expose('liability', { type: LiabilityRef }),
-    customers_most_affected: t.expose('customers_most_affected', { type: [CustomerRef], description: 'By absolute difference, largest first' }),
+    customers_most_affected: t.expose('customers_most_affected', {
+      type: [CustomerRef],
+      description: 'By absolute difference, largest first',
+    }),
   }),
 });
 
 const ReplayJobStateEnum = builder.enumType('ReplayJobState', {
   subGraphs: ['admin'],
-  description: 'queued, running, done (the report is there), failed (error says why; a job whose process ended reads so) or cancelled (no report)',
+  description:
+    'queued, running, done (the report is there), failed (error says why; a job whose process ended reads so) or cancelled (no report)',
   values: replayJobStates,
 });
 
@@ -127,7 +134,11 @@ const JobRef = builder.objectRef<ReplayJobView>('ProgramReplayJob').implement({
     orders_read: t.exposeInt('orders_read', { description: 'Orders read so far, history before the period included' }),
     progress: t.exposeFloat('progress', { description: 'The share of the period read, 0 to 1' }),
     read_up_to: t.expose('read_up_to', { type: 'DateTime', nullable: true, description: 'When the last order read was recorded' }),
-    report: t.expose('report', { type: ReportRef, nullable: true, description: 'When done: what program_replay answers for the same input' }),
+    report: t.expose('report', {
+      type: ReportRef,
+      nullable: true,
+      description: 'When done: what program_replay answers for the same input',
+    }),
     error: t.expose('error', { type: JobErrorRef, nullable: true }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
     started_at: t.expose('started_at', { type: 'DateTime', nullable: true }),
@@ -181,7 +192,8 @@ builder.mutationFields((t) => ({
   cancel_program_replay: t.field({
     subGraphs: ['admin'],
     type: JobRef,
-    description: 'Cancels a queued or running replay job: it stops at the end of the page it reads and keeps no report. 409 conflict once it is done or failed',
+    description:
+      'Cancels a queued or running replay job: it stops at the end of the page it reads and keeps no report. 409 conflict once it is done or failed',
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => cancelReplayJob(ctx.db, ctx.merchantId, String(args.id)),
   }),

@@ -1,36 +1,34 @@
 // Reward catalogue. Public: GET /rewards, GET /rewards/{id} (spec 2.2, 4.4). Admin: the whole
 // catalogue (active or not), create, update, activate, deactivate.
-import { createReward, setRewardActive, updateReward } from '../../domain/rewards/rewards.js';
-import { findReward, listRewards } from '../../domain/rewards/rewards.js';
+
 import { type RewardRule } from '../../domain/rewards/reward-rules.js';
-import { PRODUCT_IMAGE, PRODUCT_NAME } from '../products.js';
+import { createReward, findReward, listRewards, setRewardActive, updateReward } from '../../domain/rewards/rewards.js';
 import { builder, forGuests, forShoppers } from '../builder.js';
 import { RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
+import { PRODUCT_IMAGE, PRODUCT_NAME } from '../products.js';
 
-export const RewardRuleRef = builder
-  .objectRef<RewardRule & { points_required: number }>('RewardRule')
-  .implement({
-    subGraphs: ['public', 'admin'],
-    description: 'How a reward applies. Fields that do not apply to the reward type are null.',
-    fields: (t) => ({
-      points_required: t.exposeInt('points_required'),
-      discount_value: t.exposeFloat('discount_value', {
-        nullable: true,
-        description: 'fixed_discount: an amount; percentage_discount: a percent, 1 to 100',
-      }),
-      max_discount_amount: t.exposeFloat('max_discount_amount', { nullable: true }),
-      credit_value: t.exposeFloat('credit_value', { nullable: true, description: 'store_credit: the amount' }),
-      product_id: t.exposeString('product_id', { nullable: true, description: 'free_product: the product' }),
-      variant_id: t.exposeString('variant_id', { nullable: true }),
-      max_shipping_amount: t.exposeFloat('max_shipping_amount', { nullable: true }),
-      min_order_subtotal: t.exposeFloat('min_order_subtotal', { nullable: true }),
-      expires_after_days: t.exposeInt('expires_after_days', {
-        nullable: true,
-        description: 'Days an issued code stays valid',
-      }),
+export const RewardRuleRef = builder.objectRef<RewardRule & { points_required: number }>('RewardRule').implement({
+  subGraphs: ['public', 'admin'],
+  description: 'How a reward applies. Fields that do not apply to the reward type are null.',
+  fields: (t) => ({
+    points_required: t.exposeInt('points_required'),
+    discount_value: t.exposeFloat('discount_value', {
+      nullable: true,
+      description: 'fixed_discount: an amount; percentage_discount: a percent, 1 to 100',
     }),
-  });
+    max_discount_amount: t.exposeFloat('max_discount_amount', { nullable: true }),
+    credit_value: t.exposeFloat('credit_value', { nullable: true, description: 'store_credit: the amount' }),
+    product_id: t.exposeString('product_id', { nullable: true, description: 'free_product: the product' }),
+    variant_id: t.exposeString('variant_id', { nullable: true }),
+    max_shipping_amount: t.exposeFloat('max_shipping_amount', { nullable: true }),
+    min_order_subtotal: t.exposeFloat('min_order_subtotal', { nullable: true }),
+    expires_after_days: t.exposeInt('expires_after_days', {
+      nullable: true,
+      description: 'Days an issued code stays valid',
+    }),
+  }),
+});
 
 export const RewardRef = builder.prismaObject('Reward', {
   subGraphs: ['public', 'admin'],

@@ -1,6 +1,11 @@
 // Publishable storefront keys on the admin API: create, list, revoke, like API keys. A
 // publishable key is meant to be in a page's source, so it is shown whenever it is listed.
-import { createStorefrontKey, listStorefrontKeys, revokeStorefrontKey, type StorefrontKeyView } from '../../domain/storefront/storefront-keys.js';
+import {
+  createStorefrontKey,
+  listStorefrontKeys,
+  revokeStorefrontKey,
+  type StorefrontKeyView,
+} from '../../domain/storefront/storefront-keys.js';
 import { builder } from '../builder.js';
 
 const StorefrontKeyRef = builder.objectRef<StorefrontKeyView>('StorefrontKey').implement({

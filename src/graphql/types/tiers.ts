@@ -3,7 +3,6 @@
 // tier to everyone below the first threshold); an inactive one is skipped by evaluation and left
 // out of GET /tiers, so `is_active` is an admin field.
 import { customerInView } from '../../domain/access/customer-sessions.js';
-import { createTier, updateTier } from '../../domain/tiers/tiers.js';
 import {
   type CustomerTierStatus,
   customerTierStatus,
@@ -12,22 +11,13 @@ import {
   membershipConnections,
   membershipPages,
 } from '../../domain/tiers/standing.js';
-import { allTiers, listTiers } from '../../domain/tiers/tiers.js';
+import { allTiers, createTier, listTiers, updateTier } from '../../domain/tiers/tiers.js';
 import { builder, forGuests, forShoppers } from '../builder.js';
-import {
-  CustomerRef,
-  connectionLink,
-  customerIdArgs,
-  customerRefArgs,
-  customerUuid,
-  idsOf,
-  pageLink,
-  perCustomer,
-} from './customers.js';
-import { link } from '../links.js';
-import { byIdOf } from '../loaders.js';
 import { MembershipSourceEnum, MembershipStatusEnum, TierQualificationEnum, TierWindowEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
+import { link } from '../links.js';
+import { byIdOf } from '../loaders.js';
+import { CustomerRef, connectionLink, customerIdArgs, customerRefArgs, customerUuid, idsOf, pageLink, perCustomer } from './customers.js';
 
 export const TierRef = builder.prismaObject('Tier', {
   subGraphs: ['public', 'admin'],

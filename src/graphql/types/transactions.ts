@@ -1,13 +1,13 @@
 // Points transactions: GET and POST /customers/transactions (spec 2.3, 4.2).
 import { customerInView } from '../../domain/access/customer-sessions.js';
-import { adjustPoints, parseAdjustment } from '../../domain/ledger/adjustments.js';
-import { platformIdOf } from '../../domain/customers/customers.js';
 import { type CustomerProfile, customerProfile } from '../../domain/customers/customer-records.js';
+import { platformIdOf } from '../../domain/customers/customers.js';
+import { adjustPoints, parseAdjustment } from '../../domain/ledger/adjustments.js';
 import { listTransactions, transactionConnections, transactionPages } from '../../domain/ledger/points-history.js';
 import { builder, forShoppers } from '../builder.js';
-import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, scrollableLinks } from './customers.js';
 import { TransactionSourceEnum, TransactionTypeEnum } from '../enums.js';
 import { listOf, pageArgs, resultOf } from '../envelopes.js';
+import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, scrollableLinks } from './customers.js';
 
 interface Adjustment {
   transaction_id: string;

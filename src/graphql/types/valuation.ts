@@ -2,12 +2,15 @@
 // redeemed, and what follows at an instant: the liability's value, revenue allocated to points,
 // recognized (redemptions and breakage) and deferred (domain/finance/valuation.ts).
 import { type PointsValuation, pointsValuation, setPointsValuation } from '../../domain/finance/valuation.js';
-import { type Vintage, type Vintages, pointsVintages } from '../../domain/finance/vintages.js';
+import { pointsVintages, type Vintage, type Vintages } from '../../domain/finance/vintages.js';
 import { builder } from '../builder.js';
 
 const ValueSourceEnum = builder.enumType('PointValueSource', {
   subGraphs: ['admin'],
-  values: { set: { description: "The merchant's setting" }, derived: { description: 'The discount or credit given per point by the rewards redeemed' } },
+  values: {
+    set: { description: "The merchant's setting" },
+    derived: { description: 'The discount or credit given per point by the rewards redeemed' },
+  },
 });
 const RateSourceEnum = builder.enumType('RedemptionRateSource', {
   subGraphs: ['admin'],
@@ -16,23 +19,44 @@ const RateSourceEnum = builder.enumType('RedemptionRateSource', {
 
 const ValuationRef = builder.objectRef<PointsValuation>('PointsValuation').implement({
   subGraphs: ['admin'],
-  description: "Money in the merchant's currency, rounded once to its minor unit; null where a point's value or the redemption rate is not known yet",
+  description:
+    "Money in the merchant's currency, rounded once to its minor unit; null where a point's value or the redemption rate is not known yet",
   fields: (t) => ({
     at: t.expose('at', { type: 'DateTime' }),
     currency: t.exposeString('currency'),
     point_value: t.exposeFloat('point_value', { nullable: true }),
     point_value_source: t.expose('point_value_source', { type: ValueSourceEnum, nullable: true }),
-    redemption_rate: t.exposeFloat('redemption_rate', { nullable: true, description: 'The share of points expected to be redeemed, 0 to 1' }),
+    redemption_rate: t.exposeFloat('redemption_rate', {
+      nullable: true,
+      description: 'The share of points expected to be redeemed, 0 to 1',
+    }),
     redemption_rate_source: t.expose('redemption_rate_source', { type: RateSourceEnum, nullable: true }),
     points_outstanding: t.exposeFloat('points_outstanding'),
-    liability_value: t.exposeFloat('liability_value', { nullable: true, description: 'points_outstanding × point_value × redemption_rate' }),
+    liability_value: t.exposeFloat('liability_value', {
+      nullable: true,
+      description: 'points_outstanding × point_value × redemption_rate',
+    }),
     points_from_sales: t.exposeFloat('points_from_sales', { description: 'Points earned by the orders recorded so far' }),
-    points_redeemed_from_sales: t.exposeFloat('points_redeemed_from_sales', { description: "Redemptions in proportion to sales' share of the points issued" }),
-    allocated_revenue: t.exposeFloat('allocated_revenue', { nullable: true, description: "The part of the orders' revenue allocated to their points (relative stand-alone selling price)" }),
-    revenue_recognized: t.exposeFloat('revenue_recognized', { nullable: true, description: 'Recognized so far: redemption_revenue + breakage_revenue' }),
+    points_redeemed_from_sales: t.exposeFloat('points_redeemed_from_sales', {
+      description: "Redemptions in proportion to sales' share of the points issued",
+    }),
+    allocated_revenue: t.exposeFloat('allocated_revenue', {
+      nullable: true,
+      description: "The part of the orders' revenue allocated to their points (relative stand-alone selling price)",
+    }),
+    revenue_recognized: t.exposeFloat('revenue_recognized', {
+      nullable: true,
+      description: 'Recognized so far: redemption_revenue + breakage_revenue',
+    }),
     redemption_revenue: t.exposeFloat('redemption_revenue', { nullable: true }),
-    breakage_revenue: t.exposeFloat('breakage_revenue', { nullable: true, description: 'Points expected never to be redeemed, recognized in proportion to redemptions' }),
-    deferred_revenue: t.exposeFloat('deferred_revenue', { nullable: true, description: 'allocated_revenue - revenue_recognized: the contract liability' }),
+    breakage_revenue: t.exposeFloat('breakage_revenue', {
+      nullable: true,
+      description: 'Points expected never to be redeemed, recognized in proportion to redemptions',
+    }),
+    deferred_revenue: t.exposeFloat('deferred_revenue', {
+      nullable: true,
+      description: 'allocated_revenue - revenue_recognized: the contract liability',
+    }),
   }),
 });
 
@@ -68,7 +92,8 @@ const VintagesRef = builder.objectRef<Vintages>('PointsVintages').implement({
     cohorts: t.expose('cohorts', { type: [VintageRef] }),
     estimated_redemption_rate: t.exposeFloat('estimated_redemption_rate', {
       nullable: true,
-      description: 'Of the points of cohorts at least 12 months old that were redeemed or expired, the share redeemed (every cohort while none is that old)',
+      description:
+        'Of the points of cohorts at least 12 months old that were redeemed or expired, the share redeemed (every cohort while none is that old)',
     }),
     estimate_cohorts: t.exposeStringList('estimate_cohorts', { description: 'The cohorts the estimate was taken from' }),
   }),
@@ -95,7 +120,8 @@ builder.mutationFields((t) => ({
   set_points_valuation: t.field({
     subGraphs: ['admin'],
     type: ValuationRef,
-    description: 'In effect from now on (the past keeps the valuation it had); a field left out keeps its setting, null derives or estimates it',
+    description:
+      'In effect from now on (the past keeps the valuation it had); a field left out keeps its setting, null derives or estimates it',
     args: {
       point_value: t.arg.float({ description: "Money per point in the merchant's currency, more than 0" }),
       redemption_rate: t.arg.float({ description: 'The share of points expected to be redeemed: more than 0, at most 1' }),

@@ -1,6 +1,8 @@
 // Webhooks (admin face): endpoints (the signing secret is shown once, at creation and at each
 // rotation), their deliveries with status, attempts and last answer, redelivery and ping. The events themselves are
 // written by the database with each change (the outbox) and delivered by the job workers.
+
+import { type DeliveryView, listDeliveries, pingEndpoint, redeliver } from '../../domain/webhooks/deliveries.js';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -10,7 +12,6 @@ import {
   rotateSecret,
   updateEndpoint,
 } from '../../domain/webhooks/endpoints.js';
-import { type DeliveryView, listDeliveries, pingEndpoint, redeliver } from '../../domain/webhooks/deliveries.js';
 import { eventTypes, webhookEventTypes } from '../../domain/webhooks/event-types.js';
 import { SIGNATURE_HEADER } from '../../domain/webhooks/signature.js';
 import { builder } from '../builder.js';
@@ -133,8 +134,7 @@ builder.mutationFields((t) => ({
   create_webhook_endpoint: t.field({
     subGraphs: ['admin'],
     type: CreatedWebhookEndpointRef,
-    description:
-      'Registers an https URL (it must not resolve to a private address). The signing secret is in this answer only.',
+    description: 'Registers an https URL (it must not resolve to a private address). The signing secret is in this answer only.',
     args: {
       url: t.arg.string({ required: true }),
       event_types: t.arg.stringList({ description: eventTypesDescription }),

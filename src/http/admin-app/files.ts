@@ -7,8 +7,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../../domain/shared/errors.js';
-import { checkRequest } from '../plugins/checks.js';
 import { projectRoot } from '../../project-root.js';
+import { checkRequest } from '../plugins/checks.js';
 
 export const APP_PATH = '/admin';
 /** The repository's admin-app/dist. */

@@ -9,13 +9,13 @@ import type { Plugin } from 'graphql-yoga';
 import type { Db } from '../../db/client.js';
 import {
   type AdminSessionView,
-  type SessionPolicy,
   closeSession,
   csrfTokenOf,
   findSession,
   isCsrfTokenOf,
   openSession,
   purgeExpiredSessions,
+  type SessionPolicy,
   touchEveryMs,
 } from '../../domain/access/admin-sessions.js';
 import { AppError } from '../../domain/shared/errors.js';

@@ -8,11 +8,11 @@
 // sign-in (admin-app/session.ts) counts against the same lockout.
 import type { Plugin } from 'graphql-yoga';
 import type { Db } from '../../db/client.js';
-import { AppError } from '../../domain/shared/errors.js';
 import { bearerToken, hashToken, isWellFormed, tokenPrefix } from '../../domain/access/tokens.js';
+import { AppError } from '../../domain/shared/errors.js';
+import type { Logger } from '../../observability/logger.js';
 import { rateLimited } from '../../observability/metrics.js';
 import { refusal } from '../errors.js';
-import type { Logger } from '../../observability/logger.js';
 import type { Lockout } from '../rate-limiter.js';
 import type { Face } from '../request-state.js';
 import { checkRequest } from './checks.js';

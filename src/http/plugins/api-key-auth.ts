@@ -4,9 +4,9 @@
 // (the public program only); otherwise 401 invalid_token. REST takes API keys only: a session
 // there is 401, a publishable key 403 insufficient_scope (it is a valid key, for /graphql). The OpenAPI document and paths that are neither REST nor GraphQL need no key.
 import type { Plugin } from 'graphql-yoga';
-import type { GuestPrincipal, SessionPrincipal } from '../../domain/access/principal.js';
 import { isSessionToken } from '../../domain/access/customer-sessions.js';
 import type { KeyAuthenticator } from '../../domain/access/key-cache.js';
+import type { GuestPrincipal, SessionPrincipal } from '../../domain/access/principal.js';
 import { bearerToken } from '../../domain/access/tokens.js';
 import { AppError } from '../../domain/shared/errors.js';
 import { type MaybePromise, whenReady } from '../../domain/shared/maybe-promise.js';
@@ -28,7 +28,10 @@ export function useApiKeyAuth(keys: KeyAuthenticator, sessions: SessionAuthentic
       }
       if (token && isPublishableKey(token)) {
         if (state.face === 'rest') {
-          throw new AppError('insufficient_scope', 'A publishable storefront key reads the public program over /graphql only; REST needs a secret API key');
+          throw new AppError(
+            'insufficient_scope',
+            'A publishable storefront key reads the public program over /graphql only; REST needs a secret API key',
+          );
         }
         return whenReady(guests(token), (principal) => void (state.principal = principal));
       }

@@ -70,7 +70,11 @@ function nulDetails(url: URL, body: string, graphql: boolean): ErrorDetails | nu
   if (inUrl) details.request = message;
   let input: unknown;
   try {
-    input = body ? JSON.parse(body) : graphql ? { query: params.get('query'), variables: JSON.parse(params.get('variables') ?? 'null') } : undefined;
+    input = body
+      ? JSON.parse(body)
+      : graphql
+        ? { query: params.get('query'), variables: JSON.parse(params.get('variables') ?? 'null') }
+        : undefined;
   } catch {
     if (body.includes(NUL)) details.request = message;
   }

@@ -17,7 +17,11 @@ export const GUEST_MAX_AGE_SECONDS = 60;
 
 /** Adds `value` to a list header unless it is there already (CORS may have put `Origin`). */
 function appendToken(headers: Headers, name: string, value: string) {
-  const present = headers.get(name)?.split(',').map((v) => v.trim().toLowerCase()) ?? [];
+  const present =
+    headers
+      .get(name)
+      ?.split(',')
+      .map((v) => v.trim().toLowerCase()) ?? [];
   if (!present.includes(value.toLowerCase())) headers.append(name, value);
 }
 
@@ -27,7 +31,8 @@ export function useCacheHeaders(): Plugin {
       const state = requestState(serverContext);
       if (state.face !== 'graphql' || state.principal?.kind !== 'guest') return;
       // a guest can run nothing but reads of the public program: an answer without errors is one
-      state.publicAnswer = !Array.isArray(result) && !(Symbol.asyncIterator in result) && !(result as { errors?: unknown[] }).errors?.length;
+      state.publicAnswer =
+        !Array.isArray(result) && !(Symbol.asyncIterator in result) && !(result as { errors?: unknown[] }).errors?.length;
     },
     onResponse({ request, response, serverContext }) {
       const state = requestState(serverContext);

@@ -2,10 +2,11 @@
 // runs the same few documents for ever, and Yoga's parse cache bounds the others. A request
 // whose variables graphql-js cannot coerce runs uncompiled, so its errors name the variable
 // as they always have (graphql-jit's name the innermost input field instead).
+
+import type { Plugin } from '@envelop/core';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { type ExecutionArgs, getOperationAST } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values.js';
-import type { Plugin } from '@envelop/core';
 
 function variablesCoerce({ schema, document, operationName, variableValues }: ExecutionArgs): boolean {
   const definitions = getOperationAST(document, operationName)?.variableDefinitions;

@@ -51,7 +51,9 @@ export function useCostReport(): Plugin {
           cost: {
             requested: state.requestedCost ?? null,
             limit: COST_LIMIT.maxCost,
-            rate_limit: budget ? { policy: budget.policy, limit: budget.limit, remaining: budget.remaining, reset_seconds: budget.resetSeconds } : null,
+            rate_limit: budget
+              ? { policy: budget.policy, limit: budget.limit, remaining: budget.remaining, reset_seconds: budget.resetSeconds }
+              : null,
           },
         },
       });

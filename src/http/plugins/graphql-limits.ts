@@ -90,7 +90,11 @@ export function graphqlLimits({ introspection }: { introspection: boolean }): Pl
       // counted while parsing: no validation context to report to, so the refusal is thrown
       maxTokens: {
         n: 2000,
-        onReject: [(_context, err) => { throw documentLimitError('too_many_tokens', err.message); }],
+        onReject: [
+          (_context, err) => {
+            throw documentLimitError('too_many_tokens', err.message);
+          },
+        ],
       },
       maxDirectives: { n: 20, ...refuse('too_many_directives') },
       blockFieldSuggestion: { enabled: true },

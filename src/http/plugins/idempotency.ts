@@ -13,7 +13,16 @@ import type { Context } from '../../graphql/builder.js';
 import { faultPoint } from '../../observability/faults.js';
 import { idempotencyKeyRows, idempotentReplays } from '../../observability/metrics.js';
 import { asAppError, refusal, toGraphQLError } from '../errors.js';
-import { IDEMPOTENCY_HEADER, claimIn, fingerprint, inProgress, purgeExpired, storeAnswerIn, storedAnswer, validateKey } from '../idempotency-store.js';
+import {
+  claimIn,
+  fingerprint,
+  IDEMPOTENCY_HEADER,
+  inProgress,
+  purgeExpired,
+  storeAnswerIn,
+  storedAnswer,
+  validateKey,
+} from '../idempotency-store.js';
 import { type IdempotentRequest, type RequestState, requestState } from '../request-state.js';
 import { checkRequest } from './checks.js';
 
@@ -125,7 +134,11 @@ async function settle(state: RequestState, request: IdempotentRequest, tx: OpenT
     return changed ? unavailable(state, response) : undefined;
   }
   try {
-    await storeAnswerIn(tx.client, request.merchantId, request.key, { status: response.status, body, type: response.headers.get('content-type') });
+    await storeAnswerIn(tx.client, request.merchantId, request.key, {
+      status: response.status,
+      body,
+      type: response.headers.get('content-type'),
+    });
     await faultPoint('idempotency.stored');
     await tx.commit();
   } catch {
@@ -158,7 +171,13 @@ const isValidationFailure = (answer: Answer) =>
   (answer?.errors ?? []).some((e) => e.extensions?.code === 'validation_error' || e.extensions?.code === undefined);
 
 function unavailable(state: RequestState, sent: Response) {
-  const answer = refusal(new AppError('service_unavailable', 'The change could not be confirmed; a retry with the same Idempotency-Key replays its answer if it was made, and makes it if not'), state.face);
+  const answer = refusal(
+    new AppError(
+      'service_unavailable',
+      'The change could not be confirmed; a retry with the same Idempotency-Key replays its answer if it was made, and makes it if not',
+    ),
+    state.face,
+  );
   // what other plugins set on the first answer (CORS, request id, rate limits) still applies
   for (const [name, value] of sent.headers) if (name !== 'content-type' && name !== 'content-length') answer.headers.set(name, value);
   return answer;

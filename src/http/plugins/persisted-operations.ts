@@ -61,14 +61,18 @@ export function persistedOperations(storefronts: StorefrontCache): Plugin[] {
       if (typeof params.query !== 'string') return;
       const hash = sentHash(params);
       if (hash !== undefined && hash !== documentHash(params.query)) {
-        throw asGraphQLError(validationError({ persistedQuery: ['sha256Hash is not the sha256 of the query'] }, 'provided sha does not match query'));
+        throw asGraphQLError(
+          validationError({ persistedQuery: ['sha256Hash is not the sha256 of the query'] }, 'provided sha does not match query'),
+        );
       }
       const merchantId = merchantOf(context);
       const admit = ({ persistedOnly }: Storefront) => {
         if (!persistedOnly) return void (hash !== undefined && apq.set(hash, params.query!));
         return storefronts.operation(merchantId, hash ?? documentHash(params.query!)).then((operation) => {
           if (operation === null) {
-            throw asGraphQLError(new AppError('operation_not_allowed', 'This shop runs only its persisted operations; this document is not one of them'));
+            throw asGraphQLError(
+              new AppError('operation_not_allowed', 'This shop runs only its persisted operations; this document is not one of them'),
+            );
           }
         });
       };
@@ -92,7 +96,9 @@ export function persistedOperations(storefronts: StorefrontCache): Plugin[] {
       // the APQ protocol's own message, which clients (Apollo, urql) look for
       notFound: () => asGraphQLError(new AppError('persisted_query_not_found', 'PersistedQueryNotFound')),
       keyNotFound: () =>
-        asGraphQLError(validationError({ query: ['send a query, or extensions.persistedQuery.sha256Hash'] }, 'Must provide a query string')),
+        asGraphQLError(
+          validationError({ query: ['send a query, or extensions.persistedQuery.sha256Hash'] }, 'Must provide a query string'),
+        ),
     },
   });
   return [admitDocument, byHash];

@@ -10,7 +10,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Db } from '../../db/client.js';
 import { AppError } from '../../domain/shared/errors.js';
 import { whenReady } from '../../domain/shared/maybe-promise.js';
-import { type StorefrontCache, anyStorefrontAllows } from '../../domain/storefront/storefront-settings.js';
+import { anyStorefrontAllows, type StorefrontCache } from '../../domain/storefront/storefront-settings.js';
 import { requestState } from '../request-state.js';
 import { checkRequest } from './checks.js';
 

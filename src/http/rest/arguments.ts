@@ -2,7 +2,16 @@
 // each scalar's serialize and reports a failure without naming the argument, so we coerce
 // first and answer 422 validation_error with the failing field names. Body values are held
 // to their JSON type (a number is not a string), as GraphQL variables are.
-import { type GraphQLField, type GraphQLScalarType, getNamedType, getNullableType, isListType, isNonNullType, isScalarType, GraphQLBoolean } from 'graphql';
+import {
+  GraphQLBoolean,
+  type GraphQLField,
+  type GraphQLScalarType,
+  getNamedType,
+  getNullableType,
+  isListType,
+  isNonNullType,
+  isScalarType,
+} from 'graphql';
 import { parse as parseQueryString } from 'qs';
 import type { ErrorDetails } from '../../domain/shared/errors.js';
 
@@ -30,7 +39,7 @@ export function checkRestArguments(
   for (const arg of field.args) {
     // the order SOFA reads them in: path, query string, body
     const fromText = arg.name in pathParams || Boolean(query[arg.name]);
-    const raw = arg.name in pathParams ? pathParams[arg.name] : (query[arg.name] || body[arg.name]);
+    const raw = arg.name in pathParams ? pathParams[arg.name] : query[arg.name] || body[arg.name];
     if (raw === undefined || raw === null) {
       if (isNonNullType(arg.type)) (details[arg.name] ??= []).push('is required');
       continue;

@@ -5,31 +5,33 @@
 // could not read is a validation_error too.
 import { GraphQLError } from 'graphql';
 import { AppError, type ErrorDetails, errorStatus, graphqlOnlyCodes } from '../../domain/shared/errors.js';
-import { appErrorResponse, errorResponse, isCode } from '../errors.js';
 import type { Logger } from '../../observability/logger.js';
+import { appErrorResponse, errorResponse, isCode } from '../errors.js';
 
 /** SOFA's errorHandler; errors without a code (maskError let them through) are logged and answered 500. */
-export const restErrorHandler = (logger: Logger) => (errors: ReadonlyArray<unknown>): Response => {
-  const invalid: ErrorDetails = {};
-  for (const error of errors) {
-    const gql = error instanceof GraphQLError ? error : undefined;
-    const original = gql?.originalError ?? error;
-    if (original instanceof AppError) return appErrorResponse(original);
-    const { code, details } = (gql?.extensions ?? {}) as { code?: unknown; details?: ErrorDetails };
-    const message = (error as Error)?.message ?? String(error);
-    if (code === 'validation_error' && details) {
-      for (const [field, reasons] of Object.entries(details)) (invalid[field] ??= []).push(...reasons);
-    } else if (message === 'POST body sent invalid JSON.') {
-      invalid.body = ['must be a valid JSON document'];
-    } else if (isCode(code) && graphqlOnlyCodes.has(code)) {
-      (invalid.request ??= []).push(message);
-    } else if (isCode(code)) {
-      return errorResponse(errorStatus[code], { code, message, ...(details ? { details } : {}) });
+export const restErrorHandler =
+  (logger: Logger) =>
+  (errors: ReadonlyArray<unknown>): Response => {
+    const invalid: ErrorDetails = {};
+    for (const error of errors) {
+      const gql = error instanceof GraphQLError ? error : undefined;
+      const original = gql?.originalError ?? error;
+      if (original instanceof AppError) return appErrorResponse(original);
+      const { code, details } = (gql?.extensions ?? {}) as { code?: unknown; details?: ErrorDetails };
+      const message = (error as Error)?.message ?? String(error);
+      if (code === 'validation_error' && details) {
+        for (const [field, reasons] of Object.entries(details)) (invalid[field] ??= []).push(...reasons);
+      } else if (message === 'POST body sent invalid JSON.') {
+        invalid.body = ['must be a valid JSON document'];
+      } else if (isCode(code) && graphqlOnlyCodes.has(code)) {
+        (invalid.request ??= []).push(message);
+      } else if (isCode(code)) {
+        return errorResponse(errorStatus[code], { code, message, ...(details ? { details } : {}) });
+      }
     }
-  }
-  if (Object.keys(invalid).length) {
-    return errorResponse(422, { code: 'validation_error', message: 'The request is invalid', details: invalid });
-  }
-  logger.error({ errors: errors.map((e) => (e instanceof Error ? { message: e.message, stack: e.stack } : e)) }, 'unexpected REST error');
-  return errorResponse(500, { code: 'internal_error', message: 'Unexpected error' });
-};
+    if (Object.keys(invalid).length) {
+      return errorResponse(422, { code: 'validation_error', message: 'The request is invalid', details: invalid });
+    }
+    logger.error({ errors: errors.map((e) => (e instanceof Error ? { message: e.message, stack: e.stack } : e)) }, 'unexpected REST error');
+    return errorResponse(500, { code: 'internal_error', message: 'Unexpected error' });
+  };

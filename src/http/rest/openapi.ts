@@ -4,7 +4,7 @@
 // webhooks the service sends (OpenAPI 3.1's `webhooks`, from the event types' own table).
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { adminAppOnlyCodes, errorStatus, graphqlOnlyCodes, type ErrorCode } from '../../domain/shared/errors.js';
+import { adminAppOnlyCodes, type ErrorCode, errorStatus, graphqlOnlyCodes } from '../../domain/shared/errors.js';
 import { type EventTypeName, eventBodyJsonSchema, eventTypes } from '../../domain/webhooks/event-types.js';
 import { SIGNATURE_HEADER } from '../../domain/webhooks/signature.js';
 import { requestState } from '../request-state.js';
@@ -34,7 +34,11 @@ export function completeOpenApi(doc: Json, schema: GraphQLSchema, basePath: stri
   };
   doc.security = [{ apiKey: [] }];
   // SOFA names a DateTime parameter by a $ref to the scalar, which it never writes
-  doc.components.schemas.DateTime ??= { type: 'string', format: 'date-time', description: 'An ISO 8601 timestamp, e.g. 2026-11-21T08:30:00.000Z' };
+  doc.components.schemas.DateTime ??= {
+    type: 'string',
+    format: 'date-time',
+    description: 'An ISO 8601 timestamp, e.g. 2026-11-21T08:30:00.000Z',
+  };
   doc.components.schemas.Error = {
     type: 'object',
     required: ['error'],
@@ -43,7 +47,10 @@ export function completeOpenApi(doc: Json, schema: GraphQLSchema, basePath: stri
         type: 'object',
         required: ['code', 'message'],
         properties: {
-          code: { type: 'string', enum: (Object.keys(errorStatus) as ErrorCode[]).filter((c) => !adminAppOnlyCodes.has(c) && !graphqlOnlyCodes.has(c)) },
+          code: {
+            type: 'string',
+            enum: (Object.keys(errorStatus) as ErrorCode[]).filter((c) => !adminAppOnlyCodes.has(c) && !graphqlOnlyCodes.has(c)),
+          },
           message: { type: 'string' },
           details: {
             type: 'object',
@@ -98,7 +105,10 @@ export function completeOpenApi(doc: Json, schema: GraphQLSchema, basePath: stri
 const deliveryHeaders = [
   ['webhook-id', 'The event id (Standard Webhooks): the same on every attempt and redelivery; dedupe on it'],
   ['webhook-timestamp', 'Unix seconds of this attempt (Standard Webhooks)'],
-  ['webhook-signature', 'Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, one per signing secret (two, space-separated, during a rotation)'],
+  [
+    'webhook-signature',
+    'Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, one per signing secret (two, space-separated, during a rotation)',
+  ],
   [SIGNATURE_HEADER, '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, one v1 per signing secret'],
   ['Loyalty-Event-Id', 'The event id'],
   ['Loyalty-Event-Type', 'The event type'],

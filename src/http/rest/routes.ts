@@ -97,4 +97,3 @@ function decoded(value: string): string | undefined {
     return undefined;
   }
 }
-

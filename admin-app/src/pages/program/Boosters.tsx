@@ -4,9 +4,20 @@ import { useMutation, useQuery } from 'urql';
 import { messages } from '../../../../src/domain/shared/messages';
 import { type FieldErrors, fieldErrorsOf } from '../../api';
 import { formatDateTime, humanize } from '../../format';
-import { type ResultOf, graphql } from '../../graphql';
+import { graphql, type ResultOf } from '../../graphql';
 import { CheckboxField, CheckboxGroup, FormFooter, StatusBadge, scheduleOf, TextAreaField, TextField } from '../../ui';
-import { CAMPAIGN_TYPES, RecordList, pagedProps, toggleProps, fromNumber, mergeErrors, numberErrors, optionsOf, toIso, toLocal } from './kit';
+import {
+  CAMPAIGN_TYPES,
+  fromNumber,
+  mergeErrors,
+  numberErrors,
+  optionsOf,
+  pagedProps,
+  RecordList,
+  toggleProps,
+  toIso,
+  toLocal,
+} from './kit';
 
 const BoostersQuery = graphql(`
   query AdminBoosters($page: Int) {
@@ -33,7 +44,6 @@ type Booster = ResultOf<typeof BoostersQuery>['booster_campaigns']['data'][numbe
 type CampaignType = Booster['campaign_types'][number];
 const SHOWN = ['name', 'description', 'multiplier', 'campaign_types', 'starts_at', 'ends_at'];
 
-
 function BoosterForm({ booster, onSaved }: { booster: Booster | null; onSaved: (name: string) => void }) {
   const [v, setV] = useState({
     name: booster?.name ?? '',
@@ -44,7 +54,10 @@ function BoosterForm({ booster, onSaved }: { booster: Booster | null; onSaved: (
     ends_at: toLocal(booster?.ends_at),
     is_active: booster?.is_active ?? true,
   });
-  const set = <K extends keyof typeof v>(k: K) => (value: (typeof v)[K]) => setV((old) => ({ ...old, [k]: value }));
+  const set =
+    <K extends keyof typeof v>(k: K) =>
+    (value: (typeof v)[K]) =>
+      setV((old) => ({ ...old, [k]: value }));
   const [local, setLocal] = useState<FieldErrors>({});
   const [created, create] = useMutation(CreateBooster);
   const [updated, update] = useMutation(UpdateBooster);
@@ -74,8 +87,21 @@ function BoosterForm({ booster, onSaved }: { booster: Booster | null; onSaved: (
   return (
     <form onSubmit={submit} noValidate>
       <TextField label="Name" value={v.name} onChange={(e) => set('name')(e.target.value)} errors={errors.name} />
-      <TextAreaField label="Description" rows={2} value={v.description} onChange={(e) => set('description')(e.target.value)} errors={errors.description} />
-      <TextField label="Multiplier" hint="e.g. 2 for double points" inputMode="decimal" value={v.multiplier} onChange={(e) => set('multiplier')(e.target.value)} errors={errors.multiplier} />
+      <TextAreaField
+        label="Description"
+        rows={2}
+        value={v.description}
+        onChange={(e) => set('description')(e.target.value)}
+        errors={errors.description}
+      />
+      <TextField
+        label="Multiplier"
+        hint="e.g. 2 for double points"
+        inputMode="decimal"
+        value={v.multiplier}
+        onChange={(e) => set('multiplier')(e.target.value)}
+        errors={errors.multiplier}
+      />
       <CheckboxGroup
         legend="Actions it boosts"
         options={optionsOf(CAMPAIGN_TYPES)}
@@ -84,11 +110,30 @@ function BoosterForm({ booster, onSaved }: { booster: Booster | null; onSaved: (
         errors={errors.campaign_types}
       />
       <div className="two">
-        <TextField label="Starts" type="datetime-local" value={v.starts_at} onChange={(e) => set('starts_at')(e.target.value)} errors={errors.starts_at} />
-        <TextField label="Ends" hint="Empty: no end" type="datetime-local" value={v.ends_at} onChange={(e) => set('ends_at')(e.target.value)} errors={errors.ends_at} />
+        <TextField
+          label="Starts"
+          type="datetime-local"
+          value={v.starts_at}
+          onChange={(e) => set('starts_at')(e.target.value)}
+          errors={errors.starts_at}
+        />
+        <TextField
+          label="Ends"
+          hint="Empty: no end"
+          type="datetime-local"
+          value={v.ends_at}
+          onChange={(e) => set('ends_at')(e.target.value)}
+          errors={errors.ends_at}
+        />
       </div>
       <CheckboxField label="Active" checked={v.is_active} onChange={(e) => set('is_active')(e.target.checked)} />
-      <FormFooter errors={errors} shown={SHOWN} error={result.error} busy={result.fetching} submit={booster ? 'Save booster' : 'Create booster'} />
+      <FormFooter
+        errors={errors}
+        shown={SHOWN}
+        error={result.error}
+        busy={result.fetching}
+        submit={booster ? 'Save booster' : 'Create booster'}
+      />
     </form>
   );
 }

@@ -3,11 +3,26 @@ import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { type FieldErrors, fieldErrorsOf } from '../../api';
 import { formatDateTime, formatMoney, formatNumber, humanize } from '../../format';
+import { graphql, type ResultOf } from '../../graphql';
 import { useCurrency } from '../../session';
-import { type ResultOf, graphql } from '../../graphql';
 import { CheckboxField, CheckboxGroup, FormFooter, SelectField, StatusBadge, scheduleOf, TextAreaField, TextField } from '../../ui';
-import { PRODUCT_FIELDS, ProductFields, productInput, productValues } from './kit';
-import { CAMPAIGN_TYPES, RecordList, pagedProps, toggleProps, fromNumber, mergeErrors, numberErrors, optionsOf, toIso, toLocal, toNumber } from './kit';
+import {
+  CAMPAIGN_TYPES,
+  fromNumber,
+  mergeErrors,
+  numberErrors,
+  optionsOf,
+  PRODUCT_FIELDS,
+  ProductFields,
+  pagedProps,
+  productInput,
+  productValues,
+  RecordList,
+  toggleProps,
+  toIso,
+  toLocal,
+  toNumber,
+} from './kit';
 
 const RulesQuery = graphql(`
   query AdminEarningRules($page: Int) {
@@ -37,7 +52,11 @@ const SetRuleActive = graphql(`
 
 type Rule = ResultOf<typeof RulesQuery>['earning_rules']['data'][number];
 const PERIODS = ['day', 'week', 'month', 'year', 'lifetime'] as const;
-const ids = (text: string) => text.split(',').map((s) => s.trim()).filter(Boolean);
+const ids = (text: string) =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 function describe(rule: Rule, currency: string) {
   const e = rule.earning_rule;
@@ -101,7 +120,10 @@ function RuleForm({ rule, tiers, onSaved }: { rule: Rule | null; tiers: { id: st
     ends_at: toLocal(c?.ends_at),
     product: productValues(rule),
   });
-  const set = <K extends keyof typeof v>(k: K) => (value: (typeof v)[K]) => setV((old) => ({ ...old, [k]: value }));
+  const set =
+    <K extends keyof typeof v>(k: K) =>
+    (value: (typeof v)[K]) =>
+      setV((old) => ({ ...old, [k]: value }));
   const [local, setLocal] = useState<FieldErrors>({});
   const [created, create] = useMutation(CreateRule);
   const [updated, update] = useMutation(UpdateRule);
@@ -136,7 +158,10 @@ function RuleForm({ rule, tiers, onSaved }: { rule: Rule | null; tiers: { id: st
       description: v.description.trim() || null,
       campaign_type: v.campaign_type,
       is_active: v.is_active,
-      earning_rule: v.type === 'variable' ? { type: 'variable', value: Number(v.value), per_amount: Number(v.per_amount) } : { type: 'fixed', value: Number(v.value) },
+      earning_rule:
+        v.type === 'variable'
+          ? { type: 'variable', value: Number(v.value), per_amount: Number(v.per_amount) }
+          : { type: 'fixed', value: Number(v.value) },
       conditions: Object.keys(conditions).length ? conditions : null,
       ...productInput(v.product),
     };
@@ -148,7 +173,13 @@ function RuleForm({ rule, tiers, onSaved }: { rule: Rule | null; tiers: { id: st
   return (
     <form onSubmit={submit} noValidate>
       <TextField label="Name" value={v.name} onChange={(e) => set('name')(e.target.value)} errors={errors.name} />
-      <TextAreaField label="Description" rows={2} value={v.description} onChange={(e) => set('description')(e.target.value)} errors={errors.description} />
+      <TextAreaField
+        label="Description"
+        rows={2}
+        value={v.description}
+        onChange={(e) => set('description')(e.target.value)}
+        errors={errors.description}
+      />
       <SelectField
         label="Action that earns points"
         value={v.campaign_type}
@@ -168,30 +199,104 @@ function RuleForm({ rule, tiers, onSaved }: { rule: Rule | null; tiers: { id: st
           ]}
           errors={errors['earning_rule.type']}
         />
-        <TextField label={v.type === 'variable' ? 'Points per amount' : 'Points'} inputMode="decimal" value={v.value} onChange={(e) => set('value')(e.target.value)} errors={errors['earning_rule.value']} />
+        <TextField
+          label={v.type === 'variable' ? 'Points per amount' : 'Points'}
+          inputMode="decimal"
+          value={v.value}
+          onChange={(e) => set('value')(e.target.value)}
+          errors={errors['earning_rule.value']}
+        />
         {v.type === 'variable' && (
-          <TextField label="Amount spent" hint="e.g. 1 for points per dollar" inputMode="decimal" value={v.per_amount} onChange={(e) => set('per_amount')(e.target.value)} errors={errors['earning_rule.per_amount']} />
+          <TextField
+            label="Amount spent"
+            hint="e.g. 1 for points per dollar"
+            inputMode="decimal"
+            value={v.per_amount}
+            onChange={(e) => set('per_amount')(e.target.value)}
+            errors={errors['earning_rule.per_amount']}
+          />
         )}
       </fieldset>
       <fieldset className="field">
         <legend>Conditions (all optional)</legend>
-        <TextField label="Minimum order subtotal" inputMode="decimal" value={v.min_order_subtotal} onChange={(e) => set('min_order_subtotal')(e.target.value)} errors={errors['conditions.min_order_subtotal']} />
-        <TextField label="Most points per order" inputMode="numeric" value={v.max_points_per_order} onChange={(e) => set('max_points_per_order')(e.target.value)} errors={errors['conditions.max_points_per_order']} />
+        <TextField
+          label="Minimum order subtotal"
+          inputMode="decimal"
+          value={v.min_order_subtotal}
+          onChange={(e) => set('min_order_subtotal')(e.target.value)}
+          errors={errors['conditions.min_order_subtotal']}
+        />
+        <TextField
+          label="Most points per order"
+          inputMode="numeric"
+          value={v.max_points_per_order}
+          onChange={(e) => set('max_points_per_order')(e.target.value)}
+          errors={errors['conditions.max_points_per_order']}
+        />
         <div className="two">
-          <TextField label="Times it can earn" hint="Empty: no limit" inputMode="numeric" value={v.limit_count} onChange={(e) => set('limit_count')(e.target.value)} errors={errors['conditions.limit.count']} />
-          <SelectField label="Per" value={v.limit_period} onChange={(e) => set('limit_period')(e.target.value as typeof v.limit_period)} options={optionsOf(PERIODS)} errors={errors['conditions.limit.period']} />
+          <TextField
+            label="Times it can earn"
+            hint="Empty: no limit"
+            inputMode="numeric"
+            value={v.limit_count}
+            onChange={(e) => set('limit_count')(e.target.value)}
+            errors={errors['conditions.limit.count']}
+          />
+          <SelectField
+            label="Per"
+            value={v.limit_period}
+            onChange={(e) => set('limit_period')(e.target.value as typeof v.limit_period)}
+            options={optionsOf(PERIODS)}
+            errors={errors['conditions.limit.period']}
+          />
         </div>
-        <CheckboxGroup legend="Only for customers in these tiers" options={tiers.map((t) => ({ value: t.id, label: t.name }))} value={v.tier_ids} onChange={set('tier_ids')} errors={errors['conditions.tier_ids']} />
-        <TextField label="Only for these products" hint="Product ids, comma-separated" value={v.product_ids} onChange={(e) => set('product_ids')(e.target.value)} errors={errors['conditions.product_ids']} />
-        <TextField label="Never for these products" hint="Product ids, comma-separated" value={v.excluded_product_ids} onChange={(e) => set('excluded_product_ids')(e.target.value)} errors={errors['conditions.excluded_product_ids']} />
+        <CheckboxGroup
+          legend="Only for customers in these tiers"
+          options={tiers.map((t) => ({ value: t.id, label: t.name }))}
+          value={v.tier_ids}
+          onChange={set('tier_ids')}
+          errors={errors['conditions.tier_ids']}
+        />
+        <TextField
+          label="Only for these products"
+          hint="Product ids, comma-separated"
+          value={v.product_ids}
+          onChange={(e) => set('product_ids')(e.target.value)}
+          errors={errors['conditions.product_ids']}
+        />
+        <TextField
+          label="Never for these products"
+          hint="Product ids, comma-separated"
+          value={v.excluded_product_ids}
+          onChange={(e) => set('excluded_product_ids')(e.target.value)}
+          errors={errors['conditions.excluded_product_ids']}
+        />
         {v.product_ids.trim() && <ProductFields values={v.product} onChange={set('product')} errors={errors} />}
         <div className="two">
-          <TextField label="Starts" type="datetime-local" value={v.starts_at} onChange={(e) => set('starts_at')(e.target.value)} errors={errors['conditions.starts_at']} />
-          <TextField label="Ends" type="datetime-local" value={v.ends_at} onChange={(e) => set('ends_at')(e.target.value)} errors={errors['conditions.ends_at']} />
+          <TextField
+            label="Starts"
+            type="datetime-local"
+            value={v.starts_at}
+            onChange={(e) => set('starts_at')(e.target.value)}
+            errors={errors['conditions.starts_at']}
+          />
+          <TextField
+            label="Ends"
+            type="datetime-local"
+            value={v.ends_at}
+            onChange={(e) => set('ends_at')(e.target.value)}
+            errors={errors['conditions.ends_at']}
+          />
         </div>
       </fieldset>
       <CheckboxField label="Active (awards points)" checked={v.is_active} onChange={(e) => set('is_active')(e.target.checked)} />
-      <FormFooter errors={errors} shown={SHOWN} error={result.error} busy={result.fetching} submit={rule ? 'Save earning rule' : 'Create earning rule'} />
+      <FormFooter
+        errors={errors}
+        shown={SHOWN}
+        error={result.error}
+        busy={result.fetching}
+        submit={rule ? 'Save earning rule' : 'Create earning rule'}
+      />
     </form>
   );
 }

@@ -2,9 +2,22 @@
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../../api';
-import { type ResultOf, graphql } from '../../graphql';
+import { graphql, type ResultOf } from '../../graphql';
 import { Alert, CheckboxField, FormFooter, SelectField, TextField } from '../../ui';
-import { REWARD_TYPES, type RewardType, RuleFields, emptyRule, fromNumber, mergeErrors, numberErrors, optionsOf, ruleInput, ruleNumberErrors, ruleValues, toNumber } from './kit';
+import {
+  emptyRule,
+  fromNumber,
+  mergeErrors,
+  numberErrors,
+  optionsOf,
+  REWARD_TYPES,
+  type RewardType,
+  RuleFields,
+  ruleInput,
+  ruleNumberErrors,
+  ruleValues,
+  toNumber,
+} from './kit';
 
 const ProgramQuery = graphql(`
   query AdminReferralProgram {
@@ -76,20 +89,62 @@ function ReferralForm({ program }: { program: Program }) {
     setSaved(!res.error);
   };
 
-  const shown = ['referrer_reward.points', 'referee_reward.reward_type', 'min_order_subtotal', 'share_url_template', ...Object.keys(errors).filter((k) => k.startsWith('referee_reward.reward_rule.'))];
+  const shown = [
+    'referrer_reward.points',
+    'referee_reward.reward_type',
+    'min_order_subtotal',
+    'share_url_template',
+    ...Object.keys(errors).filter((k) => k.startsWith('referee_reward.reward_rule.')),
+  ];
   return (
     <>
       {!program && <p>No referral program yet: fill this in to start one.</p>}
       <form className="card narrow" onSubmit={submit} noValidate>
-        <CheckboxField label="Active (customers can refer friends)" checked={v.is_active} onChange={(e) => setV({ ...v, is_active: e.target.checked })} />
-        <TextField label="Points for the referrer" hint="Per completed referral" inputMode="numeric" value={v.points} onChange={(e) => setV({ ...v, points: e.target.value })} errors={errors['referrer_reward.points']} />
+        <CheckboxField
+          label="Active (customers can refer friends)"
+          checked={v.is_active}
+          onChange={(e) => setV({ ...v, is_active: e.target.checked })}
+        />
+        <TextField
+          label="Points for the referrer"
+          hint="Per completed referral"
+          inputMode="numeric"
+          value={v.points}
+          onChange={(e) => setV({ ...v, points: e.target.value })}
+          errors={errors['referrer_reward.points']}
+        />
         <fieldset className="field">
           <legend>The friend's reward</legend>
-          <SelectField label="Reward type" value={v.type} onChange={(e) => setV({ ...v, type: e.target.value as RewardType })} options={optionsOf(REWARD_TYPES)} errors={errors['referee_reward.reward_type']} />
-          <RuleFields type={v.type} values={v.rule} onChange={(rule) => setV({ ...v, rule })} errors={errors} prefix="referee_reward.reward_rule" />
+          <SelectField
+            label="Reward type"
+            value={v.type}
+            onChange={(e) => setV({ ...v, type: e.target.value as RewardType })}
+            options={optionsOf(REWARD_TYPES)}
+            errors={errors['referee_reward.reward_type']}
+          />
+          <RuleFields
+            type={v.type}
+            values={v.rule}
+            onChange={(rule) => setV({ ...v, rule })}
+            errors={errors}
+            prefix="referee_reward.reward_rule"
+          />
         </fieldset>
-        <TextField label="Minimum first order subtotal" hint="Optional: the friend's order that completes a referral" inputMode="decimal" value={v.min} onChange={(e) => setV({ ...v, min: e.target.value })} errors={errors.min_order_subtotal} />
-        <TextField label="Share link template" hint="Optional, e.g. https://shop.example.com/?ref={referral_code}" value={v.url} onChange={(e) => setV({ ...v, url: e.target.value })} errors={errors.share_url_template} />
+        <TextField
+          label="Minimum first order subtotal"
+          hint="Optional: the friend's order that completes a referral"
+          inputMode="decimal"
+          value={v.min}
+          onChange={(e) => setV({ ...v, min: e.target.value })}
+          errors={errors.min_order_subtotal}
+        />
+        <TextField
+          label="Share link template"
+          hint="Optional, e.g. https://shop.example.com/?ref={referral_code}"
+          value={v.url}
+          onChange={(e) => setV({ ...v, url: e.target.value })}
+          errors={errors.share_url_template}
+        />
         <Alert tone="success">{saved && 'Referral program saved.'}</Alert>
         <FormFooter errors={errors} shown={shown} error={result.error} busy={result.fetching} submit="Save referral program" />
       </form>

@@ -3,29 +3,29 @@ import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { type FieldErrors, fieldErrorsOf } from '../../api';
 import { formatNumber, humanize } from '../../format';
-import { type ResultOf, graphql } from '../../graphql';
+import { graphql, type ResultOf } from '../../graphql';
 import { useCurrency } from '../../session';
 import { CheckboxField, FormFooter, SelectField, StatusBadge, scheduleOf, TextAreaField, TextField } from '../../ui';
 import {
-  PRODUCT_FIELDS,
-  ProductFields,
-  REWARD_TYPES,
-  productInput,
-  productValues,
-  RecordList,
-  pagedProps,
-  toggleProps,
-  type RewardType,
-  RuleFields,
   describeRule,
   emptyRule,
   fromNumber,
   mergeErrors,
   numberErrors,
   optionsOf,
+  PRODUCT_FIELDS,
+  ProductFields,
+  pagedProps,
+  productInput,
+  productValues,
+  REWARD_TYPES,
+  RecordList,
+  type RewardType,
+  RuleFields,
   ruleInput,
   ruleNumberErrors,
   ruleValues,
+  toggleProps,
 } from './kit';
 
 const RewardsQuery = graphql(`
@@ -71,7 +71,10 @@ function RewardForm({ reward, onSaved }: { reward: Reward | null; onSaved: (name
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const problems = { ...numberErrors({ points_cost: { text: cost, integer: true, required: true } }), ...ruleNumberErrors(type, rule, 'reward_rule') };
+    const problems = {
+      ...numberErrors({ points_cost: { text: cost, integer: true, required: true } }),
+      ...ruleNumberErrors(type, rule, 'reward_rule'),
+    };
     setLocal(problems);
     if (Object.keys(problems).length) return;
     const input = {
@@ -91,9 +94,27 @@ function RewardForm({ reward, onSaved }: { reward: Reward | null; onSaved: (name
   return (
     <form onSubmit={submit} noValidate>
       <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} errors={errors.name} />
-      <TextAreaField label="Description" rows={2} value={description} onChange={(e) => setDescription(e.target.value)} errors={errors.description} />
-      <SelectField label="Reward type" value={type} onChange={(e) => setType(e.target.value as RewardType)} options={optionsOf(REWARD_TYPES)} errors={errors.reward_type} />
-      <TextField label="Points cost" inputMode="numeric" value={cost} onChange={(e) => setCost(e.target.value)} errors={errors.points_cost} />
+      <TextAreaField
+        label="Description"
+        rows={2}
+        value={description}
+        onChange={(e) => setDescription(e.target.value)}
+        errors={errors.description}
+      />
+      <SelectField
+        label="Reward type"
+        value={type}
+        onChange={(e) => setType(e.target.value as RewardType)}
+        options={optionsOf(REWARD_TYPES)}
+        errors={errors.reward_type}
+      />
+      <TextField
+        label="Points cost"
+        inputMode="numeric"
+        value={cost}
+        onChange={(e) => setCost(e.target.value)}
+        errors={errors.points_cost}
+      />
       <RuleFields type={type} values={rule} onChange={setRule} errors={errors} prefix="reward_rule" />
       {type === 'free_product' && <ProductFields values={product} onChange={setProduct} errors={errors} />}
       <CheckboxField label="Active (customers can redeem it)" checked={active} onChange={(e) => setActive(e.target.checked)} />

@@ -3,9 +3,9 @@ import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { type FieldErrors, fieldErrorsOf } from '../../api';
 import { formatNumber, humanize } from '../../format';
-import { type ResultOf, graphql } from '../../graphql';
+import { graphql, type ResultOf } from '../../graphql';
 import { CheckboxField, FormFooter, SelectField, StatusBadge, scheduleOf, TextAreaField, TextField } from '../../ui';
-import { RecordList, fromNumber, mergeErrors, numberErrors, optionsOf } from './kit';
+import { fromNumber, mergeErrors, numberErrors, optionsOf, RecordList } from './kit';
 
 const TiersQuery = graphql(`
   query AdminTiers {
@@ -22,7 +22,18 @@ const UpdateTier = graphql(`
 `);
 
 type Tier = ResultOf<typeof TiersQuery>['tiers']['data'][number];
-const SHOWN = ['name', 'description', 'position', 'threshold', 'qualification', 'window', 'earn_multiplier', 'benefits', 'is_default', 'is_active'];
+const SHOWN = [
+  'name',
+  'description',
+  'position',
+  'threshold',
+  'qualification',
+  'window',
+  'earn_multiplier',
+  'benefits',
+  'is_default',
+  'is_active',
+];
 
 function TierForm({ tier, nextPosition, onSaved }: { tier: Tier | null; nextPosition: number; onSaved: (name: string) => void }) {
   const [v, setV] = useState({
@@ -37,7 +48,10 @@ function TierForm({ tier, nextPosition, onSaved }: { tier: Tier | null; nextPosi
     is_default: tier?.is_default ?? false,
     is_active: tier?.is_active ?? true,
   });
-  const set = <K extends keyof typeof v>(k: K) => (value: (typeof v)[K]) => setV((old) => ({ ...old, [k]: value }));
+  const set =
+    <K extends keyof typeof v>(k: K) =>
+    (value: (typeof v)[K]) =>
+      setV((old) => ({ ...old, [k]: value }));
   const [local, setLocal] = useState<FieldErrors>({});
   const [created, create] = useMutation(CreateTier);
   const [updated, update] = useMutation(UpdateTier);
@@ -61,7 +75,10 @@ function TierForm({ tier, nextPosition, onSaved }: { tier: Tier | null; nextPosi
       qualification: v.qualification,
       window: v.window,
       earn_multiplier: Number(v.earn_multiplier),
-      benefits: v.benefits.split('\n').map((b) => b.trim()).filter(Boolean),
+      benefits: v.benefits
+        .split('\n')
+        .map((b) => b.trim())
+        .filter(Boolean),
       is_default: v.is_default,
       is_active: v.is_active,
     };
@@ -73,19 +90,75 @@ function TierForm({ tier, nextPosition, onSaved }: { tier: Tier | null; nextPosi
   return (
     <form onSubmit={submit} noValidate>
       <TextField label="Name" value={v.name} onChange={(e) => set('name')(e.target.value)} errors={errors.name} />
-      <TextAreaField label="Description" rows={2} value={v.description} onChange={(e) => set('description')(e.target.value)} errors={errors.description} />
+      <TextAreaField
+        label="Description"
+        rows={2}
+        value={v.description}
+        onChange={(e) => set('description')(e.target.value)}
+        errors={errors.description}
+      />
       <div className="two">
-        <TextField label="Position" hint="Higher is better; one tier per position" inputMode="numeric" value={v.position} onChange={(e) => set('position')(e.target.value)} errors={errors.position} />
-        <TextField label="Threshold" hint="Points earned (or amount spent) in the window" inputMode="numeric" value={v.threshold} onChange={(e) => set('threshold')(e.target.value)} errors={errors.threshold} />
+        <TextField
+          label="Position"
+          hint="Higher is better; one tier per position"
+          inputMode="numeric"
+          value={v.position}
+          onChange={(e) => set('position')(e.target.value)}
+          errors={errors.position}
+        />
+        <TextField
+          label="Threshold"
+          hint="Points earned (or amount spent) in the window"
+          inputMode="numeric"
+          value={v.threshold}
+          onChange={(e) => set('threshold')(e.target.value)}
+          errors={errors.threshold}
+        />
       </div>
       <div className="two">
-        <SelectField label="Qualifies on" value={v.qualification} onChange={(e) => set('qualification')(e.target.value as typeof v.qualification)} options={optionsOf(['points_earned', 'amount_spent'])} errors={errors.qualification} />
-        <SelectField label="Window" value={v.window} onChange={(e) => set('window')(e.target.value as typeof v.window)} options={optionsOf(['lifetime', 'calendar_year', 'rolling_12_months'])} errors={errors.window} />
+        <SelectField
+          label="Qualifies on"
+          value={v.qualification}
+          onChange={(e) => set('qualification')(e.target.value as typeof v.qualification)}
+          options={optionsOf(['points_earned', 'amount_spent'])}
+          errors={errors.qualification}
+        />
+        <SelectField
+          label="Window"
+          value={v.window}
+          onChange={(e) => set('window')(e.target.value as typeof v.window)}
+          options={optionsOf(['lifetime', 'calendar_year', 'rolling_12_months'])}
+          errors={errors.window}
+        />
       </div>
-      <TextField label="Points multiplier" hint="Earning rules' points are multiplied by this" inputMode="decimal" value={v.earn_multiplier} onChange={(e) => set('earn_multiplier')(e.target.value)} errors={errors.earn_multiplier} />
-      <TextAreaField label="Benefits" hint="One per line" rows={3} value={v.benefits} onChange={(e) => set('benefits')(e.target.value)} errors={errors.benefits} />
-      <CheckboxField label="Default tier (customers below every threshold)" checked={v.is_default} onChange={(e) => set('is_default')(e.target.checked)} errors={errors.is_default} />
-      <CheckboxField label="Active (customers can reach it)" checked={v.is_active} onChange={(e) => set('is_active')(e.target.checked)} errors={errors.is_active} />
+      <TextField
+        label="Points multiplier"
+        hint="Earning rules' points are multiplied by this"
+        inputMode="decimal"
+        value={v.earn_multiplier}
+        onChange={(e) => set('earn_multiplier')(e.target.value)}
+        errors={errors.earn_multiplier}
+      />
+      <TextAreaField
+        label="Benefits"
+        hint="One per line"
+        rows={3}
+        value={v.benefits}
+        onChange={(e) => set('benefits')(e.target.value)}
+        errors={errors.benefits}
+      />
+      <CheckboxField
+        label="Default tier (customers below every threshold)"
+        checked={v.is_default}
+        onChange={(e) => set('is_default')(e.target.checked)}
+        errors={errors.is_default}
+      />
+      <CheckboxField
+        label="Active (customers can reach it)"
+        checked={v.is_active}
+        onChange={(e) => set('is_active')(e.target.checked)}
+        errors={errors.is_active}
+      />
       <FormFooter errors={errors} shown={SHOWN} error={result.error} busy={result.fetching} submit={tier ? 'Save tier' : 'Create tier'} />
     </form>
   );

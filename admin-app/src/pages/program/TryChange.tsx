@@ -8,7 +8,7 @@ import { useMutation, useQuery } from 'urql';
 import { fieldLabel, messages } from '../../../../src/domain/shared/messages';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../../api';
 import { formatDateTime, formatMoney, formatNumber, formatPercent, humanize, nextDate, shopToday, startOfShopDay } from '../../format';
-import { type ResultOf, graphql } from '../../graphql';
+import { graphql, type ResultOf } from '../../graphql';
 import { Alert, DataTable, TextField } from '../../ui';
 import { ChartCard, Stat } from '../Dashboard';
 
@@ -72,8 +72,27 @@ function asInput(value: unknown): unknown {
 const daysAgo = (days: number) => new Date(Date.parse(`${shopToday()}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
 
 /** A number field of the draft: its text as typed, a number when sent. */
-function NumberCell({ label, value, onChange, invalid }: { label: string; value: unknown; onChange: (n: string) => void; invalid?: boolean }) {
-  return <input aria-label={label} aria-invalid={invalid || undefined} inputMode="decimal" size={6} value={String(value ?? '')} onChange={(e) => onChange(e.target.value)} />;
+function NumberCell({
+  label,
+  value,
+  onChange,
+  invalid,
+}: {
+  label: string;
+  value: unknown;
+  onChange: (n: string) => void;
+  invalid?: boolean;
+}) {
+  return (
+    <input
+      aria-label={label}
+      aria-invalid={invalid || undefined}
+      inputMode="decimal"
+      size={6}
+      value={String(value ?? '')}
+      onChange={(e) => onChange(e.target.value)}
+    />
+  );
 }
 
 /** The draft's errors (keyed draft.<section>.<index>.<field>, by the app or the API) named by their record. */
@@ -112,10 +131,24 @@ function numbersOf(draft: Record<Section, Item[]>): { draft: Record<Section, Ite
     draft: {
       earning_rules: draft.earning_rules.map((r, i) => {
         const rule = r.earning_rule as Item;
-        return { ...r, earning_rule: { ...rule, value: num(`draft.earning_rules.${i}.earning_rule.value`, rule.value), per_amount: num(`draft.earning_rules.${i}.earning_rule.per_amount`, rule.per_amount) } };
+        return {
+          ...r,
+          earning_rule: {
+            ...rule,
+            value: num(`draft.earning_rules.${i}.earning_rule.value`, rule.value),
+            per_amount: num(`draft.earning_rules.${i}.earning_rule.per_amount`, rule.per_amount),
+          },
+        };
       }),
-      booster_campaigns: draft.booster_campaigns.map((b, i) => ({ ...b, multiplier: num(`draft.booster_campaigns.${i}.multiplier`, b.multiplier) })),
-      tiers: draft.tiers.map((t, i) => ({ ...t, threshold: num(`draft.tiers.${i}.threshold`, t.threshold), earn_multiplier: num(`draft.tiers.${i}.earn_multiplier`, t.earn_multiplier) })),
+      booster_campaigns: draft.booster_campaigns.map((b, i) => ({
+        ...b,
+        multiplier: num(`draft.booster_campaigns.${i}.multiplier`, b.multiplier),
+      })),
+      tiers: draft.tiers.map((t, i) => ({
+        ...t,
+        threshold: num(`draft.tiers.${i}.threshold`, t.threshold),
+        earn_multiplier: num(`draft.tiers.${i}.earn_multiplier`, t.earn_multiplier),
+      })),
     },
   };
 }
@@ -157,7 +190,9 @@ function DraftEditor({ program, onStarted }: { program: Program; onStarted: (id:
     <form onSubmit={submit} noValidate>
       <section className="card" aria-labelledby="period">
         <h2 id="period">Period</h2>
-        <p className="hint">The orders placed on these days (in the shop’s time zone, both included) are judged again under the draft below.</p>
+        <p className="hint">
+          The orders placed on these days (in the shop’s time zone, both included) are judged again under the draft below.
+        </p>
         <div className="toolbar-row">
           <TextField label="From" type="date" value={from} onChange={(e) => setFrom(e.target.value)} errors={errors.from} />
           <TextField label="To" type="date" value={to} onChange={(e) => setTo(e.target.value)} errors={errors.to} />
@@ -175,7 +210,15 @@ function DraftEditor({ program, onStarted }: { program: Program; onStarted: (id:
               header: 'Name',
               rowHeader: true,
               cell: ({ r, i }) =>
-                r.id ? String(r.name) : <input aria-label={`Name of new rule ${i + 1}`} value={String(r.name)} onChange={(e) => edit('earning_rules', i, (x) => ({ ...x, name: e.target.value }))} />,
+                r.id ? (
+                  String(r.name)
+                ) : (
+                  <input
+                    aria-label={`Name of new rule ${i + 1}`}
+                    value={String(r.name)}
+                    onChange={(e) => edit('earning_rules', i, (x) => ({ ...x, name: e.target.value }))}
+                  />
+                ),
             },
             { header: 'Action', cell: ({ r }) => humanize(String(r.campaign_type)) },
             {
@@ -197,7 +240,9 @@ function DraftEditor({ program, onStarted }: { program: Program; onStarted: (id:
                     label={`Per amount of ${String(r.name)}`}
                     value={(r.earning_rule as Item).per_amount}
                     invalid={!!errors[`draft.earning_rules.${i}.earning_rule.per_amount`]}
-                    onChange={(v) => edit('earning_rules', i, (x) => ({ ...x, earning_rule: { ...(x.earning_rule as Item), per_amount: v } }))}
+                    onChange={(v) =>
+                      edit('earning_rules', i, (x) => ({ ...x, earning_rule: { ...(x.earning_rule as Item), per_amount: v } }))
+                    }
                   />
                 ) : (
                   'Fixed'
@@ -218,7 +263,14 @@ function DraftEditor({ program, onStarted }: { program: Program; onStarted: (id:
         />
         <button
           type="button"
-          onClick={() => add('earning_rules', { name: `New rule ${rules.length + 1}`, campaign_type: 'purchase', is_active: true, earning_rule: { type: 'variable', value: '1', per_amount: '1' } })}
+          onClick={() =>
+            add('earning_rules', {
+              name: `New rule ${rules.length + 1}`,
+              campaign_type: 'purchase',
+              is_active: true,
+              earning_rule: { type: 'variable', value: '1', per_amount: '1' },
+            })
+          }
         >
           Add an earning rule
         </button>
@@ -232,15 +284,30 @@ function DraftEditor({ program, onStarted }: { program: Program; onStarted: (id:
           empty="No booster."
           columns={[
             { header: 'Name', rowHeader: true, cell: ({ b }) => String(b.name) },
-            { header: 'Runs', cell: ({ b }) => `${formatDateTime(b.starts_at as string)} – ${formatDateTime(b.ends_at as string | undefined)}` },
+            {
+              header: 'Runs',
+              cell: ({ b }) => `${formatDateTime(b.starts_at as string)} – ${formatDateTime(b.ends_at as string | undefined)}`,
+            },
             {
               header: 'Multiplier',
-              cell: ({ b, i }) => <NumberCell label={`Multiplier of ${String(b.name)}`} value={b.multiplier} invalid={!!errors[`draft.booster_campaigns.${i}.multiplier`]} onChange={(v) => edit('booster_campaigns', i, (x) => ({ ...x, multiplier: v }))} />,
+              cell: ({ b, i }) => (
+                <NumberCell
+                  label={`Multiplier of ${String(b.name)}`}
+                  value={b.multiplier}
+                  invalid={!!errors[`draft.booster_campaigns.${i}.multiplier`]}
+                  onChange={(v) => edit('booster_campaigns', i, (x) => ({ ...x, multiplier: v }))}
+                />
+              ),
             },
             {
               header: 'On',
               cell: ({ b, i }) => (
-                <input type="checkbox" aria-label={`${String(b.name)} on`} checked={b.is_active !== false} onChange={(e) => edit('booster_campaigns', i, (x) => ({ ...x, is_active: e.target.checked }))} />
+                <input
+                  type="checkbox"
+                  aria-label={`${String(b.name)} on`}
+                  checked={b.is_active !== false}
+                  onChange={(e) => edit('booster_campaigns', i, (x) => ({ ...x, is_active: e.target.checked }))}
+                />
               ),
             },
           ]}
@@ -273,16 +340,34 @@ function DraftEditor({ program, onStarted }: { program: Program; onStarted: (id:
             { header: 'Name', rowHeader: true, cell: ({ t }) => String(t.name) },
             {
               header: 'Threshold',
-              cell: ({ t, i }) => <NumberCell label={`Threshold of ${String(t.name)}`} value={t.threshold} invalid={!!errors[`draft.tiers.${i}.threshold`]} onChange={(v) => edit('tiers', i, (x) => ({ ...x, threshold: v }))} />,
+              cell: ({ t, i }) => (
+                <NumberCell
+                  label={`Threshold of ${String(t.name)}`}
+                  value={t.threshold}
+                  invalid={!!errors[`draft.tiers.${i}.threshold`]}
+                  onChange={(v) => edit('tiers', i, (x) => ({ ...x, threshold: v }))}
+                />
+              ),
             },
             {
               header: 'Earn multiplier',
-              cell: ({ t, i }) => <NumberCell label={`Earn multiplier of ${String(t.name)}`} value={t.earn_multiplier} invalid={!!errors[`draft.tiers.${i}.earn_multiplier`]} onChange={(v) => edit('tiers', i, (x) => ({ ...x, earn_multiplier: v }))} />,
+              cell: ({ t, i }) => (
+                <NumberCell
+                  label={`Earn multiplier of ${String(t.name)}`}
+                  value={t.earn_multiplier}
+                  invalid={!!errors[`draft.tiers.${i}.earn_multiplier`]}
+                  onChange={(v) => edit('tiers', i, (x) => ({ ...x, earn_multiplier: v }))}
+                />
+              ),
             },
           ]}
         />
       </section>
-      <p className="hint">{changed.length ? `Changed: ${changed.map((s) => s.replace(/_/g, ' ')).join(', ')}.` : 'Nothing changed yet: the replay will use the program as it stands.'}</p>
+      <p className="hint">
+        {changed.length
+          ? `Changed: ${changed.map((s) => s.replace(/_/g, ' ')).join(', ')}.`
+          : 'Nothing changed yet: the replay will use the program as it stands.'}
+      </p>
       <DraftErrors errors={errors} draft={draft} />
       {!Object.keys(errors).length && <Alert>{messageOf(started.error)}</Alert>}
       <div className="actions">
@@ -305,7 +390,21 @@ interface Compared {
 }
 
 /** Points per rule or tier, before and under the draft: a bar chart and its table. */
-function CompareChart({ title, note, label, rows, what, before }: { title: string; note?: string; label: string; rows: Compared[]; what: string; before: string }) {
+function CompareChart({
+  title,
+  note,
+  label,
+  rows,
+  what,
+  before,
+}: {
+  title: string;
+  note?: string;
+  label: string;
+  rows: Compared[];
+  what: string;
+  before: string;
+}) {
   return (
     <ChartCard
       title={title}
@@ -349,7 +448,8 @@ function ReportView({ report, program }: { report: Report; program: Program }) {
       <h2 id="result">What would have happened</h2>
       <p className="hint">
         {formatNumber(report.orders)} orders in the period.
-        {report.mismatched_orders > 0 && ` ${formatNumber(report.mismatched_orders)} of them earn differently under the program as it stands than they did: the program changed during the period.`}
+        {report.mismatched_orders > 0 &&
+          ` ${formatNumber(report.mismatched_orders)} of them earn differently under the program as it stands than they did: the program changed during the period.`}
       </p>
       <dl className="stats">
         <Stat label="Points issued" value={formatNumber(report.issued.actual)} hint="As recorded" />
@@ -376,7 +476,13 @@ function ReportView({ report, program }: { report: Report; program: Program }) {
         title="Points per tier"
         note="By the tier the customer held at each order"
         label="Bar chart of points per tier, as recorded and under the draft; the figures are in the table below"
-        rows={report.by_tier.map((t) => ({ key: t.id ?? 'none', name: t.name, before: t.actual, draft: t.draft, difference: t.difference }))}
+        rows={report.by_tier.map((t) => ({
+          key: t.id ?? 'none',
+          name: t.name,
+          before: t.actual,
+          draft: t.draft,
+          difference: t.difference,
+        }))}
         what="Tier"
         before="Recorded"
       />
@@ -431,7 +537,8 @@ function JobView({ id, program, onAgain }: { id: string; program: Program; onAga
           <>
             <p role="status">
               {job.state === 'queued' && 'Waiting to start…'}
-              {job.state === 'running' && `Replaying: ${formatPercent(job.progress)} of the period read (${formatNumber(job.orders_read)} orders).`}
+              {job.state === 'running' &&
+                `Replaying: ${formatPercent(job.progress)} of the period read (${formatNumber(job.orders_read)} orders).`}
               {job.state === 'done' && `Done: ${formatNumber(job.orders_read)} orders read.`}
               {job.state === 'cancelled' && 'Cancelled: no report was kept.'}
               {job.state === 'failed' && `Failed: ${job.error?.message ?? 'the replay stopped.'}`}
@@ -464,8 +571,8 @@ export function TryChange() {
   return (
     <>
       <p className="lead">
-        Change the earning rules, boosters or tiers in a draft and see what a past period’s orders would have earned under it. Nothing is changed: the program stays as it
-        is.
+        Change the earning rules, boosters or tiers in a draft and see what a past period’s orders would have earned under it. Nothing is
+        changed: the program stays as it is.
       </p>
       <Alert>{messageOf(error)}</Alert>
       {!data && !error && <p>Loading…</p>}

@@ -117,7 +117,9 @@ export function ruleNumberErrors(type: RewardType, values: RuleValues, prefix: s
 
 const labels = (type: RewardType): Record<keyof RuleValues, { label: string; hint?: string }> => ({
   discount_value:
-    type === 'percentage_discount' ? { label: 'Discount (%)', hint: '1 to 100' } : { label: 'Discount amount', hint: 'In the shop currency' },
+    type === 'percentage_discount'
+      ? { label: 'Discount (%)', hint: '1 to 100' }
+      : { label: 'Discount amount', hint: 'In the shop currency' },
   max_discount_amount: { label: 'Largest discount amount', hint: 'Optional cap on the percentage discount' },
   max_shipping_amount: { label: 'Largest shipping amount covered', hint: 'Optional' },
   product_id: { label: 'Product id', hint: 'The free product, as your store platform names it' },
@@ -185,7 +187,9 @@ export interface ProductValues {
   product_image_url: string;
 }
 
-export const productValues = (r: { product_name?: string | null; product_image_url?: string | null } | null | undefined): ProductValues => ({
+export const productValues = (
+  r: { product_name?: string | null; product_image_url?: string | null } | null | undefined,
+): ProductValues => ({
   product_name: r?.product_name ?? '',
   product_image_url: r?.product_image_url ?? '',
 });
@@ -202,7 +206,15 @@ export const PRODUCT_FIELDS = ['product_name', 'product_image_url'];
  * The product's display name and image address, as the store shows them. The list shows the
  * name; the image is kept for storefronts (the page's CSP loads no image from elsewhere).
  */
-export function ProductFields({ values, onChange, errors }: { values: ProductValues; onChange: (v: ProductValues) => void; errors: FieldErrors }) {
+export function ProductFields({
+  values,
+  onChange,
+  errors,
+}: {
+  values: ProductValues;
+  onChange: (v: ProductValues) => void;
+  errors: FieldErrors;
+}) {
   return (
     <div className="two">
       <TextField
@@ -284,7 +296,9 @@ export function RecordList<T extends { id: string; name: string; is_active?: boo
         <button type="button" onClick={() => setEditing(row)} aria-label={`Edit ${row.name}`}>
           Edit
         </button>
-        {toggle && row.is_active !== undefined && <ToggleButton active={row.is_active} name={row.name} busy={toggle.busy} onToggle={() => void flip(row)} />}
+        {toggle && row.is_active !== undefined && (
+          <ToggleButton active={row.is_active} name={row.name} busy={toggle.busy} onToggle={() => void flip(row)} />
+        )}
       </>
     ),
   };
@@ -300,8 +314,14 @@ export function RecordList<T extends { id: string; name: string; is_active?: boo
       <Alert>{messageOf(error) ?? messageOf(toggle?.error)}</Alert>
       <DataTable columns={[...columns, actions]} rows={rows} rowKey={(r) => r.id} empty={empty} />
       {onPage && <Pager label={title} page={pagination} onPage={onPage} />}
-      <Dialog title={editing === 'new' ? `New ${noun}` : `Edit ${editing?.name ?? ''}`} open={editing !== null} onClose={() => setEditing(null)}>
-        {editing !== null && <Fragment key={editing === 'new' ? 'new' : editing.id}>{form(editing === 'new' ? null : editing, saved)}</Fragment>}
+      <Dialog
+        title={editing === 'new' ? `New ${noun}` : `Edit ${editing?.name ?? ''}`}
+        open={editing !== null}
+        onClose={() => setEditing(null)}
+      >
+        {editing !== null && (
+          <Fragment key={editing === 'new' ? 'new' : editing.id}>{form(editing === 'new' ? null : editing, saved)}</Fragment>
+        )}
       </Dialog>
     </section>
   );
