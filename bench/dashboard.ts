@@ -43,7 +43,7 @@ const db = createPrisma(url, 10);
 const results: Record<string, { median_ms: number; p90_ms: number; max_ms: number; rows_in_range: number; periods: number }> = {};
 for (const range of Object.keys(dashboardRanges) as (keyof typeof dashboardRanges)[]) {
   const times: number[] = [];
-  let last;
+  let last: Awaited<ReturnType<typeof dashboard>> | undefined;
   for (let i = 0; i < RUNS; i++) {
     const t0 = performance.now();
     last = await dashboard(db, tenant.merchantId, { range }, now);

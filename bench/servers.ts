@@ -92,7 +92,12 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const child: ChildProcess = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   let exited: number | string | null = null;
-  const exit = new Promise<void>((resolve) => child.once('exit', (code, signal) => ((exited = code ?? signal ?? -1), resolve())));
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exited = code ?? signal ?? -1;
+      resolve();
+    }),
+  );
   const url = `http://127.0.0.1:${port}`;
 
   for (;;) {

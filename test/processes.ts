@@ -59,7 +59,10 @@ export async function startServerProcess(
 export function exitCode(server: ServerProcess, timeoutMs = 30_000): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`did not exit:\n${server.output()}`)), timeoutMs);
-    void server.exited.then((code) => (clearTimeout(timer), resolve(code)));
+    void server.exited.then((code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
   });
 }
 

@@ -410,6 +410,9 @@ export function DataTable<T>({
   );
   if (bare) return table;
   return wide ? (
+    // a region that scrolls takes the focus, so a keyboard can scroll it (axe: scrollable-region-focusable)
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: see above
+    // biome-ignore lint/a11y/useSemanticElements: a <section> would add a landmark per table
     <div className="table-wrap" tabIndex={0} role="region" aria-label={caption}>
       {table}
     </div>

@@ -65,8 +65,10 @@ export interface Command {
   /** Whether the command needs the database (all but help). */
   run(db: Db, opts: Options, applied: string[]): Promise<unknown>;
   /** Text for people; JSON output prints the result itself. */
+  // biome-ignore lint/suspicious/noExplicitAny: each command's own result: the table of commands holds them all
   text(result: any): string;
   /** `--csv`: the result as a table, for the commands that have one. */
+  // biome-ignore lint/suspicious/noExplicitAny: as text()
   csv?(result: any): string;
 }
 

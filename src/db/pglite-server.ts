@@ -109,7 +109,8 @@ export class PGliteServer {
     const closed = () => {
       this.sockets.delete(socket);
       this.listeners.delete(conn);
-      this.queue = this.queue.filter((u) => (u.conn === conn ? (u.done(), false) : true));
+      for (const u of this.queue) if (u.conn === conn) u.done();
+      this.queue = this.queue.filter((u) => u.conn !== conn);
       // a connection that dies inside a transaction must not hold the database
       chain = chain.then(async () => {
         if (this.owner === conn) {

@@ -30,9 +30,10 @@ export function splitStatements(script: string): string[] {
     } else if (c === '/' && script[i + 1] === '*') {
       let depth = 0;
       do {
-        if (script.startsWith('/*', i)) depth++, (i += 2);
-        else if (script.startsWith('*/', i)) depth--, (i += 2);
-        else i++;
+        if (script.startsWith('/*', i) || script.startsWith('*/', i)) {
+          depth += script[i] === '/' ? 1 : -1;
+          i += 2;
+        } else i++;
       } while (depth > 0 && i < n);
     } else if (c === "'") {
       const escaped = (script[i - 1] === 'E' || script[i - 1] === 'e') && !/[\w$]/.test(script[i - 2] ?? ' ');

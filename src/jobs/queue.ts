@@ -159,7 +159,10 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, config.WEBHOOK_DISPATCH_INTERVAL_MS);
-        wake = () => (clearTimeout(timer), resolve());
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
       });
     }
   })();

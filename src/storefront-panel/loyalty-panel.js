@@ -20,7 +20,7 @@
   if (customElements.get('loyalty-panel')) return;
 
   const script = document.currentScript;
-  const DEFAULT_ENDPOINT = script && script.src ? new URL('/graphql', script.src).href : '/graphql';
+  const DEFAULT_ENDPOINT = script?.src ? new URL('/graphql', script.src).href : '/graphql';
 
   /** Every text the panel shows; {name} is replaced by the value of that name. */
   const STRINGS = {
@@ -225,10 +225,10 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
       } catch {
         body = null;
       }
-      const error = body && body.errors && body.errors[0];
+      const error = body?.errors?.[0];
       if (error || !res.ok || !body || !body.data) {
-        const failure = new Error((error && error.message) || `HTTP ${res.status}`);
-        failure.code = (error && error.extensions && error.extensions.code) || `http_${res.status}`;
+        const failure = new Error(error?.message || `HTTP ${res.status}`);
+        failure.code = error?.extensions?.code || `http_${res.status}`;
         throw failure;
       }
       return body.data;
@@ -318,7 +318,7 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
 
     _referral(data, code) {
       const program = data.referral_program.data;
-      if (!program || !program.is_active) return [];
+      if (!program?.is_active) return [];
       const points = program.referrer_reward ? program.referrer_reward.points : 0;
       const out = [h('h3', {}, this.t('referral')), points ? h('p', {}, this.t('referralOffer', { n: this._n(points) })) : null];
       if (code) {
@@ -375,15 +375,15 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
     _shopperView(data) {
       const me = data.me;
       const status = me.tier_status;
-      const next = status && status.next_tier;
-      const progress = status && status.progress;
+      const next = status?.next_tier;
+      const progress = status?.progress;
       const issued = this._issued;
       const redeemError = this._redeemError;
       return [
         me.first_name ? h('p', {}, this.t('hello', { name: me.first_name })) : null,
         h('p', { class: 'muted', id: `${this._id}-balance` }, this.t('balance')),
         h('p', { class: 'balance', 'aria-describedby': `${this._id}-balance` }, this.t('points', { n: this._n(me.points_balance) })),
-        status && status.current_tier ? h('p', {}, this.t('currentTier', { name: status.current_tier.name })) : null,
+        status?.current_tier ? h('p', {}, this.t('currentTier', { name: status.current_tier.name })) : null,
         next && progress.next_threshold
           ? [
               h('progress', {
@@ -393,7 +393,7 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
               }),
               h('p', { class: 'muted' }, this.t('nextTier', { n: this._n(Math.ceil(progress.remaining || 0)), name: next.name })),
             ]
-          : status && status.current_tier
+          : status?.current_tier
             ? h('p', { class: 'muted' }, this.t('topTier'))
             : null,
         issued

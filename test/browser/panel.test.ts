@@ -29,7 +29,11 @@ async function shopPage(serviceUrl: string, key: string) {
   const { port } = server.address() as AddressInfo;
   return {
     port,
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -6,7 +6,6 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { reevaluateTier } from '../../src/domain/tiers/standing.js';
-import { restSchema } from '../../src/graphql/public.js';
 import { createApp } from '../../src/http/app.js';
 import { client, countingDb, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 import { restSelection as all } from '../storefront/rest-selection.js';

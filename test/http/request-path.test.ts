@@ -1,7 +1,7 @@
 // Issue 5: rate limits, body limits, content types, request ids, health and readiness.
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/http/app.js';
 import { createRateLimiter } from '../../src/http/rate-limiter.js';
 import { client, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';

@@ -156,7 +156,10 @@ describe('ledger under concurrency', () => {
       }),
     );
     let seed = 42;
-    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
     const requests = Array.from({ length: 300 }, () => {
       const shop = world[random(2)]!;
       const customer = shop.customers[random(5)]!;

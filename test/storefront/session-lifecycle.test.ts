@@ -6,7 +6,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPrisma } from '../../src/db/client.js';
 import { purgeEndedSessions } from '../../src/domain/access/ended-sessions.js';
-import { createApp } from '../../src/http/app.js';
+import type { createApp } from '../../src/http/app.js';
 import { client, countingDb, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 
 let app: TestApp;

@@ -182,7 +182,11 @@ describe('delivery', () => {
   it('keeps webhook-id across retries; each attempt is signed again with its own timestamp', async () => {
     const { merchant, endpoint } = await shop('/flaky');
     let refused = 0;
-    receiver.state.answer = (r) => (r.path === '/flaky' && refused < 1 ? (refused++, 500) : 200);
+    receiver.state.answer = (r) => {
+      if (r.path !== '/flaky' || refused >= 1) return 200;
+      refused++;
+      return 500;
+    };
     await newCustomer(app, merchant.id);
     await eventually(() => expect(at('/flaky')).toHaveLength(1));
     receiver.state.answer = () => 200;
@@ -212,8 +216,11 @@ describe('delivery', () => {
   async function answeredOnce(path: string, status: number, retryAfter: string) {
     const { merchant } = await shop(path);
     let answered = false;
-    receiver.state.answer = (r) =>
-      r.path === path && !answered ? ((answered = true), { status, headers: { 'Retry-After': retryAfter } }) : 200;
+    receiver.state.answer = (r) => {
+      if (r.path !== path || answered) return 200;
+      answered = true;
+      return { status, headers: { 'Retry-After': retryAfter } };
+    };
     await newCustomer(app, merchant.id);
     const delivery = await eventually(async () => {
       const d = await app.db.webhookDelivery.findFirstOrThrow({ where: { merchantId: merchant.id } });

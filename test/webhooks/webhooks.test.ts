@@ -292,7 +292,11 @@ describe('delivery', () => {
     const { merchant, api, admin } = await shop('/flaky');
     // down for its first 2 requests
     let refused = 0;
-    receiver.state.answer = (r) => (r.path === '/flaky' && refused < 2 ? (refused++, 503) : 200);
+    receiver.state.answer = (r) => {
+      if (r.path !== '/flaky' || refused >= 2) return 200;
+      refused++;
+      return 503;
+    };
     const c = await newCustomer(app, merchant.id);
     for (let i = 1; i <= 3; i++)
       await api.rest('POST', `/v1/customers/transactions?customer_id=${c.platformId}`, { points: i * 10, description: `#${i}` });

@@ -69,6 +69,7 @@ function AdjustForm({ id, onDone }: { id: string; onDone: () => void }) {
   const [result, adjust] = useMutation(AdjustPoints);
   // one key per intended adjustment: the same form sent twice (double click, retry) is one
   // adjustment; a change to the form, or a success, makes the next one another
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the form's values are what makes a new key, not inputs to it
   const key = useMemo(() => newIdempotencyKey(), [direction, points, reason, round]);
   const serverErrors = fieldErrorsOf(result.error);
   const errors = { ...serverErrors, ...local };

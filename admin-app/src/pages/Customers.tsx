@@ -39,6 +39,7 @@ export function Customers() {
     <>
       <PageTitle>Customers</PageTitle>
       <Alert tone="success">{erased && "The customer's personal data was erased. The erasure is recorded in the audit log."}</Alert>
+      {/* biome-ignore lint/a11y/useSemanticElements: <search> is too new for the browsers the app supports */}
       <form className="search" role="search" onSubmit={submit}>
         <TextField
           label="Find a customer"

@@ -31,7 +31,10 @@ export function keyAuthenticator(db: Db, databaseUrl?: string): KeyAuthenticator
       const hash = bearerKeyHash(header);
       return whenReady(
         cache.get(hash, () => principalByHash(db, hash)),
-        (principal) => (noteKeyUse(db, principal.keyId), principal),
+        (principal) => {
+          noteKeyUse(db, principal.keyId);
+          return principal;
+        },
       );
     },
     async close() {

@@ -237,7 +237,7 @@ class CustomerState {
   ) {}
 
   credit(at: number, points0: number, points1: number) {
-    if (points0 > 0 || points1 > 0) this.credits.push(at, points0 > 0 ? points0 : 0, points1 > 0 ? points1 : 0);
+    if (points0 > 0 || points1 > 0) this.credits.push(at, Math.max(points0, 0), Math.max(points1, 0));
   }
 
   /** Folds credits no window can hold at `now` or later into the lifetime sums. */

@@ -160,7 +160,7 @@ class Problems {
     if (typeof value === 'string') {
       if (value.includes('\u0000')) this.add(path, 'must not contain NUL characters');
     } else if (Array.isArray(value)) {
-      value.forEach((v, i) => this.addNulBytes(v, [...path, i]));
+      for (const [i, v] of value.entries()) this.addNulBytes(v, [...path, i]);
     } else if (value && typeof value === 'object') {
       for (const [k, v] of Object.entries(value)) this.addNulBytes(v, [...path, k]);
     }

@@ -197,6 +197,7 @@ export async function dashboard(db: Db, merchantId: string, args: DashboardArgs,
   // a preset compares with the same stretch of time before (now, `days` days ago); a custom range with the days before it
   const previousTo = preset ? addPeriods('day', to, -days, zone) : from;
   const [current, previous, tiers, rewards] = await Promise.all([
+    // biome-ignore lint/complexity/useMathMinMax: Dates (Math.max would give a number)
     figures(db, merchantId, bucket, from, to > from ? to : from, zone),
     figures(db, merchantId, bucket, previousFrom, previousTo, zone),
     membersPerTier(db, merchantId),

@@ -14,6 +14,7 @@ import { type Attempt, isSuccess, type WebhookRequest } from './send.js';
 
 /** A pg connection (`pg.PoolClient`), for the dispatcher's transactions. */
 export interface SqlClient {
+  // biome-ignore lint/suspicious/noExplicitAny: pg's own row type; each statement names its columns
   query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
 }
 
@@ -165,7 +166,7 @@ export async function attemptDelivery(db: Db, { merchantId, deliveryId }: Delive
     where: rowKey(merchantId, deliveryId),
     include: { endpoint: true, event: { select: { id: true, type: true, body: true } } },
   });
-  if (!delivery || delivery.status !== 'pending') return 'skipped';
+  if (delivery?.status !== 'pending') return 'skipped';
   if (opts.jobId && delivery.jobId && delivery.jobId !== opts.jobId) return 'skipped';
   const { endpoint, event } = delivery;
   if (!endpoint.enabled) {

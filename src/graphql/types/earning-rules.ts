@@ -3,7 +3,7 @@
 
 import { createEarningRule, listEarningRules, setEarningRuleActive, updateEarningRule } from '../../domain/earning/earning-rules.js';
 import type { EarningConditions, EarningRuleConfig } from '../../domain/earning/rule-config.js';
-import { builder, forGuests, forShoppers } from '../builder.js';
+import { builder, forGuests } from '../builder.js';
 import { CampaignTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided } from '../envelopes.js';
 import { PRODUCT_IMAGE, PRODUCT_NAME } from '../products.js';

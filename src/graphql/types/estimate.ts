@@ -2,7 +2,7 @@
 // from the calculator that awards real orders, so it equals what the order will earn.
 
 import { optionalCustomerInView } from '../../domain/access/customer-sessions.js';
-import { type BreakdownEntry } from '../../domain/earning/calculator.js';
+import type { BreakdownEntry } from '../../domain/earning/calculator.js';
 import { estimatePoints } from '../../domain/earning/estimate.js';
 import { builder, forShoppers } from '../builder.js';
 import { resultOf } from '../envelopes.js';

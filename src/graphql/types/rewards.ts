@@ -1,9 +1,9 @@
 // Reward catalogue. Public: GET /rewards, GET /rewards/{id} (spec 2.2, 4.4). Admin: the whole
 // catalogue (active or not), create, update, activate, deactivate.
 
-import { type RewardRule } from '../../domain/rewards/reward-rules.js';
+import type { RewardRule } from '../../domain/rewards/reward-rules.js';
 import { createReward, findReward, listRewards, setRewardActive, updateReward } from '../../domain/rewards/rewards.js';
-import { builder, forGuests, forShoppers } from '../builder.js';
+import { builder, forGuests } from '../builder.js';
 import { RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 import { PRODUCT_IMAGE, PRODUCT_NAME } from '../products.js';

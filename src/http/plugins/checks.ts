@@ -21,12 +21,15 @@ export interface CheckPayload {
   client: string;
 }
 
+/** A check returns the refusal to answer with, or nothing (void: most checks are written without a return) to let the request on. */
+// biome-ignore lint/suspicious/noConfusingVoidType: see above
 export function checkRequest(check: (payload: CheckPayload) => Promise<Response | void> | Response | void): OnRequest {
   // a check that answers at once is handled at once: Yoga runs the hooks of a request one after
   // another, and each hook that returns a promise costs the request promises and a turn of the
   // event loop, and most checks, on most requests, have nothing to wait for
   return ({ request, url, serverContext, setRequest, fetchAPI, endResponse }) => {
     const state = requestState(serverContext);
+    // biome-ignore lint/suspicious/noConfusingVoidType: a check's answer, as above
     const answer = (response: Response | void) => {
       if (response) endResponse(response);
     };

@@ -33,7 +33,11 @@ function apqStore() {
   return {
     get(hash: string) {
       const doc = docs.get(hash);
-      if (doc !== undefined) docs.delete(hash), docs.set(hash, doc);
+      // read again: the newest, the last a full cache forgets
+      if (doc !== undefined) {
+        docs.delete(hash);
+        docs.set(hash, doc);
+      }
       return doc;
     },
     set(hash: string, doc: string) {
@@ -81,6 +85,7 @@ export function persistedOperations(storefronts: StorefrontCache): Plugin[] {
     },
   };
 
+  // biome-ignore lint/suspicious/noExplicitAny: the plugin's own context type
   const byHash = usePersistedOperations<Record<string, any>>({
     allowArbitraryOperations: true,
     extractPersistedOperationId: (params) => sentHash(params) ?? null,

@@ -10,6 +10,7 @@ import { SIGNATURE_HEADER } from '../../domain/webhooks/signature.js';
 import { requestState } from '../request-state.js';
 import { routeMatcher } from './routes.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document, walked by its paths and operations
 type Json = Record<string, any>;
 
 const errorResponses: Record<string, { description: string; codes: (keyof typeof errorStatus)[] }> = {
