@@ -1,8 +1,10 @@
 // Configuration is read once, from the environment, and validated: a bad value stops
 // start-up with a message naming the variable.
+
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { LONGEST_CUSTOMER_SESSION_SECONDS } from './domain/access/session-limits.js';
 
 const portNumber = z.coerce.number().int().min(0).max(65535);
 const cron = z.string().regex(/^\S+( \S+){4,5}$/, 'must be a cron expression like "0 3 * * *"');
@@ -80,12 +82,7 @@ const schema = z.object({
   RATE_LIMIT_PER_GUEST: z.coerce.number().int().min(0).default(300),
   /** Customer session tokens: the lifetime when the mint names none, and the longest it may ask for. */
   CUSTOMER_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
-  CUSTOMER_SESSION_MAX_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .max(7 * 86_400)
-    .default(86_400),
+  CUSTOMER_SESSION_MAX_TTL_SECONDS: z.coerce.number().int().min(60).max(LONGEST_CUSTOMER_SESSION_SECONDS).default(86_400),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /** Failed admin sign-ins from one client address, or with one token prefix, that lock it out for the lockout window (0: no lockout). */
   ADMIN_LOGIN_MAX_FAILURES: z.coerce.number().int().min(0).default(10),

@@ -7,10 +7,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPrisma } from '../../src/db/client.js';
 import { purgeEndedSessions } from '../../src/domain/access/ended-sessions.js';
 import type { createApp } from '../../src/http/app.js';
-import { client, countingDb, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
+import { adminClient, client, countingDb, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 
 let app: TestApp;
 let merchantId: string;
+let adminToken: string;
 let backend: ReturnType<typeof client>;
 let shopper: Awaited<ReturnType<typeof newCustomer>>;
 
@@ -49,7 +50,9 @@ const signedIn = async (token: string) => (await asBearer(token)(ME)).status;
 
 beforeAll(async () => {
   app = await testApp();
-  merchantId = (await newMerchant(app, 'lifecycle')).id;
+  const merchant = await newMerchant(app, 'lifecycle');
+  merchantId = merchant.id;
+  adminToken = merchant.admin_token;
   backend = client(app, await newKey(app, merchantId));
   shopper = await newCustomer(app, merchantId);
 });
@@ -195,5 +198,23 @@ describe('ended sessions kept', () => {
     expect(await row()).toBe(1);
     await purgeEndedSessions(app.db, new Date(Date.now() + 61_000));
     expect(await row()).toBe(0);
+  });
+});
+
+describe('erasure', () => {
+  it('ends every session of the erased customer, and only theirs', async () => {
+    const erased = await newCustomer(app, merchantId);
+    const [session, renewed] = [await mint(backend, erased.platformId), await mint(backend, erased.platformId)];
+    const theirs = await asBearer(renewed.token)(RENEW);
+    expect(theirs.body.errors).toBeUndefined();
+    const other = await mint();
+    const admin = adminClient(app, adminToken);
+    const erasure = await admin(`mutation ($id: ID!) { erase_customer(id: $id) { erased_now } }`, { id: erased.id });
+    expect(erasure.body.errors).toBeUndefined();
+    for (const token of [session.token, theirs.body.data.renew_customer_session.data.token]) {
+      const after = await asBearer(token)(ME);
+      expect([after.status, codes(after)]).toEqual([401, ['invalid_token']]);
+    }
+    expect(await signedIn(other.token)).toBe(200);
   });
 });

@@ -128,7 +128,8 @@ export async function verifyCustomerSession(
     if (err instanceof AppError || err instanceof joseErrors.JOSEError) throw invalidSession();
     throw err;
   }
-  if (await ended(merchantId, principal.sessionId)) throw invalidSession();
+  // ended by itself (sign-out, renewal), or with every session of its customer (erasure)
+  if ((await ended(merchantId, principal.sessionId)) || (await ended(merchantId, principal.customerId))) throw invalidSession();
   return principal;
 }
 

@@ -7,9 +7,13 @@
 // holds. The instance that ends a session adds it before answering. While the notification
 // feed is down nothing is kept, and every check reads the database; without a feed (no
 // database URL) likewise. A row is useless once its token has expired: rows are purged.
+// A row whose id is the customer's own id ends every session of that customer (erasure):
+// a token is refused when its own id or its customer's is listed.
 import type { Db } from '../../db/client.js';
 import { AUTH_CHANNEL, listenTo, type NotificationFeed } from '../../db/notifications.js';
+import type { Prisma } from '../../generated/prisma/client.js';
 import type { MaybePromise } from '../shared/maybe-promise.js';
+import { LONGEST_CUSTOMER_SESSION_SECONDS } from './session-limits.js';
 
 const PAYLOAD = 'session:';
 /** Merchants whose lists an instance keeps at most; the longest kept goes first. */
@@ -26,6 +30,8 @@ export interface EndedSession {
   expiresAt: Date;
 }
 
+const payloadOf = (merchantId: string, id: string, expiresAt: Date) => `${PAYLOAD}${merchantId}:${id}:${expiresAt.getTime()}`;
+
 type Ended = (merchantId: string, sessionId: string, expiresAtMs: number) => void;
 const endedHere = new Set<Ended>();
 
@@ -38,11 +44,24 @@ export async function endSession(db: Db, session: EndedSession): Promise<boolean
   const [written] = await db.$transaction([
     db.endedCustomerSession.createMany({ data: [{ merchantId, id: sessionId, customerId, expiresAt }], skipDuplicates: true }),
     // sent at commit, to the instances listening (a trigger could not: on Citus this table is distributed)
-    db.$executeRaw`SELECT pg_notify(${AUTH_CHANNEL}, ${`${PAYLOAD}${merchantId}:${sessionId}:${expiresAt.getTime()}`})`,
+    db.$executeRaw`SELECT pg_notify(${AUTH_CHANNEL}, ${payloadOf(merchantId, sessionId, expiresAt)})`,
   ]);
   if (written.count === 0) return false;
   for (const ended of endedHere) ended(merchantId, sessionId, expiresAt.getTime());
   return true;
+}
+
+/**
+ * Ends every session of the customer, inside the transaction `tx` (its notification is sent at
+ * commit). Returns what to call once it has committed: this instance refuses them from then on.
+ */
+export async function endEverySessionIn(tx: Prisma.TransactionClient, merchantId: string, customerId: string, now = new Date()) {
+  const expiresAt = new Date(now.getTime() + LONGEST_CUSTOMER_SESSION_SECONDS * 1000);
+  await tx.endedCustomerSession.createMany({ data: [{ merchantId, id: customerId, customerId, expiresAt }], skipDuplicates: true });
+  await tx.$executeRaw`SELECT pg_notify(${AUTH_CHANNEL}, ${payloadOf(merchantId, customerId, expiresAt)})`;
+  return () => {
+    for (const ended of endedHere) ended(merchantId, customerId, expiresAt.getTime());
+  };
 }
 
 /** The merchant's ended sessions whose tokens have not expired: id to expiry (ms). */

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { setLocal } from '../../db/transaction.js';
 import { Prisma } from '../../generated/prisma/client.js';
+import { endEverySessionIn } from '../access/ended-sessions.js';
 import { type Needles, scrubValues } from '../audit/redact.js';
 import { findCustomerById } from '../customers/customers.js';
 import { rowKey } from '../shared/keys.js';
@@ -119,7 +120,8 @@ export const erasureSteps: ErasureStep[] = [
 /** Erases the merchant's customer named by `id` (internal uuid or, before erasure, platform id). */
 export async function eraseCustomer(db: Db, merchantId: string, id: string): Promise<ErasedCustomer> {
   const found = await findCustomerById(db, merchantId, id, { erased: true });
-  return db.$transaction(async (tx) => {
+  let sessionsEnded = () => {};
+  const erased = await db.$transaction(async (tx) => {
     const [customer] = await tx.$queryRaw<
       {
         id: string;
@@ -165,6 +167,10 @@ export async function eraseCustomer(db: Db, merchantId: string, id: string): Pro
     // the customer list's total counts the customers the API can find
     await tx.merchantStats.update({ where: { merchantId }, data: { customerCount: { decrement: 1 } } });
     for (const step of erasureSteps) await step(tx, erasure);
+    // the customer's storefront sessions end with it: their tokens are refused (401), not left to find no customer
+    sessionsEnded = await endEverySessionIn(tx, merchantId, customer.id, erasedAt);
     return { id: customer.id, erased_at: erasedAt, erased_now: true, points_balance: customer.points_balance };
   });
+  sessionsEnded();
+  return erased;
 }
