@@ -33,6 +33,8 @@ export interface Settings {
   profileOp: string | null;
   /** Profile the service over GraphQL (POST /graphql) instead of REST; the baseline stays REST. */
   profileGraphql: boolean;
+  /** The <loyalty-panel>'s first render in Chromium (bench/panel.ts): measured runs per view, and whether to run nothing else. */
+  panel: { skip: boolean; only: boolean; runs: number; warmup: number };
   serviceEnv: Record<string, string>;
   databaseUrl: string | null;
   adminUrl: string;
@@ -85,6 +87,12 @@ export function parseSettings(argv = process.argv.slice(2)): Settings {
     profile: !argv.includes('--no-profile'),
     profileOp: flagValue(argv, '--profile-op') ?? null,
     profileGraphql: argv.includes('--profile-graphql'),
+    panel: {
+      skip: argv.includes('--skip-panel'),
+      only: argv.includes('--panel-only'),
+      runs: num('--panel-runs', quick ? 15 : 30),
+      warmup: 2,
+    },
     serviceEnv: Object.fromEntries((list('--service-env') ?? []).map((kv) => [kv.split('=')[0]!, kv.split('=').slice(1).join('=')])),
     databaseUrl: process.env.BENCH_DATABASE_URL || null,
     adminUrl: process.env.BENCH_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres',
@@ -112,6 +120,10 @@ export const usage = `npm run bench [-- options]
   --no-profile          no CPU profile of the slowest operation
   --profile-op NAME     profile this operation (REST, concurrency 64) instead of the slowest
   --profile-graphql     profile the service's GraphQL twin of it (the baseline stays REST)
+  --panel-only          only the <loyalty-panel> row: its first render in Chromium, guest and signed
+                        in, on the embedded database (no PostgreSQL needed)
+  --panel-runs N        measured page loads per panel view (default 30; quick 15)
+  --skip-panel          no <loyalty-panel> row
   --service-env K=V,..  extra environment for the service (e.g. LOG_LEVEL=warn), for experiments
   --citus               also on a Citus cluster: the same data in database loyalty_bench there
                         (recreated on every node), service and raw pg on the coordinator beside

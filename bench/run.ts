@@ -2,7 +2,9 @@
 // Phases: load 1/10 of the data into PostgreSQL and time each operation at concurrency 1
 // (service and raw pg), grow the data 10× and run every operation against every server at
 // each concurrency, then the embedded database with the small data set, then a CPU profile
-// of the operation furthest from the ceiling. Prints tables and writes bench/results/*.json.
+// of the operation furthest from the ceiling, then the <loyalty-panel>'s first render in
+// Chromium (bench/panel.ts; `--panel-only` runs that row alone, without PostgreSQL). Prints
+// tables and writes bench/results/*.json.
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -34,6 +36,7 @@ import {
 } from './data.js';
 import type { LoadJob, LoadResult } from './load.js';
 import { graphqlDocument, graphqlRequest, type Operation, operations, type RequestSpec, restRequest } from './operations.js';
+import { type PanelResult, panelRow, panelTable } from './panel.js';
 import { type ProfileSummary, printProfile, summariseProfile } from './profile.js';
 import {
   citusCpuTable,
@@ -67,6 +70,19 @@ const settings: Settings = parseSettings();
 const t0 = performance.now();
 const loadAtStart = os.loadavg().map((l) => Math.round(l * 100) / 100);
 const log = (msg: string) => console.log(`[${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${msg}`);
+
+// ---- the panel row alone: a browser and the embedded database, no PostgreSQL ----
+
+if (settings.panel.only) {
+  log(`panel only: ${os.cpus().length} CPUs, load average ${loadAtStart.join(' ')}`);
+  const only = await panelRow({ ...settings.panel, log });
+  console.log(panelTable(only));
+  mkdirSync(resultsDir, { recursive: true });
+  const file = path.join(resultsDir, `panel-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify({ when: new Date().toISOString(), cpus: os.cpus().length, panel: only }, null, 2)}\n`);
+  log(`results: ${path.relative(process.cwd(), file)}`);
+  process.exit(0);
+}
 
 // ---- the load worker (a separate process) ----
 
@@ -471,6 +487,7 @@ const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const loadTimes: Record<string, number> = {};
 const rowCounts: Record<string, unknown> = {};
 const { full, small } = settings;
+let panel: PanelResult | null = null;
 const sizeLabel = (n: number) => (n >= 1000 ? `${n / 1000}k` : String(n));
 
 try {
@@ -600,6 +617,9 @@ try {
   }
 
   if (settings.citus) await citusPhase(url, tenant);
+
+  // last: a browser beside the servers would take their CPU
+  if (!settings.panel.skip) panel = await panelRow({ ...settings.panel, log });
 } finally {
   worker.close();
 }
@@ -614,6 +634,7 @@ const out = [
   growthTable(growth, `${sizeLabel(small.customers)} customers`, `${sizeLabel(full.customers)} customers`),
   settings.skipEmbedded ? '' : embeddedTable(measurements, ops, settings.concurrency, unavailable),
   startupTable(startup),
+  settings.panel.skip ? '' : panelTable(panel),
   shapeWarnings.length ? `\n== Response shape differences (service vs baseline) ==\n  ${shapeWarnings.join('\n  ')}` : '',
   settings.citus ? citusTable(measurements, ops, settings.concurrency, unavailable, citus.skipped) : '',
   settings.citus && citus.clusters ? citusCpuTable(measurements, ops, settings.concurrency, citus.clusters) : '',
@@ -651,6 +672,7 @@ const result = {
   shape_warnings: shapeWarnings,
   incidents,
   profiles,
+  panel,
   citus: settings.citus
     ? {
         ...citus,

@@ -2,6 +2,7 @@
 // session cookie (HttpOnly: the page never sees it) and the session's CSRF token in a header.
 // A mutation that must not run twice (a manual adjustment) carries an Idempotency-Key.
 import { Client, type CombinedError, cacheExchange, fetchExchange, mapExchange } from 'urql';
+import { messages } from '../../src/domain/shared/messages';
 
 export const GRAPHQL_URL = '/admin/app/graphql';
 export const SESSION_URL = '/admin/session';
@@ -67,5 +68,5 @@ export function fieldErrorsOf(error: CombinedError | undefined): FieldErrors {
 export function messageOf(error: CombinedError | undefined): string | undefined {
   if (!error) return undefined;
   if (error.graphQLErrors[0]) return error.graphQLErrors[0].message;
-  return 'The service could not be reached. Check your connection and try again.';
+  return messages.unreachable;
 }

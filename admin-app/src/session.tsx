@@ -2,6 +2,8 @@
 // browser keeps only the HttpOnly session cookie (which no script can read) and, in memory,
 // the session's CSRF token, which GET /admin/session gives back after a reload.
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useState } from 'react';
+import type { ErrorCode } from '../../src/domain/shared/errors';
+import { codeMessages, messages } from '../../src/domain/shared/messages';
 import { csrfHeaders, SESSION_URL, setCsrfToken, whenSessionEnds } from './api';
 import { setShop } from './format';
 
@@ -48,10 +50,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, []);
 
   useEffect(() => {
-    whenSessionEnds(() => setState({ kind: 'signed-out', notice: 'Your session has ended. Sign in again.' }));
+    whenSessionEnds(() => setState({ kind: 'signed-out', notice: messages.signIn.sessionEnded }));
     fetch(SESSION_URL, { credentials: 'same-origin' })
       .then(async (res) => (res.ok ? signedIn((await res.json()) as Session) : setState({ kind: 'signed-out' })))
-      .catch(() => setState({ kind: 'signed-out', notice: 'The service could not be reached.' }));
+      .catch(() => setState({ kind: 'signed-out', notice: messages.unreachable }));
   }, [signedIn]);
 
   const signIn = async (token: string) => {
@@ -63,20 +65,22 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       }
       if (res.status === 429) {
         const wait = Number(res.headers.get('retry-after') ?? 0);
-        return `Too many failed sign-ins from this address. Try again in ${Math.ceil(wait / 60)} minute(s).`;
+        return messages.signIn.tooManyAttempts(Math.max(1, Math.ceil(wait / 60)));
       }
-      if (res.status === 401) return 'That admin token is not valid. Check it and try again.';
-      const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
-      return body?.error?.message ?? `Sign-in failed (${res.status}).`;
+      if (res.status === 401) return messages.signIn.tokenInvalid;
+      // any other refusal in the catalogue's words for its code (the service's own message is an integrator's)
+      const body = (await res.json().catch(() => null)) as { error?: { code?: unknown } } | null;
+      const code = body?.error?.code;
+      return typeof code === 'string' && Object.hasOwn(codeMessages, code) ? codeMessages[code as ErrorCode] : codeMessages.internal_error;
     } catch {
-      return 'The service could not be reached. Check your connection and try again.';
+      return messages.unreachable;
     }
   };
 
   const signOut = async () => {
     await fetch(SESSION_URL, { method: 'DELETE', credentials: 'same-origin', headers: csrfHeaders() }).catch(() => {});
     setCsrfToken('');
-    setState({ kind: 'signed-out', notice: 'You are signed out.' });
+    setState({ kind: 'signed-out', notice: messages.signIn.signedOut });
   };
 
   const updateMerchant = (changes: Partial<Session['merchant']>) => {

@@ -1,9 +1,9 @@
-// The rules' own phrases that the webhooks, storefront and finance pages can meet, as the
+// The rules' own phrases that the API keys, webhooks, storefront and finance pages can meet, as the
 // catalogue's sentences (the admin API answers them in these words; the pages show them).
 import { describe, expect, it } from 'vitest';
 import { messages, sentence } from '../../src/domain/shared/messages.js';
 
-describe('catalogue sentences for the webhook, storefront and finance rules', () => {
+describe('catalogue sentences for the API key, webhook, storefront and finance rules', () => {
   it.each([
     ['must be https', messages.url],
     ['must be an absolute URL', messages.url],
@@ -15,6 +15,8 @@ describe('catalogue sentences for the webhook, storefront and finance rules', ()
     ['must be an origin like https://shop.example.com (scheme, host and port only)', messages.origin],
     ['at most 20 origins', messages.maxItems(20)],
     ['must be on or after from', messages.onOrAfter('From')],
+    ['a custom key needs at least one scope', messages.noScope],
+    ['a merchant has at most 20 live publishable keys: revoke one first', messages.tooManyLiveKeys(20)],
     ['gives more than 750 periods: choose a shorter range or a longer grouping', messages.tooManyPeriods(750)],
     [
       'is not a GraphQL document: Syntax Error: Expected Name, found <EOF>.',

@@ -36,6 +36,20 @@ describe('errors in the message catalogue', () => {
     expect(JSON.stringify(error)).not.toMatch(/Too small|Invalid input|expected number|received/);
   });
 
+  it('refuses an API key the form could send in the same words: a name too long, a custom key given no scope; no key is made', async () => {
+    const CREATE_KEY = `mutation ($type: ApiKeyType!, $name: String, $scopes: [ApiKeyScopeInput!]) {
+      create_api_key(type: $type, name: $name, scopes: $scopes) { id }
+    }`;
+    const before = await app.db.apiKey.count({ where: { merchantId: merchant.id } });
+    const long = (await admin(CREATE_KEY, { type: 'full', name: 'k'.repeat(201) })).body.errors![0];
+    expect(long.extensions).toMatchObject({ code: 'validation_error', details: { name: [messages.maxLength(200)] } });
+    const none = (await admin(CREATE_KEY, { type: 'custom', name: 'Nothing', scopes: [{ scope: 'rewards', access: 'none' }] })).body
+      .errors![0];
+    expect(none.extensions).toMatchObject({ code: 'validation_error', details: { scopes: [messages.noScope] } });
+    expect(none.message).toBe(`Scopes: ${messages.noScope}`);
+    expect(await app.db.apiKey.count({ where: { merchantId: merchant.id } })).toBe(before);
+  });
+
   it('says what GraphQL itself refuses (a variable of the wrong type) in the same words', async () => {
     const res = await admin(CREATE_REWARD, { input: { name: 'Tote', reward_type: 'fixed_discount', points_cost: 1.5 } });
     expect(res.body.errors![0].extensions).toMatchObject({ code: 'validation_error', details: { input: [messages.wholeNumber] } });

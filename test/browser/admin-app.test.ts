@@ -107,9 +107,12 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await page.getByText('ends when you sign out, after 1 hour 30 minutes without use, or 2 days after you sign in').waitFor();
     expect(await page.locator('main').innerText()).not.toMatch(/8 hours|24 hours/);
     await accessible('sign-in');
+    // the page's own check, then the service's refusal: both the catalogue's sentences
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    expect(await shownError(page, 'Admin token')).toBe(messages.signIn.tokenMissing);
     await page.getByLabel('Admin token').fill(`lpa_${'x'.repeat(38)}`);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('That admin token is not valid').waitFor();
+    await page.getByText(messages.signIn.tokenInvalid, { exact: true }).waitFor();
     await shot('sign-in');
     await page.getByLabel('Admin token').fill(merchant.admin_token);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -476,6 +479,29 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await expectShown(page, 'To', messages.after('From'));
     await page.getByLabel('Range', { exact: true }).selectOption('last_30_days');
 
+    // an API key: the API's check on the name, then the form's own on a custom key given no scope;
+    // neither makes a key
+    const keysBefore = await test.db.apiKey.count({ where: { merchantId: merchant.id } });
+    await page.getByRole('link', { name: 'Integrations' }).click();
+    await page.getByRole('heading', { level: 1, name: 'REST API keys' }).waitFor();
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    dialog = page.getByRole('dialog', { name: 'Create an API key' });
+    await dialog.getByLabel('Name', { exact: true }).fill('k'.repeat(201));
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+    await expectShown(dialog, 'Name', messages.maxLength(200));
+    await dialog.getByLabel('Name', { exact: true }).fill('Nothing allowed');
+    await dialog.getByRole('radio', { name: /^Custom/ }).check();
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+    const scopes = dialog.getByRole('group', { name: 'Access per scope' });
+    await expect.poll(() => scopes.getAttribute('aria-invalid')).toBe('true');
+    const scopesError = await page.locator(`[id="${await scopes.getAttribute('aria-describedby')}"]`).innerText();
+    seen.push(scopesError);
+    expect(scopesError).toBe(messages.noScope);
+    await accessible('the API key form with its messages');
+    await shot('api-key-form-errors');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    expect(await test.db.apiKey.count({ where: { merchantId: merchant.id } })).toBe(keysBefore);
+
     // sentences, never zod's or GraphQL's wording (which began "must be…", "Too small: expected number…")
     for (const text of seen) {
       expect(text).toMatch(/^[A-Z].*\.$/);
@@ -700,7 +726,7 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await heading('Sign in to the loyalty admin');
-    await page.getByText('You are signed out.').waitFor();
+    await page.getByText(messages.signIn.signedOut, { exact: true }).waitFor();
     expect(await page.evaluate(() => fetch('/admin/session').then((r) => r.status))).toBe(401);
     await page.goto(`${served.url}/admin/customers`);
     await heading('Sign in to the loyalty admin');

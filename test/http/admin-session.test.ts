@@ -369,7 +369,10 @@ describe('the app files', () => {
       const res = await call(page, { headers: { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate' } });
       expect(res.status, page).toBe(200);
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
-      expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+      // this origin only, but for images, which may also come from any https address (products' images)
+      expect(res.headers.get('content-security-policy')).toBe(
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+      );
       expect(res.headers.get('x-frame-options')).toBe('DENY');
       expect(await res.text()).toContain('Loyalty admin');
     }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands } from '../../src/cli/commands.js';
 import { demoProgram } from '../../src/cli/seed/demo-program.js';
 import { importProgram } from '../../src/domain/program-import/program-import.js';
+import { messages } from '../../src/domain/shared/messages.js';
 import type { StorefrontKeyView } from '../../src/domain/storefront/storefront-keys.js';
 import { createApp } from '../../src/http/app.js';
 import { adminClient, client, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
@@ -85,6 +86,9 @@ describe('keys on the admin API', () => {
     for (let i = 0; i < 20; i++) made.push(await createKey(shop.admin_token));
     const refused = await adminClient(app, shop.admin_token)('mutation { create_storefront_key { id } }');
     expect(refused.body.errors?.[0].extensions.code).toBe('validation_error');
+    // for the merchant: what is wrong and what to do, in the catalogue's words
+    expect(refused.body.errors?.[0].extensions.details).toEqual({ key: [messages.tooManyLiveKeys(20)] });
+    expect(await app.db.storefrontKey.count({ where: { merchantId: shop.id } })).toBe(20);
     await adminClient(app, shop.admin_token)('mutation ($id: ID!) { revoke_storefront_key(id: $id) { id } }', { id: made[0]!.id });
     expect((await createKey(shop.admin_token)).key).toMatch(/^lpk_pub_/);
   });

@@ -2,9 +2,10 @@
 // (Custom: one control per scope with only that scope's levels, as the API lists them), see the
 // key once with a copy button, list every key, revoke one after a confirmation. A key's scopes
 // never change: to change them, create a new key and revoke the old one.
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useId, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
-import { fieldErrorsOf, messageOf } from '../api';
+import { messages } from '../../../src/domain/shared/messages';
+import { type FieldErrors, fieldErrorsOf, messageOf } from '../api';
 import { formatDateTime, humanize } from '../format';
 import { graphql, type ResultOf } from '../graphql';
 import { Alert, ConfirmDialog, DataTable, Dialog, FormFooter, PageTitle, SecretShownOnce, SelectField, TextField } from '../ui';
@@ -72,11 +73,17 @@ function CreateKeyForm({ scopes, onCreated }: { scopes: Scope[]; onCreated: (key
   const [type, setType] = useState<KeyType>('full');
   const [levels, setLevels] = useState<Record<string, Access>>({});
   const [result, create] = useMutation(CreateKey);
-  const errors = fieldErrorsOf(result.error);
+  const [local, setLocal] = useState<FieldErrors>({});
+  // the form's own check wins: what it refused was not sent
+  const errors = { ...fieldErrorsOf(result.error), ...local };
+  const scopesErrorId = useId();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const custom = scopes.map((s) => ({ scope: s.scope, access: levels[s.scope] ?? 'none' }));
+    const none = type === 'custom' && custom.every((s) => s.access === 'none');
+    setLocal(none ? { scopes: [messages.noScope] } : {});
+    if (none) return;
     const res = await create({ type, name: name.trim() || null, scopes: type === 'custom' ? custom : null });
     if (res.data) onCreated(res.data.create_api_key);
   };
@@ -102,8 +109,17 @@ function CreateKeyForm({ scopes, onCreated }: { scopes: Scope[]; onCreated: (key
         ))}
       </fieldset>
       {type === 'custom' && (
-        <fieldset className="field scopes">
+        <fieldset
+          className={errors.scopes ? 'field scopes field-invalid' : 'field scopes'}
+          aria-describedby={errors.scopes ? scopesErrorId : undefined}
+          aria-invalid={errors.scopes ? true : undefined}
+        >
           <legend>Access per scope</legend>
+          {errors.scopes && (
+            <p className="field-error" id={scopesErrorId}>
+              {errors.scopes.join(' ')}
+            </p>
+          )}
           <div className="scope-grid">
             {scopes.map((scope) => (
               <SelectField
@@ -119,7 +135,13 @@ function CreateKeyForm({ scopes, onCreated }: { scopes: Scope[]; onCreated: (key
         </fieldset>
       )}
       <p className="hint">Scopes cannot be changed after creation: to change them, create a new key and revoke the old one.</p>
-      <FormFooter errors={errors} shown={['name']} error={result.error} busy={result.fetching} submit="Create key" />
+      <FormFooter
+        errors={errors}
+        shown={type === 'custom' ? ['name', 'scopes'] : ['name']}
+        error={result.error}
+        busy={result.fetching}
+        submit="Create key"
+      />
     </form>
   );
 }

@@ -1,4 +1,5 @@
 import { type FormEvent, useEffect, useState } from 'react';
+import { messages } from '../../../src/domain/shared/messages';
 import { SESSION_POLICY_URL, type SessionPolicy } from '../api';
 import { formatDuration } from '../format';
 import { useSession } from '../session';
@@ -26,7 +27,7 @@ export function SignIn({ notice }: { notice?: string }) {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!token.trim()) {
-      setError('Enter your admin token.');
+      setError(messages.signIn.tokenMissing);
       return;
     }
     setBusy(true);

@@ -44,6 +44,19 @@ export const messages = {
   unknownField: (keys: readonly string[]) => `This is not a field here: remove ${keys.join(', ')}.`,
   format: 'This is not in the expected form: check what you entered.',
   invalid: 'This value is not accepted here: check what you entered.',
+  unreachable: 'The service could not be reached: check your connection, then try again.',
+  noScope: 'A custom key needs at least one scope: choose Read or Write access for one or more scopes.',
+  tooManyLiveKeys: (max: number) =>
+    `You already have ${count(max)} live publishable keys, the most a shop may have: revoke one you no longer use, then create the new one.`,
+  /** The sign-in page's own sentences (the service's refusals are told apart by their status). */
+  signIn: {
+    tokenMissing: 'Enter your admin token: paste the long code that starts with lpa_.',
+    tokenInvalid: 'That admin token is not valid: check that you pasted all of it, or ask for a new one.',
+    tooManyAttempts: (minutes: number) =>
+      `Too many failed sign-ins from this address: wait ${count(minutes)} minute${minutes === 1 ? '' : 's'}, then try again.`,
+    sessionEnded: 'Your session has ended: sign in again with your admin token.',
+    signedOut: 'You are signed out: sign in again with your admin token to continue.',
+  },
 } as const;
 
 /** What zod tells its error map about a failure (the fields of its issues we read). */
@@ -143,6 +156,8 @@ const phrases: [pattern: RegExp, sentence: (match: RegExpExecArray) => string][]
   [/Boolean cannot represent/, () => messages.yesNo],
   [/^must be after (\w+)$/, (m) => messages.after(fieldLabel(m[1]!))],
   [/^is not a known field$/, () => 'This is not a field here: remove it.'],
+  [/^a custom key needs at least one scope$/, () => messages.noScope],
+  [/^a merchant has at most (\d+) live publishable keys/, (m) => messages.tooManyLiveKeys(Number(m[1]))],
 ];
 
 /**

@@ -1,7 +1,7 @@
 // The admin app's built files (admin-app/dist, made by `npm run build`): GET /admin and every
 // page of the app (/admin/customers/…: the app routes in the browser) answer index.html;
 // /admin/assets/… the bundles, whose names carry their content hash (cached for a year).
-// Nothing comes from elsewhere: the app works offline.
+// Nothing comes from elsewhere but the products' images (https): the app works offline.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -24,12 +24,16 @@ const types: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
-/** The page's rules: scripts, styles and requests from this origin only; never framed. */
+/**
+ * The page's rules: scripts, styles and requests from this origin only; never framed. Images
+ * may also come from any https address: rewards and earning rules name their product's image
+ * on the shop's own CDN, whatever its host. Only images, and only over https.
+ */
 const CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  "img-src 'self' data: https:",
   "connect-src 'self'",
   "frame-ancestors 'none'",
   "base-uri 'none'",

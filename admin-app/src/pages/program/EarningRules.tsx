@@ -10,6 +10,7 @@ import {
   CAMPAIGN_TYPES,
   fromNumber,
   mergeErrors,
+  NameWithImage,
   numberErrors,
   optionsOf,
   PRODUCT_FIELDS,
@@ -314,7 +315,7 @@ export function EarningRules() {
       {...pagedProps(data?.earning_rules, error, refetch, setPage)}
       toggle={toggle}
       columns={[
-        { header: 'Name', rowHeader: true, cell: (r) => r.name },
+        { header: 'Name', rowHeader: true, cell: (r) => <NameWithImage record={r} /> },
         { header: 'Action', cell: (r) => humanize(r.campaign_type) },
         { header: 'Points', cell: (r) => describe(r, currency) },
         { header: 'Conditions', cell: (r) => conditionsText(r, currency) },

@@ -11,6 +11,7 @@ import {
   emptyRule,
   fromNumber,
   mergeErrors,
+  NameWithImage,
   numberErrors,
   optionsOf,
   PRODUCT_FIELDS,
@@ -142,7 +143,7 @@ export function Rewards() {
       {...pagedProps(data?.rewards, error, refetch, setPage)}
       toggle={toggle}
       columns={[
-        { header: 'Name', rowHeader: true, cell: (r) => r.name },
+        { header: 'Name', rowHeader: true, cell: (r) => <NameWithImage record={r} /> },
         { header: 'Type', cell: (r) => humanize(r.reward_type) },
         { header: 'Reward', cell: (r) => describeRule(r.reward_type, r.reward_rule, currency, r.product_name) },
         { header: 'Points', num: true, cell: (r) => formatNumber(r.points_cost) },

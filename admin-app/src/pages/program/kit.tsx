@@ -203,8 +203,8 @@ export const productInput = (v: ProductValues) => ({
 export const PRODUCT_FIELDS = ['product_name', 'product_image_url'];
 
 /**
- * The product's display name and image address, as the store shows them. The list shows the
- * name; the image is kept for storefronts (the page's CSP loads no image from elsewhere).
+ * The product's display name and image address, as the store shows them. The list shows both:
+ * the image small, beside the record's name (ProductImage).
  */
 export function ProductFields({
   values,
@@ -233,6 +233,43 @@ export function ProductFields({
         errors={errors.product_image_url}
       />
     </div>
+  );
+}
+
+/**
+ * A product's image, small, its alt text the product's name. Only an https address is loaded:
+ * the page's CSP allows images from elsewhere over https alone (an http one would be refused
+ * and logged). One that is not https or that fails to load leaves a neutral square in its
+ * place, named the same, so the rows stay aligned and nothing is lost to a screen reader.
+ */
+export function ProductImage({ src, name }: { src: string | null | undefined; name: string }) {
+  const [failed, setFailed] = useState<string | null>(null);
+  if (!src) return null;
+  if (failed === src || !src.startsWith('https://')) {
+    return <span className="product-image product-image-missing" role="img" aria-label={name} />;
+  }
+  return (
+    <img
+      className="product-image"
+      src={src}
+      alt={name}
+      width={32}
+      height={32}
+      loading="lazy"
+      decoding="async"
+      referrerPolicy="no-referrer"
+      onError={() => setFailed(src)}
+    />
+  );
+}
+
+/** A record's name with its product's image before it, when it has one. */
+export function NameWithImage({ record }: { record: { name: string; product_name?: string | null; product_image_url?: string | null } }) {
+  return (
+    <span className="with-image">
+      <ProductImage src={record.product_image_url} name={record.product_name || record.name} />
+      {record.name}
+    </span>
   );
 }
 
