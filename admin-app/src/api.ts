@@ -3,7 +3,7 @@
 // A mutation that must not run twice (a manual adjustment) carries an Idempotency-Key.
 import { Client, type CombinedError, cacheExchange, fetchExchange, mapExchange } from 'urql';
 
-export const GRAPHQL_URL = '/admin/app/graphql';
+const GRAPHQL_URL = '/admin/app/graphql';
 export const SESSION_URL = '/admin/session';
 /** How long a session lasts, as the service is configured (no session needed). */
 export const SESSION_POLICY_URL = '/admin/session/policy';

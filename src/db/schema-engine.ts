@@ -13,7 +13,7 @@ import pg from 'pg';
 import { projectRoot } from '../project-root.js';
 import { splitStatements } from './sql-script.js';
 
-export const schemaPath = path.join(projectRoot, 'prisma/schema.prisma');
+const schemaPath = path.join(projectRoot, 'prisma/schema.prisma');
 export const migrationsDir = path.join(projectRoot, 'prisma/migrations');
 
 const require = createRequire(import.meta.url);
@@ -32,7 +32,7 @@ function loadWasm() {
   return wasmReady;
 }
 
-export async function readMigrations(): Promise<MigrationList> {
+async function readMigrations(): Promise<MigrationList> {
   const entries = await readdir(migrationsDir, { withFileTypes: true }).catch(() => []);
   const dirs = entries
     .filter((e) => e.isDirectory())

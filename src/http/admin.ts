@@ -36,7 +36,7 @@ import { requestState } from './request-state.js';
 
 export const ADMIN_PATH = '/admin/graphql';
 export const ADMIN_APP_PATH = '/admin';
-export const ADMIN_APP_GRAPHQL_PATH = '/admin/app/graphql';
+const ADMIN_APP_GRAPHQL_PATH = '/admin/app/graphql';
 
 export interface AdminApiOptions {
   db: Db;

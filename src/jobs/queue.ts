@@ -14,7 +14,7 @@ import { watchJobs, webhookDeliveries } from '../observability/metrics.js';
 import { workReplays } from './replay.js';
 import { schedules } from './schedules.js';
 
-export const DELIVERY_QUEUE = 'webhook-delivery';
+const DELIVERY_QUEUE = 'webhook-delivery';
 const SCHEMA = 'pgboss';
 /** Enough retries for the window: the window itself (attemptDelivery) decides when to give up. */
 const DELIVERY_RETRY_LIMIT = 40;

@@ -42,14 +42,14 @@ export const idempotentReplays = new Counter({
   registers: [registry],
 });
 
-export const ledgerEntries = new Counter({
+const ledgerEntries = new Counter({
   name: 'loyalty_ledger_entries_total',
   help: 'Points transactions written, by type (credit, debit)',
   labelNames: ['type'] as const,
   registers: [registry],
 });
 
-export const ledgerPoints = new Counter({
+const ledgerPoints = new Counter({
   name: 'loyalty_ledger_points_total',
   help: 'Points moved by the ledger, by type (credit, debit)',
   labelNames: ['type'] as const,

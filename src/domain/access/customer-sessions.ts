@@ -26,7 +26,7 @@ const AUDIENCE = 'storefront';
 const ALGORITHM = 'HS256';
 
 /** What a shopper's session may do: read its own records and the public program, and redeem. */
-export const sessionGrants: readonly ScopeGrant[] = [
+const sessionGrants: readonly ScopeGrant[] = [
   'read:customers',
   'write:rewards',
   'read:transactions',

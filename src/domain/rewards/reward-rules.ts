@@ -11,7 +11,7 @@ const common = {
 };
 
 /** The stored `reward_rule` per reward type; `points_required` is derived from points_cost. */
-export const rewardRuleSchemas = {
+const rewardRuleSchemas = {
   fixed_discount: z.object({ discount_value: money.positive(), ...common }).strict(),
   percentage_discount: z.object({ discount_value: z.number().min(1).max(100), max_discount_amount: money.nullish(), ...common }).strict(),
   free_shipping: z.object({ max_shipping_amount: money.nullish(), ...common }).strict(),

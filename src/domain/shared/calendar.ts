@@ -23,7 +23,7 @@ import { z } from 'zod';
 export const DEFAULT_TIMEZONE = 'UTC';
 
 /** The canonical spelling of an IANA zone name, or null when the platform does not know it. */
-export function canonicalTimeZone(name: string): string | null {
+function canonicalTimeZone(name: string): string | null {
   // zone names only: Node 24 also takes offsets like "+01:00", which are not a place's calendar
   if (name !== 'UTC' && !/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(name)) return null;
   try {

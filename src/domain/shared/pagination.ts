@@ -6,7 +6,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { parseInput } from './validation.js';
 
 export const MAX_PER_PAGE = 100;
-export const DEFAULT_PER_PAGE = 20;
+const DEFAULT_PER_PAGE = 20;
 
 export interface PageArgs {
   page?: number | null;

@@ -19,7 +19,7 @@ import { link } from '../links.js';
 import { byIdOf } from '../loaders.js';
 import { CustomerRef, connectionLink, customerIdArgs, customerRefArgs, customerUuid, idsOf, pageLink, perCustomer } from './customers.js';
 
-export const TierRef = builder.prismaObject('Tier', {
+const TierRef = builder.prismaObject('Tier', {
   subGraphs: ['public', 'admin'],
   description: 'A VIP tier, judged on points earned or amount spent in its window, never on the spendable balance',
   fields: (t) => ({

@@ -26,8 +26,8 @@ import { checkRequest } from '../plugins/checks.js';
 import { sessionCookie, sessionIdOf } from './cookie.js';
 
 export const SESSION_PATH = '/admin/session';
-export const SESSION_POLICY_PATH = `${SESSION_PATH}/policy`;
-export const CSRF_HEADER = 'x-csrf-token';
+const SESSION_POLICY_PATH = `${SESSION_PATH}/policy`;
+const CSRF_HEADER = 'x-csrf-token';
 const PURGE_EVERY_MS = 3600_000;
 const JSON_TYPE = /^application\/json\b/i;
 /** A sign-in body holds one token: nothing larger is read. */

@@ -25,7 +25,7 @@ const apiKeyNotAdminToken = () =>
   );
 
 /** The merchant of an admin token (and the token's prefix, which names it in the audit log), or 401. */
-export async function merchantOfAdminToken(db: Db, token: string | undefined): Promise<{ merchantId: string; tokenPrefix: string }> {
+async function merchantOfAdminToken(db: Db, token: string | undefined): Promise<{ merchantId: string; tokenPrefix: string }> {
   if (!token || !isWellFormed('admin', token)) throw invalidAdminToken();
   const merchant = await db.merchant.findUnique({
     where: { adminTokenHash: hashToken(token) },

@@ -13,7 +13,7 @@ import { requestState } from '../request-state.js';
 
 const PRIVATE = 'private, no-store';
 /** How long a guest's read of the public program may be kept: a change shows within a minute. */
-export const GUEST_MAX_AGE_SECONDS = 60;
+const GUEST_MAX_AGE_SECONDS = 60;
 
 /** Adds `value` to a list header unless it is there already (CORS may have put `Origin`). */
 function appendToken(headers: Headers, name: string, value: string) {

@@ -24,7 +24,7 @@ const errorResponses: Record<string, { description: string; codes: (keyof typeof
   '429': { description: 'Rate limit exceeded; see Retry-After', codes: ['rate_limited'] },
 };
 
-export function completeOpenApi(doc: Json, schema: GraphQLSchema, basePath: string): Json {
+function completeOpenApi(doc: Json, schema: GraphQLSchema, basePath: string): Json {
   const match = routeMatcher(schema, basePath);
   doc.info.description =
     'REST v1 of the loyalty points service, derived from its public GraphQL schema. ' +
