@@ -1,6 +1,6 @@
 // Prisma's schema engine, as wasm. The native engine is a download the CLI cannot make
-// offline, so migrations are applied and generated through this build of the same engine
-// (DESIGN.md, verified fact 1). The package entry imports the .wasm as an ES module,
+// offline, so migrations are applied and generated through this build of the same engine,
+// which reads and writes the same migrations. The package entry imports the .wasm as an ES module,
 // which Node 20 refuses, so we instantiate it ourselves.
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';

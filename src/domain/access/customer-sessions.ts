@@ -1,4 +1,4 @@
-// Customer sessions (issue 11): the merchant's backend (an API key with write:customers) mints
+// Customer sessions: the merchant's backend (an API key with write:customers) mints
 // a short-lived token for one logged-in shopper, which the storefront's browser sends to
 // /graphql. The token is a JWT signed with HS256 by the merchant's own secret
 // (storefront-settings.ts): verifying it needs no row of its own, and rotating the secret

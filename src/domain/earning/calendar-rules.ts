@@ -1,4 +1,4 @@
-// Earning rules that pay without an event (issue 12's calendar job; `loyalty calendar pay`):
+// Earning rules that pay without an event (the hourly calendar job; `loyalty calendar pay`):
 // `birthday` rules on the customer's birthday and `anniversary` rules on the yearly return of
 // the day the customer joined, both days of the merchant's calendar (shared/calendar.ts).
 // Each award goes through recordActivity, the path a platform's own birthday event takes, so

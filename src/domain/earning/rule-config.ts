@@ -1,4 +1,4 @@
-// What an earning rule stores (spec 2.1, DESIGN.md "Earning rule conditions"): its
+// What an earning rule stores (GET /earning-rules shows it): its
 // `earning_rule` ({type, value, per_amount}), its `conditions`, and the limit they imply.
 // Pure shapes and rules, no database: the calculator judges a rule with them alone.
 import { z } from 'zod';

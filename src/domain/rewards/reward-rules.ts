@@ -1,4 +1,4 @@
-// A reward's `reward_rule` (DESIGN.md "Reward rule"): its shape per reward type, used by the
+// A reward's `reward_rule`: its shape per reward type, used by the
 // reward catalogue and by the referral program's referee reward.
 import { z } from 'zod';
 import type { RewardType } from '../../generated/prisma/enums.js';

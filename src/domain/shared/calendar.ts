@@ -1,4 +1,4 @@
-// The merchant's calendar (issue 15): every calendar notion of the program (limit periods,
+// The merchant's calendar: every calendar notion of the program (limit periods,
 // rule dates, tier windows, expiry dates, dashboard buckets, birthdays) is computed here, in
 // the merchant's IANA time zone, with @date-fns/tz over date-fns: no offset arithmetic of our
 // own, so a daylight-saving change neither creates nor loses a day (a local day is 23 or 25

@@ -1,5 +1,5 @@
 // Customer rewards: GET /customers/rewards, GET /customers/rewards/redeemable,
-// POST /customers/rewards/redeem (DESIGN.md "Customer reward", "Redeem").
+// POST /customers/rewards/redeem.
 
 import type { ObjectFieldBuilder } from '@pothos/core';
 import { customerInView } from '../../domain/access/customer-sessions.js';

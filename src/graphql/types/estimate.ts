@@ -1,4 +1,4 @@
-// Points estimate: POST /points/estimate (DESIGN.md "Points estimate"). The answer comes
+// Points estimate: POST /points/estimate. The answer comes
 // from the calculator that awards real orders, so it equals what the order will earn.
 
 import { optionalCustomerInView } from '../../domain/access/customer-sessions.js';
