@@ -11,15 +11,17 @@ import type { RateBudget } from './rate-limiter.js';
 import type { MatchedRoute } from './rest/routes.js';
 
 /**
- * Which face a request is for: it decides the shape of a refusal and which checks apply.
- * 'app': the admin app's pages and session endpoints (refusals in the REST envelope).
+ * What kind of request this is, from its path: a REST route, a GraphQL request, the OpenAPI
+ * document, the admin app's pages and session endpoints ('app', refused in the REST envelope)
+ * or anything else. It decides the shape of a refusal and which checks apply. (The face a
+ * request reaches, public or admin, is the Yoga that serves it: docs/glossary.md.)
  */
-export type Face = 'rest' | 'graphql' | 'document' | 'app' | 'other';
+export type RequestKind = 'rest' | 'graphql' | 'document' | 'app' | 'other';
 
 export interface RequestState {
   /** When the request arrived (performance.now()). */
   startedAt: number;
-  face: Face;
+  kind: RequestKind;
   /** REST only: the route and its path parameters. */
   route?: MatchedRoute;
   /** Public face: who the request acts as: an API key, a shopper's customer session, or a guest's publishable key. */
@@ -62,5 +64,5 @@ const STATE = Symbol('loyalty.request');
 
 export function requestState(serverContext: object): RequestState {
   const holder = serverContext as { [STATE]?: RequestState };
-  return (holder[STATE] ??= { startedAt: performance.now(), face: 'other', body: '' });
+  return (holder[STATE] ??= { startedAt: performance.now(), kind: 'other', body: '' });
 }

@@ -10,7 +10,7 @@ collectDefaultMetrics({ register: registry, prefix: 'loyalty_' });
 
 export const requests = new Counter({
   name: 'loyalty_http_requests_total',
-  help: 'Requests answered, by face (rest, graphql, admin), route or operation, method and status',
+  help: "Requests answered, by face (a public request's kind: rest, graphql, document; or admin), route or operation, method and status",
   labelNames: ['face', 'route', 'method', 'status'] as const,
   registers: [registry],
 });

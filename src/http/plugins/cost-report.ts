@@ -41,7 +41,7 @@ export function useCostReport(): Plugin {
     },
     onResultProcess({ result, setResult, serverContext }) {
       const state = requestState(serverContext);
-      if (state.face !== 'graphql' || Array.isArray(result) || Symbol.asyncIterator in result) return;
+      if (state.kind !== 'graphql' || Array.isArray(result) || Symbol.asyncIterator in result) return;
       const single = result as ExecutionResult;
       const budget = state.rateBudget;
       setResult({

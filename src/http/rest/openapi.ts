@@ -154,7 +154,7 @@ export function useOpenApiDocument(schema: GraphQLSchema, basePath: string): Plu
   let completed: Json | undefined;
   return {
     onResponse({ serverContext, response, setResponse }) {
-      if (requestState(serverContext).face !== 'document' || response.status !== 200) return;
+      if (requestState(serverContext).kind !== 'document' || response.status !== 200) return;
       return response.json().then((document: Json) => {
         completed ??= completeOpenApi(document, schema, basePath);
         // the same for every caller: caches may keep it a while
