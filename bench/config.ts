@@ -76,7 +76,7 @@ export function parseSettings(argv = process.argv.slice(2)): Settings {
     full,
     small,
     // 2 s in both modes: the first row at a new concurrency carried a transient of more than 1 s
-    // for whichever server came first (bench/README.md, stop 26)
+    // for whichever server came first
     warmup: num('--warmup', 2),
     duration: num('--duration', quick ? 5 : 7),
     shortDuration: num('--short-duration', quick ? 3 : 4),

@@ -64,7 +64,7 @@ export interface TargetCheck {
   pass: boolean;
 }
 
-/** Issue 10's targets: on every operation, both protocols, every concurrency of the run. */
+/** The targets: on every operation, both protocols, every concurrency of the run. */
 export const TARGETS = { vsFastifyRps: 1.0, vsRawRps: 0.5, p99VsFastify: 1.0, p99VsRaw: 2.0, rssVsFastify: 1.2, startupMs: 1500 };
 
 export function targetChecks(ms: Measurement[], ops: Operation[], concurrency: number[]): TargetCheck[] {

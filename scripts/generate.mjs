@@ -1,6 +1,7 @@
 // `prisma generate`, offline. The Prisma CLI wants a native schema engine before it
 // generates, and would download one; generate never runs it, so any existing file
-// satisfies the check (DESIGN.md, verified fact 1). The generated client is pure TS + wasm.
+// satisfies the check (src/db/schema-engine.ts applies migrations with the wasm build of
+// that engine instead). The generated client is pure TS + wasm.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 

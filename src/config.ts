@@ -129,6 +129,8 @@ const schema = z.object({
   EXPIRY_CRON: cron.default('0 3 * * *'),
   /** Cron (UTC) of the calendar rules (birthdays, anniversaries): hourly, so each zone's day is paid early in it. */
   CALENDAR_CRON: cron.default('5 * * * *'),
+  /** Cron (UTC) of the approval of pending order points past their return window: hourly, so they are credited within the hour it ends. */
+  PENDING_POINTS_CRON: cron.default('5 * * * *'),
   /** `points.expiring` is sent this many days before a balance expires (0: no reminder). */
   POINTS_EXPIRING_DAYS: z.coerce.number().int().min(0).max(365).default(7),
   /** Webhook URLs may be http and resolve to loopback/private addresses (tests, local development only). */

@@ -31,7 +31,7 @@ function defaultV8Flag(name: string, setting: string) {
  * one (V8 picks 1.1-4× itself, near 4× for a heap this small). Under load the requests in
  * flight outlive a scavenge or two and are promoted, so at 4× a ~50 MB service swelled by
  * ~150 MB between full collections; at 1.3× it peaks ~50 MB lower for a collection every
- * second or two, which V8 marks concurrently (bench/README.md, issue 10). Read by V8 at each
+ * second or two, which V8 marks concurrently. Read by V8 at each
  * full collection, so setting it at start takes effect.
  */
 const HEAP_GROWING_PERCENT = 30;
@@ -40,7 +40,7 @@ defaultV8Flag('heap-growing-percent', `--heap-growing-percent=${HEAP_GROWING_PER
 /**
  * Allocation-site pretenuring off: under concurrency every request's rows and result objects are
  * still in flight at a scavenge, so V8 learns to allocate them straight into the old generation,
- * and keeps doing so when the load falls. Measured (bench/README.md, stop 27): at concurrency 1
+ * and keeps doing so when the load falls. Measured with npm run bench: at concurrency 1
  * after busier rows the service then promoted ~630 KB a scavenge, ran a full collection a
  * second and paid 1.8 ms a scavenge; without pretenuring, 6 KB, none, and 0.4 ms.
  */
@@ -91,7 +91,7 @@ async function main() {
 
   // Prisma's client loads its query compiler on its first query, ~100 ms of blocked event loop:
   // paid before listening, not by the first request that uses Prisma or by the idempotency purge
-  // a minute in, which would stall every request in flight (bench/README.md, stop 28). Its
+  // a minute in, which would stall every request in flight. Its
   // connection and module loads overlap building the app.
   const prismaLoaded = db.merchant.findFirst({ select: { id: true } });
   const app = createApp({ db, databaseUrl: database.url, config, logger });

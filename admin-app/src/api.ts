@@ -4,7 +4,7 @@
 import { Client, type CombinedError, cacheExchange, fetchExchange, mapExchange } from 'urql';
 import { messages } from '../../src/domain/shared/messages';
 
-export const GRAPHQL_URL = '/admin/app/graphql';
+const GRAPHQL_URL = '/admin/app/graphql';
 export const SESSION_URL = '/admin/session';
 /** How long a session lasts, as the service is configured (no session needed). */
 export const SESSION_POLICY_URL = '/admin/session/policy';

@@ -20,8 +20,6 @@ export function setShop(settings: Partial<Shop>) {
   formatters.clear();
 }
 
-export const shopLocale = () => shop.locale;
-
 function numberFormat(options: Intl.NumberFormatOptions = {}) {
   const key = `n${JSON.stringify(options)}`;
   let format = formatters.get(key) as Intl.NumberFormat | undefined;

@@ -8,4 +8,4 @@ export const graphql = initGraphQLTada<{
   scalars: { DateTime: string; Date: string; JSON: unknown; ID: string };
 }>();
 
-export type { ResultOf, VariablesOf } from 'gql.tada';
+export type { ResultOf } from 'gql.tada';

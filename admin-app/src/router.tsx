@@ -2,7 +2,7 @@
 // bookmarked, reloaded (the service answers index.html) and opened with the back button.
 import { type AnchorHTMLAttributes, type MouseEvent, useEffect, useState } from 'react';
 
-export const BASE = '/admin';
+const BASE = '/admin';
 const NAVIGATE = 'admin:navigate';
 
 const current = () => {

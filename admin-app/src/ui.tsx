@@ -166,7 +166,7 @@ export function Alert({ children, tone = 'error' }: { children: ReactNode; tone?
 }
 
 /** Errors the form has no field for (e.g. a conflict), listed above its buttons. */
-export function OtherErrors({ errors, shown }: { errors: FieldErrors; shown: string[] | ((field: string) => boolean) }) {
+function OtherErrors({ errors, shown }: { errors: FieldErrors; shown: string[] | ((field: string) => boolean) }) {
   const isShown = typeof shown === 'function' ? shown : (field: string) => shown.includes(field);
   const rest = Object.entries(errors).filter(([field]) => !isShown(field));
   if (!rest.length) return null;
@@ -284,16 +284,6 @@ export function NotFound() {
       </p>
     </>
   );
-}
-
-/** Form values as strings keyed by field, with a setter per field. */
-export function useFormState<T extends Record<string, unknown>>(initial: T) {
-  const [values, setValues] = useState<T>(initial);
-  const set =
-    <K extends keyof T>(name: K) =>
-    (value: T[K]) =>
-      setValues((v) => ({ ...v, [name]: value }));
-  return { values, set, reset: setValues };
 }
 
 /** The page title, focused after a navigation so screen readers announce the new page. */

@@ -22,7 +22,7 @@ const csvField = (v: unknown) => {
   const s = v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : String(v);
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 };
-export const csvTable = (header: string[], rows: unknown[][]) => [header, ...rows].map((r) => r.map(csvField).join(',')).join('\r\n');
+const csvTable = (header: string[], rows: unknown[][]) => [header, ...rows].map((r) => r.map(csvField).join(',')).join('\r\n');
 
 const merchantOf = (db: Parameters<Command['run']>[0], values: Options['values']) =>
   merchantBySlug(db, required(values.merchant, 'merchant'));

@@ -1,6 +1,6 @@
 // Prisma's schema engine, as wasm. The native engine is a download the CLI cannot make
-// offline, so migrations are applied and generated through this build of the same engine
-// (DESIGN.md, verified fact 1). The package entry imports the .wasm as an ES module,
+// offline, so migrations are applied and generated through this build of the same engine,
+// which reads and writes the same migrations. The package entry imports the .wasm as an ES module,
 // which Node 20 refuses, so we instantiate it ourselves.
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -13,7 +13,7 @@ import pg from 'pg';
 import { projectRoot } from '../project-root.js';
 import { splitStatements } from './sql-script.js';
 
-export const schemaPath = path.join(projectRoot, 'prisma/schema.prisma');
+const schemaPath = path.join(projectRoot, 'prisma/schema.prisma');
 export const migrationsDir = path.join(projectRoot, 'prisma/migrations');
 
 const require = createRequire(import.meta.url);
@@ -32,7 +32,7 @@ function loadWasm() {
   return wasmReady;
 }
 
-export async function readMigrations(): Promise<MigrationList> {
+async function readMigrations(): Promise<MigrationList> {
   const entries = await readdir(migrationsDir, { withFileTypes: true }).catch(() => []);
   const dirs = entries
     .filter((e) => e.isDirectory())

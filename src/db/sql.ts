@@ -1,6 +1,6 @@
 // Hot reads run their SQL on the pool under Prisma directly: per statement, the pg driver costs
-// a third of the CPU of a Prisma model query and under half of `$queryRaw` (bench/README.md,
-// issue 10), and the request path is CPU-bound. Same pool, same connections, same database;
+// a third of the CPU of a Prisma model query and under half of `$queryRaw` (measured by
+// bench/profile.ts), and the request path is CPU-bound. Same pool, same connections, same database;
 // writes and transactions stay with Prisma. A client without a registered pool (a transaction's)
 // runs the same statement through `$queryRaw`.
 import pg from 'pg';
@@ -34,8 +34,7 @@ function digits(s: string, from: number, to: number): number {
  * `2026-11-24 04:11:17.123456+00` (a session in UTC, DateStyle ISO) read digit by digit into
  * `Date.UTC`, milliseconds truncated as `Date` parses them: the driver's parser runs a regular
  * expression per value (a match array and nine strings), and rebuilding the ISO string for
- * `Date` made three strings a value, a tenth of a customers page's garbage (bench/README.md,
- * stop 28). Anything else (years before 100, which `Date.UTC` reads as 19xx; BC; infinity)
+ * `Date` made three strings a value, a tenth of a customers page's garbage. Anything else (years before 100, which `Date.UTC` reads as 19xx; BC; infinity)
  * goes to the driver's parser.
  */
 function timestamptz(value: string): Date {

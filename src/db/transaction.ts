@@ -15,7 +15,7 @@ export interface OpenTransaction {
 const transactions = new WeakSet<object>();
 
 /** Whether `db` is a transaction's client (statements on it run inside that transaction). */
-export const isTransaction = (db: Db) => transactions.has(db);
+const isTransaction = (db: Db) => transactions.has(db);
 
 class Rollback extends Error {}
 

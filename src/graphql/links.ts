@@ -1,4 +1,4 @@
-// The graph's links (issue 11): fields that follow a record to its related records, such as
+// The graph's links: fields that follow a record to its related records, such as
 // `Customer.activities` or `Membership.tier`. A link belongs to the `graph` sub-graph: the
 // public GraphQL face shows it (public + graph), REST v1 never does. SOFA builds each route's
 // document by selecting every field of its type, so it is given the public sub-graph alone

@@ -1,4 +1,5 @@
-// Per-request batch loading for the graph's links (issue 11: no N+1). A link resolver asks
+// Per-request batch loading for the graph's links, so a page of parents costs one read per
+// link, not one per parent. A link resolver asks
 // its request's loader for one parent's records; DataLoader gathers the keys of every parent
 // the execution reaches in the same tick and calls the domain's batch read once for all of
 // them. Loaders live for one request (on its context), so nothing is cached across requests

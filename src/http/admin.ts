@@ -36,7 +36,7 @@ import { requestState } from './request-state.js';
 
 export const ADMIN_PATH = '/admin/graphql';
 export const ADMIN_APP_PATH = '/admin';
-export const ADMIN_APP_GRAPHQL_PATH = '/admin/app/graphql';
+const ADMIN_APP_GRAPHQL_PATH = '/admin/app/graphql';
 
 export interface AdminApiOptions {
   db: Db;
@@ -69,7 +69,7 @@ export function createAdminApi({ db, config, logger, appDist = APP_DIST, redis }
   const policy = { idleSeconds: config.ADMIN_SESSION_IDLE_SECONDS, maxSeconds: config.ADMIN_SESSION_MAX_SECONDS };
 
   /** One admin face: `front` plugins authenticate (and serve what is not GraphQL); the rest is shared. */
-  const adminYoga = (graphqlEndpoint: string, front: Plugin[], otherFace?: 'app') =>
+  const adminYoga = (graphqlEndpoint: string, front: Plugin[], otherKind?: 'app') =>
     createYoga<object, Context>({
       schema: adminSchema,
       graphqlEndpoint,
@@ -91,7 +91,7 @@ export function createAdminApi({ db, config, logger, appDist = APP_DIST, redis }
         useClientAddress(config.TRUST_PROXY),
         useRequestLog(logger),
         useRequestMetrics('admin'),
-        useRouting({ graphqlPath: graphqlEndpoint, otherFace }),
+        useRouting({ graphqlPath: graphqlEndpoint, otherKind }),
         useCacheHeaders(),
         ...front,
         useRateLimit(limiter, ({ merchantId }) => (merchantId ? { credential: `admin:${merchantId}`, merchantId } : undefined)),

@@ -6,7 +6,7 @@ import { GraphQLError } from 'graphql';
 import { isDatabaseUnavailable, isShardMoved } from '../db/errors.js';
 import { AppError, type documentLimitCodes, type ErrorCode, type ErrorDetails, errorStatus } from '../domain/shared/errors.js';
 import { merchantMessage, sentence } from '../domain/shared/messages.js';
-import type { Face } from './request-state.js';
+import type { RequestKind } from './request-state.js';
 
 export interface ErrorBody {
   code: ErrorCode;
@@ -160,9 +160,9 @@ export function asAppError(err: unknown): AppError {
   throw err;
 }
 
-/** A refusal in the shape of the face that was asked: the REST envelope or GraphQL errors. */
-export function refusal(err: AppError, face: Face): Response {
-  return face === 'rest' || face === 'app'
+/** A refusal in the shape of the kind of request: the REST envelope or GraphQL errors. */
+export function refusal(err: AppError, kind: RequestKind): Response {
+  return kind === 'rest' || kind === 'app'
     ? appErrorResponse(err)
     : Response.json({ errors: [toGraphQLError(err).toJSON()] }, { status: err.status });
 }

@@ -55,8 +55,8 @@ function useSofaOver(rest: GraphQLSchema, config: Parameters<typeof useSofa>[0])
   return { ...sofa, onSchemaChange: (payload) => sofa.onSchemaChange?.({ ...payload, schema: rest }) };
 }
 
-export const REST_BASE = '/v1';
-export const GRAPHQL_PATH = '/graphql';
+const REST_BASE = '/v1';
+const GRAPHQL_PATH = '/graphql';
 export const OPENAPI_PATH = `${REST_BASE}/openapi.json`;
 
 export interface PublicApiOptions {

@@ -11,7 +11,7 @@ import type { Logger } from '../observability/logger.js';
 import { watchRedis } from '../observability/metrics.js';
 
 /** The longest a request waits for one Redis command before its counters fall back to the process's own. */
-export const COMMAND_TIMEOUT_MS = 500;
+const COMMAND_TIMEOUT_MS = 500;
 /** A connection that has sent a command and heard nothing for this long is dropped (and reconnected). */
 const SOCKET_TIMEOUT_MS = 1000;
 const CONNECT_TIMEOUT_MS = 1000;

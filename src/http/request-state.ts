@@ -3,25 +3,28 @@
 // context are (or inherit from). It is never keyed by the Request, which the body plugin
 // replaces once it has read the body. Plugins keep what they learn here rather than in a
 // WeakMap keyed by the request: V8's young-generation collector keeps the value of such an
-// entry alive once its key has died, so every request lived on until a full collection
-// (bench/README.md, 2026-11-25).
+// entry alive once its key has died, so every request would live on until a full collection.
 
 import type { OpenTransaction } from '../db/transaction.js';
 import type { Principal } from '../domain/access/principal.js';
 import type { RateBudget } from './rate-limiter.js';
 import type { MatchedRoute } from './rest/routes.js';
 
-/** Which face a request is for: it decides the shape of a refusal and which checks apply. */
-/** 'app': the admin app's pages and session endpoints (refusals in the REST envelope). */
-export type Face = 'rest' | 'graphql' | 'document' | 'app' | 'other';
+/**
+ * What kind of request this is, from its path: a REST route, a GraphQL request, the OpenAPI
+ * document, the admin app's pages and session endpoints ('app', refused in the REST envelope)
+ * or anything else. It decides the shape of a refusal and which checks apply. (The face a
+ * request reaches, public or admin, is the Yoga that serves it: docs/glossary.md.)
+ */
+export type RequestKind = 'rest' | 'graphql' | 'document' | 'app' | 'other';
 
 export interface RequestState {
   /** When the request arrived (performance.now()). */
   startedAt: number;
-  face: Face;
+  kind: RequestKind;
   /** REST only: the route and its path parameters. */
   route?: MatchedRoute;
-  /** Public face: the principal of the API key, customer session or publishable key. */
+  /** Public face: who the request acts as: an API key, a shopper's customer session, or a guest's publishable key. */
   principal?: Principal;
   /** Admin faces: the merchant of the admin token, or of the admin app's session. */
   merchantId?: string;
@@ -61,5 +64,5 @@ const STATE = Symbol('loyalty.request');
 
 export function requestState(serverContext: object): RequestState {
   const holder = serverContext as { [STATE]?: RequestState };
-  return (holder[STATE] ??= { startedAt: performance.now(), face: 'other', body: '' });
+  return (holder[STATE] ??= { startedAt: performance.now(), kind: 'other', body: '' });
 }

@@ -14,7 +14,7 @@ import { watchJobs, webhookDeliveries } from '../observability/metrics.js';
 import { workReplays } from './replay.js';
 import { schedules } from './schedules.js';
 
-export const DELIVERY_QUEUE = 'webhook-delivery';
+const DELIVERY_QUEUE = 'webhook-delivery';
 const SCHEMA = 'pgboss';
 /** Enough retries for the window: the window itself (attemptDelivery) decides when to give up. */
 const DELIVERY_RETRY_LIMIT = 40;
@@ -152,7 +152,7 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
       try {
         // again at once only after a full batch: a pass that took less has emptied the outbox
         // as it stood. Passing again whenever it found anything ran a transaction every few
-        // events under steady writes (bench/README.md, stop 26), so they wait and go in batches
+        // events under steady writes, so they wait and go in batches
         if ((await dispatch()).more) continue;
       } catch (err) {
         if (!stopped) log.warn({ err: (err as Error).message }, 'webhook dispatcher pass failed');

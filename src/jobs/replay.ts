@@ -6,7 +6,7 @@ import type { Db } from '../db/client.js';
 import { type EnqueueReplay, type ReplayJobData, runReplayJob } from '../domain/finance/replay-jobs.js';
 import { AppError } from '../domain/shared/errors.js';
 
-export const REPLAY_QUEUE = 'program-replay';
+const REPLAY_QUEUE = 'program-replay';
 const SCHEMA = 'pgboss';
 
 /** pg-boss, only to write jobs through a caller's transaction (never started: no connection of its own). */

@@ -33,8 +33,7 @@ export const schedules: ScheduledJob[] = [
   // the liability report's sums: each quarter hour the day behind it, each night the whole history
   { name: 'ledger-buckets', cron: () => '1,16,31,46 * * * *', run: ({ db }) => foldLedgerBuckets(db) },
   { name: 'ledger-buckets-history', cron: () => '45 3 * * *', run: ({ db }) => foldLedgerBuckets(db, { since: null }) },
-  // hourly too: order points are credited within the hour their return window ends
   // what-if replays' jobs and reports are kept a day
   { name: 'replay-jobs-prune', cron: () => '20 * * * *', run: ({ db }) => pruneReplayJobs(db) },
-  { name: 'pending-points-approval', cron: (c) => c.CALENDAR_CRON, run: ({ db }) => approvePendingPoints(db) },
+  { name: 'pending-points-approval', cron: (c) => c.PENDING_POINTS_CRON, run: ({ db }) => approvePendingPoints(db) },
 ];

@@ -10,7 +10,7 @@ collectDefaultMetrics({ register: registry, prefix: 'loyalty_' });
 
 export const requests = new Counter({
   name: 'loyalty_http_requests_total',
-  help: 'Requests answered, by face (rest, graphql, admin), route or operation, method and status',
+  help: "Requests answered, by face (a public request's kind: rest, graphql, document; or admin), route or operation, method and status",
   labelNames: ['face', 'route', 'method', 'status'] as const,
   registers: [registry],
 });
@@ -42,14 +42,14 @@ export const idempotentReplays = new Counter({
   registers: [registry],
 });
 
-export const ledgerEntries = new Counter({
+const ledgerEntries = new Counter({
   name: 'loyalty_ledger_entries_total',
   help: 'Points transactions written, by type (credit, debit)',
   labelNames: ['type'] as const,
   registers: [registry],
 });
 
-export const ledgerPoints = new Counter({
+const ledgerPoints = new Counter({
   name: 'loyalty_ledger_points_total',
   help: 'Points moved by the ledger, by type (credit, debit)',
   labelNames: ['type'] as const,

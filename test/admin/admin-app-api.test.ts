@@ -1,4 +1,4 @@
-// What the admin app needs from the admin API (issue 13): the scopes and their levels, a
+// What the admin app needs from the admin API: the scopes and their levels, a
 // customer's page (tier progress, activity log, transactions), a manual adjustment with its
 // reason that moves points once per Idempotency-Key (a double click), and the dashboard.
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The merchant's admin app in a real browser (issue 13): Chromium signs in with the admin
+// The merchant's admin app in a real browser: Chromium signs in with the admin
 // token (the sign-in page stating the session lifetimes the service is configured with), creates each kind of API key and uses the key it shows once against /v1, revokes one,
 // creates and edits a reward through a validation error, adjusts a customer's points with a
 // double click (points move once), and looks at the dashboard (each chart's figures as a table,

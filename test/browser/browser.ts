@@ -8,9 +8,9 @@ import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import type { createApp } from '../../src/http/app.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
-export const screenshotsDir = path.resolve(import.meta.dirname, '../../test-results/screenshots');
+const screenshotsDir = path.resolve(import.meta.dirname, '../../test-results/screenshots');
 
 export function launch(): Promise<Browser> {
   return chromium.launch({

@@ -1,4 +1,4 @@
-// GET /docs in a real browser (issue 14): the REST v1 reference renders with no request
+// GET /docs in a real browser: the REST v1 reference renders with no request
 // leaving this machine (every asset and the OpenAPI document come from the service).
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The contract clients pin (issue 11): no breaking change to schema.graphql or openapi.json
+// The contract clients pin: no breaking change to schema.graphql or openapi.json
 // against the last release (api/released/) unless CHANGELOG.md names it under "Unreleased".
 import { describe, expect, it } from 'vitest';
 import {

@@ -150,7 +150,7 @@ describe.each(HOSTILE)('an identifier with %s', (_label, spell, names) => {
       input: { customer_id: spell(fresh), email: `${fresh}@example.com` },
     });
     expectRefusedGql(create, 'customer_id', names);
-    // the trimmed spelling of an existing id too (it used to answer 409 conflict, as if it were a-c1)
+    // the trimmed spelling of an existing id too: refused as a spelling, not 409 conflict as if it named a-c1
     const taken = await admin('mutation ($input: CustomerInput!) { create_customer(input: $input) { id } }', {
       input: { customer_id: id, email: `${fresh}@example.com` },
     });

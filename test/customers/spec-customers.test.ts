@@ -1,4 +1,4 @@
-// Spec 4.1: GET /customers and GET /customers/{id} (DESIGN.md "Customer"), REST and GraphQL.
+// Spec 4.1: GET /customers and GET /customers/{id}, REST and GraphQL.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.js';
 import { client, countingDb, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';

@@ -1,4 +1,4 @@
-// POST /points/estimate (DESIGN.md "Points estimate"): the points a cart will earn.
+// POST /points/estimate: the points a cart will earn.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { scopeLevels, scopeNames } from '../../src/domain/access/scopes.js';
 import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
@@ -49,7 +49,7 @@ beforeAll(async () => {
 const estimate = (body: unknown, key = api) => key.rest('POST', '/v1/points/estimate', body);
 
 describe('POST /v1/points/estimate', () => {
-  it('answers 200 with the DESIGN.md shape, rules + booster, in the shop currency', async () => {
+  it('answers 200 in the contract shape, rules + booster, in the shop currency', async () => {
     const res = await estimate({ subtotal: 120 });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);

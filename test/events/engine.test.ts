@@ -1,4 +1,4 @@
-// The loyalty engine (issue 4): orders, refunds, activities, referrals and expiry recorded
+// The loyalty engine: orders, refunds, activities, referrals and expiry recorded
 // through the domain functions, read back through the public REST API.
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';

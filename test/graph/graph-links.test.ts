@@ -1,4 +1,4 @@
-// Issue 11 section 1: the public GraphQL face is a graph. A customer links to its records
+// The public GraphQL face is a graph. A customer links to its records
 // (each link answering what its REST twin answers, under the twin's scope), a held reward to its
 // catalogue reward, a membership to its tier; a page of customers with their links runs a
 // constant number of statements; and REST answers keep exactly the keys of the committed

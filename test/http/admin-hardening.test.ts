@@ -1,4 +1,4 @@
-// The admin API's front door (issue 14): a client address that keeps sending wrong admin
+// The admin API's front door: a client address that keeps sending wrong admin
 // tokens is locked out for a while (each failure logged without the token), and each admin
 // token has a request budget like an API key. Behind a load balancer the client address comes
 // from X-Forwarded-For as TRUST_PROXY says (never otherwise), so one address's failures lock

@@ -1,4 +1,4 @@
-// The admin app's session rules (issue 13): sign in once with the admin token, then an
+// The admin app's session rules: sign in once with the admin token, then an
 // HttpOnly, SameSite=Strict session cookie scoped to /admin (Secure behind HTTPS), kept
 // server-side as a hash with idle and absolute expiry; CSRF token on every GraphQL request and
 // on sign-out; /admin refuses cross-origin requests; failed sign-ins share the admin lockout.

@@ -1,4 +1,4 @@
-// CORS (issue 14): no page of another origin may call the API unless the operator lists its
+// CORS: no page of another origin may call the API unless the operator lists its
 // origin (CORS_ORIGINS); keys travel in the Authorization header, so no credentials are allowed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.js';

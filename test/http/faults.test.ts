@@ -1,4 +1,4 @@
-// Issue 5, faults: the database going away mid-run answers 503 service_unavailable and the
+// Faults: the database going away mid-run answers 503 service_unavailable and the
 // service recovers by itself when it returns; SIGTERM during a burst of writes finishes
 // in-flight requests, and exactly the requests that got 201 are in the ledger.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

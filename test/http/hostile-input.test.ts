@@ -1,4 +1,4 @@
-// Issue 5: every route tried with 2,500 generated hostile requests (wrong types,
+// Every route tried with 2,500 generated hostile requests (wrong types,
 // huge numbers and strings, unicode, injection, duplicated parameters, wrong content
 // types, other merchants' ids): never a 5xx, every error in the envelope, and a refused
 // request changes no balance. GraphQL's transports and faces: graphql-errors.test.ts.

@@ -83,12 +83,47 @@ describe('Idempotency-Key', () => {
   it('answers 409 idempotency_in_progress while the first request runs', async () => {
     const customer = await newCustomer(app, merchantId);
     const key = randomUUID();
-    const results = await Promise.all(Array.from({ length: 8 }, () => credit(customer.platformId, key)));
-    const statuses = results.map((r) => r.status).sort();
-    expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1);
-    expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
-    for (const r of results.filter((x) => x.status === 409)) expect(r.body.error.code).toBe('idempotency_in_progress');
+    // the key is checked (and cached) before the race, so both requests' first statement is
+    // the read of the key's stored answer
+    expect((await api.rest('GET', `/v1/customers/balance?customer_id=${customer.platformId}`)).status).toBe(200);
+    // A transaction of the test's own holds the customer's row. On PostgreSQL the request that
+    // claims the key first then waits for that row, holding its claim, so the other one's claim
+    // waits past its patience and is refused. The embedded database runs one transaction at a
+    // time: both requests read "no answer yet" while the test's transaction holds it, and
+    // whichever claims second finds the first's claim, not an answer.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
+    const lock = app.db.$transaction(
+      async (tx) => {
+        await tx.$queryRaw`SELECT id FROM customers WHERE merchant_id = ${merchantId}::uuid AND id = ${customer.id}::uuid FOR UPDATE`;
+        holding();
+        await released;
+      },
+      { timeout: 30_000 },
+    );
+    await held;
+    const answers = [credit(customer.platformId, key), credit(customer.platformId, key)];
+    // the refused one answers while the row is still held (PostgreSQL); the embedded database
+    // lets nothing through until the test's transaction ends
+    const first = process.env.TEST_DATABASE_URL ? await Promise.race(answers) : undefined;
+    if (!process.env.TEST_DATABASE_URL) await new Promise((r) => setTimeout(r, 500));
+    release();
+    await lock;
+    const results = await Promise.all(answers);
+    if (first) expect(first).toMatchObject({ status: 409, body: { error: { code: 'idempotency_in_progress' } } });
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect(results.find((r) => r.status === 409)?.body.error.code).toBe('idempotency_in_progress');
     expect(await balanceOf(customer.id)).toBe(10);
+    // the refused request left the key to the first: a retry now replays the first's answer
+    const retry = await credit(customer.platformId, key);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual(results.find((r) => r.status === 201)?.body);
   });
 
   it('stores nothing for a request that failed validation: the key can be reused', async () => {

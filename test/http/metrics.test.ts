@@ -1,4 +1,4 @@
-// GET /metrics (issue 14): Prometheus text behind METRICS_TOKEN, whose counters agree with
+// GET /metrics: Prometheus text behind METRICS_TOKEN, whose counters agree with
 // the requests sent (read as differences between two scrapes: the registry is the process's).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Several instances on one database (issue 10): API keys are cached per process, and a
+// Several instances on one database: API keys are cached per process, and a
 // revocation reaches every instance through the database's notifications; on PostgreSQL
 // and Redis, two server processes share key revocation, idempotency keys and rate limits.
 import { randomUUID } from 'node:crypto';

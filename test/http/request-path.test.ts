@@ -1,4 +1,4 @@
-// Issue 5: rate limits, body limits, content types, request ids, health and readiness.
+// Rate limits, body limits, content types, request ids, health and readiness.
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it, vi } from 'vitest';

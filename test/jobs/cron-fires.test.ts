@@ -14,6 +14,7 @@ const Timekeeper = require('pg-boss/src/timekeeper.js') as new (
   config: object,
 ) => { clockSkew: number; shouldSendIt(cron: string, tz: string, fires?: Map<string, unknown>): boolean };
 
+// the very module object pg-boss's scheduler requires, so a spy on it sees the scheduler's parses
 const cronParser = require('cron-parser') as { parseExpression(cron: string, o: { tz: string; currentDate: Date }): { prev(): Date } };
 
 const firedInLastMinute = (cron: string, tz: string, now: number) =>
@@ -62,5 +63,32 @@ describe('scheduled jobs fire as an unpatched pg-boss would fire them', () => {
       }
     }
     expect(fired).toBeGreaterThan(60); // the every-minute job alone fires on most passes
+  });
+});
+
+describe("pg-boss's scheduler, as patched", () => {
+  it('parses an expression when its last fire time can have changed, not on every pass', () => {
+    const clock = vi.spyOn(Date, 'now');
+    const parses = vi.spyOn(cronParser, 'parseExpression');
+    const keeper = new Timekeeper(null, { schema: 'pgboss', clockMonitorIntervalSeconds: 600, cronMonitorIntervalSeconds: 30 });
+    const pass = (at: string) => {
+      clock.mockReturnValue(Date.parse(at));
+      const fires = new Map<string, unknown>();
+      const fired = keeper.shouldSendIt('5 * * * *', 'UTC', fires);
+      (keeper as unknown as { fires: Map<string, unknown> }).fires = fires;
+      return { fired, remembered: fires.size };
+    };
+    expect(pass('2026-11-02T10:05:10Z')).toEqual({ fired: true, remembered: 1 });
+    const afterFirst = parses.mock.calls.length;
+    expect(afterFirst).toBeGreaterThan(0);
+    // the passes until the next fire (11:05) reuse what the first remembered; unpatched, the
+    // scheduler keeps nothing between passes and parses the expression on each one
+    expect(pass('2026-11-02T10:05:40Z')).toEqual({ fired: true, remembered: 1 });
+    expect(pass('2026-11-02T10:30:00Z')).toEqual({ fired: false, remembered: 1 });
+    expect(pass('2026-11-02T11:04:59Z')).toEqual({ fired: false, remembered: 1 });
+    expect(parses.mock.calls.length).toBe(afterFirst);
+    // once the next fire has passed, it is parsed again
+    expect(pass('2026-11-02T11:05:20Z')).toEqual({ fired: true, remembered: 1 });
+    expect(parses.mock.calls.length).toBeGreaterThan(afterFirst);
   });
 });

@@ -1,4 +1,4 @@
-// Issue 5: the ledger under concurrency. Exact outcomes for racing debits, credits and
+// The ledger under concurrency. Exact outcomes for racing debits, credits and
 // redemptions; a randomised mix over two merchants after which every balance equals the
 // sum of its transactions, none is negative, and no row crosses merchants. No 5xx.
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Pending points (issue 12, section 3): with the merchant's points_pending_days, the points an
+// Pending points: with the merchant's points_pending_days, the points an
 // order earns are held (a pending activity, points_pending on the balance, not spendable, no
 // ledger transaction) until approvePendingPoints credits them through the ledger; a refund
 // before that voids them. The balance always equals the sum of its transactions.
@@ -209,10 +209,10 @@ describe('pending points', () => {
 });
 
 describe('the scheduled approval', () => {
-  it('is a job of the registry the workers run (hourly, CALENDAR_CRON): it credits what is due', async () => {
+  it('is a job of the registry the workers run (hourly, PENDING_POINTS_CRON): it credits what is due', async () => {
     const job = schedules.find((j) => j.name === 'pending-points-approval')!;
     const config = testConfig();
-    expect(job.cron(config)).toBe(config.CALENDAR_CRON);
+    expect(job.cron(config)).toBe(config.PENDING_POINTS_CRON);
     const s = await shop(1);
     const c = await newCustomer(app, s.merchant.id);
     await s.order(c.platformId, 'due', 12);

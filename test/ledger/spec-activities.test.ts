@@ -1,4 +1,4 @@
-// Spec 4.1: GET /customers/activities (DESIGN.md "Activity"), REST and GraphQL.
+// Spec 4.1: GET /customers/activities, REST and GraphQL.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { applyPoints } from '../../src/domain/ledger/ledger.js';
 import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';

@@ -1,4 +1,4 @@
-// The merchant's time zone (issue 15): set through the admin API and the import, and the
+// The merchant's time zone: set through the admin API and the import, and the
 // program's calendar computed in it. Three shops, one in America/Los_Angeles, one in
 // Pacific/Auckland and one in UTC, see the same instants; what each expects is worked out
 // by hand in the comments (LA is UTC-8 in winter, UTC-7 from 2026-03-08 10:00Z; Auckland is

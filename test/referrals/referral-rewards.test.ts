@@ -1,5 +1,5 @@
 // A completed referral issues the referee's reward, and refunding the order that completed it
-// claws the referrer's points back (issue 12, section 4). Driven as the merchant's integration
+// claws the referrer's points back. Driven as the merchant's integration
 // does (admin API: program, referral, orders, refunds), read back through REST.
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';

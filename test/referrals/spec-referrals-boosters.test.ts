@@ -1,5 +1,5 @@
 // Spec 4.1: GET /customers/referrals, GET /referrals/program, GET /booster-campaigns
-// (DESIGN.md "Referral", "Referral program", "Booster campaign"), REST and GraphQL.
+// (REST and GraphQL).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 

@@ -1,5 +1,5 @@
 // Customer rewards: GET /customers/rewards, GET /customers/rewards/redeemable,
-// POST /customers/rewards/redeem (DESIGN.md "Customer reward", "Redeem").
+// POST /customers/rewards/redeem.
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rewardCodes } from '../../src/domain/rewards/redemption.js';
 import type { RewardType } from '../../src/generated/prisma/enums.js';

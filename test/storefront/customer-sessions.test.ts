@@ -1,4 +1,4 @@
-// Customer sessions for headless storefronts (issue 11, section 2), black-box: the merchant's
+// Customer sessions for headless storefronts, black-box: the merchant's
 // backend mints a session through the API, the shopper's browser loads the loyalty panel and
 // redeems a reward with it, and everything else is refused.
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Operations storefronts can pin (issue 11, section 3): automatic persisted queries (a hash
+// Operations storefronts can pin: automatic persisted queries (a hash
 // instead of the document, GET-able) and the merchant's persisted-operations-only mode.
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// CORS per merchant and rate limits per session (issue 11, section 2): a storefront's page may
+// CORS per merchant and rate limits per session: a storefront's page may
 // call /graphql with a customer session only from an origin its merchant allows, and each
 // shopper's session has its own request budget.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// VIP tiers: GET /tiers, GET /customers/tiers, GET /customers/memberships (DESIGN.md shapes).
+// VIP tiers: GET /tiers, GET /customers/tiers, GET /customers/memberships (the contract's shapes).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { reevaluateTier } from '../../src/domain/tiers/standing.js';
 import type { Tier } from '../../src/generated/prisma/client.js';

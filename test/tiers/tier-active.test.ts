@@ -1,4 +1,4 @@
-// Tiers' is_active (issue 12, section 4): set in the admin API and the import; an inactive tier
+// Tiers' is_active: set in the admin API and the import; an inactive tier
 // is skipped when a customer's tier is judged (status, evaluation, earn multiplier) and is left
 // out of the public GET /v1/tiers, like every public list (spec section 3).
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Webhook endpoints in the admin API (issue 12 §2) and the SSRF guard: https only, and no
+// Webhook endpoints in the admin API and the SSRF guard: https only, and no
 // loopback, private, link-local or metadata address, at registration and at delivery.
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Webhooks (issue 12 §2), black-box: endpoints registered through the admin API, changes made
+// Webhooks, black-box: endpoints registered through the admin API, changes made
 // through REST and the admin API, events received by a node:http server on 127.0.0.1 from the
 // job workers (pg-boss over the same database), every signature verified.
 import { randomUUID } from 'node:crypto';

@@ -22,7 +22,7 @@ const AuditQuery = graphql(`
 type Entry = ResultOf<typeof AuditQuery>['audit_log']['data'][number];
 
 /** Who made a change, in words. */
-export function actorText(actor: string): string {
+function actorText(actor: string): string {
   if (actor === 'cli') return 'Command line';
   const [kind, id = ''] = actor.split(/:(.*)/s);
   if (kind === 'session') return `Admin app session ${id.slice(0, 8)}`;
@@ -55,7 +55,7 @@ type Row = { field: string; before: unknown; after: unknown };
 const asRecord = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
 
 /** The fields a change touched: those that differ, or every field of a record created or deleted. */
-export function changedFields(before: unknown, after: unknown): Row[] {
+function changedFields(before: unknown, after: unknown): Row[] {
   const b = asRecord(before);
   const a = asRecord(after);
   if (!b && !a) return [];

@@ -6,7 +6,7 @@ import { createMerchant } from '../../domain/merchants/merchants.js';
 import { importProgram } from '../../domain/program-import/program-import.js';
 import { demoProgram } from './demo-program.js';
 
-export const DEMO_SLUG = 'demo';
+const DEMO_SLUG = 'demo';
 
 export async function bootstrapDemo(db: Db) {
   if ((await db.merchant.count()) > 0) return null;

@@ -18,7 +18,7 @@ export interface CreateKeyInput {
   levels?: Record<string, string>;
 }
 
-export function scopesFor(type: KeyType, levels: Record<string, string> = {}): string[] {
+function scopesFor(type: KeyType, levels: Record<string, string> = {}): string[] {
   if (type === 'full') return fullAccessScopes();
   if (type === 'read_only') return readOnlyScopes();
   const result = customScopes(levels);

@@ -1,9 +1,9 @@
-// Customer sessions (issue 11): the merchant's backend (an API key with write:customers) mints
+// Customer sessions: the merchant's backend (an API key with write:customers) mints
 // a short-lived token for one logged-in shopper, which the storefront's browser sends to
 // /graphql. The token is a JWT signed with HS256 by the merchant's own secret
 // (storefront-settings.ts): verifying it needs no row of its own, and rotating the secret
 // ends every session of that merchant. A session is a principal like an API key, with the
-// read grants a shopper needs and write:rewards; it sees only its own customer (customerInView).
+// read grants a shopper needs and write:rewards; it sees only its own customer (visibleCustomer).
 // A session can be ended on its own (sign-out) or renewed into a new token before it expires;
 // either ends its token id (jti) for good: ended-sessions.ts keeps every instance's list of
 // them in memory, so refusing an ended token reads no row per request. The token names the
@@ -26,7 +26,7 @@ const AUDIENCE = 'storefront';
 const ALGORITHM = 'HS256';
 
 /** What a shopper's session may do: read its own records and the public program, and redeem. */
-export const sessionGrants: readonly ScopeGrant[] = [
+const sessionGrants: readonly ScopeGrant[] = [
   'read:customers',
   'write:rewards',
   'read:transactions',
@@ -205,37 +205,37 @@ export async function renewCustomerSession(db: Db, change: SessionChange & { exp
 }
 
 /** Who a request acts as: its merchant, and its principal when it has one (admin faces: none). */
-export interface View {
+export interface Viewer {
   merchantId: string;
   principal: { kind: string; customerId?: string } | null;
 }
 
-const sessionCustomerOf = (view: View) => (view.principal?.kind === 'session' ? view.principal.customerId : undefined);
+const sessionCustomerOf = (viewer: Viewer) => (viewer.principal?.kind === 'session' ? viewer.principal.customerId : undefined);
 
 /**
  * The customer a customer-scoped field names. A session names its own customer when the
  * request names none, and another customer (even an existing one) is not_found.
  */
-export async function customerInView(db: Db, view: View, ref: CustomerRef) {
-  const own = sessionCustomerOf(view);
-  if (!own) return findCustomer(db, view.merchantId, ref);
+export async function visibleCustomer(db: Db, viewer: Viewer, ref: CustomerRef) {
+  const own = sessionCustomerOf(viewer);
+  if (!own) return findCustomer(db, viewer.merchantId, ref);
   const named = ref.customer_id || ref.email; // as sent: findCustomer refuses a malformed one
   const customer = named
-    ? await findCustomer(db, view.merchantId, ref)
-    : await db.customer.findFirst({ where: { id: own, merchantId: view.merchantId } });
+    ? await findCustomer(db, viewer.merchantId, ref)
+    : await db.customer.findFirst({ where: { id: own, merchantId: viewer.merchantId } });
   if (!customer || customer.id !== own) throw notFound('Customer');
   return customer;
 }
 
 /** The same rule for a record already loaded by its id: a session sees only its own customer. */
-export function confineToView<T extends { id: string }>(view: View, customer: T): T {
-  const own = sessionCustomerOf(view);
+export function confineToViewer<T extends { id: string }>(viewer: Viewer, customer: T): T {
+  const own = sessionCustomerOf(viewer);
   if (own && customer.id !== own) throw notFound('Customer');
   return customer;
 }
 
 /** A field where naming a customer is optional (the estimate): a session is always its own customer. */
-export function optionalCustomerInView(db: Db, view: View) {
+export function optionalVisibleCustomer(db: Db, viewer: Viewer) {
   return (customerId: string | null | undefined) =>
-    customerId || sessionCustomerOf(view) ? customerInView(db, view, { customer_id: customerId }) : Promise.resolve(null);
+    customerId || sessionCustomerOf(viewer) ? visibleCustomer(db, viewer, { customer_id: customerId }) : Promise.resolve(null);
 }

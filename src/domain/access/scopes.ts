@@ -33,7 +33,7 @@ export const scopeDescriptions: Record<ScopeName, string> = {
   booster_campaigns: 'View active booster campaigns; no write endpoints exist',
   events: 'Read the events feed: every webhook event of the retention period (at least 30 days)',
 };
-export type Access = 'read' | 'write';
+type Access = 'read' | 'write';
 export type ScopeGrant = `${Access}:${ScopeName}`;
 
 /** The kinds of key (spec section 5): Full Access, Read-Only, or Custom (per scope). */
@@ -42,7 +42,7 @@ export type KeyType = (typeof keyTypes)[number];
 
 export const scopeNames = Object.keys(scopeLevels) as ScopeName[];
 
-export function isScopeName(name: string): name is ScopeName {
+function isScopeName(name: string): name is ScopeName {
   return Object.hasOwn(scopeLevels, name);
 }
 

@@ -136,7 +136,7 @@ export function auditResourceType(returnType: string): string {
 }
 
 /** Reads the resource as stored (null when the type has no reader or the row is missing). */
-export async function readResource(db: Db, merchantId: string, type: string, id: string | null): Promise<unknown> {
+async function readResource(db: Db, merchantId: string, type: string, id: string | null): Promise<unknown> {
   const reader = readers[type] ?? modelReader(type);
   if (!reader) return null;
   try {

@@ -4,7 +4,7 @@
 // later (webhook endpoints and their signing secrets) is covered without naming it here.
 import { isWellFormed } from '../access/tokens.js';
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Field names that hold secrets (or their hashes, prefixes of secrets stay: they name a key in listings). */
 const SECRET_FIELD = /token(?!_?prefix)|secret|hash|password|passphrase|signing|^key$|private/i;

@@ -1,4 +1,4 @@
-// Customer profiles (DESIGN.md "Customer"): the list with its filters and one customer,
+// Customer profiles: the list with its filters and one customer,
 // each with its tier's id and name (the list loads them in the same query).
 // Also used by the admin API (src/graphql/types/customers.ts, customer-writes.ts).
 import type { Db } from '../../db/client.js';

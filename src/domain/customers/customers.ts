@@ -51,7 +51,7 @@ function customerRef(ref: CustomerRef) {
  * Customers `c` of the merchant with this platform id (at most one). An erased customer is a
  * tombstone the API no longer finds (domain/privacy/erasure.ts).
  */
-export const platformIdMatches = (merchantId: string, platformId: string) =>
+const platformIdMatches = (merchantId: string, platformId: string) =>
   Prisma.sql`c.merchant_id = ${merchantId}::uuid AND c.platform_id = ${platformId} AND c.erased_at IS NULL`;
 
 /**

@@ -1,4 +1,4 @@
-// Booster campaigns (DESIGN.md "Booster campaign"): multipliers on earning rules for a
+// Booster campaigns: multipliers on earning rules for a
 // period. The ones in force, as the public API lists them and the calculator applies them,
 // and their configuration by the admin API and the import, in the public field names.
 import { z } from 'zod';

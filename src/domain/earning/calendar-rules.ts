@@ -1,4 +1,4 @@
-// Earning rules that pay without an event (issue 12's calendar job; `loyalty calendar pay`):
+// Earning rules that pay without an event (the hourly calendar job; `loyalty calendar pay`):
 // `birthday` rules on the customer's birthday and `anniversary` rules on the yearly return of
 // the day the customer joined, both days of the merchant's calendar (shared/calendar.ts).
 // Each award goes through recordActivity, the path a platform's own birthday event takes, so
@@ -10,7 +10,7 @@ import { recordActivity } from '../events/activities.js';
 import { addPeriods, isCalendarDate, localDate, startOfLocalDate, yearlyMonthDays } from '../shared/calendar.js';
 import { AppError } from '../shared/errors.js';
 
-export type CalendarCampaign = 'birthday' | 'anniversary';
+type CalendarCampaign = 'birthday' | 'anniversary';
 const campaigns: CalendarCampaign[] = ['birthday', 'anniversary'];
 
 export interface CalendarPayReport {
@@ -27,8 +27,7 @@ export interface CalendarPayReport {
 const BATCH = 500;
 
 /** The event id of one yearly calendar award: one per customer, campaign type and local year. */
-export const calendarEventId = (campaign: CalendarCampaign, year: string, customerId: string) =>
-  `calendar:${campaign}:${year}:${customerId}`;
+const calendarEventId = (campaign: CalendarCampaign, year: string, customerId: string) => `calendar:${campaign}:${year}:${customerId}`;
 
 /** Customers of `merchantId` whose birthday is on the local day `today`, `after` an id (keyset pages). */
 function birthdayCustomers(db: Db, merchantId: string, today: string, after: string) {

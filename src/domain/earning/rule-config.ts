@@ -1,4 +1,4 @@
-// What an earning rule stores (spec 2.1, DESIGN.md "Earning rule conditions"): its
+// What an earning rule stores (GET /earning-rules shows it): its
 // `earning_rule` ({type, value, per_amount}), its `conditions`, and the limit they imply.
 // Pure shapes and rules, no database: the calculator judges a rule with them alone.
 import { z } from 'zod';
@@ -18,14 +18,14 @@ export const earningRuleSchema = z.discriminatedUnion('type', [
 ]);
 export type EarningRuleConfig = z.infer<typeof earningRuleSchema>;
 
-export const limitPeriods = ['day', 'week', 'month', 'year', 'lifetime'] as const;
+const limitPeriods = ['day', 'week', 'month', 'year', 'lifetime'] as const;
 export type LimitPeriod = (typeof limitPeriods)[number];
 export interface Limit {
   count: number;
   period: LimitPeriod;
 }
 
-export const conditionsSchema = z
+const conditionsSchema = z
   .object({
     min_order_subtotal: z.number().nonnegative().nullish(),
     max_points_per_order: z.number().int().positive().nullish(),

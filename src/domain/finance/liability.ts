@@ -21,7 +21,7 @@ export const liabilityGroupings = ['day', 'week', 'month', 'quarter'] as const;
 export type LiabilityGrouping = (typeof liabilityGroupings)[number];
 
 /** Ledger categories that issue points, in the report's order. */
-export const issuedCategories = {
+const issuedCategories = {
   orders: 'issued_order',
   engagement: 'issued_engagement',
   referrals: 'issued_referral',
@@ -29,7 +29,7 @@ export const issuedCategories = {
   import: 'issued_import',
 } as const;
 /** Ledger categories that take points away, shown as positive amounts. */
-export const removedCategories = {
+const removedCategories = {
   reversed: 'reversed',
   redeemed: 'redeemed',
   expired: 'expired',
@@ -40,7 +40,7 @@ export const removedCategories = {
 const MAX_PERIODS = 750;
 const BUCKET_MS = 15 * 60_000;
 
-export interface LiabilityIssued {
+interface LiabilityIssued {
   orders: number;
   engagement: number;
   referrals: number;
@@ -245,7 +245,7 @@ export async function balancesAt(
   };
 }
 
-export const expiryWindows = [30, 60, 90] as const;
+const expiryWindows = [30, 60, 90] as const;
 
 export interface ExpiryWindow {
   days: number;

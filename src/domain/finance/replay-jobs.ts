@@ -15,9 +15,9 @@ export type ReplayJobState = 'queued' | 'running' | 'done' | 'failed' | 'cancell
 export const replayJobStates: ReplayJobState[] = ['queued', 'running', 'done', 'failed', 'cancelled'];
 
 /** A page of 5,000 orders takes well under a second: a worker silent for this long is gone. */
-export const STALE_AFTER_MS = 120_000;
+const STALE_AFTER_MS = 120_000;
 /** Jobs are forgotten this long after they were started. */
-export const REPLAY_JOB_RETENTION_MS = 86_400_000;
+const REPLAY_JOB_RETENTION_MS = 86_400_000;
 
 /** What the queue carries: the job's id is the row's. */
 export interface ReplayJobData {

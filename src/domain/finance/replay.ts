@@ -40,7 +40,7 @@ import { judgeStanding, type LadderTier, type TierMetrics, windowStart } from '.
 import { tierInput, tierRow } from '../tiers/tiers.js';
 
 /** The longest period a replay reports on. */
-export const MAX_REPLAY_DAYS = 731;
+const MAX_REPLAY_DAYS = 731;
 const PAGE = 5_000;
 const DAY_MS = 86_400_000;
 /** Credits older than this before the moment judged can be in no window but lifetime. */
@@ -74,7 +74,6 @@ const draftSections = {
 } as const;
 const section = z.array(z.unknown()).max(1000).nullish();
 const draftShape = z.object({ earning_rules: section, booster_campaigns: section, tiers: section }).strict();
-export type ProgramDraft = { [K in keyof typeof draftSections]?: z.input<(typeof draftSections)[K]>[] | null };
 
 export interface ReplayInput {
   from: string;
@@ -309,7 +308,7 @@ interface Awaiting {
 
 // ---- the report ----
 
-export interface ReplayTotals {
+interface ReplayTotals {
   /** Points the orders of the period were awarded, as recorded. */
   actual: number;
   /** The same orders replayed under the program as it stands: equal to `actual` unless the program changed meanwhile. */
@@ -320,7 +319,7 @@ export interface ReplayTotals {
   difference: number;
 }
 
-export interface ReplayByRule {
+interface ReplayByRule {
   id: string;
   name: string;
   /** Under the program as it stands (the recorded ledger keeps no split by rule). */
@@ -329,7 +328,7 @@ export interface ReplayByRule {
   difference: number;
 }
 
-export interface ReplayByTier {
+interface ReplayByTier {
   id: string | null;
   name: string;
   /** Points recorded for orders of customers in this tier at the time (judged by the replay of the program as it stands). */
@@ -339,7 +338,7 @@ export interface ReplayByTier {
   difference: number;
 }
 
-export interface ReplayCustomer {
+interface ReplayCustomer {
   id: string;
   customer_id: string | null;
   actual: number;

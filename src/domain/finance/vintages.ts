@@ -12,9 +12,9 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { parseInput } from '../shared/validation.js';
 
 /** A cohort counts towards the estimate once this many months old. */
-export const MATURE_MONTHS = 12;
+const MATURE_MONTHS = 12;
 
-export interface VintageMonth {
+interface VintageMonth {
   /** YYYY-MM: the local month the points were taken in. */
   month: string;
   redeemed: number;

@@ -1,4 +1,4 @@
-// The customer-visible activity log (DESIGN.md "Activity"): the one way a row is written, and
+// The customer-visible activity log: the one way a row is written, and
 // the list, newest first by when it happened.
 import type { Db } from '../../db/client.js';
 import { columnsOf } from '../../db/sql.js';

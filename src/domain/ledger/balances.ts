@@ -1,4 +1,4 @@
-// A customer's points balance (DESIGN.md "Balance").
+// A customer's points balance.
 import type { Db } from '../../db/client.js';
 import { rowsOf } from '../../db/sql.js';
 import { type Customer, Prisma } from '../../generated/prisma/client.js';

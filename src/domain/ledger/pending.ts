@@ -1,4 +1,4 @@
-// Pending points (issue 12, section 3): a merchant with `points_pending_days` > 0 (its return
+// Pending points: a merchant with `points_pending_days` > 0 (its return
 // window) holds the points an order earns as a `pending` activity: counted in the balance's
 // points_pending, not spendable, not a ledger transaction. `approvePendingPoints` (a cron job,
 // or `loyalty approve-pending`) credits those older than the window through the ledger, which

@@ -1,4 +1,4 @@
-// A customer's points transaction history (DESIGN.md "Points transaction"), newest first.
+// A customer's points transaction history, newest first.
 import type { Db } from '../../db/client.js';
 import { columnsOf } from '../../db/sql.js';
 import { type PointsTransaction, Prisma } from '../../generated/prisma/client.js';

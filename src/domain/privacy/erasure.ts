@@ -29,21 +29,21 @@ export interface ErasedCustomer {
   points_balance: number;
 }
 
-export interface ErasureContext {
+interface ErasureContext {
   merchantId: string;
   customerId: string;
   needles: Needles;
 }
 
 /** A step that takes the customer's personal data out of one copy. */
-export type ErasureStep = (tx: Tx, erasure: ErasureContext) => Promise<unknown>;
+type ErasureStep = (tx: Tx, erasure: ErasureContext) => Promise<unknown>;
 
 /**
  * Rewrites, in every row of `table` of the merchant whose JSON (or JSON text) `columns`
  * mention one of the needles, the matching strings to ERASED. Candidate rows are found in
  * SQL (a text search); the rewrite is done here, on the parsed JSON.
  */
-export async function scrubJsonColumn(
+async function scrubJsonColumn(
   tx: Tx,
   { merchantId, needles }: ErasureContext,
   table: string,
@@ -88,7 +88,7 @@ export function needlesOf(customer: { platformId: string; email: string; firstNa
 }
 
 /** Every copy of a customer's personal data outside its own row. */
-export const erasureSteps: ErasureStep[] = [
+const erasureSteps: ErasureStep[] = [
   // referrals that named the customer as referee: the email goes, the referral (and the
   // referrer's points) stays; referrals the customer made name other people and stay
   async (tx, { merchantId, customerId, needles }) => {

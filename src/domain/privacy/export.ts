@@ -12,7 +12,7 @@ import { MAX_PER_PAGE, type PageArgs, type Paginated } from '../shared/paginatio
 import { listMemberships } from '../tiers/standing.js';
 
 /** Every row of a paged read, page after page. */
-export async function allPages<T>(read: (args: PageArgs) => Promise<Paginated<T>>): Promise<T[]> {
+async function allPages<T>(read: (args: PageArgs) => Promise<Paginated<T>>): Promise<T[]> {
   const rows: T[] = [];
   for (let page = 1; ; page++) {
     const { data, meta } = await read({ page, per_page: MAX_PER_PAGE });
@@ -31,7 +31,7 @@ function plain(value: unknown): unknown {
   });
 }
 
-export const EXPORT_FORMAT = 'loyalty.customer-export/1';
+const EXPORT_FORMAT = 'loyalty.customer-export/1';
 
 /** The export of the merchant's customer named by `id` (internal uuid or platform id); 404 when erased. */
 export async function exportCustomer(db: Db, merchantId: string, id: string) {

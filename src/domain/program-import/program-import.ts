@@ -19,7 +19,7 @@ import { MAX_BALANCE } from '../shared/limits.js';
 import { detailsFromZod } from '../shared/validation.js';
 import { tierInput, tierRow, tiersChanged } from '../tiers/tiers.js';
 
-export const importCustomerInput = customerInput.extend({
+const importCustomerInput = customerInput.extend({
   points_balance: z.number().int().min(0).max(MAX_BALANCE).optional(),
 });
 
@@ -55,7 +55,7 @@ export interface ImportSummary {
 }
 
 /** Records per list; the whole file is one database transaction. */
-export const MAX_RECORDS = 100_000;
+const MAX_RECORDS = 100_000;
 const CHUNK = 5_000;
 const IMPORT_TIMEOUT_MS = 15 * 60_000;
 const OPENING_BALANCE = 'Opening balance (import)';

@@ -1,4 +1,4 @@
-// The merchant's one referral program (DESIGN.md "Referral program"): what the public API
+// The merchant's one referral program: what the public API
 // shows of it, and its configuration by the admin API and the import, in the public field
 // names. The referee's reward has a reward's `reward_rule` (rewards/reward-rules.ts).
 import { z } from 'zod';

@@ -1,5 +1,4 @@
-// What the public API reads of referrals: a customer's referrals, as referrer
-// (DESIGN.md "Referral").
+// What the public API reads of referrals: a customer's referrals, as referrer.
 import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { type CursorArgs, connectEach, type OwnedList, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';

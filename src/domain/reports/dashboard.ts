@@ -23,12 +23,12 @@ export const dashboardRanges = {
   last_12_months: { days: 365, bucket: 'month' },
 } as const;
 /** A preset, or `custom`: the local dates the caller gives (`from_date` to `to_date`, both included). */
-export type DashboardRange = keyof typeof dashboardRanges | 'custom';
-export type Bucket = (typeof dashboardRanges)[keyof typeof dashboardRanges]['bucket'];
+type DashboardRange = keyof typeof dashboardRanges | 'custom';
+type Bucket = (typeof dashboardRanges)[keyof typeof dashboardRanges]['bucket'];
 /** The longest custom range, in local days (two years and a leap day). */
 export const MAX_CUSTOM_DAYS = 731;
 
-export interface PointsPeriod {
+interface PointsPeriod {
   period_start: Date;
   issued: number;
   redeemed: number;

@@ -44,7 +44,7 @@ export interface Redemption extends CustomerRewardRecord {
 }
 
 /** The status a client sees: an issued code past its expiry is expired. */
-export function effectiveStatus(status: CustomerRewardStatus, expiresAt: Date | null, now = new Date()) {
+function effectiveStatus(status: CustomerRewardStatus, expiresAt: Date | null, now = new Date()) {
   return status === 'issued' && expiresAt && expiresAt <= now ? 'expired' : status;
 }
 

@@ -1,4 +1,4 @@
-// A reward's `reward_rule` (DESIGN.md "Reward rule"): its shape per reward type, used by the
+// A reward's `reward_rule`: its shape per reward type, used by the
 // reward catalogue and by the referral program's referee reward.
 import { z } from 'zod';
 import type { RewardType } from '../../generated/prisma/enums.js';
@@ -11,7 +11,7 @@ const common = {
 };
 
 /** The stored `reward_rule` per reward type; `points_required` is derived from points_cost. */
-export const rewardRuleSchemas = {
+const rewardRuleSchemas = {
   fixed_discount: z.object({ discount_value: money.positive(), ...common }).strict(),
   percentage_discount: z.object({ discount_value: z.number().min(1).max(100), max_discount_amount: money.nullish(), ...common }).strict(),
   free_shipping: z.object({ max_shipping_amount: money.nullish(), ...common }).strict(),

@@ -1,4 +1,4 @@
-// The merchant's calendar (issue 15): every calendar notion of the program (limit periods,
+// The merchant's calendar: every calendar notion of the program (limit periods,
 // rule dates, tier windows, expiry dates, dashboard buckets, birthdays) is computed here, in
 // the merchant's IANA time zone, with @date-fns/tz over date-fns: no offset arithmetic of our
 // own, so a daylight-saving change neither creates nor loses a day (a local day is 23 or 25
@@ -23,7 +23,7 @@ import { z } from 'zod';
 export const DEFAULT_TIMEZONE = 'UTC';
 
 /** The canonical spelling of an IANA zone name, or null when the platform does not know it. */
-export function canonicalTimeZone(name: string): string | null {
+function canonicalTimeZone(name: string): string | null {
   // zone names only: Node 24 also takes offsets like "+01:00", which are not a place's calendar
   if (name !== 'UTC' && !/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(name)) return null;
   try {

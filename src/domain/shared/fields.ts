@@ -49,7 +49,7 @@ const ANY_REFUSED = /(?!\u0020)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Zs}\p{Cs}]/u;
 const codePoint = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
 /** What is wrong with `value` as an identifier, in plain words; null when it is a valid one. */
-export function identifierProblem(value: string): string | null {
+function identifierProblem(value: string): string | null {
   const found = ANY_REFUSED.exec(value);
   if (found) {
     const char = found[0];

@@ -6,7 +6,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { parseInput } from './validation.js';
 
 export const MAX_PER_PAGE = 100;
-export const DEFAULT_PER_PAGE = 20;
+const DEFAULT_PER_PAGE = 20;
 
 export interface PageArgs {
   page?: number | null;
@@ -70,7 +70,7 @@ export function paginated<T>(page: Page, data: T[], total: number): Paginated<T>
   };
 }
 
-/** Lists are newest first unless said otherwise (DESIGN.md); ties go by id, so pages never overlap. */
+/** Lists are newest first unless their route says otherwise; ties go by id, so pages never overlap. */
 export const newestFirst = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
 
 /** Runs the page query and the count together. */

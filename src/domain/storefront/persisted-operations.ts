@@ -1,4 +1,4 @@
-// A merchant's persisted operations (issue 11, section 3): GraphQL documents stored by the
+// A merchant's persisted operations: GraphQL documents stored by the
 // sha256 of their text, the hash the APQ protocol sends (`extensions.persistedQuery.sha256Hash`).
 // In the merchant's persisted-operations-only mode /graphql runs these documents and no
 // other. Reads go through the storefront cache (storefront-settings.ts), which every change

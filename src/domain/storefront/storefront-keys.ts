@@ -23,13 +23,13 @@ import { isUuid } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 import { type Storefront, storefrontChanged } from './storefront-settings.js';
 
-export const PUBLISHABLE_PREFIX = 'lpk_pub_';
+const PUBLISHABLE_PREFIX = 'lpk_pub_';
 const MERCHANT_HEX = 32;
 const RANDOM_LENGTH = 24;
 const CHECK_LENGTH = 6;
 const KEY_LENGTH = PUBLISHABLE_PREFIX.length + MERCHANT_HEX + RANDOM_LENGTH + CHECK_LENGTH;
 /** Live keys a merchant may hold: each instance keeps them all with the merchant's settings. */
-export const MAX_LIVE_KEYS = 20;
+const MAX_LIVE_KEYS = 20;
 
 const hexOf = (uuid: string) => uuid.replace(/-/g, '').toLowerCase();
 const uuidOf = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
@@ -43,7 +43,7 @@ function newKey(merchantId: string) {
 export const isPublishableKey = (token: string) => token.startsWith(PUBLISHABLE_PREFIX);
 
 /** The merchant a publishable key names, or undefined for a malformed or mistyped one. */
-export function merchantOfKey(key: string): string | undefined {
+function merchantOfKey(key: string): string | undefined {
   if (key.length !== KEY_LENGTH || !isPublishableKey(key)) return undefined;
   const body = key.slice(PUBLISHABLE_PREFIX.length, KEY_LENGTH - CHECK_LENGTH);
   if (!/^[0-9a-f]{32}[0-9A-Za-z]{24}$/.test(body) || checksum(body) !== key.slice(-CHECK_LENGTH)) return undefined;

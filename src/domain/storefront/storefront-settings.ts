@@ -28,7 +28,7 @@ const MAX_ORIGINS = 50;
 const newSecret = () => new Uint8Array(randomBytes(SECRET_BYTES));
 
 /** The merchant's settings as stored, or the defaults (no origins, no secret) without a row. */
-export async function readStorefront(db: Db, merchantId: string): Promise<Storefront> {
+async function readStorefront(db: Db, merchantId: string): Promise<Storefront> {
   const [row, keys] = await Promise.all([
     db.storefrontSettings.findUnique({ where: { merchantId } }),
     db.storefrontKey.findMany({ where: { merchantId, revokedAt: null }, select: { id: true, key: true } }),
@@ -69,7 +69,7 @@ export async function storefrontChanged(db: Db, merchantId: string) {
 }
 
 /** What the admin API and the CLI show: never the secret. */
-export function storefrontView(row: { allowedOrigins: string[]; persistedOnly: boolean; updatedAt: Date | null }) {
+function storefrontView(row: { allowedOrigins: string[]; persistedOnly: boolean; updatedAt: Date | null }) {
   return { allowed_origins: row.allowedOrigins, persisted_operations_only: row.persistedOnly, updated_at: row.updatedAt };
 }
 

@@ -1,4 +1,4 @@
-// Re-judging tiers whose window turned (issue 12's calendar job; `loyalty tiers rejudge`): a
+// Re-judging tiers whose window turned (the hourly calendar job; `loyalty tiers rejudge`): a
 // calendar-year window empties at the merchant's local New Year and a rolling 12-month window
 // drops a day of history every day, so a customer holding a tier of either kind may no longer
 // qualify without having done anything. Each such customer is re-judged by reevaluateTier

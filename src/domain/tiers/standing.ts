@@ -139,13 +139,13 @@ export interface TierStanding<T extends LadderTier = Tier> {
  * The tier a customer qualifies for: the highest-position tier whose threshold its own
  * metric reaches; else the default tier (is_default, or the lowest position).
  */
-export async function tierStanding(db: Db, merchantId: string, customerId: string, now = new Date()): Promise<TierStanding> {
+async function tierStanding(db: Db, merchantId: string, customerId: string, now = new Date()): Promise<TierStanding> {
   const [standing] = await tierStandings(db, merchantId, [customerId], now);
   return standing!;
 }
 
 /** The standings of many customers of one merchant, in as many statements as one's. */
-export async function tierStandings(db: Db, merchantId: string, customerIds: readonly string[], now = new Date()): Promise<TierStanding[]> {
+async function tierStandings(db: Db, merchantId: string, customerIds: readonly string[], now = new Date()): Promise<TierStanding[]> {
   const [tiers, zone] = await Promise.all([allTiers(db, merchantId), merchantTimeZone(db, merchantId)]);
   const metricsOf = await customerMetrics(
     db,

@@ -1,4 +1,4 @@
-// VIP tiers (DESIGN.md "Tier"): the merchant's ladder, ordered by position, and its
+// VIP tiers: the merchant's ladder, ordered by position, and its
 // configuration by the admin API and the import, in the public field names. A customer's
 // place on it is judged in standing.ts.
 import { z } from 'zod';

@@ -25,7 +25,7 @@ export interface DeliveryKey {
 }
 
 /** A delivery's job: `startAfter` when the receiver asked to be retried later (Retry-After). */
-export type DeliveryJob = DeliveryKey & { jobId: string; startAfter?: Date };
+type DeliveryJob = DeliveryKey & { jobId: string; startAfter?: Date };
 
 /** Queues one job per delivery on `client`, inside its open transaction. */
 export type Enqueue = (jobs: DeliveryJob[], client: SqlClient) => Promise<void>;
@@ -147,7 +147,7 @@ export const RETRY_AFTER_MAX_SECONDS = 3600;
  * When a 429 or 503 answer asks to be tried again (Retry-After: seconds, or an HTTP date), at
  * least a second and at most RETRY_AFTER_MAX_SECONDS from `now`; undefined: no usable header.
  */
-export function retryAfterTime(attempt: Attempt, now: Date): Date | undefined {
+function retryAfterTime(attempt: Attempt, now: Date): Date | undefined {
   if ((attempt.status !== 429 && attempt.status !== 503) || !attempt.retryAfter) return undefined;
   const value = attempt.retryAfter.trim();
   const ms = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value) - now.getTime();
@@ -249,7 +249,7 @@ export async function attemptDelivery(db: Db, { merchantId, deliveryId }: Delive
   return giveUp ? 'failed' : retryAt ? 'rescheduled' : 'retry';
 }
 
-export function deliveryView(d: Prisma.WebhookDeliveryGetPayload<{ include: { event: { select: { type: true } } } }>) {
+function deliveryView(d: Prisma.WebhookDeliveryGetPayload<{ include: { event: { select: { type: true } } } }>) {
   return {
     id: d.id,
     endpoint_id: d.endpointId,

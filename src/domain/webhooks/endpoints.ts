@@ -42,7 +42,7 @@ export function signingSecrets(e: Secrets, now: Date): string[] {
 }
 
 /** An endpoint in the API's field names; `secret` only when just created or rotated. */
-export function endpointView(e: WebhookEndpoint, secret?: string, now = new Date()) {
+function endpointView(e: WebhookEndpoint, secret?: string, now = new Date()) {
   return {
     id: e.id,
     url: e.url,

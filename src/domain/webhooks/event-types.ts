@@ -15,7 +15,7 @@ import {
 } from '../../generated/prisma/enums.js';
 
 /** The schema version every body carries (`"version"`); bumped only when a field is removed or changes meaning. */
-export const EVENT_VERSION = 1;
+const EVENT_VERSION = 1;
 
 const values = <T extends Record<string, string>>(e: T) => Object.values(e) as [T[keyof T], ...T[keyof T][]];
 const timestamp = z.iso.datetime().describe('ISO 8601, UTC');
@@ -152,10 +152,8 @@ export const webhookEventTypes = (Object.keys(eventTypes) as EventTypeName[]).fi
   ...EventTypeName[],
 ];
 
-export type WebhookEventType = (typeof webhookEventTypes)[number];
-
 /** The whole delivered body of an event of `type`. */
-export function eventBodySchema(type: EventTypeName) {
+function eventBodySchema(type: EventTypeName) {
   return z.object({
     id: id.describe('The event id: the same on every attempt and redelivery (also the webhook-id header)'),
     type: z.literal(type),

@@ -53,7 +53,7 @@ export function isPublicAddress(address: string): boolean {
   return false;
 }
 
-export class UnsafeUrlError extends Error {}
+class UnsafeUrlError extends Error {}
 
 /** Why `url` may not receive webhooks (undefined: it may), after resolving its host. */
 export async function checkWebhookUrl(url: string, allowPrivate: boolean): Promise<string | undefined> {

@@ -1,5 +1,5 @@
 // The activity log: GET /customers/activities, and the admin's customer page.
-import { customerInView } from '../../domain/access/customer-sessions.js';
+import { visibleCustomer } from '../../domain/access/customer-sessions.js';
 import { activityConnections, activityPages, listActivities } from '../../domain/ledger/activity-log.js';
 import { builder, forShoppers } from '../builder.js';
 import { ActivityStatusEnum } from '../enums.js';
@@ -48,7 +48,7 @@ builder.queryFields((t) => {
       authScopes: { scope: 'read:activities' },
       args: { ...customerRefArgs, ...pageArgs },
       resolve: async (_root, args, ctx) => {
-        const customer = await customerInView(ctx.db, ctx, args);
+        const customer = await visibleCustomer(ctx.db, ctx, args);
         return listActivities(ctx.db, ctx.merchantId, customer.id, args);
       },
     }),

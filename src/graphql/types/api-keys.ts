@@ -69,7 +69,7 @@ const keyFields = (t: PothosSchemaTypes.ObjectFieldBuilder<Types, KeyView>) => (
   created_at: t.expose('created_at', { type: 'DateTime' }),
 });
 
-export const ApiKeyRef = builder.objectRef<KeyView>('ApiKey').implement({
+const ApiKeyRef = builder.objectRef<KeyView>('ApiKey').implement({
   subGraphs: ['admin'],
   description: 'An API key of the public API; the key itself is shown only once, at creation',
   fields: (t) => ({

@@ -1,8 +1,8 @@
 // Customer rewards: GET /customers/rewards, GET /customers/rewards/redeemable,
-// POST /customers/rewards/redeem (DESIGN.md "Customer reward", "Redeem").
+// POST /customers/rewards/redeem.
 
 import type { ObjectFieldBuilder } from '@pothos/core';
-import { customerInView } from '../../domain/access/customer-sessions.js';
+import { visibleCustomer } from '../../domain/access/customer-sessions.js';
 import {
   type CustomerRewardRecord,
   customerRewardConnections,
@@ -78,7 +78,7 @@ builder.queryFields((t) => ({
     authScopes: { scope: 'read:rewards' },
     args: { ...customerRefArgs, ...pageArgs },
     resolve: async (_root, args, ctx) => {
-      const customer = await customerInView(ctx.db, ctx, args);
+      const customer = await visibleCustomer(ctx.db, ctx, args);
       return listCustomerRewards(ctx.db, customer, args);
     },
   }),
@@ -93,7 +93,7 @@ builder.queryFields((t) => ({
     authScopes: { scope: 'read:rewards' },
     args: { ...customerRefArgs, ...pageArgs },
     resolve: async (_root, args, ctx) => {
-      const customer = await customerInView(ctx.db, ctx, args);
+      const customer = await visibleCustomer(ctx.db, ctx, args);
       return listRedeemableRewards(ctx.db, customer, args);
     },
   }),
@@ -155,7 +155,7 @@ builder.mutationFields((t) => ({
     authScopes: { scope: 'write:rewards' },
     args: { ...customerRefArgs, reward_id: t.arg.id({ required: true, description: 'The reward to redeem' }) },
     resolve: async (_root, args, ctx) => {
-      const customer = await customerInView(ctx.db, ctx, args);
+      const customer = await visibleCustomer(ctx.db, ctx, args);
       return { data: await redeemReward(ctx.db, customer, { reward_id: String(args.reward_id) }) };
     },
   }),

@@ -1,4 +1,4 @@
-// Customer sessions and what a storefront configures for them (issue 11). Public GraphQL only
+// Customer sessions and what a storefront configures for them. Public GraphQL only
 // (the `graph` sub-graph, which REST never sees): the merchant's backend mints
 // a session for one shopper (`create_customer_session`, write:customers), and the session
 // reads its own customer (`me`). A session is ended (`delete_customer_session`: sign-out) or

@@ -4,7 +4,7 @@
 
 import type { ObjectFieldBuilder, ObjectRef } from '@pothos/core';
 import type { Db } from '../../db/client.js';
-import { confineToView, customerInView } from '../../domain/access/customer-sessions.js';
+import { confineToViewer, visibleCustomer } from '../../domain/access/customer-sessions.js';
 import type { ScopeGrant } from '../../domain/access/scopes.js';
 import { type CustomerProfile, customerProfile, listCustomers } from '../../domain/customers/customer-records.js';
 import { createCustomer, updateCustomer } from '../../domain/customers/customer-writes.js';
@@ -62,7 +62,7 @@ builder.queryFields((t) => ({
     authScopes: { scope: 'read:customers' },
     args: customerRefArgs,
     resolve: async (_root, args, ctx) => {
-      const customer = await customerInView(ctx.db, ctx, args);
+      const customer = await visibleCustomer(ctx.db, ctx, args);
       return { data: await balanceOf(ctx.db, customer) };
     },
   }),
@@ -252,7 +252,7 @@ builder.queryFields((t) => {
       authScopes: { scope: 'read:customers' },
       args: { id: t.arg.id({ required: true, description: 'Internal id (uuid) or platform id' }) },
       resolve: async (_root, args, ctx) => ({
-        data: confineToView(ctx, await customerProfile(ctx.db, ctx.merchantId, String(args.id))),
+        data: confineToViewer(ctx, await customerProfile(ctx.db, ctx.merchantId, String(args.id))),
       }),
     }),
     admin_customers: t.field({

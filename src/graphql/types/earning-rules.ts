@@ -57,7 +57,7 @@ const EarningConditionsRef = builder.objectRef<EarningConditions>('EarningCondit
   }),
 });
 
-export const EarningRuleRef = builder.prismaObject('EarningRule', {
+const EarningRuleRef = builder.prismaObject('EarningRule', {
   subGraphs: ['public', 'admin'],
   fields: (t) => ({
     id: t.exposeID('id'),

@@ -1,7 +1,7 @@
-// Points estimate: POST /points/estimate (DESIGN.md "Points estimate"). The answer comes
+// Points estimate: POST /points/estimate. The answer comes
 // from the calculator that awards real orders, so it equals what the order will earn.
 
-import { optionalCustomerInView } from '../../domain/access/customer-sessions.js';
+import { optionalVisibleCustomer } from '../../domain/access/customer-sessions.js';
 import type { BreakdownEntry } from '../../domain/earning/calculator.js';
 import { estimatePoints } from '../../domain/earning/estimate.js';
 import { builder, forShoppers } from '../builder.js';
@@ -68,7 +68,7 @@ builder.queryFields((t) => ({
       line_items: t.arg({ type: [LineItemInput], description: 'For rules limited to or excluding products' }),
     },
     resolve: async (_root, args, ctx) => ({
-      data: await estimatePoints(ctx.db, ctx.merchantId, args, optionalCustomerInView(ctx.db, ctx)),
+      data: await estimatePoints(ctx.db, ctx.merchantId, args, optionalVisibleCustomer(ctx.db, ctx)),
     }),
   }),
 }));

@@ -1,7 +1,7 @@
 // Referrals. Public: GET /customers/referrals and GET /referrals/program (a merchant without a
 // program answers it too: inactive, null rewards). Admin: the merchant's one referral program,
 // read and set (create or replace).
-import { customerInView } from '../../domain/access/customer-sessions.js';
+import { visibleCustomer } from '../../domain/access/customer-sessions.js';
 import { getReferralProgram, setReferralProgram } from '../../domain/referrals/referral-program.js';
 import { listReferrals, type ReferralRecord, referralConnections, referralPages } from '../../domain/referrals/referral-records.js';
 import type { RewardRule } from '../../domain/rewards/reward-rules.js';
@@ -126,7 +126,7 @@ builder.queryFields((t) => ({
     authScopes: { scope: 'read:referrals' },
     args: { ...customerRefArgs, ...pageArgs },
     resolve: async (_root, args, ctx) => {
-      const customer = await customerInView(ctx.db, ctx, args);
+      const customer = await visibleCustomer(ctx.db, ctx, args);
       return listReferrals(ctx.db, ctx.merchantId, customer.id, args);
     },
   }),

@@ -9,7 +9,7 @@ import { enqueueReplay } from '../../jobs/replay.js';
 import { builder } from '../builder.js';
 
 /** Orders a query replays at most (the history up to `to`): a few seconds' work. */
-export const REPLAY_QUERY_MAX_ORDERS = 250_000;
+const REPLAY_QUERY_MAX_ORDERS = 250_000;
 
 const TotalsRef = builder.objectRef<ReplayReport['issued']>('ReplayTotals').implement({
   subGraphs: ['admin'],

@@ -2,7 +2,7 @@
 // of them by position, create, update. An active tier applies from its threshold (and the default
 // tier to everyone below the first threshold); an inactive one is skipped by evaluation and left
 // out of GET /tiers, so `is_active` is an admin field.
-import { customerInView } from '../../domain/access/customer-sessions.js';
+import { visibleCustomer } from '../../domain/access/customer-sessions.js';
 import {
   type CustomerTierStatus,
   customerTierStatus,
@@ -19,7 +19,7 @@ import { link } from '../links.js';
 import { byIdOf } from '../loaders.js';
 import { CustomerRef, connectionLink, customerIdArgs, customerRefArgs, customerUuid, idsOf, pageLink, perCustomer } from './customers.js';
 
-export const TierRef = builder.prismaObject('Tier', {
+const TierRef = builder.prismaObject('Tier', {
   subGraphs: ['public', 'admin'],
   description: 'A VIP tier, judged on points earned or amount spent in its window, never on the spendable balance',
   fields: (t) => ({
@@ -179,7 +179,7 @@ builder.queryFields((t) => {
       authScopes: { scope: 'read:tiers' },
       args: customerRefArgs,
       resolve: async (_root, args, ctx) => {
-        const customer = await customerInView(ctx.db, ctx, args);
+        const customer = await visibleCustomer(ctx.db, ctx, args);
         return { data: await customerTierStatus(ctx.db, ctx.merchantId, customer.id) };
       },
     }),
@@ -198,7 +198,7 @@ builder.queryFields((t) => {
       authScopes: { scope: 'read:customers' },
       args: { ...customerRefArgs, ...pageArgs },
       resolve: async (_root, args, ctx) => {
-        const customer = await customerInView(ctx.db, ctx, args);
+        const customer = await visibleCustomer(ctx.db, ctx, args);
         return listMemberships(ctx.db, ctx.merchantId, customer.id, args);
       },
     }),

@@ -1,5 +1,5 @@
 // Points transactions: GET and POST /customers/transactions (spec 2.3, 4.2).
-import { customerInView } from '../../domain/access/customer-sessions.js';
+import { visibleCustomer } from '../../domain/access/customer-sessions.js';
 import { type CustomerProfile, customerProfile } from '../../domain/customers/customer-records.js';
 import { platformIdOf } from '../../domain/customers/customers.js';
 import { adjustPoints, parseAdjustment } from '../../domain/ledger/adjustments.js';
@@ -82,7 +82,7 @@ builder.queryFields((t) => {
       authScopes: { scope: 'read:transactions' },
       args: { ...customerRefArgs, ...pageArgs },
       resolve: async (_root, args, ctx) => {
-        const customer = await customerInView(ctx.db, ctx, args);
+        const customer = await visibleCustomer(ctx.db, ctx, args);
         return listTransactions(ctx.db, ctx.merchantId, customer.id, args);
       },
     }),

@@ -1,7 +1,7 @@
 // The admin app's session cookie: HttpOnly (no script reads it), SameSite=Strict (no other
 // site's page sends it), Path=/admin (only the app's own requests carry it), Secure when the
 // request came over HTTPS (directly or, behind a proxy, X-Forwarded-Proto: https).
-export const SESSION_COOKIE = 'loyalty_admin_session';
+const SESSION_COOKIE = 'loyalty_admin_session';
 
 /** The scheme and host the browser used: the request's, or the proxy's X-Forwarded-* ones. */
 export function ownOrigin(request: Request): string {
@@ -12,7 +12,7 @@ export function ownOrigin(request: Request): string {
   return `${proto}://${host}`;
 }
 
-export const isHttps = (request: Request) => ownOrigin(request).startsWith('https://');
+const isHttps = (request: Request) => ownOrigin(request).startsWith('https://');
 
 /** The session id the request's cookie holds, if any. */
 export function sessionIdOf(request: Request): string | undefined {

@@ -10,7 +10,7 @@ import { AppError } from '../../domain/shared/errors.js';
 import { projectRoot } from '../../project-root.js';
 import { checkRequest } from '../plugins/checks.js';
 
-export const APP_PATH = '/admin';
+const APP_PATH = '/admin';
 /** The repository's admin-app/dist. */
 export const APP_DIST = path.join(projectRoot, 'admin-app/dist');
 

@@ -26,8 +26,8 @@ import { checkRequest } from '../plugins/checks.js';
 import { sessionCookie, sessionIdOf } from './cookie.js';
 
 export const SESSION_PATH = '/admin/session';
-export const SESSION_POLICY_PATH = `${SESSION_PATH}/policy`;
-export const CSRF_HEADER = 'x-csrf-token';
+const SESSION_POLICY_PATH = `${SESSION_PATH}/policy`;
+const CSRF_HEADER = 'x-csrf-token';
 const PURGE_EVERY_MS = 3600_000;
 const JSON_TYPE = /^application\/json\b/i;
 /** A sign-in body holds one token: nothing larger is read. */
@@ -91,7 +91,7 @@ export function useSessionEndpoint(signIn: AdminSignIn, policy: SessionPolicy): 
             throw new AppError('unsupported_media_type', 'Send {"token": "<admin token>"} as application/json');
           }
           const token = tokenOf(await readBody(request, SIGN_IN_LIMIT));
-          const result = await signInAttempt(signIn, { client, path: url.pathname, face: state.face, token: () => token });
+          const result = await signInAttempt(signIn, { client, path: url.pathname, kind: state.kind, token: () => token });
           if ('refused' in result) return result.refused;
           const session = await openSession(db, result.merchantId, policy);
           return Response.json(await describe(db, session.id, session), {
@@ -123,7 +123,7 @@ export function useSessionEndpoint(signIn: AdminSignIn, policy: SessionPolicy): 
 export function useSessionAuth(db: Db, policy: SessionPolicy): Plugin {
   return {
     onRequest: checkRequest(async ({ request, state }) => {
-      if (state.face !== 'graphql') return;
+      if (state.kind !== 'graphql') return;
       const id = sessionIdOf(request);
       const session = id && (await findSession(db, id, policy));
       if (!id || !session) throw sessionEnded();

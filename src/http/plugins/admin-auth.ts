@@ -14,7 +14,7 @@ import type { Logger } from '../../observability/logger.js';
 import { rateLimited } from '../../observability/metrics.js';
 import { refusal } from '../errors.js';
 import type { Lockout } from '../rate-limiter.js';
-import type { Face } from '../request-state.js';
+import type { RequestKind } from '../request-state.js';
 import { checkRequest } from './checks.js';
 
 export const invalidAdminToken = () => new AppError('invalid_token', 'The admin token is invalid');
@@ -25,7 +25,7 @@ const apiKeyNotAdminToken = () =>
   );
 
 /** The merchant of an admin token (and the token's prefix, which names it in the audit log), or 401. */
-export async function merchantOfAdminToken(db: Db, token: string | undefined): Promise<{ merchantId: string; tokenPrefix: string }> {
+async function merchantOfAdminToken(db: Db, token: string | undefined): Promise<{ merchantId: string; tokenPrefix: string }> {
   if (!token || !isWellFormed('admin', token)) throw invalidAdminToken();
   const merchant = await db.merchant.findUnique({
     where: { adminTokenHash: hashToken(token) },
@@ -48,7 +48,7 @@ export interface AdminSignIn {
  */
 export async function signInAttempt(
   { db, lockout, logger }: AdminSignIn,
-  attempt: { client: string; path: string; face: Face; token: () => string | undefined },
+  attempt: { client: string; path: string; kind: RequestKind; token: () => string | undefined },
 ): Promise<{ merchantId: string; tokenPrefix: string } | { refused: Response }> {
   const token = attempt.token();
   // a malformed token cannot be anyone's token: it is counted against its address only
@@ -56,7 +56,7 @@ export async function signInAttempt(
   const keys = [`address:${attempt.client}`, ...(prefix ? [`token:${prefix}`] : [])];
   const wait = await lockout.lockedFor(keys);
   if (wait) {
-    const locked = refusal(new AppError('rate_limited', `Too many failed sign-ins; retry in ${wait} s`), attempt.face);
+    const locked = refusal(new AppError('rate_limited', `Too many failed sign-ins; retry in ${wait} s`), attempt.kind);
     locked.headers.set('Retry-After', String(wait));
     rateLimited.inc({ face: 'admin' });
     return { refused: locked };
@@ -80,7 +80,7 @@ export function useAdminAuth(signIn: AdminSignIn): Plugin {
   const check = checkRequest(async ({ request, url, state, client }) => {
     if (request.method === 'OPTIONS') return; // a CORS preflight carries no credentials
     const token = () => bearerToken(request.headers.get('authorization'));
-    const result = await signInAttempt(signIn, { client, path: url.pathname, face: state.face, token });
+    const result = await signInAttempt(signIn, { client, path: url.pathname, kind: state.kind, token });
     if ('refused' in result) return result.refused;
     state.merchantId = result.merchantId;
     state.actor = `token:${result.tokenPrefix}`;

@@ -19,15 +19,15 @@ export type GuestAuthenticator = (key: string) => MaybePromise<GuestPrincipal>;
 export function useApiKeyAuth(keys: KeyAuthenticator, sessions: SessionAuthenticator, guests: GuestAuthenticator): Plugin {
   return {
     onRequest: checkRequest(({ request, state }) => {
-      if (state.face !== 'rest' && state.face !== 'graphql') return;
+      if (state.kind !== 'rest' && state.kind !== 'graphql') return;
       const header = request.headers.get('authorization');
       const token = bearerToken(header);
       if (token && isSessionToken(token)) {
-        if (state.face === 'rest') throw new AppError('invalid_token', 'REST needs an API key; customer sessions work on /graphql only');
+        if (state.kind === 'rest') throw new AppError('invalid_token', 'REST needs an API key; customer sessions work on /graphql only');
         return sessions(token).then((principal) => void (state.principal = principal));
       }
       if (token && isPublishableKey(token)) {
-        if (state.face === 'rest') {
+        if (state.kind === 'rest') {
           throw new AppError(
             'insufficient_scope',
             'A publishable storefront key reads the public program over /graphql only; REST needs a secret API key',

@@ -14,14 +14,14 @@ const NUL_ESCAPE = /\\u0000/i;
 export function useBody(limit: number): Plugin {
   return {
     onRequest: checkRequest(({ request, url, state, setRequest, fetchAPI }) => {
-      if (state.face === 'other' || state.face === 'document') return;
+      if (state.kind === 'other' || state.kind === 'document') return;
       const checkNul = () => {
-        const nul = nulDetails(url, state.body, state.face === 'graphql');
+        const nul = nulDetails(url, state.body, state.kind === 'graphql');
         if (nul) throw validationError(nul);
       };
       if (request.method !== 'POST') return checkNul();
       const contentType = request.headers.get('content-type');
-      if (state.face === 'rest' && contentType && !JSON_TYPE.test(contentType)) {
+      if (state.kind === 'rest' && contentType && !JSON_TYPE.test(contentType)) {
         throw new AppError('unsupported_media_type', `Send the body as application/json, not ${contentType}`);
       }
       return readBody(request, limit).then((body) => {

@@ -13,7 +13,7 @@ import { requestState } from '../request-state.js';
 
 const PRIVATE = 'private, no-store';
 /** How long a guest's read of the public program may be kept: a change shows within a minute. */
-export const GUEST_MAX_AGE_SECONDS = 60;
+const GUEST_MAX_AGE_SECONDS = 60;
 
 /** Adds `value` to a list header unless it is there already (CORS may have put `Origin`). */
 function appendToken(headers: Headers, name: string, value: string) {
@@ -29,7 +29,7 @@ export function useCacheHeaders(): Plugin {
   return {
     onResultProcess({ result, serverContext }) {
       const state = requestState(serverContext);
-      if (state.face !== 'graphql' || state.principal?.kind !== 'guest') return;
+      if (state.kind !== 'graphql' || state.principal?.kind !== 'guest') return;
       // a guest can run nothing but reads of the public program: an answer without errors is one
       state.publicAnswer =
         !Array.isArray(result) && !(Symbol.asyncIterator in result) && !(result as { errors?: unknown[] }).errors?.length;
@@ -37,7 +37,7 @@ export function useCacheHeaders(): Plugin {
     onResponse({ request, response, serverContext }) {
       const state = requestState(serverContext);
       const headers = response.headers;
-      if (state.face === 'rest' || state.face === 'graphql') {
+      if (state.kind === 'rest' || state.kind === 'graphql') {
         const shared = state.publicAnswer === true && response.status === 200;
         headers.set('Cache-Control', shared ? `public, max-age=${GUEST_MAX_AGE_SECONDS}` : PRIVATE);
         if (shared || request.method === 'GET' || request.method === 'HEAD') appendToken(headers, 'Vary', 'Authorization');

@@ -1,6 +1,6 @@
 // What every checking plugin shares: its check runs in onRequest, before SOFA and Yoga see
 // the request; a check that throws our error (or meets an unreachable database) ends the
-// request with that error in the shape of the face asked (REST envelope or GraphQL errors),
+// request with that error in the shape its kind of request answers in (REST envelope or GraphQL errors),
 // and a check that returns a Response ends it with that answer.
 import type { Plugin } from 'graphql-yoga';
 import { clientAddress, peerOf, trustNone } from '../client-address.js';
@@ -33,7 +33,7 @@ export function checkRequest(check: (payload: CheckPayload) => Promise<Response 
     const answer = (response: Response | void) => {
       if (response) endResponse(response);
     };
-    const refuse = (err: unknown) => endResponse(refusal(asAppError(err), state.face));
+    const refuse = (err: unknown) => endResponse(refusal(asAppError(err), state.kind));
     let result: ReturnType<typeof check>;
     try {
       const client = (state.client ??= clientAddress(peerOf(serverContext), undefined, trustNone));

@@ -26,7 +26,7 @@ function costsOf(schema: GraphQLSchema, document: DocumentNode): number[] {
 }
 
 /** The cost of the operation a request runs: the named one, or the document's only one. */
-export function requestedCost(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): number | null {
+function requestedCost(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): number | null {
   const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
   const index = operationName ? operations.findIndex((o) => o.name?.value === operationName) : operations.length === 1 ? 0 : -1;
   return index < 0 ? null : (costsOf(schema, document)[index] ?? null);
@@ -41,7 +41,7 @@ export function useCostReport(): Plugin {
     },
     onResultProcess({ result, setResult, serverContext }) {
       const state = requestState(serverContext);
-      if (state.face !== 'graphql' || Array.isArray(result) || Symbol.asyncIterator in result) return;
+      if (state.kind !== 'graphql' || Array.isArray(result) || Symbol.asyncIterator in result) return;
       const single = result as ExecutionResult;
       const budget = state.rateBudget;
       setResult({

@@ -176,7 +176,7 @@ function unavailable(state: RequestState, sent: Response) {
       'service_unavailable',
       'The change could not be confirmed; a retry with the same Idempotency-Key replays its answer if it was made, and makes it if not',
     ),
-    state.face,
+    state.kind,
   );
   // what other plugins set on the first answer (CORS, request id, rate limits) still applies
   for (const [name, value] of sent.headers) if (name !== 'content-type' && name !== 'content-length') answer.headers.set(name, value);

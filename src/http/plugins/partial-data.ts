@@ -25,7 +25,7 @@ function withoutStatus(error: GraphQLError): GraphQLError {
 export function usePartialData(): Plugin {
   return {
     onResultProcess({ result, setResult, serverContext }) {
-      if (requestState(serverContext).face !== 'graphql') return;
+      if (requestState(serverContext).kind !== 'graphql') return;
       if (Array.isArray(result) || Symbol.asyncIterator in result) return;
       const single = result as ExecutionResult;
       if (single.data == null || !single.errors?.length) return;

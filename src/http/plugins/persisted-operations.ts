@@ -1,4 +1,4 @@
-// Persisted operations on /graphql (issue 11, section 3), through Yoga's own
+// Persisted operations on /graphql, through Yoga's own
 // usePersistedOperations. Two modes per merchant:
 // - automatic persisted queries (APQ, the default): a request may send only
 //   `extensions.persistedQuery.sha256Hash` (short enough for a GET a CDN can cache); an unknown

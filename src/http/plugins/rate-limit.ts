@@ -36,8 +36,8 @@ export function useRateLimit(limiter: RateLimiter, identify: Identify = byPrinci
       state.rateBudget = decision.budget;
       if (!decision.allowed) {
         const err = new AppError('rate_limited', `Rate limit exceeded; retry in ${decision.retryAfter} s`);
-        rateLimited.inc({ face: state.face });
-        return refusal(err, state.face);
+        rateLimited.inc({ face: state.kind });
+        return refusal(err, state.kind);
       }
     }),
     onResponse({ serverContext, response }) {

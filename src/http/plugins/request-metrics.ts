@@ -15,7 +15,7 @@ export function useRequestMetrics(face: 'public' | 'admin'): Plugin {
   const routeOf = (state: RequestState) => {
     if (state.route) return state.route.route.path;
     const name = state.operationName;
-    if (!name || !OPERATION_NAME.test(name)) return state.face === 'graphql' ? 'anonymous' : state.face;
+    if (!name || !OPERATION_NAME.test(name)) return state.kind === 'graphql' ? 'anonymous' : state.kind;
     if (operations.size < MAX_OPERATIONS) operations.add(name);
     return operations.has(name) ? name : 'other';
   };
@@ -26,7 +26,7 @@ export function useRequestMetrics(face: 'public' | 'admin'): Plugin {
     },
     onResponse({ request, response, serverContext }) {
       const state = requestState(serverContext);
-      const labels = { face: face === 'admin' ? 'admin' : state.face, route: routeOf(state), method: request.method };
+      const labels = { face: face === 'admin' ? 'admin' : state.kind, route: routeOf(state), method: request.method };
       // a literal of its own, not `{ ...labels, status }`: V8 made a new hidden class for each such copy
       requests.inc({ face: labels.face, route: labels.route, method: labels.method, status: String(response.status) });
       requestDuration.observe(labels, (performance.now() - state.startedAt) / 1000);

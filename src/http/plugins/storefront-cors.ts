@@ -76,7 +76,7 @@ export function storefrontCors({ db, storefronts, operatorOrigins, graphqlPath }
     onRequest: checkRequest(({ request, state }) => {
       const origin = foreignOrigin(request);
       const kind = state.principal?.kind;
-      if (state.face !== 'graphql' || (kind !== 'session' && kind !== 'guest') || !origin) return;
+      if (state.kind !== 'graphql' || (kind !== 'session' && kind !== 'guest') || !origin) return;
       return whenReady(storefronts.get(state.principal!.merchantId), ({ allowedOrigins }) => {
         if (!allowedOrigins.includes(origin.toLowerCase())) {
           const what = kind === 'guest' ? 'its publishable keys' : 'customer sessions';

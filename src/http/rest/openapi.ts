@@ -24,7 +24,7 @@ const errorResponses: Record<string, { description: string; codes: (keyof typeof
   '429': { description: 'Rate limit exceeded; see Retry-After', codes: ['rate_limited'] },
 };
 
-export function completeOpenApi(doc: Json, schema: GraphQLSchema, basePath: string): Json {
+function completeOpenApi(doc: Json, schema: GraphQLSchema, basePath: string): Json {
   const match = routeMatcher(schema, basePath);
   doc.info.description =
     'REST v1 of the loyalty points service, derived from its public GraphQL schema. ' +
@@ -154,7 +154,7 @@ export function useOpenApiDocument(schema: GraphQLSchema, basePath: string): Plu
   let completed: Json | undefined;
   return {
     onResponse({ serverContext, response, setResponse }) {
-      if (requestState(serverContext).face !== 'document' || response.status !== 200) return;
+      if (requestState(serverContext).kind !== 'document' || response.status !== 200) return;
       return response.json().then((document: Json) => {
         completed ??= completeOpenApi(document, schema, basePath);
         // the same for every caller: caches may keep it a while

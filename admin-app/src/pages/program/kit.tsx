@@ -276,7 +276,7 @@ export function NameWithImage({ record }: { record: { name: string; product_name
 /** Merges the form's own checks with the API's errors (the form's win: they were not sent). */
 export const mergeErrors = (local: FieldErrors, server: FieldErrors): FieldErrors => ({ ...server, ...local });
 
-export function ToggleButton({ active, name, busy, onToggle }: { active: boolean; name: string; busy?: boolean; onToggle: () => void }) {
+function ToggleButton({ active, name, busy, onToggle }: { active: boolean; name: string; busy?: boolean; onToggle: () => void }) {
   return (
     <button type="button" onClick={onToggle} disabled={busy} aria-label={`${active ? 'Deactivate' : 'Activate'} ${name}`}>
       {active ? 'Deactivate' : 'Activate'}
