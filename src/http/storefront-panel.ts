@@ -10,7 +10,7 @@ import { projectRoot } from '../project-root.js';
 import { appErrorResponse } from './errors.js';
 
 export const STOREFRONT_PATH = '/storefront';
-const PANEL_PATH = `${STOREFRONT_PATH}/loyalty-panel.js`;
+export const PANEL_PATH = `${STOREFRONT_PATH}/loyalty-panel.js`;
 const DEMO_PATH = `${STOREFRONT_PATH}/demo`;
 export const PANEL_SOURCE = path.join(projectRoot, 'src', 'storefront-panel', 'loyalty-panel.js');
 

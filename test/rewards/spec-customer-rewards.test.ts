@@ -229,7 +229,18 @@ describe('POST /v1/customers/rewards/redeem', () => {
   it('never overdraws: 30 parallel redemptions of 100 points against 1,000 → exactly 10 codes', async () => {
     const customer = await newCustomer(app, merchantId, { points: 1000 });
     const reward = await newReward({ cost: 100 });
-    const results = await Promise.all(Array.from({ length: 30 }, () => redeem(customer.platformId, { reward_id: reward.id })));
+    const send = () => redeem(customer.platformId, { reward_id: reward.id });
+    const results = await Promise.all(Array.from({ length: 30 }, send));
+    // on a loaded machine a request may wait past the pool's limit for a connection: 503, nothing
+    // changed; sent again, as a client does, it gets its real answer
+    for (const [i, first] of results.entries()) {
+      let answer = first;
+      for (let tries = 0; answer.status === 503 && tries < 5; tries++) {
+        expect(answer.body.error.code).toBe('service_unavailable');
+        answer = await send();
+      }
+      results[i] = answer;
+    }
     const ok = results.filter((r) => r.status === 201);
     expect(ok).toHaveLength(10);
     const refused = results.filter((r) => r.status !== 201);

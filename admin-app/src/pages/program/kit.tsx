@@ -242,7 +242,7 @@ export function ProductFields({
  * and logged). One that is not https or that fails to load leaves a neutral square in its
  * place, named the same, so the rows stay aligned and nothing is lost to a screen reader.
  */
-export function ProductImage({ src, name }: { src: string | null | undefined; name: string }) {
+function ProductImage({ src, name }: { src: string | null | undefined; name: string }) {
   const [failed, setFailed] = useState<string | null>(null);
   if (!src) return null;
   if (failed === src || !src.startsWith('https://')) {
