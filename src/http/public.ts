@@ -8,10 +8,10 @@ import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
+import { invalidApiKey } from '../domain/access/api-keys.js';
 import { verifyCustomerSession } from '../domain/access/customer-sessions.js';
 import { endedSessions } from '../domain/access/ended-sessions.js';
 import { keyAuthenticator } from '../domain/access/key-cache.js';
-import { AppError } from '../domain/shared/errors.js';
 import { guestPrincipal } from '../domain/storefront/storefront-keys.js';
 import { storefrontCache } from '../domain/storefront/storefront-settings.js';
 import type { Context } from '../graphql/builder.js';
@@ -106,7 +106,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
     cors: corsFor(config.CORS_ORIGINS),
     context: (initial) => {
       const { principal } = requestState(initial);
-      if (!principal) throw new AppError('invalid_token', 'The API key is invalid or revoked');
+      if (!principal) throw invalidApiKey();
       return { db, merchantId: principal.merchantId, principal, sessionLimits, verifySession };
     },
     plugins: [
