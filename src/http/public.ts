@@ -36,7 +36,7 @@ import { useRestArguments } from './plugins/rest-arguments.js';
 import { useRestScope } from './plugins/rest-scope.js';
 import { useRouting } from './plugins/routing.js';
 import { useScopeCacheRelease } from './plugins/scope-cache-release.js';
-import { corsAllowedHeaders, corsExposedHeaders, storefrontCors } from './plugins/storefront-cors.js';
+import { CORS_MAX_AGE_SECONDS, corsAllowedHeaders, corsExposedHeaders, storefrontCors } from './plugins/storefront-cors.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { requestState } from './request-state.js';
 import { restErrorHandler } from './rest/error-handler.js';
@@ -77,7 +77,7 @@ function corsFor(origins: string[]) {
     methods: ['GET', 'POST'],
     allowedHeaders: corsAllowedHeaders,
     exposedHeaders: corsExposedHeaders,
-    maxAge: 600,
+    maxAge: CORS_MAX_AGE_SECONDS,
   };
 }
 

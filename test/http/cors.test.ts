@@ -54,6 +54,7 @@ describe('with CORS_ORIGINS', () => {
     expect(shop.headers.get('access-control-allow-origin')).toBe('https://shop.example.com');
     expect(shop.headers.get('access-control-allow-credentials')).toBeNull();
     expect(shop.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+    expect(shop.headers.get('access-control-max-age')).toBe('600');
     const evil = await ask('https://evil.example.com');
     expect(evil.headers.get('access-control-allow-origin')).not.toBe('https://evil.example.com');
     const read = await served.fetch('http://loyalty.test/v1/tiers', {

@@ -56,6 +56,7 @@ describe('preflight (no Authorization header, so no merchant)', () => {
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
     expect(res.headers.get('access-control-allow-methods')).toContain('POST');
+    expect(res.headers.get('access-control-max-age')).toBe('600');
   });
 
   it('gets no grant from an origin no merchant allows', async () => {
