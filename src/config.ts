@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { LONGEST_CUSTOMER_SESSION_SECONDS } from './domain/access/session-limits.js';
+import { webOrigin } from './domain/shared/origins.js';
 
 const portNumber = z.coerce.number().int().min(0).max(65535);
 const cron = z.string().regex(/^\S+( \S+){4,5}$/, 'must be a cron expression like "0 3 * * *"');
@@ -104,7 +105,7 @@ const schema = z.object({
   TRUST_PROXY: trustProxy,
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
-  /** Origins (scheme://host[:port], comma-separated) whose pages may call /graphql and /v1 from a browser; none by default. */
+  /** Origins (scheme://host[:port], comma-separated; domain/shared/origins.ts) whose pages may call /graphql and /v1 from a browser; none by default. */
   CORS_ORIGINS: z
     .string()
     .default('')
@@ -114,7 +115,7 @@ const schema = z.object({
         .map((o) => o.trim())
         .filter(Boolean),
     )
-    .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'must be origins like https://shop.example.com, comma-separated'))),
+    .pipe(z.array(webOrigin)),
   /** GET /metrics (Prometheus) answers only `Authorization: Bearer <METRICS_TOKEN>`; unset: no /metrics. */
   METRICS_TOKEN: z
     .string()

@@ -12,26 +12,18 @@ import type { Db } from '../db/client.js';
 import { adminSchema } from '../graphql/admin.js';
 import type { Context } from '../graphql/builder.js';
 import { type Logger, yogaLogger } from '../observability/logger.js';
-import { useTracing } from '../observability/tracing.js';
 import { APP_DIST, useAppFiles } from './admin-app/files.js';
 import { useAppHeaders } from './admin-app/headers.js';
 import { useSameOrigin } from './admin-app/same-origin.js';
 import { SESSION_PATH, useSessionAuth, useSessionEndpoint } from './admin-app/session.js';
 import { forMerchant, maskError } from './errors.js';
 import { invalidAdminToken, useAdminAuth } from './plugins/admin-auth.js';
-import { useBody } from './plugins/body.js';
-import { useCacheHeaders } from './plugins/cache-headers.js';
-import { useClientAddress } from './plugins/client-address.js';
-import { useCostReport } from './plugins/cost-report.js';
-import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useIdempotency } from './plugins/idempotency.js';
 import { useRateLimit } from './plugins/rate-limit.js';
-import { useRequestLog } from './plugins/request-log.js';
-import { useRequestMetrics } from './plugins/request-metrics.js';
 import { useRouting } from './plugins/routing.js';
-import { useScopeCacheRelease } from './plugins/scope-cache-release.js';
 import { createLockout, createRateLimiter } from './rate-limiter.js';
 import type { RedisLink } from './redis.js';
+import { requestPath } from './request-path.js';
 import { requestState } from './request-state.js';
 
 export const ADMIN_PATH = '/admin/graphql';
@@ -87,21 +79,15 @@ export function createAdminApi({ db, config, logger, appDist = APP_DIST, redis }
         if (!merchantId) throw invalidAdminToken();
         return { db, merchantId, principal: null, config, actor };
       },
-      plugins: [
-        useClientAddress(config.TRUST_PROXY),
-        useRequestLog(logger),
-        useRequestMetrics('admin'),
-        useRouting({ graphqlPath: graphqlEndpoint, otherKind }),
-        useCacheHeaders(),
-        ...front,
-        useRateLimit(limiter, ({ merchantId }) => (merchantId ? { credential: `admin:${merchantId}`, merchantId } : undefined)),
-        useBody(config.BODY_LIMIT_BYTES),
+      plugins: requestPath({
+        face: 'admin',
+        config,
+        logger,
+        routing: useRouting({ graphqlPath: graphqlEndpoint, otherKind }),
+        auth: front,
+        rateLimit: useRateLimit(limiter, ({ merchantId }) => (merchantId ? { credential: `admin:${merchantId}`, merchantId } : undefined)),
         idempotency,
-        ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
-        useCostReport(),
-        useScopeCacheRelease(),
-        useTracing(),
-      ],
+      }),
     });
 
   const isApi = (path: string) => path === SESSION_PATH || path.startsWith(`${SESSION_PATH}/`) || path === ADMIN_APP_GRAPHQL_PATH;

@@ -14,7 +14,7 @@ export interface ErrorBody {
   details?: ErrorDetails;
 }
 
-export function errorResponse(status: number, body: ErrorBody, headers: Record<string, string> = {}) {
+function errorResponse(status: number, body: ErrorBody, headers: Record<string, string> = {}) {
   return Response.json({ error: body }, { status, headers });
 }
 
@@ -51,10 +51,7 @@ export function maskError(error: unknown, message: string): Error {
   }
   const transient = transientDatabaseError(original);
   if (transient) return toGraphQLError(transient, gqlError?.path);
-  return new GraphQLError(message, {
-    path: gqlError?.path,
-    extensions: { code: 'internal_error', http: { status: 500 } },
-  });
+  return toGraphQLError(new AppError('internal_error', message), gqlError?.path);
 }
 
 /**
@@ -105,8 +102,8 @@ function graphqlsOwn(error: GraphQLError): { code: ErrorCode; details?: ErrorDet
  * error its mask replaces, and this one is the client's. Its status is the code's.
  */
 function withCode(error: GraphQLError, code: ErrorCode, details?: ErrorDetails): GraphQLError {
-  const http = { ...(error.extensions?.http as object | undefined), status: errorStatus[code] };
-  const extensions = { ...error.extensions, code, ...(details && { details }), http };
+  const own = new AppError(code, error.message, details).extensions;
+  const extensions = { ...error.extensions, ...own, http: { ...(error.extensions?.http as object | undefined), ...own.http } };
   // graphql-jit's errors hold their extensions read-only: those are replaced (and logged)
   if (!Object.getOwnPropertyDescriptor(error, 'extensions')?.configurable) {
     const { nodes, source, positions, path, originalError } = error;
@@ -122,14 +119,12 @@ function withCode(error: GraphQLError, code: ErrorCode, details?: ErrorDetails):
  */
 export function documentLimitError(code: (typeof documentLimitCodes)[number], message: string) {
   // graphql-armor calls every refusal a syntax error; none is
-  return new GraphQLError(message.replace(/^Syntax Error: /, ''), {
-    extensions: { code, http: { spec: true, status: errorStatus[code] } },
-  });
+  const err = new AppError(code, message.replace(/^Syntax Error: /, ''));
+  return new GraphQLError(err.message, { extensions: { ...err.extensions, http: { spec: true, ...err.extensions.http } } });
 }
 
 /** A request GraphQL cannot read (parameters that are not JSON): 400 BAD_REQUEST, as Yoga answers a body that is not JSON. */
-export const badRequest = (message: string) =>
-  new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: errorStatus.BAD_REQUEST } } });
+export const badRequest = (message: string) => toGraphQLError(new AppError('BAD_REQUEST', message));
 
 const VARIABLE_ERROR = /^Variable "\$(\w+)"/;
 const ARGUMENT_ERROR = /^Argument "(\w+)"/;

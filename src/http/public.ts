@@ -8,36 +8,28 @@ import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
+import { invalidApiKey } from '../domain/access/api-keys.js';
 import { verifyCustomerSession } from '../domain/access/customer-sessions.js';
 import { endedSessions } from '../domain/access/ended-sessions.js';
 import { keyAuthenticator } from '../domain/access/key-cache.js';
-import { AppError } from '../domain/shared/errors.js';
 import { guestPrincipal } from '../domain/storefront/storefront-keys.js';
 import { storefrontCache } from '../domain/storefront/storefront-settings.js';
 import type { Context } from '../graphql/builder.js';
 import { restSchema, schema } from '../graphql/public.js';
 import { type Logger, yogaLogger } from '../observability/logger.js';
-import { useTracing } from '../observability/tracing.js';
 import { maskError } from './errors.js';
 import { useApiKeyAuth } from './plugins/api-key-auth.js';
-import { useBody } from './plugins/body.js';
-import { useCacheHeaders } from './plugins/cache-headers.js';
-import { useClientAddress } from './plugins/client-address.js';
 import { useCompiledExecution } from './plugins/compiled-execution.js';
-import { useCostReport } from './plugins/cost-report.js';
-import { graphqlLimits } from './plugins/graphql-limits.js';
 import { useIdempotency } from './plugins/idempotency.js';
 import { usePartialData } from './plugins/partial-data.js';
 import { persistedOperations } from './plugins/persisted-operations.js';
 import { useRateLimit } from './plugins/rate-limit.js';
-import { useRequestLog } from './plugins/request-log.js';
-import { useRequestMetrics } from './plugins/request-metrics.js';
 import { useRestArguments } from './plugins/rest-arguments.js';
 import { useRestScope } from './plugins/rest-scope.js';
 import { useRouting } from './plugins/routing.js';
-import { useScopeCacheRelease } from './plugins/scope-cache-release.js';
-import { corsAllowedHeaders, corsExposedHeaders, storefrontCors } from './plugins/storefront-cors.js';
+import { CORS_MAX_AGE_SECONDS, corsAllowedHeaders, corsExposedHeaders, storefrontCors } from './plugins/storefront-cors.js';
 import type { RateLimiter } from './rate-limiter.js';
+import { requestPath } from './request-path.js';
 import { requestState } from './request-state.js';
 import { restErrorHandler } from './rest/error-handler.js';
 import { useOpenApiDocument } from './rest/openapi.js';
@@ -77,7 +69,7 @@ function corsFor(origins: string[]) {
     methods: ['GET', 'POST'],
     allowedHeaders: corsAllowedHeaders,
     exposedHeaders: corsExposedHeaders,
-    maxAge: 600,
+    maxAge: CORS_MAX_AGE_SECONDS,
   };
 }
 
@@ -106,48 +98,41 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
     cors: corsFor(config.CORS_ORIGINS),
     context: (initial) => {
       const { principal } = requestState(initial);
-      if (!principal) throw new AppError('invalid_token', 'The API key is invalid or revoked');
+      if (!principal) throw invalidApiKey();
       return { db, merchantId: principal.merchantId, principal, sessionLimits, verifySession };
     },
-    plugins: [
-      useClientAddress(config.TRUST_PROXY),
-      useRequestLog(logger),
-      useRequestMetrics('public'),
-      useRouting({
+    plugins: requestPath({
+      face: 'public',
+      config,
+      logger,
+      routing: useRouting({
         graphqlPath: GRAPHQL_PATH,
         rest: { basePath: REST_BASE, match: routeMatcher(restSchema, REST_BASE), documentPath: OPENAPI_PATH },
       }),
-      useCacheHeaders(),
-      cors.preflight,
-      useApiKeyAuth(keys, verifySession, guest),
-      cors.actual,
-      useRateLimit(rateLimiter),
-      useRestScope(),
-      useBody(config.BODY_LIMIT_BYTES),
-      useRestArguments(),
+      auth: [cors.preflight, useApiKeyAuth(keys, verifySession, guest), cors.actual],
+      rateLimit: useRateLimit(rateLimiter),
+      afterRateLimit: [useRestScope()],
+      afterBody: [useRestArguments()],
       idempotency,
-      ...persistedOperations(storefronts),
-      ...graphqlLimits({ introspection: config.GRAPHQL_INTROSPECTION }),
-      useCostReport(),
-      useCompiledExecution(),
-      usePartialData(),
-      useScopeCacheRelease(),
-      useTracing(),
-      useOpenApiDocument(restSchema, REST_BASE),
-      useSofaOver(restSchema, {
-        basePath: REST_BASE,
-        routes: sofaRoutes,
-        // fets types its own Response class; ours is the platform's, which it accepts at run time
-        errorHandler: restErrorHandler(logger) as unknown as SofaErrorHandler,
-        openAPI: {
-          info: {
-            title: 'Loyalty Points Service REST API',
-            version: '1.0.0',
-            description: 'REST v1, derived from the public GraphQL schema',
+      documents: persistedOperations(storefronts),
+      execution: [useCompiledExecution(), usePartialData()],
+      endpoints: [
+        useOpenApiDocument(restSchema, REST_BASE),
+        useSofaOver(restSchema, {
+          basePath: REST_BASE,
+          routes: sofaRoutes,
+          // fets types its own Response class; ours is the platform's, which it accepts at run time
+          errorHandler: restErrorHandler(logger) as unknown as SofaErrorHandler,
+          openAPI: {
+            info: {
+              title: 'Loyalty Points Service REST API',
+              version: '1.0.0',
+              description: 'REST v1, derived from the public GraphQL schema',
+            },
           },
-        },
-      }),
-    ],
+        }),
+      ],
+    }),
   });
   return {
     yoga,

@@ -27,7 +27,8 @@ describe('authentication (401 invalid_token)', () => {
   ])('%s → 401 with the envelope', async (_label, header) => {
     const res = await get(header);
     expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ error: { code: 'invalid_token', message: expect.any(String) } });
+    // one answer for every failure, so a caller cannot tell an unknown key from a revoked one
+    expect(await res.json()).toEqual({ error: { code: 'invalid_token', message: 'The API key is invalid or revoked' } });
   });
 
   it('answers 401 on GraphQL with the code in extensions', async () => {
@@ -37,7 +38,9 @@ describe('authentication (401 invalid_token)', () => {
       body: JSON.stringify({ query: '{ rewards { data { id } } }' }),
     });
     expect(res.status).toBe(401);
-    expect((await res.json()).errors[0].extensions.code).toBe('invalid_token');
+    const [error] = (await res.json()).errors;
+    expect(error.extensions.code).toBe('invalid_token');
+    expect(error.message).toBe('The API key is invalid or revoked');
   });
 
   it('checks the key before the arguments: a bad body without a key is 401, not 422', async () => {
@@ -51,7 +54,7 @@ describe('authentication (401 invalid_token)', () => {
     await revokeApiKey(app.db, merchantId, key.id);
     const res = await get(`Bearer ${key.key}`);
     expect(res.status).toBe(401);
-    expect((await res.json()).error.code).toBe('invalid_token');
+    expect((await res.json()).error).toEqual({ code: 'invalid_token', message: 'The API key is invalid or revoked' });
   });
 });
 

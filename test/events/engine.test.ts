@@ -538,6 +538,17 @@ describe('expiry', () => {
     expect(await expirePoints(app.db, { merchantId, now: later })).toMatchObject({ customers: 0 });
   });
 
+  it('walks a merchant past one page (200 customers a page) and expires every stale balance once', async () => {
+    const { merchantId, api } = await shop('expiry-pages');
+    await app.db.merchant.update({ where: { id: merchantId }, data: { pointsExpiryDays: 30 } });
+    const customers = [];
+    for (let i = 0; i < 201; i++) customers.push(await newCustomer(app, merchantId, { points: 2 }));
+    await app.db.customer.updateMany({ where: { merchantId }, data: { lastActivityAt: new Date(Date.now() - 31 * DAY) } });
+    expect(await expirePoints(app.db, { merchantId })).toEqual({ merchants: 1, customers: 201, points: 402 });
+    expect(await expirePoints(app.db, { merchantId })).toEqual({ merchants: 1, customers: 0, points: 0 });
+    for (const c of [customers[0]!, customers[199]!, customers[200]!]) expect((await balanceOf(api, c.platformId)).points_balance).toBe(0);
+  }, 60_000);
+
   it('leaves merchants without expiry alone', async () => {
     const { merchantId } = await shop('no-expiry');
     const c = await newCustomer(app, merchantId, { points: 5 });

@@ -54,6 +54,7 @@ describe('with CORS_ORIGINS', () => {
     expect(shop.headers.get('access-control-allow-origin')).toBe('https://shop.example.com');
     expect(shop.headers.get('access-control-allow-credentials')).toBeNull();
     expect(shop.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+    expect(shop.headers.get('access-control-max-age')).toBe('600');
     const evil = await ask('https://evil.example.com');
     expect(evil.headers.get('access-control-allow-origin')).not.toBe('https://evil.example.com');
     const read = await served.fetch('http://loyalty.test/v1/tiers', {
@@ -68,6 +69,29 @@ describe('with CORS_ORIGINS', () => {
   });
 
   it('refuses a malformed origin list at start-up', () => {
-    expect(() => testConfig({ CORS_ORIGINS: 'shop.example.com' })).toThrow(/CORS_ORIGINS/);
+    for (const bad of [
+      'shop.example.com',
+      'https://shop.example.com/path',
+      'https://user@shop.example.com',
+      'https://shop.example.com:99999',
+      '*',
+    ]) {
+      expect(() => testConfig({ CORS_ORIGINS: `https://ok.example.com,${bad}` }), bad).toThrow(/CORS_ORIGINS\.1: must be an origin like/);
+    }
+  });
+
+  it('takes an origin as the storefront settings take it and grants it as a browser sends it', async () => {
+    const config = testConfig({ CORS_ORIGINS: ' HTTPS://Shop.Example.com:443/ , http://[::1]:3000' });
+    expect(config.CORS_ORIGINS).toEqual(['https://shop.example.com', 'http://[::1]:3000']);
+    const served = createApp({ db: app.db, config });
+    try {
+      for (const origin of ['https://shop.example.com', 'http://[::1]:3000']) {
+        const p = preflight(origin, '/v1/tiers');
+        const res = await served.fetch(`http://loyalty.test${p.path}`, p.init);
+        expect(res.headers.get('access-control-allow-origin'), origin).toBe(origin);
+      }
+    } finally {
+      await served.close();
+    }
   });
 });

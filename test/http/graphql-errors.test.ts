@@ -249,6 +249,33 @@ describe('persisted queries by hash (public face)', () => {
   });
 });
 
+describe('a value that cannot be coerced', () => {
+  // the same refusal on every face: REST's query string, the public and the admin GraphQL variables
+  it.each([
+    ['a page size that is no whole number', 'per_page', 'abc', 'query ($x: Int) { events(per_page: $x) { data { id } } }'],
+    ['a time that is no time', 'created_after', 'abc', 'query ($x: DateTime) { events(created_after: $x) { data { id } } }'],
+  ])('%s is 422 validation_error naming it, on REST and on the public face', async (_label, arg, value, query) => {
+    const rest = await answer(await fetch(`/v1/events?${arg}=${value}`, { headers: { authorization: `Bearer ${key}` } }));
+    expect(rest.status, rest.text).toBe(422);
+    const envelope = (rest.body as { error?: { code?: string; details?: Record<string, string[]> } }).error;
+    expect(envelope?.code, rest.text).toBe('validation_error');
+    expect(Object.keys(envelope?.details ?? {}), rest.text).toEqual([arg]);
+    for (const accept of [GRAPHQL_RESPONSE, JSON_TYPE]) {
+      const graphql = await post('public', { query, variables: { x: value } }, accept);
+      expectRefused(graphql, 'validation_error', { graphqlResponse: 422, json: 422 }, accept);
+      expect(Object.keys(graphql.body.errors![0]!.extensions!.details ?? {}), graphql.text).toEqual(['x']);
+    }
+    noErrorLogged();
+  });
+
+  it('is 422 validation_error on the admin face too', async () => {
+    const query = 'query ($x: DateTime) { audit_log(created_after: $x) { data { id } } }';
+    const res = await post('admin', { query, variables: { x: 'abc' } });
+    expectRefused(res, 'validation_error', { graphqlResponse: 422, json: 422 }, GRAPHQL_RESPONSE);
+    noErrorLogged();
+  });
+});
+
 // ---- the property test ----
 
 const nasty = fc.oneof(

@@ -56,6 +56,7 @@ describe('preflight (no Authorization header, so no merchant)', () => {
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
     expect(res.headers.get('access-control-allow-methods')).toContain('POST');
+    expect(res.headers.get('access-control-max-age')).toBe('600');
   });
 
   it('gets no grant from an origin no merchant allows', async () => {
@@ -130,6 +131,29 @@ describe('the actual request', () => {
       merchant.admin_token,
     )('mutation { update_storefront_settings(allowed_origins: ["shop.example.com/path"]) { allowed_origins } }');
     expect(res.body.errors?.[0].extensions.code).toBe('validation_error');
+  });
+
+  it('takes an origin as CORS_ORIGINS takes it and keeps it as a browser sends it', async () => {
+    const merchant = await newMerchant(app, 'cors-forms');
+    const admin = adminClient(app, merchant.admin_token);
+    const SET = `mutation($o: [String!]) { update_storefront_settings(allowed_origins: $o) { allowed_origins } }`;
+    const set = await admin(SET, { o: [' HTTPS://Forms.Example.com:443/ ', 'http://[::1]:3000', 'https://forms_shop.example.com'] });
+    expect(set.body.data.update_storefront_settings.allowed_origins).toEqual([
+      'https://forms.example.com',
+      'http://[::1]:3000',
+      'https://forms_shop.example.com',
+    ]);
+    const session = await sessionFor(await newKey(app, merchant.id), (await newCustomer(app, merchant.id)).platformId);
+    expect((await call(session, 'https://forms.example.com')).status).toBe(200);
+    expect((await call(session, 'http://[::1]:3000')).status).toBe(200);
+    for (const bad of ['https://forms.example.com/path', 'https://user@forms.example.com', 'https://forms.example.com:99999', '*']) {
+      const res = await admin(SET, { o: [bad] });
+      expect(res.body.errors?.[0].extensions.code, bad).toBe('validation_error');
+      expect(res.body.errors?.[0].extensions.details, bad).toEqual({
+        'allowed_origins.0': ['This is not a web origin: enter the scheme and host only, such as https://shop.example.com.'],
+      });
+    }
+    expect((await admin('{ storefront_settings { allowed_origins } }')).body.data.storefront_settings.allowed_origins).toHaveLength(3);
   });
 });
 

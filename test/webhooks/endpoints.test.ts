@@ -137,6 +137,9 @@ describe('admin API: webhook endpoints', () => {
     expect(codeOf(await admin(UPDATE, { id: endpoint.id, types: ['points.teleported'] }))).toBe('validation_error');
     expect(codeOf(await admin(UPDATE, { id: randomUUID() }))).toBe('not_found');
     expect(codeOf(await admin(UPDATE, { id: 'not-a-uuid' }))).toBe('not_found');
+    const PING = `mutation($id: ID!) { ping_webhook_endpoint(id: $id) { id } }`;
+    expect(codeOf(await admin(PING, { id: randomUUID() }))).toBe('not_found');
+    expect(codeOf(await admin(PING, { id: 'not-a-uuid' }))).toBe('not_found');
 
     const DELETE = `mutation($id: ID!) { delete_webhook_endpoint(id: $id) { id } }`;
     expect((await admin(DELETE, { id: endpoint.id })).body.data.delete_webhook_endpoint.id).toBe(endpoint.id);

@@ -344,6 +344,8 @@ describe('delivery', () => {
     expect(second!.body).toBe(first!.body);
     const unknown = await admin(`mutation { redeliver_webhook(delivery_id: "${randomUUID()}") { id } }`);
     expect(unknown.body.errors?.[0]?.extensions?.code).toBe('not_found');
+    const notAnId = await admin(`mutation { redeliver_webhook(delivery_id: "not-a-uuid") { id } }`);
+    expect(notAnId.body.errors?.[0]?.extensions?.code).toBe('not_found');
   });
 
   it('a graceful stop lets a running delivery finish', async () => {

@@ -69,7 +69,8 @@ export function onKeyRevokedHere(forget: (hash: string) => void): () => void {
   return () => keyRevokedHere.delete(forget);
 }
 
-const invalidToken = () => new AppError('invalid_token', 'The API key is invalid or revoked');
+/** 401 for a request whose API key is missing, malformed, unknown or revoked: one answer for all, so none is told apart. */
+export const invalidApiKey = () => new AppError('invalid_token', 'The API key is invalid or revoked');
 
 // last_used_at is informative; writing it on every request would double the cost of reads
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -78,7 +79,7 @@ const lastUsedWritten = new Map<string, number>();
 /** The hash of the API key in `Authorization: Bearer <key>`; a malformed key is 401 before the database is asked. */
 export function bearerKeyHash(header: string | null): string {
   const token = bearerToken(header);
-  if (!token || !isWellFormed('api_key', token)) throw invalidToken();
+  if (!token || !isWellFormed('api_key', token)) throw invalidApiKey();
   return hashToken(token);
 }
 
@@ -93,7 +94,7 @@ export async function principalByHash(db: Db, hash: string): Promise<KeyPrincipa
     db,
     Prisma.sql`SELECT id, merchant_id AS "merchantId", scopes, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE hash = ${hash}`,
   );
-  if (!key || key.revoked) throw invalidToken();
+  if (!key || key.revoked) throw invalidApiKey();
   return { kind: 'api_key', keyId: key.id, merchantId: key.merchantId, scopes: key.scopes };
 }
 

@@ -7,6 +7,7 @@
 // however often, and on however many instances, the job runs that day.
 import type { Db } from '../../db/client.js';
 import { recordActivity } from '../events/activities.js';
+import { eachInBatches, type Page } from '../shared/batches.js';
 import { addPeriods, isCalendarDate, localDate, startOfLocalDate, yearlyMonthDays } from '../shared/calendar.js';
 import { AppError } from '../shared/errors.js';
 
@@ -25,25 +26,27 @@ export interface CalendarPayReport {
 }
 
 const BATCH = 500;
+/** Below every uuid: the keyset's start. */
+const FIRST_ID = '00000000-0000-0000-0000-000000000000';
 
 /** The event id of one yearly calendar award: one per customer, campaign type and local year. */
 const calendarEventId = (campaign: CalendarCampaign, year: string, customerId: string) => `calendar:${campaign}:${year}:${customerId}`;
 
 /** Customers of `merchantId` whose birthday is on the local day `today`, `after` an id (keyset pages). */
-function birthdayCustomers(db: Db, merchantId: string, today: string, after: string) {
+function birthdayCustomers(db: Db, merchantId: string, today: string, after: string, size: number) {
   return db.$queryRaw<{ id: string; platform_id: string }[]>`
     SELECT id::text, platform_id FROM customers
      WHERE merchant_id = ${merchantId}::uuid AND status <> 'excluded'::"CustomerStatus"
        AND birthday IS NOT NULL AND to_char(birthday, 'MM-DD') = ANY(${yearlyMonthDays(today)}::text[])
        AND id > ${after}::uuid
-     ORDER BY id LIMIT ${BATCH}`;
+     ORDER BY id LIMIT ${size}`;
 }
 
 /**
  * Customers of `merchantId` who joined on this local month-day of an earlier year. The local
  * days are turned into UTC ranges here (one per past year), so the database needs no zone data.
  */
-async function anniversaryCustomers(db: Db, merchantId: string, today: string, zone: string, after: string) {
+async function anniversaryCustomers(db: Db, merchantId: string, today: string, zone: string, after: string, size: number) {
   const first = await db.customer.findFirst({ where: { merchantId }, orderBy: { createdAt: 'asc' }, select: { createdAt: true } });
   if (!first) return [];
   const thisYear = Number(today.slice(0, 4));
@@ -68,7 +71,7 @@ async function anniversaryCustomers(db: Db, merchantId: string, today: string, z
        AND c.id > ${after}::uuid
        AND EXISTS (SELECT 1 FROM unnest(${starts}::timestamptz[], ${ends}::timestamptz[]) AS r(s, e)
                     WHERE c.created_at >= r.s AND c.created_at < r.e)
-     ORDER BY c.id LIMIT ${BATCH}`;
+     ORDER BY c.id LIMIT ${size}`;
 }
 
 /**
@@ -95,33 +98,28 @@ export async function payCalendarRules(db: Db, now = new Date(), opts: { merchan
     done.add(key);
     const zone = rule.merchant.timezone;
     const today = localDate(now, zone);
-    let after = '00000000-0000-0000-0000-000000000000';
-    for (;;) {
-      const batch =
-        campaign === 'birthday'
-          ? await birthdayCustomers(db, rule.merchantId, today, after)
-          : await anniversaryCustomers(db, rule.merchantId, today, zone, after);
-      if (batch.length === 0) break;
-      after = batch.at(-1)!.id;
-      for (const customer of batch) {
-        report.customers += 1;
-        const result = await recordActivity(db, rule.merchantId, {
-          event_id: calendarEventId(campaign, today.slice(0, 4), customer.id),
-          customer_id: customer.platform_id,
-          campaign_type: campaign,
-          occurred_at: now,
-        }).catch((err: unknown) => {
-          // another instance still holds this award's claim: its run pays it, or the next one
-          if (err instanceof AppError && err.code === 'conflict') return null;
-          throw err;
-        });
-        if (!result) report.failed += 1;
-        else if (!result.replayed && result.points_awarded > 0) {
-          report.paid += 1;
-          report.points += result.points_awarded;
-        }
+    const customers: Page<{ id: string; platform_id: string }, string> = (after = FIRST_ID, size) =>
+      campaign === 'birthday'
+        ? birthdayCustomers(db, rule.merchantId, today, after, size)
+        : anniversaryCustomers(db, rule.merchantId, today, zone, after, size);
+    await eachInBatches({ size: BATCH, page: customers, keyOf: (c) => c.id }, async (customer) => {
+      report.customers += 1;
+      const result = await recordActivity(db, rule.merchantId, {
+        event_id: calendarEventId(campaign, today.slice(0, 4), customer.id),
+        customer_id: customer.platform_id,
+        campaign_type: campaign,
+        occurred_at: now,
+      }).catch((err: unknown) => {
+        // another instance still holds this award's claim: its run pays it, or the next one
+        if (err instanceof AppError && err.code === 'conflict') return null;
+        throw err;
+      });
+      if (!result) report.failed += 1;
+      else if (!result.replayed && result.points_awarded > 0) {
+        report.paid += 1;
+        report.points += result.points_awarded;
       }
-    }
+    });
   }
   return report;
 }

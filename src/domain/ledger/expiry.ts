@@ -4,6 +4,7 @@
 // the merchant's local calendar days: points last through N whole local days without
 // activity after the day of the last activity, and lapse at the local midnight ending the Nth.
 import type { Db } from '../../db/client.js';
+import { eachInBatches, type Page } from '../shared/batches.js';
 import { addPeriods, periodStart } from '../shared/calendar.js';
 import { tryApplyPoints } from './ledger.js';
 
@@ -44,24 +45,20 @@ export async function expirePoints(db: Db, opts: { now?: Date; merchantId?: stri
       pointsBalance: { gt: 0 },
       OR: [{ lastActivityAt: { lt: cutoff } }, { lastActivityAt: null, createdAt: { lt: cutoff } }],
     };
-    let after: string | undefined;
-    for (;;) {
-      const batch = await db.customer.findMany({
+    const customers: Page<{ id: string; pointsBalance: number }, string> = (after, take) =>
+      db.customer.findMany({
         where: { ...stale, ...(after ? { id: { gt: after } } : {}) },
         orderBy: { id: 'asc' },
-        take: BATCH,
+        take,
         select: { id: true, pointsBalance: true },
       });
-      if (batch.length === 0) break;
-      after = batch.at(-1)!.id;
-      for (const customer of batch) {
-        const expired = await expireBalance(db, merchant.id, customer.id, customer.pointsBalance, days);
-        if (expired > 0) {
-          report.customers += 1;
-          report.points += expired;
-        }
+    await eachInBatches({ size: BATCH, page: customers, keyOf: (c) => c.id }, async (customer) => {
+      const expired = await expireBalance(db, merchant.id, customer.id, customer.pointsBalance, days);
+      if (expired > 0) {
+        report.customers += 1;
+        report.points += expired;
       }
-    }
+    });
   }
   return report;
 }

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
+import { eachInBatches, type Page } from '../shared/batches.js';
 import { reevaluateTier } from '../tiers/standing.js';
 import { insertActivity } from './activity-log.js';
 import { type LedgerEntry, tryApplyPoints } from './ledger.js';
@@ -91,8 +92,19 @@ export interface ApprovalReport {
 
 const BATCH = 200;
 
+/** A pending order activity, as the approval reads it. */
+interface HeldActivity {
+  id: string;
+  customer_id: string;
+  points_change: number;
+  type: string;
+  description: string;
+  reference_id: string;
+  created_at: Date;
+}
+
 /**
- * Credits every pending order activity older than its merchant's window (all merchants; a
+ * Credits every pending order activity older than its merchant's window (every merchant, one at a time; a
  * merchant whose window is now 0 has all of them approved) through the ledger, then re-judges
  * the tiers of the customers credited: tier status counts points once they are approved.
  * Idempotent, and safe to run on several instances at once: an activity approved, or voided by
@@ -101,33 +113,21 @@ const BATCH = 200;
 export async function approvePendingPoints(db: Db, now = new Date()): Promise<ApprovalReport> {
   const report: ApprovalReport = { approved: 0, points: 0, customers: 0 };
   const customers = new Map<string, string>();
-  let after: { at: Date; id: string } | null = null;
-  for (;;) {
-    const batch: {
-      id: string;
-      merchant_id: string;
-      customer_id: string;
-      points_change: number;
-      type: string;
-      description: string;
-      reference_id: string;
-      created_at: Date;
-    }[] = await db.$queryRaw`
-      SELECT a.id::text, a.merchant_id::text, a.customer_id::text, a.points_change, a.type, a.description,
-             a.reference_id, a.created_at
+  const merchants = await db.merchant.findMany({ select: { id: true, pointsPendingDays: true }, orderBy: { id: 'asc' } });
+  for (const merchant of merchants) {
+    const due: Page<HeldActivity, { at: Date; id: string }> = (after, size) => db.$queryRaw`
+      SELECT a.id::text, a.customer_id::text, a.points_change, a.type, a.description, a.reference_id, a.created_at
         FROM activities a
-        JOIN merchants m ON m.id = a.merchant_id
-       WHERE a.status = 'pending'::"ActivityStatus" AND a.reference_kind = 'order'
-         AND a.created_at <= ${now.toISOString()}::timestamptz - make_interval(days => m.points_pending_days)
+       WHERE a.merchant_id = ${merchant.id}::uuid
+         AND a.status = 'pending'::"ActivityStatus" AND a.reference_kind = 'order'
+         AND a.created_at <= ${now.toISOString()}::timestamptz - make_interval(days => ${merchant.pointsPendingDays}::int)
          ${after ? Prisma.sql`AND (a.created_at, a.id) > (${after.at.toISOString()}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
        ORDER BY a.created_at, a.id
-       LIMIT ${BATCH}`;
-    if (batch.length === 0) break;
-    const last = batch.at(-1)!;
-    after = { at: new Date(last.created_at), id: last.id };
-    for (const held of batch) {
+       LIMIT ${size}`;
+    const keyOf = (held: HeldActivity) => ({ at: new Date(held.created_at), id: held.id });
+    await eachInBatches({ size: BATCH, page: due, keyOf }, async (held) => {
       const credited = await tryApplyPoints(db, {
-        merchantId: held.merchant_id,
+        merchantId: merchant.id,
         customerId: held.customer_id,
         points: held.points_change,
         description: held.description,
@@ -136,11 +136,11 @@ export async function approvePendingPoints(db: Db, now = new Date()): Promise<Ap
         reference: { kind: 'order', id: held.reference_id },
         approves: held.id,
       });
-      if (!credited) continue;
+      if (!credited) return;
       report.approved += 1;
       report.points += held.points_change;
-      customers.set(held.customer_id, held.merchant_id);
-    }
+      customers.set(held.customer_id, merchant.id);
+    });
   }
   for (const [customerId, merchantId] of customers) await reevaluateTier(db, merchantId, customerId);
   report.customers = customers.size;

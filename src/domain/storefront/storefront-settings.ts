@@ -11,6 +11,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { AUTH_CHANNEL, listenTo, type NotificationFeed, notifiedCache } from '../../db/notifications.js';
 import type { MaybePromise } from '../shared/maybe-promise.js';
+import { webOrigin } from '../shared/origins.js';
 import { parseInput } from '../shared/validation.js';
 
 export interface Storefront {
@@ -84,13 +85,8 @@ export async function rotateSessionSecret(db: Db, merchantId: string) {
   return { rotated_at: row.updatedAt };
 }
 
-const origin = z
-  .string()
-  .trim()
-  .regex(/^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i, 'must be an origin like https://shop.example.com (scheme, host and port only)')
-  .transform((o) => o.toLowerCase());
 const settingsInput = z.object({
-  allowed_origins: z.array(origin).max(MAX_ORIGINS, `at most ${MAX_ORIGINS} origins`).optional(),
+  allowed_origins: z.array(webOrigin).max(MAX_ORIGINS, `at most ${MAX_ORIGINS} origins`).optional(),
   persisted_operations_only: z.boolean().optional(),
 });
 

@@ -9,6 +9,7 @@
 import type { Db } from '../../db/client.js';
 import { rowsOf } from '../../db/sql.js';
 import { Prisma } from '../../generated/prisma/client.js';
+import { eachInBatches, type Page } from '../shared/batches.js';
 import { periodStart } from '../shared/calendar.js';
 import { reevaluateTier } from './standing.js';
 
@@ -35,7 +36,9 @@ export async function rejudgeTiers(
     ? tiers.filter((t) => now.getTime() - periodStart('day', now, t.merchant.timezone).getTime() < HOUR_MS)
     : tiers;
   const report: RejudgeReport = { merchants: new Set(windowed.map((t) => t.merchantId)).size, customers: 0, changed: 0 };
-  if (windowed.length > 0) await rejudgeCustomers(db, { tierId: { in: windowed.map((t) => t.id) } }, now, report);
+  const tiersOf = new Map<string, string[]>();
+  for (const t of windowed) tiersOf.set(t.merchantId, [...(tiersOf.get(t.merchantId) ?? []), t.id]);
+  for (const [merchantId, tierIds] of tiersOf) await rejudgeCustomers(db, merchantId, { tierId: { in: tierIds } }, now, report);
   return report;
 }
 
@@ -56,26 +59,23 @@ export async function rejudgeChangedMerchants(db: Db, now = new Date(), opts: { 
   );
   const report: RejudgeReport = { merchants: marked.length, customers: 0, changed: 0 };
   for (const merchant of marked) {
-    await rejudgeCustomers(db, { merchantId: merchant.id }, now, report);
+    await rejudgeCustomers(db, merchant.id, {}, now, report);
     await db.merchant.updateMany({ where: { id: merchant.id, tiersChangedAt: merchant.tiersChangedAt }, data: { tiersChangedAt: null } });
   }
   return report;
 }
 
-async function rejudgeCustomers(db: Db, where: Prisma.CustomerWhereInput, now: Date, report: RejudgeReport) {
-  let after: string | undefined;
-  for (;;) {
-    const batch = await db.customer.findMany({
-      where: { ...where, ...(after ? { id: { gt: after } } : {}) },
+/** Re-judges the customers of `merchantId` that `where` selects. */
+async function rejudgeCustomers(db: Db, merchantId: string, where: Prisma.CustomerWhereInput, now: Date, report: RejudgeReport) {
+  const customers: Page<{ id: string }, string> = (after, take) =>
+    db.customer.findMany({
+      where: { ...where, merchantId, ...(after ? { id: { gt: after } } : {}) },
       orderBy: { id: 'asc' },
-      take: BATCH,
-      select: { id: true, merchantId: true },
+      take,
+      select: { id: true },
     });
-    if (batch.length === 0) return;
-    after = batch.at(-1)!.id;
-    for (const customer of batch) {
-      report.customers += 1;
-      if ((await reevaluateTier(db, customer.merchantId, customer.id, now)).changed) report.changed += 1;
-    }
-  }
+  await eachInBatches({ size: BATCH, page: customers, keyOf: (c) => c.id }, async (customer) => {
+    report.customers += 1;
+    if ((await reevaluateTier(db, merchantId, customer.id, now)).changed) report.changed += 1;
+  });
 }

@@ -3,12 +3,12 @@
 // marked dispatched without its jobs); a job attempts its delivery (send.ts) and records the
 // outcome; the merchant lists deliveries and redelivers one.
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Prisma, WebhookDeliveryStatus } from '../../generated/prisma/client.js';
-import { AppError, notFound, validationError } from '../shared/errors.js';
+import { AppError, validationError } from '../shared/errors.js';
 import { rowKey } from '../shared/keys.js';
 import { newestFirst, type PageArgs, paginate } from '../shared/pagination.js';
+import { findOwn, isUuid } from '../shared/records.js';
 import { findEndpoint, signingSecrets } from './endpoints.js';
 import { type Attempt, isSuccess, type WebhookRequest } from './send.js';
 
@@ -266,8 +266,6 @@ function deliveryView(d: Prisma.WebhookDeliveryGetPayload<{ include: { event: { 
 }
 export type DeliveryView = ReturnType<typeof deliveryView>;
 
-const isUuid = (id: string) => z.uuid().safeParse(id).success;
-
 export function listDeliveries(
   db: Db,
   merchantId: string,
@@ -292,10 +290,9 @@ export function listDeliveries(
 
 /** Queues a delivery again (the dispatcher picks it up): the same event id, the same body. */
 export async function redeliver(db: Db, merchantId: string, deliveryId: string) {
-  const delivery = isUuid(deliveryId)
-    ? await db.webhookDelivery.findFirst({ where: { id: deliveryId, merchantId }, include: { endpoint: { select: { enabled: true } } } })
-    : null;
-  if (!delivery) throw notFound('Webhook delivery');
+  const delivery = await findOwn('Webhook delivery', deliveryId, (id) =>
+    db.webhookDelivery.findFirst({ where: { id, merchantId }, include: { endpoint: { select: { enabled: true } } } }),
+  );
   if (!delivery.endpoint.enabled) throw validationError({ id: ['its endpoint is disabled: enable it first'] });
   const { count } = await db.webhookDelivery.updateMany({
     where: { merchantId, id: delivery.id, status: { not: 'pending' } },

@@ -4,8 +4,9 @@
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { WebhookEndpoint } from '../../generated/prisma/client.js';
-import { notFound, validationError } from '../shared/errors.js';
+import { validationError } from '../shared/errors.js';
 import { rowKey } from '../shared/keys.js';
+import { findOwn } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 import { webhookEventTypes } from './event-types.js';
 import { newWebhookSecret } from './signature.js';
@@ -88,10 +89,8 @@ export async function createEndpoint(db: Db, merchantId: string, raw: CreateEndp
   return endpointView(endpoint, secret);
 }
 
-async function findEndpoint(db: Db, merchantId: string, id: string) {
-  const endpoint = z.uuid().safeParse(id).success ? await db.webhookEndpoint.findFirst({ where: { id, merchantId } }) : null;
-  if (!endpoint) throw notFound('Webhook endpoint');
-  return endpoint;
+function findEndpoint(db: Db, merchantId: string, id: string) {
+  return findOwn('Webhook endpoint', id, (id) => db.webhookEndpoint.findFirst({ where: { id, merchantId } }));
 }
 
 /** Changes what is given; enabling clears the reason it was disabled and its failure streak. */

@@ -2,9 +2,11 @@
 import { visibleCustomer } from '../../domain/access/customer-sessions.js';
 import { activityConnections, activityPages, listActivities } from '../../domain/ledger/activity-log.js';
 import { builder, forShoppers } from '../builder.js';
+import { customerIdArgs, customerRefArgs, customerUuid } from '../customer-args.js';
+import { scrollableLinks } from '../customer-links.js';
 import { ActivityStatusEnum } from '../enums.js';
 import { listOf, pageArgs } from '../envelopes.js';
-import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, scrollableLinks } from './customers.js';
+import { CustomerRef } from './customers.js';
 
 const ActivityReferenceRef = builder.objectRef<{ kind: string; id: string }>('ActivityReference').implement({
   subGraphs: ['public', 'admin'],

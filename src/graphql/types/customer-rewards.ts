@@ -16,11 +16,13 @@ import {
 } from '../../domain/rewards/redemption.js';
 import { findRewards } from '../../domain/rewards/rewards.js';
 import { builder, forShoppers } from '../builder.js';
+import { customerRefArgs } from '../customer-args.js';
+import { connectionLink, pageLink } from '../customer-links.js';
 import { CustomerRewardStatusEnum, RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, resultOf } from '../envelopes.js';
 import { link } from '../links.js';
 import { byIdOf } from '../loaders.js';
-import { CustomerRef, connectionLink, customerRefArgs, pageLink } from './customers.js';
+import { CustomerRef } from './customers.js';
 import { RewardRef } from './rewards.js';
 
 const RewardSummaryRef = builder.objectRef<CustomerRewardRecord['reward']>('RewardSummary').implement({

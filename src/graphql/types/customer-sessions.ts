@@ -18,8 +18,9 @@ import { notFound } from '../../domain/shared/errors.js';
 import { addPersistedOperation, listPersistedOperations, removePersistedOperation } from '../../domain/storefront/persisted-operations.js';
 import { rotateSessionSecret, storefrontSettings, updateStorefrontSettings } from '../../domain/storefront/storefront-settings.js';
 import { builder, type Context, forShoppers } from '../builder.js';
+import { customerRefArgs } from '../customer-args.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
-import { CustomerRef, customerRefArgs } from './customers.js';
+import { CustomerRef } from './customers.js';
 
 /** Without configuration (the admin face, scripts): one hour, at most a day. */
 const defaultLimits = { defaultTtl: 3600, maxTtl: 86_400 };

@@ -2,36 +2,16 @@
 // up, create (a referral_code is generated when absent), update. Points never change here:
 // balances move only through the ledger (events, adjustments).
 
-import type { ObjectFieldBuilder, ObjectRef } from '@pothos/core';
-import type { Db } from '../../db/client.js';
 import { confineToViewer, visibleCustomer } from '../../domain/access/customer-sessions.js';
-import type { ScopeGrant } from '../../domain/access/scopes.js';
 import { type CustomerProfile, customerProfile, listCustomers } from '../../domain/customers/customer-records.js';
 import { createCustomer, updateCustomer } from '../../domain/customers/customer-writes.js';
-import { findCustomerById } from '../../domain/customers/customers.js';
 import { type Balance, balanceOf, balancesOf } from '../../domain/ledger/balances.js';
-import type { Connection, CursorArgs, PageArgs, Paginated } from '../../domain/shared/pagination.js';
-import { builder, type Context, forShoppers } from '../builder.js';
+import { builder, forShoppers } from '../builder.js';
+import { customerRefArgs } from '../customer-args.js';
+import { perCustomer } from '../customer-links.js';
 import { CustomerStatusEnum } from '../enums.js';
-import { connectionOf, cursorArgs, listOf, pageArgs, provided, resultOf } from '../envelopes.js';
+import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 import { link } from '../links.js';
-import { loaderName, loaderOf } from '../loaders.js';
-
-/** `id`: how the admin API names one customer (its internal uuid or its platform id). */
-export const customerIdArgs = builder.args((t) => ({
-  id: t.id({ required: true, description: 'Internal id (uuid) or platform id' }),
-}));
-
-/** The internal id of the merchant's customer named by `id` (404 not_found otherwise). */
-export async function customerUuid(ctx: Context, args: { id: string | number }): Promise<string> {
-  return (await findCustomerById(ctx.db, ctx.merchantId, String(args.id))).id;
-}
-
-/** `customer_id` (platform id) or `email`: how public endpoints name one customer. */
-export const customerRefArgs = builder.args((t) => ({
-  customer_id: t.string({ description: "The customer's id on the e-commerce platform" }),
-  email: t.string({ description: "The customer's email (when customer_id is not given)" }),
-}));
 
 const NextExpiry = builder.objectRef<NonNullable<Balance['next_expiry']>>('PointsExpiry').implement({
   subGraphs: ['public'],
@@ -99,99 +79,6 @@ export const CustomerRef = builder.objectRef<CustomerProfile>('Customer').implem
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
-
-/**
- * The resolver of a customer's link `name`: `read` answers for every customer the request
- * reaches at once (one batch per link and arguments), in their order.
- */
-export function perCustomer<A extends object, V>(
-  name: string,
-  read: (ctx: Context, customers: readonly CustomerProfile[], args: A) => Promise<V[]>,
-) {
-  return (customer: CustomerProfile, args: A, ctx: Context) =>
-    loaderOf(
-      ctx,
-      loaderName(name, args),
-      (cs: readonly CustomerProfile[]) => read(ctx, cs, args),
-      (c) => c.id,
-    ).load(customer);
-}
-
-/** The internal ids of customers, for the domain's batch reads. */
-export const idsOf = (customers: readonly CustomerProfile[]) => customers.map((c) => c.id);
-
-type BatchRead<A, V> = (db: Db, merchantId: string, customerIds: readonly string[], args: A) => Promise<V[]>;
-type FieldBuilder = ObjectFieldBuilder<typeof builder.$inferSchemaTypes, CustomerProfile>;
-
-/** A list of a customer's records, as a link: its field name, its item type and its REST twin's scope. */
-interface LinkedList<T> {
-  name: string;
-  typeName: string;
-  item: ObjectRef<typeof builder.$inferSchemaTypes, T>;
-  scope: ScopeGrant;
-}
-
-/** A customer's list as a link with its REST twin's page arguments and page type (`<typeName>List`). */
-export function pageLink<T>(
-  t: FieldBuilder,
-  list: LinkedList<T> & {
-    description: string;
-    pages: (ctx: Context, customers: readonly CustomerProfile[], args: PageArgs) => Promise<Paginated<T>[]>;
-  },
-) {
-  return t.field({
-    ...link(list.scope),
-    type: listOf(list.typeName, list.item),
-    description: list.description,
-    args: pageArgs,
-    resolve: perCustomer(list.name, list.pages),
-  });
-}
-
-/**
- * A list a storefront scrolls (activities, transactions) as two links: `name` by page, as its
- * REST twin answers it, and `<name>_connection` by cursor (Relay `first`/`after`).
- */
-export function scrollableLinks<T>(
-  t: FieldBuilder,
-  list: LinkedList<T> & {
-    /** What the list is, and its REST twin. */
-    what: string;
-    twin: string;
-    pages: BatchRead<PageArgs, Paginated<T>>;
-    connections: BatchRead<CursorArgs, Connection<T>>;
-  },
-) {
-  return {
-    [list.name]: pageLink(t, {
-      ...list,
-      description: `${list.what}, newest first, as ${list.twin}`,
-      pages: (ctx, cs, args) => list.pages(ctx.db, ctx.merchantId, idsOf(cs), args),
-    }),
-    [`${list.name}_connection`]: connectionLink(t, {
-      ...list,
-      description: `${list.what} as a Relay connection, newest first: scroll with first/after`,
-      connections: (ctx, cs, args) => list.connections(ctx.db, ctx.merchantId, idsOf(cs), args),
-    }),
-  };
-}
-
-/** A customer's list as a Relay connection (`first`/`after`, keyset cursors): `<typeName>Connection`. */
-export function connectionLink<T>(
-  t: FieldBuilder,
-  list: LinkedList<T> & {
-    description: string;
-    connections: (ctx: Context, customers: readonly CustomerProfile[], args: CursorArgs) => Promise<Connection<T>[]>;
-  },
-) {
-  return t.field({
-    ...link(list.scope),
-    type: connectionOf(list.typeName, list.item),
-    description: list.description,
-    args: cursorArgs,
-    resolve: perCustomer(`${list.name}_connection`, list.connections),
-  });
-}
 
 builder.objectFields(CustomerRef, (t) => ({
   balance: t.field({

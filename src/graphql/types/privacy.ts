@@ -6,7 +6,7 @@ import { auditResourceType, recordAudit } from '../../domain/audit/audit.js';
 import { type ErasedCustomer, eraseCustomer } from '../../domain/privacy/erasure.js';
 import { exportCustomer } from '../../domain/privacy/export.js';
 import { builder } from '../builder.js';
-import { customerIdArgs } from './customers.js';
+import { customerIdArgs } from '../customer-args.js';
 
 const CustomerErasureRef = builder.objectRef<ErasedCustomer>('CustomerErasure').implement({
   subGraphs: ['admin'],

@@ -7,9 +7,11 @@ import { listReferrals, type ReferralRecord, referralConnections, referralPages 
 import type { RewardRule } from '../../domain/rewards/reward-rules.js';
 import type { ReferralProgram } from '../../generated/prisma/client.js';
 import { builder, forGuests, forShoppers } from '../builder.js';
+import { customerRefArgs } from '../customer-args.js';
+import { connectionLink, idsOf, pageLink } from '../customer-links.js';
 import { ReferralStatusEnum, RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
-import { CustomerRef, connectionLink, customerRefArgs, idsOf, pageLink } from './customers.js';
+import { CustomerRef } from './customers.js';
 import { RewardRuleRef } from './rewards.js';
 
 // A plain object type: the domain loads the referee's platform id in the same query.

@@ -13,11 +13,13 @@ import {
 } from '../../domain/tiers/standing.js';
 import { allTiers, createTier, listTiers, updateTier } from '../../domain/tiers/tiers.js';
 import { builder, forGuests, forShoppers } from '../builder.js';
+import { customerIdArgs, customerRefArgs, customerUuid } from '../customer-args.js';
+import { connectionLink, idsOf, pageLink, perCustomer } from '../customer-links.js';
 import { MembershipSourceEnum, MembershipStatusEnum, TierQualificationEnum, TierWindowEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 import { link } from '../links.js';
 import { byIdOf } from '../loaders.js';
-import { CustomerRef, connectionLink, customerIdArgs, customerRefArgs, customerUuid, idsOf, pageLink, perCustomer } from './customers.js';
+import { CustomerRef } from './customers.js';
 
 const TierRef = builder.prismaObject('Tier', {
   subGraphs: ['public', 'admin'],

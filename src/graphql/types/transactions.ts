@@ -5,9 +5,11 @@ import { platformIdOf } from '../../domain/customers/customers.js';
 import { adjustPoints, parseAdjustment } from '../../domain/ledger/adjustments.js';
 import { listTransactions, transactionConnections, transactionPages } from '../../domain/ledger/points-history.js';
 import { builder, forShoppers } from '../builder.js';
+import { customerIdArgs, customerRefArgs, customerUuid } from '../customer-args.js';
+import { scrollableLinks } from '../customer-links.js';
 import { TransactionSourceEnum, TransactionTypeEnum } from '../enums.js';
 import { listOf, pageArgs, resultOf } from '../envelopes.js';
-import { CustomerRef, customerIdArgs, customerRefArgs, customerUuid, scrollableLinks } from './customers.js';
+import { CustomerRef } from './customers.js';
 
 interface Adjustment {
   transaction_id: string;

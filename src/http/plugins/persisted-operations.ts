@@ -12,6 +12,7 @@
 //   is refused (403 operation_not_allowed, 404 persisted_query_not_found).
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
+import { invalidApiKey } from '../../domain/access/api-keys.js';
 import { AppError, validationError } from '../../domain/shared/errors.js';
 import { whenReady } from '../../domain/shared/maybe-promise.js';
 import { documentHash, isDocumentHash, MAX_DOCUMENT_LENGTH } from '../../domain/storefront/persisted-operations.js';
@@ -55,7 +56,7 @@ export function persistedOperations(storefronts: StorefrontCache): Plugin[] {
   const apq = apqStore();
   const merchantOf = (context: object) => {
     const { principal } = requestState(context);
-    if (!principal) throw asGraphQLError(new AppError('invalid_token', 'The API key is invalid or revoked'));
+    if (!principal) throw asGraphQLError(invalidApiKey());
     return principal.merchantId;
   };
 

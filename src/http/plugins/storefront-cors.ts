@@ -14,7 +14,8 @@ import { anyStorefrontAllows, type StorefrontCache } from '../../domain/storefro
 import { requestState } from '../request-state.js';
 import { checkRequest } from './checks.js';
 
-const MAX_AGE_SECONDS = 600;
+/** How long a browser may keep a preflight's grant, the operator's (Yoga's CORS) and a storefront's alike. */
+export const CORS_MAX_AGE_SECONDS = 600;
 export const corsAllowedHeaders = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'];
 export const corsExposedHeaders = ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed'];
 
@@ -43,7 +44,7 @@ export function storefrontCors({ db, storefronts, operatorOrigins, graphqlPath }
   const grantPreflight = (headers: Headers, origin: string) => {
     headers.set('Access-Control-Allow-Methods', 'GET, POST');
     headers.set('Access-Control-Allow-Headers', corsAllowedHeaders.join(', '));
-    headers.set('Access-Control-Max-Age', String(MAX_AGE_SECONDS));
+    headers.set('Access-Control-Max-Age', String(CORS_MAX_AGE_SECONDS));
     grant(headers, origin);
   };
 

@@ -4,9 +4,9 @@
 // validation_error naming each. GraphQL's own request codes are no REST code: a request SOFA
 // could not read is a validation_error too.
 import { GraphQLError } from 'graphql';
-import { AppError, type ErrorDetails, errorStatus, graphqlOnlyCodes } from '../../domain/shared/errors.js';
+import { AppError, type ErrorDetails, graphqlOnlyCodes, validationError } from '../../domain/shared/errors.js';
 import type { Logger } from '../../observability/logger.js';
-import { appErrorResponse, errorResponse, isCode } from '../errors.js';
+import { appErrorResponse, isCode } from '../errors.js';
 
 /** SOFA's errorHandler; errors without a code (maskError let them through) are logged and answered 500. */
 export const restErrorHandler =
@@ -26,12 +26,12 @@ export const restErrorHandler =
       } else if (isCode(code) && graphqlOnlyCodes.has(code)) {
         (invalid.request ??= []).push(message);
       } else if (isCode(code)) {
-        return errorResponse(errorStatus[code], { code, message, ...(details ? { details } : {}) });
+        return appErrorResponse(new AppError(code, message, details));
       }
     }
     if (Object.keys(invalid).length) {
-      return errorResponse(422, { code: 'validation_error', message: 'The request is invalid', details: invalid });
+      return appErrorResponse(validationError(invalid));
     }
     logger.error({ errors: errors.map((e) => (e instanceof Error ? { message: e.message, stack: e.stack } : e)) }, 'unexpected REST error');
-    return errorResponse(500, { code: 'internal_error', message: 'Unexpected error' });
+    return appErrorResponse(new AppError('internal_error', 'Unexpected error'));
   };

@@ -1,0 +1,21 @@
+// How a GraphQL field names one customer: the admin API by `id` (internal uuid or platform
+// id), the public endpoints by `customer_id` or `email`. Every resource's file that takes a
+// customer uses these arguments.
+import { findCustomerById } from '../domain/customers/customers.js';
+import { builder, type Context } from './builder.js';
+
+/** `id`: how the admin API names one customer (its internal uuid or its platform id). */
+export const customerIdArgs = builder.args((t) => ({
+  id: t.id({ required: true, description: 'Internal id (uuid) or platform id' }),
+}));
+
+/** The internal id of the merchant's customer named by `id` (404 not_found otherwise). */
+export async function customerUuid(ctx: Context, args: { id: string | number }): Promise<string> {
+  return (await findCustomerById(ctx.db, ctx.merchantId, String(args.id))).id;
+}
+
+/** `customer_id` (platform id) or `email`: how public endpoints name one customer. */
+export const customerRefArgs = builder.args((t) => ({
+  customer_id: t.string({ description: "The customer's id on the e-commerce platform" }),
+  email: t.string({ description: "The customer's email (when customer_id is not given)" }),
+}));
