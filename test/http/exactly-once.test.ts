@@ -268,7 +268,9 @@ describe('the database going away before the commit', () => {
       while (!/fault idempotency\.stored paused/.test(server.output())) await new Promise((r) => setTimeout(r, 20));
       await proxy.cut();
       server.child.kill('SIGUSR2');
-      const answer = await first;
+      const answer = await first.catch((err: Error) => {
+        throw new Error(`no answer (${err.message}); the server said:\n${server.output()}`);
+      });
       expect(answer.status).toBe(503);
       expect((await answer.json()).error.code).toBe('service_unavailable');
       expect((await app.db.customer.findFirstOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(10);
