@@ -134,6 +134,19 @@ async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promi
       return recordedOrder(db, existing, existing.customer.platformId);
     }
     try {
+      // the cart as judged, kept for a replay of history; deleted with the order if earning fails
+      if (input.line_items?.length) {
+        await db.orderLine.createMany({
+          data: input.line_items.map((item, position) => ({
+            merchantId,
+            orderId: order.id,
+            position,
+            productId: item.product_id,
+            quantity: item.quantity,
+            price: (cents(item.price) / 100).toFixed(2),
+          })),
+        });
+      }
       const calculation = await earn(db, merchantId, customer, 'purchase', input, placedAt);
       const earned = {
         merchantId,
