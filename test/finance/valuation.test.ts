@@ -5,6 +5,7 @@
 // revenue of 4,102.10 in year 2 and 3,489.77 in year 3 (the handbook rounds the ratio to 9% and
 // shows 9,000, 4,175 and 3,552).
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminOps, RECORD_ORDER, REFUND_ORDER } from '../admin-ops.js';
 import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
@@ -144,6 +145,20 @@ describe('refunds', () => {
     // the same refund sent again changes nothing
     await admin.ok(REFUND_ORDER, { input: { order_id: 'a', amount: 2500 } });
     expect((await at(await instant())).allocated_revenue).toBe(663.17);
+
+    // refunds recorded before they were kept: the migration reads them from their stored results, at their moments
+    const kept = await app.db.orderRefund.findMany({ where: { merchantId }, orderBy: { createdAt: 'asc' } });
+    expect(kept.map((r) => [Number(r.amount), r.pointsOwed])).toEqual([
+      [2500, 250],
+      [10_000, 1000],
+    ]);
+    await app.db.orderRefund.deleteMany({ where: { merchantId } });
+    const migration = readFileSync(new URL('../../prisma/migrations/20261126172924_order_refunds/migration.sql', import.meta.url), 'utf8');
+    const backfill = migration.slice(migration.indexOf('INSERT INTO "order_refunds"'));
+    await app.db.$executeRawUnsafe(backfill);
+    expect(await app.db.orderRefund.count({ where: { merchantId } })).toBe(2);
+    expect(await at(afterPartial)).toMatchObject({ points_from_sales: 1750, allocated_revenue: 1547.4 });
+    expect(await at(afterFull)).toMatchObject({ points_from_sales: 750, allocated_revenue: 663.17 });
   });
 });
 
