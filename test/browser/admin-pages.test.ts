@@ -18,7 +18,7 @@ import { importProgram } from '../../src/domain/program-import/program-import.js
 import { messages } from '../../src/domain/shared/messages.js';
 import { createApp } from '../../src/http/app.js';
 import type { JobsRuntime } from '../../src/jobs/queue.js';
-import { adminClient, newMerchant, type TestApp, testApp } from '../harness.js';
+import { adminClient, newCustomer, newMerchant, type TestApp, testApp } from '../harness.js';
 import { jobsConfig, type Received, startReceiver, workers } from '../webhooks/receiver.js';
 import { axeViolations, hasChromium, launch, openPage, screenshotPath, serve } from './browser.js';
 
@@ -399,6 +399,8 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
   });
 
   it("shows the finance figures as the API gives them: roll-forward per period in the shop's time zone, expiry schedule, valuation and cohorts; sets the valuation", async () => {
+    // more customers with points than one page of the per-customer list holds
+    for (const points of [40, 60]) await newCustomer(test, merchant.id, { points });
     await page.getByRole('link', { name: 'Finance' }).click();
     await heading('Finance');
     const table = page.getByRole('table', { name: 'Points outstanding per period' });
@@ -457,6 +459,28 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
     const vintages = (await admin('{ points_vintages { cohorts { cohort issued } } }')).body.data.points_vintages.cohorts;
     expect(await page.getByRole('table', { name: 'Cohorts of points by month issued' }).locator('tbody tr').count()).toBe(vintages.length);
     await page.getByRole('heading', { name: 'Points expiring' }).waitFor();
+
+    // each customer's points, ten a page: the pages sum to the points outstanding
+    const owed = page.getByRole('table', { name: 'Points owed per customer' });
+    const next = page.getByRole('navigation', { name: 'Points owed per customer pages' }).getByRole('button', { name: 'Next' });
+    const pages: number[][] = [];
+    for (;;) {
+      await owed.locator('tbody tr').first().waitFor();
+      const points = await owed
+        .locator('tbody tr')
+        .evaluateAll((trs) => trs.map((tr) => Number((tr.querySelector('td')?.textContent ?? '').replace(/[^\d-]/g, ''))));
+      pages.push(points);
+      if (pages.length === 1) await checked('finance-balances');
+      if (await next.isDisabled()) break;
+      await next.click();
+      await expect.poll(async () => page.getByText(`page ${pages.length + 1}.`, { exact: false }).count()).toBe(1);
+      await owed.getByText('Loading…').waitFor({ state: 'detached' });
+    }
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pages[0]).toHaveLength(10);
+    const outstanding = (await admin('{ points_valuation { points_outstanding } }')).body.data.points_valuation.points_outstanding;
+    expect(pages.flat().reduce((a, b) => a + b, 0)).toBe(outstanding);
+    expect(outstanding).toBeGreaterThan(0);
 
     // the valuation: the form's own checks and the API's, then saved
     const value = page.getByLabel('Value of a point (USD)');

@@ -231,6 +231,41 @@ describe.skipIf(!hasChromium)('the admin app: storefront keys and trying a chang
     });
   });
 
+  it('lists the recent replays newest first, and opens a finished one’s report from the list', async () => {
+    const { data } = (
+      await admin(`{ program_replay_jobs { data { id state created_at report { issued { draft } } } meta { pagination { total } } } }`)
+    ).body;
+    // the run cancelled while it waited, then the one that finished; the refused draft recorded nothing
+    expect(data.program_replay_jobs.meta.pagination.total).toBe(2);
+    const [done, cancelled] = data.program_replay_jobs.data;
+    expect([done.state, cancelled.state]).toEqual(['done', 'cancelled']);
+    await page.reload();
+    const recent = page.getByRole('table', { name: 'Recent replays' });
+    await recent.waitFor();
+    const rows = recent.getByRole('row');
+    expect(await rows.count()).toBe(3);
+    const cells = async (i: number) => (await rows.nth(i).getByRole('cell').allInnerTexts()).map((t) => t.trim());
+    expect((await cells(1)).slice(2, 3)).toEqual(['Done']);
+    // cells after the row header (when started): period, draft, state, finished, the button
+    expect((await cells(1))[1]).toMatch(/^Earning rules \(\d+\), Booster campaigns \(\d+\), Tiers \(\d+\)$/);
+    expect((await cells(1))[3]).not.toBe('—');
+    expect((await cells(2)).slice(2, 3)).toEqual(['Cancelled']);
+    expect(await rows.nth(2).getByRole('button').count()).toBe(0);
+    await checked('try-recent');
+    await rows
+      .nth(1)
+      .getByRole('button', { name: /^Open the report of / })
+      .click();
+    await page.getByText(/^Done: /).waitFor();
+    await page.getByRole('heading', { name: 'What would have happened' }).waitFor();
+    const underDraft = await page
+      .locator('.stat', { has: page.locator('dt', { hasText: 'Under the draft' }) })
+      .locator('.stat-value')
+      .innerText();
+    expect(underDraft).toBe(new Intl.NumberFormat('en-US').format(done.report.issued.draft));
+    await checked('try-recent-opened');
+  });
+
   it('logs no error but the answers it shows (401 before signing in, 422 refusals) and reaches nothing outside', () => {
     expect(problems.filter((p) => !/Failed to load resource: the server responded with a status of (401|422)\b/.test(p))).toEqual([]);
     expect(outside).toEqual([]);

@@ -168,6 +168,46 @@ describe('a replay job', () => {
     expect(await pruneReplayJobs(app.db, new Date(Date.now() + 25 * 3_600_000))).toBeGreaterThan(0);
     expect(await admin.fails(STATUS, { id: started.id })).toMatchObject({ code: 'not_found' });
   });
+  it("are listed newest first, paged, each with its state, times and draft's sections, a done one's report read when asked", async () => {
+    const { merchantId, admin, input } = await shop();
+    const other = await shop();
+    const LIST = `query ($page: Int, $per_page: Int) { program_replay_jobs(page: $page, per_page: $per_page) {
+      data { id state from to progress created_at finished_at draft_sections { section items } report { issued { actual draft } } }
+      meta { pagination { current_page per_page total last_page has_more } } } }`;
+    const start = async (variables: Record<string, unknown>) => (await admin.ok(START, variables)).start_program_replay.id as string;
+    const done = await start(input);
+    expect(await runReplayJob(app.db, merchantId, done)).toBe('done');
+    const cancelled = await start({ ...input, draft: { booster_campaigns: [] } });
+    await admin.ok(CANCEL, { id: cancelled });
+    const queued = await start({ ...input, draft: {} });
+
+    const { program_replay_jobs: first } = await admin.ok(LIST, { per_page: 2 });
+    expect(first.meta.pagination).toEqual({ current_page: 1, per_page: 2, total: 3, last_page: 2, has_more: true });
+    expect(first.data.map((j: { id: string }) => j.id)).toEqual([queued, cancelled]);
+    expect(first.data[0]).toMatchObject({ state: 'queued', progress: 0, finished_at: null, draft_sections: [], report: null });
+    expect(first.data[1]).toMatchObject({ state: 'cancelled', draft_sections: [{ section: 'booster_campaigns', items: 0 }], report: null });
+    expect(first.data[1].finished_at).not.toBeNull();
+    const { program_replay_jobs: second } = await admin.ok(LIST, { page: 2, per_page: 2 });
+    expect(second.data).toHaveLength(1);
+    expect(second.data[0]).toMatchObject({
+      id: done,
+      state: 'done',
+      progress: 1,
+      from: input.from,
+      to: input.to,
+      draft_sections: [
+        { section: 'earning_rules', items: 1 },
+        { section: 'tiers', items: 2 },
+      ],
+    });
+    const { program_replay_job: alone } = await admin.ok(STATUS, { id: done });
+    expect(second.data[0].report).toEqual({ issued: { actual: alone.report.issued.actual, draft: alone.report.issued.draft } });
+    expect(second.data[0].report.issued.draft).toBeGreaterThan(0);
+    // another merchant's list holds none of them; a bad page is refused
+    expect((await other.admin.ok(LIST, {})).program_replay_jobs.meta.pagination.total).toBe(0);
+    expect(await admin.fails(LIST, { per_page: 0 })).toMatchObject({ code: 'validation_error' });
+  });
+
   it('runs on the workers: queued, then done with the report program_replay gives for the same input', async () => {
     jobs = await workers(app);
     const { admin, input } = await shop();

@@ -5,8 +5,9 @@
 // revenue of 4,102.10 in year 2 and 3,489.77 in year 3 (the handbook rounds the ratio to 9% and
 // shows 9,000, 4,175 and 3,552).
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adminOps, RECORD_ORDER } from '../admin-ops.js';
+import { adminOps, RECORD_ORDER, REFUND_ORDER } from '../admin-ops.js';
 import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 import { ledgerEntryAt } from './history.js';
 
@@ -107,6 +108,57 @@ describe('IFRS 15 Example 10A, through the API', () => {
     expect(y3.redemption_revenue).toBe(7515.95);
     expect(Number((y3.redemption_revenue + y3.breakage_revenue).toFixed(2))).toBe(y3.revenue_recognized);
     expect(y3.liability_value).toBe(1485); // 1,500 points × 1 × 0.99
+  });
+});
+
+describe('refunds', () => {
+  it("reduce an order's allocated revenue in proportion from their moment on, and its points from sales by what they owed back", async () => {
+    const { merchantId, admin } = await shop('refunds');
+    await app.db.earningRule.create({
+      data: { merchantId, name: '1 per 10', campaignType: 'purchase', earningRule: { type: 'variable', value: 1, per_amount: 10 } },
+    });
+    await admin.ok(SET, { point_value: 1, redemption_rate: 0.97 });
+    for (const id of ['a', 'b']) {
+      const c = await newCustomer(app, merchantId, { customerId: id });
+      await admin.ok(RECORD_ORDER, { input: { order_id: id, customer_id: c.platformId, subtotal: 10_000 } });
+    }
+    const beforeRefunds = await instant();
+    // a quarter of a's order: 250 of its 1,000 points owed back
+    const partial = await admin.ok(REFUND_ORDER, { input: { order_id: 'a', amount: 2500 } });
+    expect(partial.refund_order).toMatchObject({ refunded_amount: 2500, points_to_claw_back: 250 });
+    const afterPartial = await instant();
+    await admin.ok(REFUND_ORDER, { input: { order_id: 'b' } });
+    const afterFull = await instant();
+
+    const at = async (t: Date) => (await admin.ok(VALUATION, { at: t.toISOString() })).points_valuation;
+    // each order: 10,000 × 970 / 10,970 = 884.2297…
+    expect(await at(beforeRefunds)).toMatchObject({ points_from_sales: 2000, allocated_revenue: 1768.46, deferred_revenue: 1768.46 });
+    // a's 7,500 left × 970 / 10,970 + b's 884.2297…
+    expect(await at(afterPartial)).toMatchObject({ points_from_sales: 1750, allocated_revenue: 1547.4, deferred_revenue: 1547.4 });
+    // b refunded whole: nothing of it left allocated
+    expect(await at(afterFull)).toMatchObject({
+      points_from_sales: 750,
+      allocated_revenue: 663.17,
+      deferred_revenue: 663.17,
+      points_outstanding: 750,
+    });
+    // the same refund sent again changes nothing
+    await admin.ok(REFUND_ORDER, { input: { order_id: 'a', amount: 2500 } });
+    expect((await at(await instant())).allocated_revenue).toBe(663.17);
+
+    // refunds recorded before they were kept: the migration reads them from their stored results, at their moments
+    const kept = await app.db.orderRefund.findMany({ where: { merchantId }, orderBy: { createdAt: 'asc' } });
+    expect(kept.map((r) => [Number(r.amount), r.pointsOwed])).toEqual([
+      [2500, 250],
+      [10_000, 1000],
+    ]);
+    await app.db.orderRefund.deleteMany({ where: { merchantId } });
+    const migration = readFileSync(new URL('../../prisma/migrations/20261126172924_order_refunds/migration.sql', import.meta.url), 'utf8');
+    const backfill = migration.slice(migration.indexOf('INSERT INTO "order_refunds"'));
+    await app.db.$executeRawUnsafe(backfill);
+    expect(await app.db.orderRefund.count({ where: { merchantId } })).toBe(2);
+    expect(await at(afterPartial)).toMatchObject({ points_from_sales: 1750, allocated_revenue: 1547.4 });
+    expect(await at(afterFull)).toMatchObject({ points_from_sales: 750, allocated_revenue: 663.17 });
   });
 });
 

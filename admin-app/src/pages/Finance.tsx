@@ -2,7 +2,8 @@
 // counts). The roll-forward over a range of the shop's local dates, cut into days, weeks, months
 // or quarters (a chart of the points outstanding with the movements, and its table); the points
 // that lapse in the next 30, 60 and 90 days; the valuation in money, with the form that sets a
-// point's value and the expected redemption rate; and the monthly cohorts the rate is estimated from.
+// point's value and the expected redemption rate; the monthly cohorts the rate is estimated from;
+// and each customer's points at one instant, paged.
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useMutation, useQuery } from 'urql';
@@ -276,6 +277,53 @@ function RollForward({ timezone }: { timezone: string }) {
   );
 }
 
+const BalancesQuery = graphql(`
+  query LiabilityBalances($at: DateTime!, $after: ID) {
+    points_liability_balances(at: $at, after: $after, per_page: 10) { at data { id customer_id points } next_after }
+  }
+`);
+
+/** Each customer's points at one instant, ten a page: every page is read at the same instant, so the pages sum to the closing then. */
+function CustomerBalances() {
+  const [at] = useState(() => new Date().toISOString());
+  // the cursor each page read was asked with: the last is the page shown, the one before it the previous page
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const after = cursors.at(-1) ?? null;
+  const [{ data, error, fetching }] = useQuery({ query: BalancesQuery, variables: { at, after } });
+  const page = data?.points_liability_balances;
+  const onPage = page ? page.data.reduce((sum, b) => sum + b.points, 0) : null;
+  return (
+    <section className="card" aria-labelledby="balances">
+      <h2 id="balances">Points owed per customer</h2>
+      <p className="hint">
+        As of {formatDateTime(at)}: every customer with points, page {formatNumber(cursors.length)}. The pages together sum to the points
+        outstanding then; an erased customer’s points stay owed.
+      </p>
+      <Alert>{messageOf(error)}</Alert>
+      <DataTable
+        bare
+        caption="Points owed per customer"
+        rows={page?.data}
+        rowKey={(b) => b.id}
+        empty={fetching ? 'Loading…' : 'No customer holds points.'}
+        columns={[
+          { header: 'Customer', rowHeader: true, cell: (b) => b.customer_id ?? 'Erased customer' },
+          { header: 'Points', num: true, cell: (b) => pts(b.points) },
+        ]}
+      />
+      {onPage !== null && <p>On this page: {pts(onPage)} points.</p>}
+      <nav className="pager" aria-label="Points owed per customer pages">
+        <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+          Previous
+        </button>
+        <button type="button" disabled={!page?.next_after} onClick={() => page?.next_after && setCursors([...cursors, page.next_after])}>
+          Next
+        </button>
+      </nav>
+    </section>
+  );
+}
+
 function ExpirySchedule({ s }: { s: ResultOf<typeof FinanceQuery>['points_expiry_schedule'] }) {
   return (
     <section className="card" aria-labelledby="expiry">
@@ -488,6 +536,7 @@ export function Finance() {
             <ExpirySchedule s={data.points_expiry_schedule} />
           </div>
           <Vintages v={data.points_vintages} />
+          <CustomerBalances />
         </>
       )}
     </>

@@ -134,6 +134,19 @@ async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promi
       return recordedOrder(db, existing, existing.customer.platformId);
     }
     try {
+      // the cart as judged, kept for a replay of history; deleted with the order if earning fails
+      if (input.line_items?.length) {
+        await db.orderLine.createMany({
+          data: input.line_items.map((item, position) => ({
+            merchantId,
+            orderId: order.id,
+            position,
+            productId: item.product_id,
+            quantity: item.quantity,
+            price: (cents(item.price) / 100).toFixed(2),
+          })),
+        });
+      }
       const calculation = await earn(db, merchantId, customer, 'purchase', input, placedAt);
       const earned = {
         merchantId,
@@ -279,6 +292,12 @@ async function refundOrderIn(db: Db, merchantId: string, raw: RefundInput): Prom
     UPDATE customers
        SET amount_spent = GREATEST(amount_spent - ${result.refunded_amount}::numeric, 0), updated_at = now()
      WHERE merchant_id = ${merchantId}::uuid AND id IN (SELECT customer_id FROM refunded)`;
+  // the refund as of its moment: what the valuation reads of the order's consideration and points at any instant
+  if (result.refunded_amount > 0 || result.points_to_claw_back > 0) {
+    await db.orderRefund.create({
+      data: { merchantId, orderId: order.id, amount: result.refunded_amount, pointsOwed: result.points_to_claw_back },
+    });
+  }
   await reevaluateTier(db, merchantId, order.customerId);
   const reversal = await reverseReferral(db, merchantId, order.id);
   if (!reversal) return result;

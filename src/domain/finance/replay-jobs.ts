@@ -9,6 +9,7 @@ import type { Db } from '../../db/client.js';
 import { Prisma, type ReplayJob } from '../../generated/prisma/client.js';
 import { AppError, notFound } from '../shared/errors.js';
 import { rowKey } from '../shared/keys.js';
+import { newestFirst, type PageArgs, type Paginated, paginate } from '../shared/pagination.js';
 import { prepareReplay, type ReplayInput, type ReplayReport, replayProgram } from './replay.js';
 
 export type ReplayJobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
@@ -37,7 +38,10 @@ export interface ReplayJobView {
   progress: number;
   /** When the last order read was recorded. */
   read_up_to: Date | null;
-  report: ReplayReport | null;
+  /** Undefined when not read (a job of a list): read when asked for. */
+  report: ReplayReport | null | undefined;
+  /** The sections the draft changes, with how many records each holds (a section left out stays as it stands). */
+  draft_sections: { section: string; items: number }[];
   error: { code: string; message: string } | null;
   created_at: Date;
   started_at: Date | null;
@@ -50,7 +54,10 @@ const DIED = { code: 'internal_error', message: 'The replay stopped: the process
 const isStale = (job: Pick<ReplayJob, 'state' | 'heartbeatAt'>, now: number) =>
   job.state === 'running' && (job.heartbeatAt?.getTime() ?? 0) < now - STALE_AFTER_MS;
 
-function view(job: ReplayJob, now = Date.now()): ReplayJobView {
+/** The draft's sections, in the order the draft documents them. */
+const DRAFT_SECTIONS = ['earning_rules', 'booster_campaigns', 'tiers'];
+
+function view(job: Omit<ReplayJob, 'report'> & { report?: ReplayJob['report'] }, now = Date.now()): ReplayJobView {
   const input = job.input as unknown as ReplayInput;
   const stale = isStale(job, now);
   const span = job.periodEnd.getTime() - job.periodStart.getTime();
@@ -63,12 +70,40 @@ function view(job: ReplayJob, now = Date.now()): ReplayJobView {
     orders_read: job.ordersRead,
     progress: job.state === 'done' ? 1 : Math.min(1, Math.max(0, read)),
     read_up_to: job.readUpTo,
-    report: job.state === 'done' ? (job.report as unknown as ReplayReport) : null,
+    report: job.state !== 'done' ? null : job.report === undefined ? undefined : (job.report as unknown as ReplayReport),
+    draft_sections: draftSections(input.draft),
     error: stale ? DIED : ((job.error as ReplayJobView['error']) ?? null),
     created_at: job.createdAt,
     started_at: job.startedAt,
     finished_at: job.finishedAt,
   };
+}
+
+function draftSections(draft: unknown) {
+  const given = (draft ?? {}) as Record<string, unknown>;
+  return DRAFT_SECTIONS.flatMap((section) => {
+    const items = given[section];
+    return Array.isArray(items) ? [{ section, items: items.length }] : [];
+  });
+}
+
+/** The merchant's replay jobs, newest first, a page at a time; their reports are not read (`replayReport` reads one). */
+export function listReplayJobs(db: Db, merchantId: string, args: PageArgs): Promise<Paginated<ReplayJobView>> {
+  const now = Date.now();
+  return paginate(
+    args,
+    async ({ skip, take }) =>
+      (await db.replayJob.findMany({ where: { merchantId }, omit: { report: true }, orderBy: newestFirst, skip, take })).map((job) =>
+        view(job, now),
+      ),
+    () => db.replayJob.count({ where: { merchantId } }),
+  );
+}
+
+/** A done job's report, for a job of a list (null if it is gone or not done). */
+export async function replayReport(db: Db, merchantId: string, id: string): Promise<ReplayReport | null> {
+  const job = await db.replayJob.findUnique({ where: rowKey(merchantId, id), select: { state: true, report: true } });
+  return job?.state === 'done' ? (job.report as unknown as ReplayReport) : null;
 }
 
 async function findJob(db: Db, merchantId: string, id: string) {

@@ -21,6 +21,7 @@ import { rowsOf } from '../../db/sql.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { boosterCampaignInput, boosterRow } from '../earning/booster-campaigns.js';
 import {
+  type Cart,
   cents,
   type EarningProgram,
   type EarningProgramBooster,
@@ -407,6 +408,8 @@ interface OrderRow {
   created_at: Date;
   refunded_at: Date | null;
   points_awarded: number;
+  /** The order's line items ([product id, quantity, unit price]), null for an order recorded without them. */
+  lines: [string, number, string][] | null;
 }
 
 interface CreditRow {
@@ -522,7 +525,9 @@ export async function replayProgram(db: Db, merchantId: string, input: ReplayInp
       db,
       Prisma.sql`
       SELECT o.id::text, o.customer_id::text, c.platform_id, c.status = 'excluded'::"CustomerStatus" AS excluded,
-             o.platform_order_id, o.subtotal::text, o.refunded_amount::text, o.placed_at, o.created_at, o.refunded_at, o.points_awarded
+             o.platform_order_id, o.subtotal::text, o.refunded_amount::text, o.placed_at, o.created_at, o.refunded_at, o.points_awarded,
+             (SELECT json_agg(json_build_array(l.product_id, l.quantity, l.price::text) ORDER BY l.position)
+                FROM order_lines l WHERE l.merchant_id = o.merchant_id AND l.order_id = o.id) AS lines
         FROM orders o JOIN customers c ON c.merchant_id = o.merchant_id AND c.id = o.customer_id
        WHERE o.merchant_id = ${merchantId}::uuid AND o.created_at < ${end.toISOString()}::timestamptz
          ${after ? Prisma.sql`AND (o.created_at, o.id) > (${after.at.toISOString()}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
@@ -540,6 +545,13 @@ export async function replayProgram(db: Db, merchantId: string, input: ReplayInp
   }
   await creditsBefore(end.getTime() - 1);
   return replay.report({ zone, from, to, end: end.getTime(), top, current });
+}
+
+/** The cart the engine judged: the subtotal and, when the order kept them, its line items. */
+function cartOf(row: OrderRow): Cart {
+  const subtotal = Number(row.subtotal);
+  if (!row.lines) return { subtotal };
+  return { subtotal, line_items: row.lines.map(([product_id, quantity, price]) => ({ product_id, quantity, price: Number(price) })) };
 }
 
 const EMPTY_METRICS = (): TierMetrics => ({
@@ -704,7 +716,7 @@ class Replay {
     const c = this.customer(row.customer_id, row.platform_id, row.excluded);
     const now = row.created_at.getTime();
     const inPeriod = now >= this.start;
-    const cart = { subtotal: Number(row.subtotal) };
+    const cart = cartOf(row);
     const results: PointsCalculation[] = [];
     const tiers: (string | null)[] = [];
     for (const lane of [0, 1] as const) {
@@ -759,7 +771,7 @@ class Replay {
   }
 
   /** The engine's award for this order in this lane: the calculator under the limit loop, slots counted in memory. */
-  private calculate(program: Program, c: CustomerState, lane: 0 | 1, tier: ReplayTier | null, cart: { subtotal: number }, row: OrderRow) {
+  private calculate(program: Program, c: CustomerState, lane: 0 | 1, tier: ReplayTier | null, cart: Cart, row: OrderRow) {
     const placedAt = row.placed_at.getTime();
     const slots = new Map<string, number>();
     const usage: Record<string, number> = {};

@@ -8,7 +8,9 @@
 // - The expected redemption rate is the merchant's, or else estimated from its history by
 //   issuance cohort (vintages.ts).
 // - Each order's allocation is fixed when it is recorded, with the valuation then in effect:
-//   subtotal × SSP / (subtotal + SSP), SSP = points earned × value × rate.
+//   subtotal × SSP / (subtotal + SSP), SSP = points earned × value × rate; its refunds by the
+//   instant read reduce it in proportion (the consideration left × the same ratio), and the
+//   points they owed back leave the points from sales.
 // - Revenue recognized by an instant = allocated × redeemed / (points from sales × the rate in
 //   effect then), at most allocated: a changed estimate is caught up when it changes. Redemptions
 //   are shared between sale points and free points (engagement, manual, referrals, import) as
@@ -145,12 +147,17 @@ export async function pointsValuation(db: Db, merchantId: string, at = new Date(
   const [allocation] = await rowsOf<{ allocated: string | null; points: string }>(
     db,
     Prisma.sql`
-    SELECT sum(subtotal * ssp / NULLIF(subtotal + ssp, 0))::text AS allocated, COALESCE(sum(points_awarded), 0)::text AS points
+    SELECT sum(GREATEST(subtotal - refunded, 0) * ssp / NULLIF(subtotal + ssp, 0))::text AS allocated,
+           COALESCE(sum(GREATEST(points_awarded - owed, 0)), 0)::text AS points
       FROM (
-        SELECT o.subtotal, o.points_awarded,
+        SELECT o.subtotal, o.points_awarded, COALESCE(r.refunded, 0) AS refunded, COALESCE(r.owed, 0) AS owed,
                o.points_awarded * COALESCE(${inEffect('point_value')}, ${derived}::numeric)
                                 * COALESCE(${inEffect('redemption_rate')}, ${estimated}::numeric) AS ssp
           FROM orders o
+          LEFT JOIN (
+            SELECT order_id, sum(amount) AS refunded, sum(points_owed) AS owed FROM order_refunds
+             WHERE merchant_id = ${merchantId}::uuid AND created_at < ${at.toISOString()}::timestamptz
+             GROUP BY order_id) r ON r.order_id = o.id
          WHERE o.merchant_id = ${merchantId}::uuid AND o.created_at < ${at.toISOString()}::timestamptz) s`,
   );
   const allocated = allocation?.allocated == null ? null : Number(allocation.allocated);

@@ -4,9 +4,18 @@
 // the CLI (`loyalty replay`). Sums are Float: they can pass a 32-bit Int.
 
 import { type ReplayReport, replayProgram } from '../../domain/finance/replay.js';
-import { cancelReplayJob, type ReplayJobView, replayJob, replayJobStates, startReplayJob } from '../../domain/finance/replay-jobs.js';
+import {
+  cancelReplayJob,
+  listReplayJobs,
+  type ReplayJobView,
+  replayJob,
+  replayJobStates,
+  replayReport,
+  startReplayJob,
+} from '../../domain/finance/replay-jobs.js';
 import { enqueueReplay } from '../../jobs/replay.js';
 import { builder } from '../builder.js';
+import { listOf, pageArgs } from '../envelopes.js';
 
 /** Orders a query replays at most (the history up to `to`): a few seconds' work. */
 const REPLAY_QUERY_MAX_ORDERS = 250_000;
@@ -123,6 +132,14 @@ const JobErrorRef = builder.objectRef<NonNullable<ReplayJobView['error']>>('Repl
   }),
 });
 
+const DraftSectionRef = builder.objectRef<ReplayJobView['draft_sections'][number]>('ReplayDraftSection').implement({
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    section: t.exposeString('section', { description: 'earning_rules, booster_campaigns or tiers' }),
+    items: t.exposeInt('items', { description: 'Records the section holds (0: that part of the program emptied)' }),
+  }),
+});
+
 const JobRef = builder.objectRef<ReplayJobView>('ProgramReplayJob').implement({
   subGraphs: ['admin'],
   description: 'A what-if replay run as a job: its progress, and its report when done. Kept a day after it started',
@@ -134,10 +151,16 @@ const JobRef = builder.objectRef<ReplayJobView>('ProgramReplayJob').implement({
     orders_read: t.exposeInt('orders_read', { description: 'Orders read so far, history before the period included' }),
     progress: t.exposeFloat('progress', { description: 'The share of the period read, 0 to 1' }),
     read_up_to: t.expose('read_up_to', { type: 'DateTime', nullable: true, description: 'When the last order read was recorded' }),
-    report: t.expose('report', {
+    report: t.field({
       type: ReportRef,
       nullable: true,
       description: 'When done: what program_replay answers for the same input',
+      // a job of a list comes without its report: read only when asked for
+      resolve: (j, _args, ctx) => (j.report === undefined ? replayReport(ctx.db, ctx.merchantId, j.id) : j.report),
+    }),
+    draft_sections: t.expose('draft_sections', {
+      type: [DraftSectionRef],
+      description: 'The sections the draft changes, with their records (a section left out stays as it stands)',
     }),
     error: t.expose('error', { type: JobErrorRef, nullable: true }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
@@ -160,6 +183,13 @@ const replayInput = (args: { from: Date; to: Date; draft?: unknown; top?: number
 });
 
 builder.queryFields((t) => ({
+  program_replay_jobs: t.field({
+    subGraphs: ['admin'],
+    type: listOf('ProgramReplayJob', JobRef),
+    description: "The merchant's replay jobs of the last day, newest first; a job's report is read when asked for",
+    args: pageArgs,
+    resolve: (_root, args, ctx) => listReplayJobs(ctx.db, ctx.merchantId, args),
+  }),
   program_replay_job: t.field({
     subGraphs: ['admin'],
     type: JobRef,

@@ -36,13 +36,16 @@ const ValuationRef = builder.objectRef<PointsValuation>('PointsValuation').imple
       nullable: true,
       description: 'points_outstanding × point_value × redemption_rate',
     }),
-    points_from_sales: t.exposeFloat('points_from_sales', { description: 'Points earned by the orders recorded so far' }),
+    points_from_sales: t.exposeFloat('points_from_sales', {
+      description: 'Points earned by the orders recorded so far, less what their refunds owed back',
+    }),
     points_redeemed_from_sales: t.exposeFloat('points_redeemed_from_sales', {
       description: "Redemptions in proportion to sales' share of the points issued",
     }),
     allocated_revenue: t.exposeFloat('allocated_revenue', {
       nullable: true,
-      description: "The part of the orders' revenue allocated to their points (relative stand-alone selling price)",
+      description:
+        "The part of the orders' revenue allocated to their points (relative stand-alone selling price), less their refunds' share",
     }),
     revenue_recognized: t.exposeFloat('revenue_recognized', {
       nullable: true,

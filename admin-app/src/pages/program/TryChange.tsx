@@ -9,7 +9,7 @@ import { fieldLabel, messages } from '../../../../src/domain/shared/messages';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../../api';
 import { formatDateTime, formatMoney, formatNumber, formatPercent, humanize, nextDate, shopToday, startOfShopDay } from '../../format';
 import { graphql, type ResultOf } from '../../graphql';
-import { Alert, DataTable, TextField } from '../../ui';
+import { Alert, DataTable, Pager, TextField } from '../../ui';
 import { ChartCard, Stat } from '../Dashboard';
 
 const ProgramQuery = graphql(`
@@ -48,6 +48,15 @@ const JobQuery = graphql(`
         tier_changes { customers moves { from_tier_id to_tier_id customers } }
         customers_most_affected { id customer_id actual draft difference tier_id draft_tier_id }
       }
+    }
+  }
+`);
+
+const JobsQuery = graphql(`
+  query ProgramReplayJobs($page: Int) {
+    program_replay_jobs(page: $page, per_page: 10) {
+      data { id state progress from to created_at finished_at draft_sections { section items } }
+      meta { pagination { current_page last_page total } }
     }
   }
 `);
@@ -564,6 +573,78 @@ function JobView({ id, program, onAgain }: { id: string; program: Program; onAga
   );
 }
 
+type ListedJob = ResultOf<typeof JobsQuery>['program_replay_jobs']['data'][number];
+
+const jobStates: Record<ListedJob['state'], string> = {
+  queued: 'Waiting to start',
+  running: 'Running',
+  done: 'Done',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+};
+
+/** What a job's draft changed, in words: each section sent, with its records. */
+const draftSummary = (job: ListedJob) =>
+  job.draft_sections.length === 0
+    ? 'The program as it stands'
+    : job.draft_sections.map((s) => `${humanize(s.section)} (${formatNumber(s.items)})`).join(', ');
+
+/** The shop's replays of the last day, newest first: a finished one's report opens from here. */
+function RecentJobs({ current, onOpen }: { current: string | null; onOpen: (id: string) => void }) {
+  const [page, setPage] = useState(1);
+  const [{ data, error }, refetch] = useQuery({ query: JobsQuery, variables: { page }, requestPolicy: 'network-only' });
+  const jobs = data?.program_replay_jobs;
+  const unfinished = jobs?.data.some((j) => j.state === 'queued' || j.state === 'running');
+  // a job started or followed here, or one still running, shows its new state
+  useEffect(() => {
+    if (current) refetch({ requestPolicy: 'network-only' });
+  }, [current, refetch]);
+  useEffect(() => {
+    if (!unfinished) return;
+    const timer = setInterval(() => refetch({ requestPolicy: 'network-only' }), 2000);
+    return () => clearInterval(timer);
+  }, [unfinished, refetch]);
+  return (
+    <section className="card" aria-labelledby="recent-replays">
+      <h2 id="recent-replays">Recent replays</h2>
+      <p>Replays started in the last day, newest first. A replay is kept for a day after it started.</p>
+      <Alert>{messageOf(error)}</Alert>
+      <DataTable
+        caption="Recent replays"
+        bare
+        rows={jobs?.data}
+        rowKey={(j) => j.id}
+        empty="No replay in the last day."
+        columns={[
+          { header: 'Started', rowHeader: true, cell: (j) => formatDateTime(j.created_at as string) },
+          { header: 'Period', cell: (j) => `${j.from} – ${j.to}` },
+          { header: 'Draft', cell: draftSummary },
+          {
+            header: 'State',
+            cell: (j) => (j.state === 'running' ? `${jobStates.running}: ${formatPercent(j.progress)}` : jobStates[j.state]),
+          },
+          { header: 'Finished', cell: (j) => (j.finished_at ? formatDateTime(j.finished_at as string) : '—') },
+          {
+            header: 'Report',
+            hiddenHeader: true,
+            cell: (j) =>
+              j.state === 'done' ? (
+                <button
+                  type="button"
+                  aria-label={`Open the report of ${formatDateTime(j.created_at as string)}`}
+                  onClick={() => onOpen(j.id)}
+                >
+                  Open the report
+                </button>
+              ) : null,
+          },
+        ]}
+      />
+      <Pager label="Recent replays" page={jobs?.meta.pagination} onPage={setPage} />
+    </section>
+  );
+}
+
 export function TryChange() {
   const [{ data, error }] = useQuery({ query: ProgramQuery, requestPolicy: 'network-only' });
   const [jobId, setJobId] = useState<string | null>(null);
@@ -588,6 +669,13 @@ export function TryChange() {
             />
           </div>
           {jobId && !editing && <JobView id={jobId} program={data} onAgain={() => setEditing(true)} />}
+          <RecentJobs
+            current={jobId}
+            onOpen={(id) => {
+              setJobId(id);
+              setEditing(false);
+            }}
+          />
         </>
       )}
     </>
