@@ -58,7 +58,7 @@ import {
   targetTable,
   type Unavailable,
 } from './report.js';
-import { type RunningServer, type ServerKind, type StartOptions, sampleRss, startServer } from './servers.js';
+import { allocationCounter, type RunningServer, type ServerKind, type StartOptions, sampleRss, startServer } from './servers.js';
 import { fill } from './templates.js';
 
 if (process.argv.includes('--help')) {
@@ -231,9 +231,11 @@ async function measure(
   cpuDatabase?: string,
 ): Promise<Measurement & { window: [number, number]; requests: number }> {
   const stop = sampleRss(server);
+  const allocated = allocationCounter(server);
   const cpu = cpuDatabase ? startCpuCount(server.pid, cpuDatabase) : null;
   const r = await worker.run({ url: server.url, connections, warmup: settings.warmup, duration, request: req, customers });
   const used = cpu?.();
+  const allocatedBytes = allocated();
   const peak = stop();
   const m: Measurement = {
     phase,
@@ -250,6 +252,7 @@ async function measure(
     errors: r.errors,
     status_codes: r.statusCodes,
     peak_rss_mb: Math.round(peak),
+    ...(r.allRequests ? { alloc_kb_per_request: Math.round(allocatedBytes / r.allRequests / 102.4) / 10 } : {}),
     ...(used && r.allRequests
       ? {
           cpu_ms_per_request: Object.fromEntries(
@@ -261,6 +264,7 @@ async function measure(
   if (phase !== 'profile') measurements.push(m);
   log(
     `  ${phase} ${server.kind} ${protocol} ${op.name} c=${connections}: ${r.rps.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms` +
+      `${m.alloc_kb_per_request !== undefined ? `, ${m.alloc_kb_per_request} KB allocated/request` : ''}` +
       `${r.non2xx ? `, non-2xx ${r.non2xx} ${JSON.stringify(r.statusCodes)}` : ''}${r.errors ? `, errors ${r.errors}` : ''}`,
   );
   return Object.assign(m, { window: [r.measuredFromUs, r.measuredToUs] as [number, number], requests: r.requests });
