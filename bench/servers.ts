@@ -79,6 +79,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     // the limiter stays in the request path, with a budget the benchmark never exhausts
     RATE_LIMIT_PER_KEY: '1000000000',
     RATE_LIMIT_PER_MERCHANT: '1000000000',
+    RATE_LIMIT_PER_SESSION: '1000000000',
     REDIS_URL: '',
     DATABASE_URL: 'url' in opts.database ? opts.database.url : '',
     ...('dataDir' in opts.database ? { DATA_DIR: opts.database.dataDir } : {}),
