@@ -17,7 +17,36 @@ export interface Operation {
   kind: 'read' | 'write';
   rest: { method: 'GET' | 'POST'; path: string; body?: unknown };
   graphql: { field: string; args: Record<string, unknown> };
+  /**
+   * A fixed GraphQL document instead of every field of `graphql.field` (the storefront panel):
+   * such an operation has no REST twin on the service, only the baselines' hand-written handler
+   * at `rest.path`.
+   */
+  document?: string;
+  /** `session`: the service is called with the shopper's customer session instead of the API key. */
+  credential?: 'key' | 'session';
 }
+
+/** The customer the bench mints its shopper's session for (`panel_session`). */
+export const SHOPPER = 'c2';
+
+/** docs/graphql.md's `LoyaltyPanel`: a storefront's whole panel for one customer in one request. */
+export const PANEL_DOCUMENT = `query LoyaltyPanel($customer: ID!) {
+  customer(id: $customer) {
+    data {
+      first_name
+      balance { points_balance points_pending next_expiry { points expires_at } }
+      tier_status {
+        current_tier { name benefits }
+        next_tier { name threshold }
+        progress { metric value remaining }
+      }
+      redeemable_rewards(per_page: 5) { data { id name points_cost reward_type } }
+      activities(per_page: 5) { data { description points_change occurred_at } }
+      rewards(per_page: 3) { data { code status expires_at catalogue_reward { name description } } }
+    }
+  }
+}`;
 
 export function operations(deepPage: number): Operation[] {
   const cart = {
@@ -70,6 +99,23 @@ export function operations(deepPage: number): Operation[] {
       kind: 'read',
       rest: { method: 'POST', path: '/v1/points/estimate', body: cart },
       graphql: { field: 'points_estimate', args: cart },
+    },
+    {
+      name: 'panel',
+      title: 'The LoyaltyPanel document over GraphQL, API key (random customer)',
+      kind: 'read',
+      rest: { method: 'GET', path: '/bench/panel?customer_id=c__CUST__' },
+      graphql: { field: 'customer', args: { customer: 'c__CUST__' } },
+      document: PANEL_DOCUMENT,
+    },
+    {
+      name: 'panel_session',
+      title: `The LoyaltyPanel document over GraphQL, the shopper's customer session (${SHOPPER})`,
+      kind: 'read',
+      rest: { method: 'GET', path: `/bench/panel?customer_id=${SHOPPER}` },
+      graphql: { field: 'customer', args: { customer: SHOPPER } },
+      document: PANEL_DOCUMENT,
+      credential: 'session',
     },
     {
       name: 'create_transaction',

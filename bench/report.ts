@@ -22,6 +22,11 @@ export interface Measurement {
   status_codes: Record<string, number>;
   peak_rss_mb: number;
   /**
+   * KB the server's JavaScript heap allocated per request, warm-up included (the sum of V8's
+   * `allocated=` over the collections of the window, bench/servers.ts allocationCounter).
+   */
+  alloc_kb_per_request?: number;
+  /**
    * CPU milliseconds per request (warm-up included in both): `app` the server under test, then
    * the benchmark database's backends per PostgreSQL cluster (Citus phases only; bench/cpu.ts).
    */
@@ -64,12 +69,30 @@ export interface TargetCheck {
   pass: boolean;
 }
 
-/** The targets: on every operation, both protocols, every concurrency of the run. */
-export const TARGETS = { vsFastifyRps: 1.0, vsRawRps: 0.5, p99VsFastify: 1.0, p99VsRaw: 2.0, rssVsFastify: 1.2, startupMs: 1500 };
+/**
+ * The targets: on every operation, both protocols, every concurrency of the run. The panel's
+ * rows (one GraphQL request doing a storefront's seven reads) have their own throughput
+ * ratios; p99 against Fastify + Prisma is shown, not judged.
+ */
+export const TARGETS = {
+  vsFastifyRps: 1.5,
+  vsRawRps: 0.8,
+  panelVsFastifyRps: 2.0,
+  panelVsRawRps: 0.7,
+  p99VsRaw: 1.5,
+  rssVsFastify: 1.0,
+  startupMs: 800,
+};
+
+/** Operations measured against the hand-written panels' throughput targets. */
+export const PANEL_OPS = new Set(['panel', 'panel_session']);
 
 export function targetChecks(ms: Measurement[], ops: Operation[], concurrency: number[]): TargetCheck[] {
   const out: TargetCheck[] = [];
   for (const op of ops) {
+    const panel = PANEL_OPS.has(op.name);
+    const minVsFastify = panel ? TARGETS.panelVsFastifyRps : TARGETS.vsFastifyRps;
+    const minVsRaw = panel ? TARGETS.panelVsRawRps : TARGETS.vsRawRps;
     for (const conc of concurrency) {
       const fastify = find(ms, { phase: 'full', server: 'fastify-prisma', op: op.name, connections: conc });
       const raw = find(ms, { phase: 'full', server: 'raw-pg', op: op.name, connections: conc });
@@ -86,10 +109,10 @@ export function targetChecks(ms: Measurement[], ops: Operation[], concurrency: n
           p99_vs_raw: ratio(s.p99_ms, raw?.p99_ms),
           rss_vs_fastify: ratio(s.peak_rss_mb, fastify?.peak_rss_mb),
         };
+        // a ratio without its baseline row (NaN) is a miss: a target nobody measured is not met
         const missed = [
-          ...(c.vs_fastify_rps >= TARGETS.vsFastifyRps ? [] : ['req/s vs fastify']),
-          ...(c.vs_raw_rps >= TARGETS.vsRawRps ? [] : ['req/s vs raw']),
-          ...(c.p99_vs_fastify <= TARGETS.p99VsFastify ? [] : ['p99 vs fastify']),
+          ...(c.vs_fastify_rps >= minVsFastify ? [] : ['req/s vs fastify']),
+          ...(c.vs_raw_rps >= minVsRaw ? [] : ['req/s vs raw']),
           ...(c.p99_vs_raw <= TARGETS.p99VsRaw ? [] : ['p99 vs raw']),
           ...(c.rss_vs_fastify <= TARGETS.rssVsFastify ? [] : ['RSS']),
         ];
@@ -111,14 +134,14 @@ export function operationTables(ms: Measurement[], ops: Operation[], concurrency
   for (const op of ops) {
     lines.push('', `== ${op.title} ==`);
     lines.push(
-      `  ${pad('server', 16)} ${lpad('conc', 4)} ${lpad('req/s', 8)} ${lpad('p50 ms', 8)} ${lpad('p99 ms', 8)} ${lpad('RSS MB', 7)} ${lpad('non-2xx', 8)}`,
+      `  ${pad('server', 16)} ${lpad('conc', 4)} ${lpad('req/s', 8)} ${lpad('p50 ms', 8)} ${lpad('p99 ms', 8)} ${lpad('RSS MB', 7)} ${lpad('KB/req', 7)} ${lpad('non-2xx', 8)}`,
     );
     for (const who of order) {
       for (const c of concurrency) {
         const m = find(ms, { phase: 'full', ...who, op: op.name, connections: c });
         if (!m) continue;
         lines.push(
-          `  ${pad(label(m), 16)} ${lpad(String(c), 4)} ${lpad(f0(m.rps), 8)} ${lpad(f1(m.p50_ms), 8)} ${lpad(f1(m.p99_ms), 8)} ${lpad(f0(m.peak_rss_mb), 7)} ${lpad(String(m.non2xx), 8)}`,
+          `  ${pad(label(m), 16)} ${lpad(String(c), 4)} ${lpad(f0(m.rps), 8)} ${lpad(f1(m.p50_ms), 8)} ${lpad(f1(m.p99_ms), 8)} ${lpad(f0(m.peak_rss_mb), 7)} ${lpad(f1(m.alloc_kb_per_request ?? NaN), 7)} ${lpad(String(m.non2xx), 8)}`,
         );
       }
     }
@@ -145,8 +168,8 @@ export function targetTable(checks: TargetCheck[], startup: Record<string, numbe
   const t = TARGETS;
   const lines = [
     '',
-    `== Targets (issue 10): req/s ≥ ${t.vsFastifyRps}× fastify+prisma and ≥ ${t.vsRawRps}× raw pg; p99 ≤ ${t.p99VsFastify}× fastify+prisma's and ≤ ${t.p99VsRaw}× raw pg's;` +
-      ` peak RSS ≤ ${t.rssVsFastify}× fastify+prisma's; start-up ≤ ${t.startupMs} ms ==`,
+    `== Targets: req/s ≥ ${t.vsRawRps}× raw pg and ≥ ${t.vsFastifyRps}× fastify+prisma (the panel ≥ ${t.panelVsRawRps}× and ≥ ${t.panelVsFastifyRps}×);` +
+      ` p99 ≤ ${t.p99VsRaw}× raw pg's; peak RSS ≤ ${t.rssVsFastify}× fastify+prisma's; start-up ≤ ${t.startupMs} ms on PostgreSQL ==`,
     `  ${pad('operation', 20)} ${pad('protocol', 8)} ${lpad('conc', 4)} ${lpad('vs fastify', 10)} ${lpad('vs raw', 8)} ${lpad('p99/fastify', 11)} ${lpad('p99/raw', 8)} ${lpad('RSS/fastify', 11)}  result`,
   ];
   for (const c of checks) {
@@ -254,6 +277,7 @@ export function summaryOf(
         rps: Math.round(m.rps),
         p99_ms: m.p99_ms,
         peak_rss_mb: m.peak_rss_mb,
+        ...(m.alloc_kb_per_request !== undefined ? { alloc_kb_per_request: m.alloc_kb_per_request } : {}),
       })),
   };
 }

@@ -10,6 +10,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import os from 'node:os';
 import path from 'node:path';
 import type { GraphQLSchema } from 'graphql';
+import { createPrisma } from '../src/db/client.js';
+import { mintCustomerSession } from '../src/domain/access/customer-sessions.js';
 import { benchDir, parseSettings, resultsDir, type Settings, usage } from './config.js';
 import { startCpuCount } from './cpu.js';
 import {
@@ -35,7 +37,7 @@ import {
   workerUrls,
 } from './data.js';
 import type { LoadJob, LoadResult } from './load.js';
-import { graphqlDocument, graphqlRequest, type Operation, operations, type RequestSpec, restRequest } from './operations.js';
+import { graphqlDocument, graphqlRequest, type Operation, operations, type RequestSpec, restRequest, SHOPPER } from './operations.js';
 import { type PanelResult, panelRow, panelTable } from './panel.js';
 import { type ProfileSummary, printProfile, summariseProfile } from './profile.js';
 import {
@@ -58,7 +60,7 @@ import {
   targetTable,
   type Unavailable,
 } from './report.js';
-import { type RunningServer, type ServerKind, type StartOptions, sampleRss, startServer } from './servers.js';
+import { allocationCounter, type RunningServer, type ServerKind, type StartOptions, sampleRss, startServer } from './servers.js';
 import { fill } from './templates.js';
 
 if (process.argv.includes('--help')) {
@@ -231,9 +233,11 @@ async function measure(
   cpuDatabase?: string,
 ): Promise<Measurement & { window: [number, number]; requests: number }> {
   const stop = sampleRss(server);
+  const allocated = allocationCounter(server);
   const cpu = cpuDatabase ? startCpuCount(server.pid, cpuDatabase) : null;
   const r = await worker.run({ url: server.url, connections, warmup: settings.warmup, duration, request: req, customers });
   const used = cpu?.();
+  const allocatedBytes = allocated();
   const peak = stop();
   const m: Measurement = {
     phase,
@@ -250,6 +254,7 @@ async function measure(
     errors: r.errors,
     status_codes: r.statusCodes,
     peak_rss_mb: Math.round(peak),
+    ...(r.allRequests ? { alloc_kb_per_request: Math.round(allocatedBytes / r.allRequests / 102.4) / 10 } : {}),
     ...(used && r.allRequests
       ? {
           cpu_ms_per_request: Object.fromEntries(
@@ -261,12 +266,22 @@ async function measure(
   if (phase !== 'profile') measurements.push(m);
   log(
     `  ${phase} ${server.kind} ${protocol} ${op.name} c=${connections}: ${r.rps.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms` +
+      `${m.alloc_kb_per_request !== undefined ? `, ${m.alloc_kb_per_request} KB allocated/request` : ''}` +
       `${r.non2xx ? `, non-2xx ${r.non2xx} ${JSON.stringify(r.statusCodes)}` : ''}${r.errors ? `, errors ${r.errors}` : ''}`,
   );
   return Object.assign(m, { window: [r.measuredFromUs, r.measuredToUs] as [number, number], requests: r.requests });
 }
 
+/** The shopper's customer session (operations with `credential: 'session'`), minted once the data is loaded. */
+let shopperSession: string | null = null;
+
 function requestsFor(kind: ServerKind, op: Operation, key: string): [Protocol, RequestSpec | string][] {
+  if (op.document) {
+    if (kind !== 'service') return [['rest', `${kind} has no hand-written panel handler yet`]];
+    const credential = op.credential === 'session' ? shopperSession : key;
+    if (!credential) return [['graphql', 'no shopper session was minted']];
+    return [['graphql', graphqlRequest(op.document, op, credential)]];
+  }
   const out: [Protocol, RequestSpec | string][] = [['rest', restRequest(op, key)]];
   if (kind === 'service') {
     const doc = graphqlDocument(schema, op);
@@ -431,6 +446,17 @@ const citus: {
  * the single-node database loaded before: the four are measured one after the other for each
  * operation and concurrency, so the ratios compare the same minutes of this shared machine.
  */
+/** A session for the shopper, as a storefront's backend mints one (create_customer_session). */
+async function mintShopperSession(url: string, merchantId: string) {
+  const db = createPrisma(url, 1);
+  try {
+    const limits = { defaultTtl: 24 * 3600, maxTtl: 24 * 3600 };
+    return (await mintCustomerSession(db, merchantId, { customer_id: SHOPPER }, limits)).token;
+  } finally {
+    await db.$disconnect();
+  }
+}
+
 async function citusPhase(singleUrl: string, singleTenant: Tenant) {
   const cluster = settings.citus!;
   const why = await clusterUnavailable(cluster);
@@ -540,6 +566,7 @@ try {
     log(`grew to ${JSON.stringify(rowCounts.full)} in ${(loadTimes.postgres_grow / 1000).toFixed(1)} s`);
   }
 
+  if (ops.some((o) => o.credential === 'session')) shopperSession = await mintShopperSession(url, tenant.merchantId);
   await withServers(
     (['service', 'fastify-prisma', 'raw-pg'] as const).map((kind) => ({
       kind,

@@ -2,7 +2,7 @@
 // runs it: the bundle dist/server.mjs with plain node, built first if stale), timing start-up to the first answer, sampling their
 // resident memory from /proc, and stopping them.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,6 +79,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     // the limiter stays in the request path, with a budget the benchmark never exhausts
     RATE_LIMIT_PER_KEY: '1000000000',
     RATE_LIMIT_PER_MERCHANT: '1000000000',
+    RATE_LIMIT_PER_SESSION: '1000000000',
     REDIS_URL: '',
     DATABASE_URL: 'url' in opts.database ? opts.database.url : '',
     ...('dataDir' in opts.database ? { DATA_DIR: opts.database.dataDir } : {}),
@@ -87,7 +88,14 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   if (opts.kind === 'service') buildIfStale();
   // the baselines are TypeScript files of the benchmark, run through tsx
   const loader = opts.kind === 'service' ? [] : ['--import', 'tsx'];
-  const args = [...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : []), ...loader, entries[opts.kind]];
+  // --trace-gc-nvp: each collection writes a line to the log with the bytes allocated since the
+  // one before (`allocated=`), which allocationCounter sums per measured window
+  const args = [
+    '--trace-gc-nvp',
+    ...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : []),
+    ...loader,
+    entries[opts.kind],
+  ];
   const started = performance.now();
   const child: ChildProcess = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', fd, fd] });
   closeSync(fd);
@@ -151,5 +159,30 @@ export function sampleRss(server: RunningServer) {
   return () => {
     clearInterval(timer);
     return Math.max(peak, server.rssMb());
+  };
+}
+
+/**
+ * Counts the bytes the server's JavaScript heap allocates from now until the returned function
+ * is called: the sum of `allocated=` over the collections V8 logs (--trace-gc-nvp) in between.
+ * What was allocated before the window's first collection is counted and what follows its last
+ * is not (each at most one young generation, and they tend to cancel): sound over a window of
+ * many collections, which the measured windows are.
+ */
+export function allocationCounter(server: RunningServer) {
+  const from = statSync(server.logFile).size;
+  return () => {
+    const to = statSync(server.logFile).size;
+    if (to <= from) return 0;
+    const fd = openSync(server.logFile, 'r');
+    try {
+      const buf = Buffer.alloc(to - from);
+      readSync(fd, buf, 0, buf.length, from);
+      let bytes = 0;
+      for (const m of buf.toString('latin1').matchAll(/ allocated=(\d+) /g)) bytes += Number(m[1]);
+      return bytes;
+    } finally {
+      closeSync(fd);
+    }
   };
 }

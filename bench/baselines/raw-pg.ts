@@ -2,7 +2,8 @@
 // A minimal node:http server running the same SQL as the service with `pg` directly, for
 // the endpoints the benchmark calls (the same statements, in the same order: a page with its
 // total in one, the balance's merchant setting and pending points in one, the earning program
-// in one, the ledger's function loyalty_apply_points in one), with the same key check (sha256 lookup of the API key, scope check) and the same
+// in one, the ledger's function loyalty_apply_points in one), with the same key check (sha256 lookup of the API key, its principal cached in process as the
+// service caches it, scope check) and the same
 // response shapes. No framework, no logging.
 // Env: DATABASE_URL, PORT, HOST, DB_POOL_MAX (default 10, as the service).
 import { createHash, randomUUID } from 'node:crypto';
@@ -38,14 +39,66 @@ interface Principal {
   scopes: string[];
 }
 
+// The key's principal is cached in process with the service's lifetime (src/domain/access/
+// key-cache.ts): kept only while a LISTEN on the channel the api_keys trigger NOTIFYs holds,
+// dropped on its notification, everything dropped when the listening connection is lost, and a
+// load that overlapped an invalidation answered but not kept. A plain Map: no bound is needed
+// for the bench's few keys.
+const AUTH_CHANNEL = 'loyalty_auth';
+const principals = new Map<string, Principal>();
+let listening = false;
+let invalidations = 0;
+let keyFeed: pg.Client | undefined;
+
+function forgetPrincipals(hash?: string) {
+  invalidations++;
+  if (hash === undefined) principals.clear();
+  else principals.delete(hash);
+}
+
+function listenForKeys() {
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL, keepAlive: true });
+  keyFeed = client;
+  let lost = false;
+  const down = () => {
+    if (lost) return;
+    lost = true;
+    listening = false;
+    forgetPrincipals();
+    client.removeAllListeners();
+    client.on('error', () => {});
+    void client.end().catch(() => {});
+    if (keyFeed === client) setTimeout(listenForKeys, 1_000).unref();
+  };
+  client.on('error', down);
+  client.on('end', down);
+  client.on('notification', (m) => {
+    if (m.channel === AUTH_CHANNEL) forgetPrincipals(m.payload ?? '');
+  });
+  client
+    .connect()
+    .then(() => client.query(`LISTEN "${AUTH_CHANNEL}"`))
+    .then(() => {
+      if (lost) return;
+      forgetPrincipals();
+      listening = true;
+    }, down);
+}
+listenForKeys();
+
 async function authenticate(header: string | undefined): Promise<Principal> {
   const token = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
   if (!token) throw new HttpError(401, 'invalid_token', 'The API key is invalid or revoked');
   const hash = createHash('sha256').update(token).digest('hex');
+  const cached = listening ? principals.get(hash) : undefined;
+  if (cached) return cached;
+  const seen = invalidations;
   const { rows } = await pool.query('SELECT merchant_id, scopes, revoked_at FROM api_keys WHERE hash = $1', [hash]);
   const key = rows[0];
   if (!key || key.revoked_at) throw new HttpError(401, 'invalid_token', 'The API key is invalid or revoked');
-  return { merchantId: key.merchant_id, scopes: key.scopes };
+  const principal = { merchantId: key.merchant_id, scopes: key.scopes };
+  if (listening && seen === invalidations) principals.set(hash, principal);
+  return principal;
 }
 
 function requireScope(p: Principal, scope: string) {
@@ -430,5 +483,9 @@ server.listen(Number(process.env.PORT ?? 4100), process.env.HOST ?? '127.0.0.1',
 process.on('SIGTERM', () => {
   server.close();
   server.closeIdleConnections();
+  const feed = keyFeed;
+  keyFeed = undefined;
+  feed?.removeAllListeners();
+  void feed?.end().catch(() => {});
   void pool.end().then(() => process.exit(0));
 });
