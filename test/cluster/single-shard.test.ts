@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PANEL_DOCUMENT } from '../../bench/operations.js';
 import { createPrisma, type Db } from '../../src/db/client.js';
 import { hashToken } from '../../src/domain/access/tokens.js';
 import { createApp } from '../../src/http/app.js';
@@ -117,6 +118,13 @@ describe.skipIf(skip)(`no hot statement fans out${skip ? ` (skipped: ${skip})` :
     const from = logged.length;
     const res = await run();
     expect(res, failure(from, res.body)).toMatchObject({ status });
+  });
+
+  it("the storefront panel by API key: docs/graphql.md's LoyaltyPanel in one GraphQL request", async () => {
+    const from = logged.length;
+    const panel = await api.gql(PANEL_DOCUMENT, { customer: customer.platformId });
+    expect(panel.body.errors, failure(from, panel.body.errors)).toBeUndefined();
+    expect(panel.body.data.customer.data.balance.points_balance).toBeGreaterThan(0);
   });
 
   it('the storefront panel: one GraphQL request with a customer session', async () => {
