@@ -243,7 +243,8 @@ describe.skipIf(!hasChromium)('the admin app: storefront keys and trying a chang
     const recent = page.getByRole('table', { name: 'Recent replays' });
     await recent.waitFor();
     const rows = recent.getByRole('row');
-    expect(await rows.count()).toBe(3);
+    // the table shows at once, with a loading row until the list has come
+    await expect.poll(() => rows.count()).toBe(3);
     const cells = async (i: number) => (await rows.nth(i).getByRole('cell').allInnerTexts()).map((t) => t.trim());
     expect((await cells(1)).slice(2, 3)).toEqual(['Done']);
     // cells after the row header (when started): period, draft, state, finished, the button
