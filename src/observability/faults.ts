@@ -8,6 +8,9 @@ const [armedPoint, action] = (process.env.LOYALTY_TEST_FAULT ?? '').split(':');
 export function faultPoint(point: string): Promise<void> | undefined {
   if (point !== armedPoint) return undefined;
   if (action === 'kill') process.kill(process.pid, 'SIGKILL');
+  // listening before saying so: a SIGUSR2 with no listener ends the process (its default action),
+  // and the test may send it as soon as it reads the line
+  const resumed = new Promise<void>((resume) => process.once('SIGUSR2', () => resume()));
   process.stderr.write(`fault ${point} paused\n`);
-  return new Promise((resume) => process.once('SIGUSR2', () => resume()));
+  return resumed;
 }
