@@ -29,7 +29,9 @@ describe.skipIf(!hasChromium)('the admin app: storefront keys and trying a chang
   let outside: string[] = [];
 
   beforeAll(async () => {
-    test = await testApp();
+    // its own database: a job must wait while this file stops its workers, and on a shared database
+    // another file's workers would run it
+    test = await testApp({ ownDatabase: true });
     merchant = await newMerchant(test, 'try');
     await importProgram(test.db, merchant.id, demoProgram());
     admin = adminClient(test, merchant.admin_token);
