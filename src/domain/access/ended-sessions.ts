@@ -34,6 +34,10 @@ const payloadOf = (merchantId: string, id: string, expiresAt: Date) => `${PAYLOA
 
 type Ended = (merchantId: string, sessionId: string, expiresAtMs: number) => void;
 const endedHere = new Set<Ended>();
+/** This instance's lists learn of an ending at once, before its notification comes back. */
+const endHere: Ended = (merchantId, id, expiresAtMs) => {
+  for (const ended of endedHere) ended(merchantId, id, expiresAtMs);
+};
 
 /**
  * Ends a session: false when it had ended already (by another request, or a renewal racing
@@ -47,7 +51,7 @@ export async function endSession(db: Db, session: EndedSession): Promise<boolean
     db.$executeRaw`SELECT pg_notify(${AUTH_CHANNEL}, ${payloadOf(merchantId, sessionId, expiresAt)})`,
   ]);
   if (written.count === 0) return false;
-  for (const ended of endedHere) ended(merchantId, sessionId, expiresAt.getTime());
+  endHere(merchantId, sessionId, expiresAt.getTime());
   return true;
 }
 
@@ -59,9 +63,7 @@ export async function endEverySessionIn(tx: Prisma.TransactionClient, merchantId
   const expiresAt = new Date(now.getTime() + LONGEST_CUSTOMER_SESSION_SECONDS * 1000);
   await tx.endedCustomerSession.createMany({ data: [{ merchantId, id: customerId, customerId, expiresAt }], skipDuplicates: true });
   await tx.$executeRaw`SELECT pg_notify(${AUTH_CHANNEL}, ${payloadOf(merchantId, customerId, expiresAt)})`;
-  return () => {
-    for (const ended of endedHere) ended(merchantId, customerId, expiresAt.getTime());
-  };
+  return () => endHere(merchantId, customerId, expiresAt.getTime());
 }
 
 /** The merchant's ended sessions whose tokens have not expired: id to expiry (ms). */
