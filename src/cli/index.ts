@@ -1,9 +1,12 @@
 // `loyalty <command>` (also `npm run cli -- <command>`). With --json every command prints
 // exactly one JSON document on stdout: its result, or { error: { code, message, details? } }.
+// A refusal of the domain is told in the words the admin API answers it in (the message
+// catalogue's), with its code.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { connect } from '../db/database.js';
 import { AppError } from '../domain/shared/errors.js';
+import { inMerchantWords } from '../domain/shared/messages.js';
 import { commands, type Options, UsageError } from './commands.js';
 import { runWorker } from './worker.js';
 
@@ -24,7 +27,7 @@ async function main(argv: string[]) {
   let json = argv.includes('--json');
   const fail = (code: string, message: string, details?: unknown, exitCode = 1) => {
     if (json) console.log(JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } }));
-    console.error(`error: ${message}`);
+    console.error(`error (${code}): ${message}`);
     if (details) console.error(JSON.stringify(details, null, 2));
     process.exitCode = exitCode;
   };
@@ -80,7 +83,10 @@ async function main(argv: string[]) {
       await close();
     }
   } catch (err) {
-    if (err instanceof AppError) return fail(err.code, err.message, err.details);
+    if (err instanceof AppError) {
+      const { message, details } = inMerchantWords(err.code, err.message, err.details);
+      return fail(err.code, message, details);
+    }
     if (err instanceof UsageError || err instanceof ConfigError) return fail('usage_error', err.message, undefined, 2);
     if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
       return fail('usage_error', err.message, undefined, 2);

@@ -7,6 +7,9 @@
 // - none (the default, or 0): the socket's peer; X-Forwarded-For is ignored, as anyone can send it;
 // - a count n: the n nearest hops are proxies; the client is the address the outermost one saw;
 // - addresses/CIDRs: proxies are the hops at those addresses.
+// The same rule decides whether X-Forwarded-Proto and X-Forwarded-Host (the scheme and host the
+// browser used, which the admin app's cookie and same-origin check need) are believed: only when
+// the socket's peer is a trusted proxy, as Express's req.protocol and req.hostname do.
 import { BlockList, isIP } from 'node:net';
 import type { TrustProxy } from '../config.js';
 
@@ -56,6 +59,11 @@ export function clientAddress(peer: string | undefined, forwardedFor: string | n
   let hop = 0;
   while (hop < chain.length - 1 && trust(chain[hop]!, hop)) hop += 1;
   return chain[hop]!;
+}
+
+/** Whether the socket's peer is a proxy `trust` believes, so its X-Forwarded-Proto and -Host count. */
+export function fromTrustedProxy(peer: string | undefined, trust: Trust): boolean {
+  return trust !== trustNone && trust(peer ? plain(peer) : 'local', 0);
 }
 
 /** The socket's peer address of a request Yoga serves from Node's HTTP server (none in process). */

@@ -5,7 +5,7 @@
 import { GraphQLError } from 'graphql';
 import { isDatabaseUnavailable, isShardMoved } from '../db/errors.js';
 import { AppError, type documentLimitCodes, type ErrorCode, type ErrorDetails, errorStatus } from '../domain/shared/errors.js';
-import { merchantMessage, sentence } from '../domain/shared/messages.js';
+import { inMerchantWords } from '../domain/shared/messages.js';
 import type { RequestKind } from './request-state.js';
 
 export interface ErrorBody {
@@ -61,9 +61,7 @@ export function maskError(error: unknown, message: string): Error {
 export function forMerchant(error: Error): Error {
   if (!(error instanceof GraphQLError) || !isCode(error.extensions?.code)) return error;
   const code = error.extensions.code;
-  const raw = error.extensions.details as ErrorDetails | undefined;
-  const details = raw && Object.fromEntries(Object.entries(raw).map(([field, messages]) => [field, messages.map(sentence)]));
-  const message = merchantMessage(code, error.message, details);
+  const { message, details } = inMerchantWords(code, error.message, error.extensions.details as ErrorDetails | undefined);
   const extensions = { ...error.extensions, ...(details && { details }) };
   // amended in place where it can be (Yoga logs as a failure every error its mask replaces)
   const writable = (key: string) => Object.getOwnPropertyDescriptor(error, key)?.configurable !== false;

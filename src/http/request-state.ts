@@ -36,6 +36,8 @@ export interface RequestState {
   operationName?: string;
   /** The client's address (client-address.ts: the socket's, or X-Forwarded-For's as TRUST_PROXY allows). */
   client?: string;
+  /** Whether the socket's peer is a trusted proxy (TRUST_PROXY), believed about the scheme and host (X-Forwarded-Proto, -Host). */
+  proxied?: boolean;
   /** The request's id (the caller's X-Request-Id when sane), answered and logged. */
   requestId?: string;
   /** The rate limiter's headers, set on the answer of an admitted request. */

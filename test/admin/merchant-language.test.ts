@@ -138,6 +138,53 @@ describe('product display names', () => {
   });
 });
 
+describe('product images', () => {
+  const freeTote = (product_image_url: string) => ({
+    name: 'Free tote',
+    reward_type: 'free_product',
+    points_cost: 500,
+    reward_rule: { product_id: 'prod-canvas-tote' },
+    product_image_url,
+  });
+
+  it('refuses an image over plain http (HTTPS storefronts block it as mixed content), saying https is required', async () => {
+    for (const url of ['http://cdn.example.com/tote.png', 'http://localhost:3000/tote.png', 'HTTP://cdn.example.com/tote.png']) {
+      const res = await admin(CREATE_REWARD, { input: freeTote(url) });
+      expect(res.body.errors![0].extensions.code).toBe('validation_error');
+      const [detail] = res.body.errors![0].extensions.details.product_image_url;
+      expect(detail).toMatch(/^Must start with https:\/\//);
+    }
+    const rule = await admin(`mutation ($input: EarningRuleInput!) { create_earning_rule(input: $input) { id } }`, {
+      input: {
+        name: 'Tote bonus',
+        campaign_type: 'purchase',
+        earning_rule: { type: 'fixed', value: 50 },
+        product_image_url: 'http://cdn.example.com/tote.png',
+      },
+    });
+    expect(rule.body.errors![0].extensions.details.product_image_url[0]).toMatch(/^Must start with https:\/\//);
+    // what is no web address at all is still told so
+    const bad = await admin(CREATE_REWARD, { input: freeTote('tote.png') });
+    expect(bad.body.errors![0].extensions.details).toEqual({ product_image_url: [messages.url] });
+  });
+
+  it('still reads a reward stored with an http image; a change to it must give it an https one', async () => {
+    const created = await admin(CREATE_REWARD, { input: freeTote('https://cdn.example.com/tote.png') });
+    const { id } = created.body.data.create_reward;
+    await app.db.reward.updateMany({ where: { id }, data: { productImageUrl: 'http://cdn.example.com/old.png' } });
+    const read = await admin('{ rewards(per_page: 100) { data { id product_image_url } } }');
+    expect(read.body.data.rewards.data).toContainEqual({ id, product_image_url: 'http://cdn.example.com/old.png' });
+    // a record is validated whole on a change, so the change must give it an https image too
+    const renamed = await admin(`mutation ($id: ID!) { update_reward(id: $id, input: { name: "Tote" }) { name } }`, { id });
+    expect(renamed.body.errors![0].extensions.details.product_image_url[0]).toMatch(/^Must start with https:\/\//);
+    const fixed = await admin(
+      `mutation ($id: ID!) { update_reward(id: $id, input: { product_image_url: "https://cdn.example.com/new.png" }) { product_image_url } }`,
+      { id },
+    );
+    expect(fixed.body.data.update_reward.product_image_url).toBe('https://cdn.example.com/new.png');
+  });
+});
+
 describe('the merchant locale', () => {
   it('defaults to en-US, takes a language tag in its canonical spelling, and refuses anything else with the catalogue sentence', async () => {
     expect((await admin('{ merchant { locale } }')).body.data.merchant.locale).toBe('en-US');

@@ -1,9 +1,10 @@
 // Product images in the admin app's lists, in Chromium: the page's CSP lets images come from
 // any https address (and nothing else from elsewhere); a reward or an earning rule with a
 // product image shows it small beside its name, alt text the product's name. An image that
-// fails, or one named by a plain http address (which the CSP refuses), leaves a square named
-// the same. The https host is answered by the test through Playwright's routing: the request
-// leaves the page, so the page's CSP decides first whether it may be made at all.
+// fails, or one named by a plain http address (which the CSP refuses; the API refuses it on
+// input, but a row stored before may hold one), leaves a square named the same. The https host
+// is answered by the test through Playwright's routing: the request leaves the page, so the
+// page's CSP decides first whether it may be made at all.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.js';
@@ -35,7 +36,7 @@ describe.skipIf(!hasChromium)('product images in the admin app (/admin) in Chrom
     for (const res of [
       await reward('Free tote', 'Canvas tote', `${CDN}/tote.png`),
       await reward('Free kettle', 'Copper kettle', `${CDN}/kettle-gone.png`),
-      await reward('Free mug', 'Stoneware mug', 'http://images.shop.example/mug.png'),
+      await reward('Free mug', 'Stoneware mug', `${CDN}/mug.png`),
       await admin(`mutation ($input: EarningRuleInput!) { create_earning_rule(input: $input) { id } }`, {
         input: {
           name: 'Tote bonus',
@@ -48,6 +49,11 @@ describe.skipIf(!hasChromium)('product images in the admin app (/admin) in Chrom
       }),
     ])
       expect(res.body.errors).toBeUndefined();
+    // a plain http image is refused on input now; a row stored before that rule may still hold one
+    await test.db.reward.updateMany({
+      where: { merchantId: merchant.id, name: 'Free mug' },
+      data: { productImageUrl: 'http://images.shop.example/mug.png' },
+    });
     app = createApp({ db: test.db, config: testConfig() });
     served = await serve(app);
     browser = await launch();

@@ -88,10 +88,33 @@ describe('sign-in', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
   });
 
-  it('marks the cookie Secure when the request came over HTTPS (X-Forwarded-Proto from the proxy)', async () => {
-    const { res, setCookie } = await signIn(merchant.admin_token, { origin: 'https://loyalty.test', 'x-forwarded-proto': 'https' });
+  it('behind a proxy TRUST_PROXY believes, takes the scheme and host from X-Forwarded-*: Secure over HTTPS, and that origin is its own', async () => {
+    const proxied = createApp({ db: app.db, config: testConfig({ TRUST_PROXY: '1' }), adminAppDist: dist });
+    try {
+      const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'shop.example' };
+      const { res, setCookie } = await signIn(merchant.admin_token, { origin: 'https://shop.example', ...forwarded }, proxied);
+      expect(res.status).toBe(201);
+      expect(setCookie).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
+      // the request's own origin is no longer the one the browser used
+      expect((await signIn(merchant.admin_token, forwarded, proxied)).res.status).toBe(403);
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it('without TRUST_PROXY, ignores X-Forwarded-Proto and -Host, which any client can write', async () => {
+    // the cookie's Secure follows the connection, not the header
+    const { res, setCookie } = await signIn(merchant.admin_token, { 'x-forwarded-proto': 'https' });
     expect(res.status).toBe(201);
-    expect(setCookie).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
+    expect(setCookie).not.toMatch(/Secure/);
+    // nor can a request name another origin as the app's own
+    const foreign = await signIn(merchant.admin_token, {
+      origin: 'https://evil.example',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'evil.example',
+    });
+    expect(foreign.res.status).toBe(403);
+    expect(await codeOf(foreign.res)).toBe('csrf_rejected');
   });
 
   it('stores only a hash of the session id', async () => {

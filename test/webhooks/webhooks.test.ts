@@ -257,6 +257,36 @@ describe('the outbox', () => {
     expect(await app.db.webhookDelivery.count({ where: { merchantId: merchant.id } })).toBe(0);
   });
 
+  it('prunes merchant by merchant: every statement on events names one merchant (a sharded cluster runs it on one shard)', async () => {
+    const a = (await shop('/prune-a')).merchant;
+    const b = (await shop('/prune-b')).merchant;
+    for (const m of [a, b]) await newCustomer(app, m.id);
+    await eventually(async () =>
+      expect(await app.db.webhookDelivery.count({ where: { merchantId: { in: [a.id, b.id] }, status: 'succeeded' } })).toBe(2),
+    );
+    // every statement the prune sends, as the database receives it
+    const statements: { sql: string; values: unknown[] }[] = [];
+    const recording = app.db.$extends({
+      query: {
+        async $allOperations({ model, operation, args, query }) {
+          // a raw statement's arguments are its Prisma.Sql: the text around the values, and the values
+          const raw = args as { strings?: string[]; values?: unknown[] };
+          if (!model && raw.strings) statements.push({ sql: raw.strings.join('?'), values: raw.values ?? [] });
+          else statements.push({ sql: `${model} ${operation} ${JSON.stringify(args)}`, values: [] });
+          return query(args);
+        },
+      },
+    }) as unknown as typeof app.db;
+    await pruneEvents(recording, 30, new Date(Date.now() + 31 * 86_400_000));
+    expect(await app.db.outboxEvent.count({ where: { merchantId: { in: [a.id, b.id] } } })).toBe(0);
+    const onEvents = statements.filter((s) => /\bevents\b/i.test(s.sql));
+    expect(onEvents.flatMap((s) => s.values)).toEqual(expect.arrayContaining([a.id, b.id]));
+    for (const s of onEvents) {
+      expect(s.sql, s.sql).toMatch(/merchant_id = \?::uuid/);
+      expect(s.values.filter((v) => typeof v === 'string' && /^[0-9a-f-]{36}$/.test(v))).toHaveLength(1);
+    }
+  });
+
   it('keeps every event body as written', async () => {
     const merchant = await newMerchant(app, 'immutable');
     await newCustomer(app, merchant.id);

@@ -100,10 +100,16 @@ export const field = {
   points: z.number().int().min(0).max(MAX_POINTS),
   /** The display name of a product the record names (the store's id stays the key). */
   productName: z.string().trim().max(200).nullish(),
-  /** An image of that product, shown beside its name: a web address. */
+  /**
+   * An image of that product, shown beside its name: an https address. Pages served over HTTPS
+   * (storefronts, the admin app) block an http image as mixed content, and the admin app's CSP
+   * loads outside images over https only, so an http one would show nowhere. Rows stored before
+   * this rule are read as they are; a change to such a record gives it an https image or none.
+   */
   productImageUrl: z
     .url({ protocol: /^https?$/ })
     .max(2000)
+    .refine((url) => !/^http:/i.test(url), 'must start with https:// (pages served over HTTPS block images from plain http addresses)')
     .nullish(),
 };
 

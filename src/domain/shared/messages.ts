@@ -253,6 +253,15 @@ const specific: ReadonlySet<ErrorCode> = new Set([
 ]);
 
 /**
+ * An error as a merchant reads it, wherever it is shown (the admin API's answers, the CLI's):
+ * each detail a sentence, and the message merchantMessage makes of them; the code stays.
+ */
+export function inMerchantWords(code: ErrorCode, message: string, raw?: Record<string, string[]>) {
+  const details = raw && Object.fromEntries(Object.entries(raw).map(([field, list]) => [field, list.map(sentence)]));
+  return { message: merchantMessage(code, message, details), details };
+}
+
+/**
  * The message of an error for a merchant: a validation error names its first field and says
  * what to enter there; a code whose message names what it is about keeps it; others say the
  * catalogue's sentence for the code.

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import type { Prisma, WebhookDeliveryStatus } from '../../generated/prisma/client.js';
+import { eachInBatches, type Page } from '../shared/batches.js';
 import { AppError, validationError } from '../shared/errors.js';
 import { rowKey } from '../shared/keys.js';
 import { newestFirst, type PageArgs, paginate } from '../shared/pagination.js';
@@ -328,14 +329,26 @@ export async function pingEndpoint(db: Db, merchantId: string, endpointId: strin
   return deliveryView(await db.webhookDelivery.findUniqueOrThrow({ where: rowKey(merchantId, deliveryId), include: withEventType }));
 }
 
+/** Merchants read per page by the prune's walk. */
+const PRUNE_MERCHANT_BATCH = 500;
+
 /**
  * Forgets events dispatched more than `days` ago (their deliveries with them), unless a
- * delivery of theirs is still pending. Returns how many went.
+ * delivery of theirs is still pending. Merchant by merchant, as the calendar jobs walk them:
+ * each DELETE names its merchant, so on a sharded cluster it runs on that merchant's shard
+ * alone. Returns how many went.
  */
-export function pruneEvents(db: Db, days: number, now = new Date()) {
+export async function pruneEvents(db: Db, days: number, now = new Date()): Promise<number> {
   const before = new Date(now.getTime() - days * 86_400_000);
-  return db.$executeRaw`
-    DELETE FROM events e
-     WHERE e.dispatched_at < ${before}::timestamptz
-       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.merchant_id = e.merchant_id AND d.event_id = e.id AND d.status = 'pending')`;
+  const merchants: Page<{ id: string }, string> = (after, take) =>
+    db.merchant.findMany({ where: after ? { id: { gt: after } } : {}, orderBy: { id: 'asc' }, take, select: { id: true } });
+  let pruned = 0;
+  await eachInBatches({ size: PRUNE_MERCHANT_BATCH, page: merchants, keyOf: (m) => m.id }, async ({ id }) => {
+    pruned += await db.$executeRaw`
+      DELETE FROM events e
+       WHERE e.merchant_id = ${id}::uuid
+         AND e.dispatched_at < ${before}::timestamptz
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.merchant_id = e.merchant_id AND d.event_id = e.id AND d.status = 'pending')`;
+  });
+  return pruned;
 }

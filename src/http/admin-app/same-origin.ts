@@ -13,11 +13,11 @@ const refused = (why: string) => new AppError('csrf_rejected', `Cross-origin req
 
 export function useSameOrigin(isApi: (path: string, method: string) => boolean): Plugin {
   return {
-    onRequest: checkRequest(({ request, url }) => {
+    onRequest: checkRequest(({ request, url, state }) => {
       const origin = request.headers.get('origin');
       const site = request.headers.get('sec-fetch-site');
       if (request.method === 'OPTIONS') throw refused('the admin app answers no CORS preflight');
-      if (origin !== null && origin !== ownOrigin(request)) throw refused(`origin ${origin} is not this app's`);
+      if (origin !== null && origin !== ownOrigin(request, state)) throw refused(`origin ${origin} is not this app's`);
       const api = isApi(url.pathname, request.method);
       if (site && site !== 'same-origin' && site !== 'none') {
         const navigation = !api && request.method === 'GET' && request.headers.get('sec-fetch-mode') === 'navigate';

@@ -96,7 +96,7 @@ export function useSessionEndpoint(signIn: AdminSignIn, policy: SessionPolicy): 
           const session = await openSession(db, result.merchantId, policy);
           return Response.json(await describe(db, session.id, session), {
             status: 201,
-            headers: { 'Set-Cookie': sessionCookie(request, session.id, policy.maxSeconds) },
+            headers: { 'Set-Cookie': sessionCookie(request, state, session.id, policy.maxSeconds) },
           });
         }
         case 'GET': {
@@ -109,7 +109,7 @@ export function useSessionEndpoint(signIn: AdminSignIn, policy: SessionPolicy): 
             if (!isCsrfTokenOf(id, request.headers.get(CSRF_HEADER))) throw csrfRefused();
             await closeSession(db, id);
           }
-          return new Response(null, { status: 204, headers: { 'Set-Cookie': sessionCookie(request, '', 0) } });
+          return new Response(null, { status: 204, headers: { 'Set-Cookie': sessionCookie(request, state, '', 0) } });
         }
         default:
           return notAllowed(request.method, SESSION_PATH, 'GET, POST, DELETE');
