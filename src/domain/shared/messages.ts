@@ -266,7 +266,7 @@ export function inMerchantWords(code: ErrorCode, message: string, raw?: Record<s
  * what to enter there; a code whose message names what it is about keeps it; others say the
  * catalogue's sentence for the code.
  */
-export function merchantMessage(code: ErrorCode, message: string, details?: Record<string, string[]>): string {
+function merchantMessage(code: ErrorCode, message: string, details?: Record<string, string[]>): string {
   if (code === 'validation_error' && details) {
     const fields = Object.entries(details);
     const [field, [first] = []] = fields[0] ?? [];
