@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { computeRedemptionRateEstimate } from '../../src/domain/finance/rate-estimates.js';
 import { adminOps, RECORD_ORDER, REFUND_ORDER } from '../admin-ops.js';
 import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 import { ledgerEntryAt } from './history.js';
@@ -17,7 +18,7 @@ beforeAll(async () => {
 });
 
 const VALUATION = `query ($at: DateTime) { points_valuation(at: $at) {
-  at currency point_value point_value_source redemption_rate redemption_rate_source points_outstanding liability_value
+  at currency point_value point_value_source redemption_rate redemption_rate_source redemption_rate_estimated_at points_outstanding liability_value
   points_from_sales points_redeemed_from_sales allocated_revenue revenue_recognized redemption_revenue breakage_revenue deferred_revenue } }`;
 const SET = `mutation ($point_value: Float, $redemption_rate: Float) {
   set_points_valuation(point_value: $point_value, redemption_rate: $redemption_rate) { point_value point_value_source redemption_rate redemption_rate_source } }`;
@@ -181,9 +182,19 @@ describe('without a setting', () => {
         })
       ).status,
     ).toBe(201);
+    // no estimate computed yet: no rate
+    expect((await admin.ok(VALUATION)).points_valuation).toMatchObject({
+      point_value: 0.02,
+      redemption_rate: null,
+      redemption_rate_source: null,
+      redemption_rate_estimated_at: null,
+    });
+    // the estimate's job
+    const { computed_at } = await computeRedemptionRateEstimate(app.db, merchantId);
     const { points_valuation: none } = await admin.ok(VALUATION);
     // no points expired yet: nothing ended but redemptions, so the estimate is 1
     expect(none).toMatchObject({
+      redemption_rate_estimated_at: computed_at.toISOString(),
       point_value: 0.02,
       point_value_source: 'derived',
       redemption_rate: 1,
@@ -194,6 +205,7 @@ describe('without a setting', () => {
     await app.db.merchant.update({ where: { id: merchantId }, data: { pointsExpiryDays: 365 } });
     const { expirePoints } = await import('../../src/domain/ledger/expiry.js');
     expect((await expirePoints(app.db, { merchantId })).points).toBe(750);
+    await computeRedemptionRateEstimate(app.db, merchantId);
     const { points_valuation: v } = await admin.ok(VALUATION);
     // 250 redeemed, 750 expired: a quarter of the points that ended were redeemed
     expect(v).toMatchObject({
@@ -302,6 +314,7 @@ describe('vintages', () => {
     // the outstanding points of every cohort are the balances
     const outstanding = v.cohorts.reduce((sum: number, x: { outstanding: number }) => sum + x.outstanding, 0);
     expect(outstanding).toBe(50);
+    await computeRedemptionRateEstimate(app.db, merchantId);
     const { points_valuation: valued } = await admin.ok(VALUATION);
     expect(valued).toMatchObject({ redemption_rate: 0.88, redemption_rate_source: 'estimated', points_outstanding: 50 });
   });
