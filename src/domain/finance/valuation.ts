@@ -15,7 +15,7 @@
 // - Revenue recognized by an instant = allocated × redeemed / (points from sales × the rate in
 //   effect then), at most allocated: a changed estimate is caught up when it changes. Redemptions
 //   are shared between sale points and free points (engagement, manual, referrals, import) as
-//   they were issued.
+//   they were issued, the sale points net of what refunds owed back, as in the points from sales.
 // Every figure is computed unrounded and rounded once, to the currency's minor unit.
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
@@ -176,7 +176,9 @@ export async function pointsValuation(db: Db, merchantId: string, at = new Date(
   );
   const allocated = allocation?.allocated == null ? null : Number(allocation.allocated);
   const fromSales = Number(allocation?.points ?? 0);
-  const redeemedFromSales = sums.issued > 0 ? (sums.redeemed * sums.issuedByOrders) / sums.issued : 0;
+  // sales' share of the points issued, both net of what refunds owed back: the free points as issued
+  const issuedNet = fromSales + sums.issued - sums.issuedByOrders;
+  const redeemedFromSales = issuedNet > 0 ? (sums.redeemed * fromSales) / issuedNet : 0;
   const expected = fromSales * (rate ?? 0);
   const recognized = allocated === null || rate === null ? null : expected > 0 ? allocated * Math.min(1, redeemedFromSales / expected) : 0;
   const redemption =

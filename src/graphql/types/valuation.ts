@@ -56,7 +56,7 @@ const ValuationRef = builder.objectRef<PointsValuation>('PointsValuation').imple
       description: 'Points earned by the orders recorded so far, less what their refunds owed back',
     }),
     points_redeemed_from_sales: t.exposeFloat('points_redeemed_from_sales', {
-      description: "Redemptions in proportion to sales' share of the points issued",
+      description: "Redemptions in proportion to sales' share of the points issued, both net of what refunds owed back",
     }),
     allocated_revenue: t.exposeFloat('allocated_revenue', {
       nullable: true,
