@@ -11,6 +11,7 @@ import { type AttemptOptions, attemptDelivery, deliveryMerchant, dispatchOutbox,
 import { postWebhook } from '../domain/webhooks/send.js';
 import type { Logger } from '../observability/logger.js';
 import { watchJobs, webhookDeliveries } from '../observability/metrics.js';
+import { workEstimates } from './rate-estimates.js';
 import { workReplays } from './replay.js';
 import { schedules } from './schedules.js';
 
@@ -122,6 +123,7 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
     registered.add(job.name);
   }
   const replays = await workReplays(boss, { db, polling, wrap: unlessStopped });
+  await workEstimates(boss, { db, polling, wrap: unlessStopped });
   for (const old of await boss.getSchedules()) {
     if (!registered.has(old.name)) await boss.unschedule(old.name);
   }

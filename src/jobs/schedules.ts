@@ -10,6 +10,7 @@ import { expirePoints, remindExpiringPoints } from '../domain/ledger/expiry.js';
 import { approvePendingPoints } from '../domain/ledger/pending.js';
 import { rejudgeChangedMerchants, rejudgeTiers } from '../domain/tiers/rejudge.js';
 import { pruneEvents } from '../domain/webhooks/deliveries.js';
+import { queueEstimates } from './rate-estimates.js';
 
 export interface ScheduledJob {
   name: string;
@@ -35,5 +36,7 @@ export const schedules: ScheduledJob[] = [
   { name: 'ledger-buckets-history', cron: () => '45 3 * * *', run: ({ db }) => foldLedgerBuckets(db, { since: null }) },
   // what-if replays' jobs and reports are kept a day
   { name: 'replay-jobs-prune', cron: () => '20 * * * *', run: ({ db }) => pruneReplayJobs(db) },
+  // each merchant's redemption rate estimate, one job per merchant on its own queue
+  { name: 'redemption-rate-estimates-nightly', cron: () => '10 4 * * *', run: ({ db }) => queueEstimates(db) },
   { name: 'pending-points-approval', cron: (c) => c.PENDING_POINTS_CRON, run: ({ db }) => approvePendingPoints(db) },
 ];

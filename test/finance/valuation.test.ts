@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { computeRedemptionRateEstimate } from '../../src/domain/finance/rate-estimates.js';
 import { adminOps, RECORD_ORDER, REFUND_ORDER } from '../admin-ops.js';
 import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 import { ledgerEntryAt } from './history.js';
@@ -17,7 +18,7 @@ beforeAll(async () => {
 });
 
 const VALUATION = `query ($at: DateTime) { points_valuation(at: $at) {
-  at currency point_value point_value_source redemption_rate redemption_rate_source points_outstanding liability_value
+  at currency point_value point_value_source redemption_rate redemption_rate_source redemption_rate_estimated_at points_outstanding liability_value
   points_from_sales points_redeemed_from_sales allocated_revenue revenue_recognized redemption_revenue breakage_revenue deferred_revenue } }`;
 const SET = `mutation ($point_value: Float, $redemption_rate: Float) {
   set_points_valuation(point_value: $point_value, redemption_rate: $redemption_rate) { point_value point_value_source redemption_rate redemption_rate_source } }`;
@@ -162,6 +163,55 @@ describe('refunds', () => {
   });
 });
 
+describe('redemptions from sales', () => {
+  it('share redemptions by the points issued net of what refunds clawed back, as the points from sales are', async () => {
+    const { merchantId, admin, api } = await shop('claw-back');
+    await app.db.earningRule.create({
+      data: { merchantId, name: '1 per 10', campaignType: 'purchase', earningRule: { type: 'variable', value: 1, per_amount: 10 } },
+    });
+    const reward = await app.db.reward.create({
+      data: { merchantId, name: '500 points', rewardType: 'fixed_discount', pointsCost: 500, rewardRule: { discount_value: 5 } },
+    });
+    await admin.ok(SET, { point_value: 1, redemption_rate: 0.8 });
+    const buyer = await newCustomer(app, merchantId, { customerId: 'buyer' });
+    const other = await newCustomer(app, merchantId, { customerId: 'other' });
+    // a sale of 10,000 earns 1,000 points; 500 more are given by hand
+    expect((await admin.ok(RECORD_ORDER, { input: { order_id: 'o', customer_id: 'buyer', subtotal: 10_000 } })).record_order).toMatchObject(
+      {
+        points_awarded: 1000,
+      },
+    );
+    expect(
+      (await api.rest('POST', `/v1/customers/transactions?customer_id=${other.platformId}`, { points: 500, description: 'a gift' })).status,
+    ).toBe(201);
+    // a quarter refunded: 250 of the sale's points clawed back
+    expect((await admin.ok(REFUND_ORDER, { input: { order_id: 'o', amount: 2500 } })).refund_order).toMatchObject({
+      points_to_claw_back: 250,
+      points_clawed_back: 250,
+    });
+    // 500 points redeemed
+    expect((await api.rest('POST', `/v1/customers/rewards/redeem?customer_id=${buyer.platformId}`, { reward_id: reward.id })).status).toBe(
+      201,
+    );
+
+    const { points_valuation: v } = await admin.ok(VALUATION);
+    // points from sales: 1,000 - 250 = 750; of the 1,250 points issued net of the claw-back
+    // (750 + 500 given), sales' share of the 500 redeemed is 500 × 750 / 1,250 = 300 (gross of
+    // the claw-back it would be 500 × 1,000 / 1,500 = 333.33)
+    expect(v).toMatchObject({ points_from_sales: 750, points_redeemed_from_sales: 300, points_outstanding: 750 });
+    // SSP 1,000 × 1 × 0.8 = 800; allocated 7,500 × 800 / 10,800 = 555.56; expected redemptions
+    // 750 × 0.8 = 600, so recognized 555.56 × 300 / 600 = 277.78: 555.56 × 300 / 750 = 222.22 for
+    // the points redeemed and 55.56 breakage
+    expect(v).toMatchObject({
+      allocated_revenue: 555.56,
+      revenue_recognized: 277.78,
+      redemption_revenue: 222.22,
+      breakage_revenue: 55.56,
+      deferred_revenue: 277.78,
+    });
+  });
+});
+
 describe('without a setting', () => {
   it('derives the value from the rewards redeemed and estimates the rate from points that ended', async () => {
     const { merchantId, admin, api } = await shop('derived');
@@ -181,9 +231,19 @@ describe('without a setting', () => {
         })
       ).status,
     ).toBe(201);
+    // no estimate computed yet: no rate
+    expect((await admin.ok(VALUATION)).points_valuation).toMatchObject({
+      point_value: 0.02,
+      redemption_rate: null,
+      redemption_rate_source: null,
+      redemption_rate_estimated_at: null,
+    });
+    // the estimate's job
+    const { computed_at } = await computeRedemptionRateEstimate(app.db, merchantId);
     const { points_valuation: none } = await admin.ok(VALUATION);
     // no points expired yet: nothing ended but redemptions, so the estimate is 1
     expect(none).toMatchObject({
+      redemption_rate_estimated_at: computed_at.toISOString(),
       point_value: 0.02,
       point_value_source: 'derived',
       redemption_rate: 1,
@@ -194,6 +254,7 @@ describe('without a setting', () => {
     await app.db.merchant.update({ where: { id: merchantId }, data: { pointsExpiryDays: 365 } });
     const { expirePoints } = await import('../../src/domain/ledger/expiry.js');
     expect((await expirePoints(app.db, { merchantId })).points).toBe(750);
+    await computeRedemptionRateEstimate(app.db, merchantId);
     const { points_valuation: v } = await admin.ok(VALUATION);
     // 250 redeemed, 750 expired: a quarter of the points that ended were redeemed
     expect(v).toMatchObject({
@@ -302,6 +363,7 @@ describe('vintages', () => {
     // the outstanding points of every cohort are the balances
     const outstanding = v.cohorts.reduce((sum: number, x: { outstanding: number }) => sum + x.outstanding, 0);
     expect(outstanding).toBe(50);
+    await computeRedemptionRateEstimate(app.db, merchantId);
     const { points_valuation: valued } = await admin.ok(VALUATION);
     expect(valued).toMatchObject({ redemption_rate: 0.88, redemption_rate_source: 'estimated', points_outstanding: 50 });
   });

@@ -5,8 +5,9 @@
 //
 // - A point's value is the merchant's (points_valuations), or else derived from the rewards
 //   redeemed: the discount or credit they gave per point spent.
-// - The expected redemption rate is the merchant's, or else estimated from its history by
-//   issuance cohort (vintages.ts).
+// - The expected redemption rate is the merchant's, or else the latest estimate from its history
+//   by issuance cohort that the job had stored by then (rate-estimates.ts): never computed in
+//   the request, since it reads the whole ledger. None stored at all queues one.
 // - Each order's allocation is fixed when it is recorded, with the valuation then in effect:
 //   subtotal × SSP / (subtotal + SSP), SSP = points earned × value × rate; its refunds by the
 //   instant read reduce it in proportion (the consideration left × the same ratio), and the
@@ -14,7 +15,7 @@
 // - Revenue recognized by an instant = allocated × redeemed / (points from sales × the rate in
 //   effect then), at most allocated: a changed estimate is caught up when it changes. Redemptions
 //   are shared between sale points and free points (engagement, manual, referrals, import) as
-//   they were issued.
+//   they were issued, the sale points net of what refunds owed back, as in the points from sales.
 // Every figure is computed unrounded and rounded once, to the currency's minor unit.
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
@@ -22,7 +23,7 @@ import { rowsOf } from '../../db/sql.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { parseInput } from '../shared/validation.js';
 import { ledgerSumsAt } from './liability.js';
-import { pointsVintages } from './vintages.js';
+import { type EnqueueEstimate, redemptionRateEstimateAt } from './rate-estimates.js';
 
 const valuationInput = z
   .object({
@@ -37,7 +38,7 @@ const valuationInput = z
 export type ValuationInput = z.input<typeof valuationInput>;
 
 /** A new valuation in effect from now; a field left out keeps its current setting, null derives it. */
-export async function setPointsValuation(db: Db, merchantId: string, input: ValuationInput) {
+export async function setPointsValuation(db: Db, merchantId: string, input: ValuationInput, opts: ValuationOptions = {}) {
   const given = parseInput(valuationInput, input);
   const current = await settingAt(db, merchantId, new Date());
   await db.pointsValuation.create({
@@ -47,7 +48,7 @@ export async function setPointsValuation(db: Db, merchantId: string, input: Valu
       redemptionRate: given.redemption_rate === undefined ? current?.redemption_rate : given.redemption_rate,
     },
   });
-  return pointsValuation(db, merchantId);
+  return pointsValuation(db, merchantId, new Date(), opts);
 }
 
 async function settingAt(db: Db, merchantId: string, at: Date) {
@@ -109,6 +110,8 @@ export interface PointsValuation {
   point_value_source: 'set' | 'derived' | null;
   redemption_rate: number | null;
   redemption_rate_source: 'set' | 'estimated' | null;
+  /** When the estimate read was computed: null when none was needed, or none was stored by `at`. */
+  redemption_rate_estimated_at: Date | null;
   points_outstanding: number;
   /** Points outstanding × value × rate: what honouring them is expected to cost. */
   liability_value: number | null;
@@ -124,18 +127,29 @@ export interface PointsValuation {
   deferred_revenue: number | null;
 }
 
+export interface ValuationOptions {
+  /** Queues an estimate when the merchant has none stored at all (the queue lives in src/jobs). */
+  enqueueEstimate?: EnqueueEstimate;
+}
+
+/** The estimate a valuation at `at` uses, when it needs one; none stored at all queues one. */
+async function estimateFor(db: Db, merchantId: string, at: Date, { enqueueEstimate }: ValuationOptions) {
+  const { estimate, any } = await redemptionRateEstimateAt(db, merchantId, at);
+  if (!any) await enqueueEstimate?.(merchantId);
+  return estimate;
+}
+
 /** The points in money at an instant (default now). */
-export async function pointsValuation(db: Db, merchantId: string, at = new Date()): Promise<PointsValuation> {
+export async function pointsValuation(db: Db, merchantId: string, at = new Date(), opts: ValuationOptions = {}): Promise<PointsValuation> {
   const { currency } = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { currency: true } });
   const setting = await settingAt(db, merchantId, at);
-  const [derived, sums, estimated] = await Promise.all([
+  const [derived, sums, estimate] = await Promise.all([
     derivedPointValue(db, merchantId, at),
     ledgerSumsAt(db, merchantId, at),
-    // the vintages read the whole ledger: only when a rate in effect then or now is not set
-    (await needsEstimate(db, merchantId, at, setting))
-      ? pointsVintages(db, merchantId, { at }).then((v) => v.estimated_redemption_rate)
-      : null,
+    // only when a rate in effect then or now is not set
+    (await needsEstimate(db, merchantId, at, setting)) ? estimateFor(db, merchantId, at, opts) : null,
   ]);
+  const estimated = estimate?.redemption_rate ?? null;
   const value = setting?.point_value != null ? Number(setting.point_value) : derived;
   const rate = setting?.redemption_rate != null ? Number(setting.redemption_rate) : estimated;
 
@@ -162,7 +176,9 @@ export async function pointsValuation(db: Db, merchantId: string, at = new Date(
   );
   const allocated = allocation?.allocated == null ? null : Number(allocation.allocated);
   const fromSales = Number(allocation?.points ?? 0);
-  const redeemedFromSales = sums.issued > 0 ? (sums.redeemed * sums.issuedByOrders) / sums.issued : 0;
+  // sales' share of the points issued, both net of what refunds owed back: the free points as issued
+  const issuedNet = fromSales + sums.issued - sums.issuedByOrders;
+  const redeemedFromSales = issuedNet > 0 ? (sums.redeemed * fromSales) / issuedNet : 0;
   const expected = fromSales * (rate ?? 0);
   const recognized = allocated === null || rate === null ? null : expected > 0 ? allocated * Math.min(1, redeemedFromSales / expected) : 0;
   const redemption =
@@ -180,6 +196,7 @@ export async function pointsValuation(db: Db, merchantId: string, at = new Date(
     point_value_source: setting?.point_value != null ? 'set' : derived !== null ? 'derived' : null,
     redemption_rate: rate,
     redemption_rate_source: setting?.redemption_rate != null ? 'set' : estimated !== null ? 'estimated' : null,
+    redemption_rate_estimated_at: estimate?.computed_at ?? null,
     points_outstanding: sums.outstanding,
     liability_value: money(value === null || rate === null ? null : sums.outstanding * value * rate),
     points_from_sales: fromSales,
