@@ -39,6 +39,7 @@ import {
 import type { LoadJob, LoadResult } from './load.js';
 import { graphqlDocument, graphqlRequest, type Operation, operations, type RequestSpec, restRequest, SHOPPER } from './operations.js';
 import { type PanelResult, panelRow, panelTable } from './panel.js';
+import { checkPanels, type PanelCheck } from './panel-check.js';
 import { type ProfileSummary, printProfile, summariseProfile } from './profile.js';
 import {
   citusCpuTable,
@@ -275,12 +276,18 @@ async function measure(
 /** The shopper's customer session (operations with `credential: 'session'`), minted once the data is loaded. */
 let shopperSession: string | null = null;
 
+/** The hand-written panels against the service's, checked before the main phase measures them. */
+let panelCheck: PanelCheck = {};
+
 function requestsFor(kind: ServerKind, op: Operation, key: string): [Protocol, RequestSpec | string][] {
   if (op.document) {
-    if (kind !== 'service') return [['rest', `${kind} has no hand-written panel handler yet`]];
     const credential = op.credential === 'session' ? shopperSession : key;
-    if (!credential) return [['graphql', 'no shopper session was minted']];
-    return [['graphql', graphqlRequest(op.document, op, credential)]];
+    if (!credential) return [[kind === 'service' ? 'graphql' : 'rest', 'no shopper session was minted']];
+    if (kind === 'service') return [['graphql', graphqlRequest(op.document, op, credential)]];
+    // a hand-written panel is measured only when it answered what the service answers
+    const checked = panelCheck[kind];
+    if (checked && !checked.equal) return [['rest', `${kind}'s panel differs from the service's at ${checked.path} (panel_check)`]];
+    return [['rest', restRequest(op, credential)]];
   }
   const out: [Protocol, RequestSpec | string][] = [['rest', restRequest(op, key)]];
   if (kind === 'service') {
@@ -574,14 +581,30 @@ try {
       database: { url },
       label: `${kind} (PostgreSQL)`,
     })),
-    (servers) =>
-      runMatrix('full', servers, {
+    async (servers) => {
+      if (ops.some((o) => o.document)) {
+        panelCheck = await checkPanels(
+          servers.map((s) => s.server),
+          tenant.key,
+          shopperSession,
+          ['c3', 'c7', `c${Math.ceil(full.customers / 2)}`],
+        );
+        for (const [kind, c] of Object.entries(panelCheck)) {
+          log(
+            c.equal
+              ? `  panel check: ${kind} answers the service's panel`
+              : `  PANEL CHECK FAILED: ${kind} differs from the service for ${c.customer} at ${c.path}: ${JSON.stringify(c.service)} ≠ ${JSON.stringify(c.baseline)}`,
+          );
+        }
+      }
+      return runMatrix('full', servers, {
         protocols: ['rest', 'graphql'],
         concurrency: settings.concurrency,
         duration: settings.duration,
         customers: full.customers,
         beforeWrite: checkpoint,
-      }),
+      });
+    },
   );
 
   if (!settings.skipEmbedded) {
@@ -700,6 +723,7 @@ const result = {
   incidents,
   profiles,
   panel,
+  panel_check: panelCheck,
   citus: settings.citus
     ? {
         ...citus,

@@ -8,6 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { createPrisma } from '../../src/db/client.js';
 import { estimate, type RuleRow } from './estimate-math.js';
+import { codeStatus, iso, isSessionToken, nextExpiry, tierStatus, verifySession } from './panel-shape.js';
 
 const db = createPrisma(process.env.DATABASE_URL!, Number(process.env.DB_POOL_MAX ?? 10));
 const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' }, disableRequestLogging: true });
@@ -26,7 +27,7 @@ const notFound = (what: string) => new HttpError(404, 'not_found', `${what} not 
 
 declare module 'fastify' {
   interface FastifyRequest {
-    principal: { merchantId: string; scopes: string[] };
+    principal: { merchantId: string; scopes: string[]; customerId?: string };
   }
   interface FastifyContextConfig {
     scope?: string;
@@ -35,9 +36,25 @@ declare module 'fastify' {
 
 app.decorateRequest('principal', null as never);
 
+const sessionSecrets = new Map<string, Uint8Array | null>();
+async function sessionSecret(merchantId: string) {
+  if (!sessionSecrets.has(merchantId)) {
+    const row = await db.storefrontSettings.findUnique({ where: { merchantId }, select: { sessionSecret: true } });
+    sessionSecrets.set(merchantId, row ? new Uint8Array(row.sessionSecret) : null);
+  }
+  return sessionSecrets.get(merchantId)!;
+}
+
 app.addHook('onRequest', async (req) => {
   const token = req.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
   if (!token) throw new HttpError(401, 'invalid_token', 'The API key is invalid or revoked');
+  // the panel also takes a customer session, which sees its own customer
+  if (req.routeOptions.url === '/bench/panel' && isSessionToken(token)) {
+    const session = await verifySession(token, sessionSecret);
+    if (!session) throw new HttpError(401, 'invalid_token', 'The customer session is invalid or has expired');
+    req.principal = { merchantId: session.merchantId, scopes: [], customerId: session.customerId };
+    return;
+  }
   const key = await db.apiKey.findUnique({
     where: { hash: createHash('sha256').update(token).digest('hex') },
     select: { merchantId: true, scopes: true, revokedAt: true },
@@ -374,6 +391,89 @@ app.post<{ Querystring: { customer_id: string }; Body: { points: number; descrip
     }
     reply.status(201);
     return { data: { transaction_id: txId, customer_id: c.id, points, type } };
+  },
+);
+
+// The storefront's panel (docs/graphql.md's LoyaltyPanel) for the key's `customer_id` or the
+// session's customer: the customer, then its parts in parallel.
+app.get<{ Querystring: CustomerQ }>(
+  '/bench/panel',
+  { schema: { querystring: { type: 'object', properties: customerQuery } } },
+  async (req) => {
+    const { merchantId, customerId } = req.principal;
+    if (!customerId) {
+      for (const scope of ['read:customers', 'read:tiers', 'read:rewards', 'read:activities']) {
+        const [, name] = scope.split(':');
+        if (!req.principal.scopes.includes(scope) && !req.principal.scopes.includes(`write:${name}`)) {
+          throw new HttpError(403, 'insufficient_scope', `This API key lacks the scope ${scope}`);
+        }
+      }
+    }
+    const c = customerId
+      ? await db.customer.findFirst({ where: { merchantId, id: customerId, erasedAt: null } })
+      : await db.customer.findFirst({ where: { merchantId, platformId: req.query.customer_id ?? '', erasedAt: null } });
+    if (!c) throw notFound('Customer');
+    const [merchant, pending, earned, tiers, redeemable, activities, held] = await Promise.all([
+      db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { pointsExpiryDays: true } }),
+      db.activity.aggregate({ where: { merchantId, customerId: c.id, status: 'pending' }, _sum: { pointsChange: true } }),
+      db.pointsTransaction.aggregate({ where: { merchantId, customerId: c.id, type: 'credit' }, _sum: { points: true } }),
+      db.tier.findMany({
+        where: { merchantId, isActive: true },
+        orderBy: [{ position: 'asc' }, { id: 'asc' }],
+        select: { name: true, benefits: true, threshold: true, isDefault: true },
+      }),
+      c.status === 'excluded'
+        ? []
+        : db.reward.findMany({
+            where: { merchantId, isActive: true, pointsCost: { lte: c.pointsBalance } },
+            orderBy: [{ pointsCost: 'asc' }, { createdAt: 'desc' }, { id: 'desc' }],
+            take: 5,
+            select: { id: true, name: true, pointsCost: true, rewardType: true },
+          }),
+      db.activity.findMany({
+        where: { merchantId, customerId: c.id },
+        orderBy: [{ occurredAt: 'desc' }, { createdAt: 'desc' }, { id: 'desc' }],
+        take: 5,
+        select: { description: true, pointsChange: true, occurredAt: true },
+      }),
+      db.customerReward.findMany({
+        where: { merchantId, customerId: c.id },
+        orderBy: [{ issuedAt: 'desc' }, { id: 'desc' }],
+        take: 3,
+        select: { code: true, status: true, expiresAt: true, reward: { select: { name: true, description: true } } },
+      }),
+    ]);
+    const now = new Date();
+    const ladder = tiers.map((t) => ({ name: t.name, benefits: t.benefits, threshold: t.threshold, is_default: t.isDefault }));
+    return {
+      data: {
+        customer: {
+          data: {
+            first_name: c.firstName,
+            balance: {
+              points_balance: c.pointsBalance,
+              points_pending: pending._sum.pointsChange ?? 0,
+              next_expiry: nextExpiry(c.pointsBalance, merchant.pointsExpiryDays, c.lastActivityAt ?? c.createdAt),
+            },
+            tier_status: tierStatus(ladder, earned._sum.points ?? 0),
+            redeemable_rewards: {
+              data: redeemable.map((r) => ({ id: r.id, name: r.name, points_cost: r.pointsCost, reward_type: r.rewardType })),
+            },
+            activities: {
+              data: activities.map((a) => ({ description: a.description, points_change: a.pointsChange, occurred_at: iso(a.occurredAt) })),
+            },
+            rewards: {
+              data: held.map((h) => ({
+                code: h.code,
+                status: codeStatus(h.status, h.expiresAt, now),
+                expires_at: iso(h.expiresAt),
+                catalogue_reward: { name: h.reward.name, description: h.reward.description },
+              })),
+            },
+          },
+        },
+      },
+    };
   },
 );
 

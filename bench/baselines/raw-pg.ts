@@ -10,6 +10,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import pg from 'pg';
 import { estimate, type RuleRow } from './estimate-math.js';
+import { codeStatus, iso, isSessionToken, nextExpiry, type PanelTier, tierStatus, verifySession } from './panel-shape.js';
 
 pg.types.setTypeParser(1082, (v) => v); // DATE stays 'YYYY-MM-DD'
 
@@ -420,6 +421,98 @@ async function createTransaction(p: Principal, q: URLSearchParams, body: any) {
   return { data: { transaction_id: txId, customer_id: rows[0].customer_id, points, type } };
 }
 
+// The storefront's panel in one statement: the customer by platform id (an API key) or by id (a
+// session), with its pending points, lifetime credits, the tier ladder, what it can redeem, its
+// latest activity and the codes it holds, each part as JSON.
+const panelSql = (by: string) => `
+  WITH c AS (
+    SELECT id, first_name, status, points_balance, last_activity_at, created_at FROM customers
+     WHERE merchant_id = $1::uuid AND erased_at IS NULL AND ${by})
+  SELECT c.first_name, c.points_balance, c.last_activity_at, c.created_at, m.points_expiry_days,
+    (SELECT coalesce(sum(points_change), 0)::int FROM activities
+      WHERE merchant_id = $1::uuid AND customer_id = c.id AND status = 'pending') AS pending,
+    (SELECT coalesce(sum(points), 0)::int FROM points_transactions
+      WHERE merchant_id = $1::uuid AND customer_id = c.id AND type = 'credit') AS earned,
+    (SELECT coalesce(json_agg(t ORDER BY t.position, t.id), '[]') FROM (
+      SELECT name, benefits, threshold, is_default, position, id FROM tiers WHERE merchant_id = $1::uuid AND is_active) t) AS tiers,
+    (SELECT coalesce(json_agg(r), '[]') FROM (
+      SELECT id, name, points_cost, reward_type FROM rewards
+       WHERE merchant_id = $1::uuid AND is_active AND points_cost <= c.points_balance AND c.status <> 'excluded'
+       ORDER BY points_cost, created_at DESC, id DESC LIMIT 5) r) AS redeemable,
+    (SELECT coalesce(json_agg(a), '[]') FROM (
+      SELECT description, points_change, occurred_at FROM activities WHERE merchant_id = $1::uuid AND customer_id = c.id
+       ORDER BY occurred_at DESC, created_at DESC, id DESC LIMIT 5) a) AS activities,
+    (SELECT coalesce(json_agg(h), '[]') FROM (
+      SELECT cr.code, cr.status, cr.expires_at, r.name, r.description FROM customer_rewards cr
+        JOIN rewards r ON r.merchant_id = cr.merchant_id AND r.id = cr.reward_id
+       WHERE cr.merchant_id = $1::uuid AND cr.customer_id = c.id ORDER BY cr.issued_at DESC, cr.id DESC LIMIT 3) h) AS held
+    FROM c JOIN merchants m ON m.id = $1::uuid`;
+const PANEL_BY_PLATFORM_ID = panelSql('platform_id = $2');
+const PANEL_BY_ID = panelSql('id = $2::uuid');
+
+const sessionSecrets = new Map<string, Uint8Array | null>();
+async function sessionSecret(merchantId: string) {
+  if (!sessionSecrets.has(merchantId)) {
+    const { rows } = await pool.query('SELECT session_secret FROM storefront_settings WHERE merchant_id = $1::uuid', [merchantId]);
+    sessionSecrets.set(merchantId, rows[0] ? new Uint8Array(rows[0].session_secret) : null);
+  }
+  return sessionSecrets.get(merchantId)!;
+}
+
+/** GET /bench/panel: the LoyaltyPanel's answer, for the key's `customer_id` or the session's customer. */
+async function panel(header: string | undefined, q: URLSearchParams) {
+  const token = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? '';
+  let merchantId: string;
+  let platformId: string | null = null;
+  let customerId: string | null = null;
+  if (isSessionToken(token)) {
+    const session = await verifySession(token, sessionSecret);
+    if (!session) throw new HttpError(401, 'invalid_token', 'The customer session is invalid or has expired');
+    ({ merchantId, customerId } = session);
+  } else {
+    const p = await authenticate(header);
+    for (const scope of ['read:customers', 'read:tiers', 'read:rewards', 'read:activities']) requireScope(p, scope);
+    merchantId = p.merchantId;
+    platformId = q.get('customer_id');
+    if (!platformId) throw invalid({ customer_id: ['is required'] });
+  }
+  const { rows } = await pool.query(customerId ? PANEL_BY_ID : PANEL_BY_PLATFORM_ID, [merchantId, customerId ?? platformId]);
+  const c = rows[0];
+  if (!c) throw notFound('Customer');
+  const now = new Date();
+  return {
+    data: {
+      customer: {
+        data: {
+          first_name: c.first_name,
+          balance: {
+            points_balance: c.points_balance,
+            points_pending: c.pending,
+            next_expiry: nextExpiry(c.points_balance, c.points_expiry_days, c.last_activity_at ?? c.created_at),
+          },
+          tier_status: tierStatus(c.tiers as PanelTier[], c.earned),
+          redeemable_rewards: { data: c.redeemable },
+          activities: {
+            data: c.activities.map((a: any) => ({
+              description: a.description,
+              points_change: a.points_change,
+              occurred_at: iso(a.occurred_at),
+            })),
+          },
+          rewards: {
+            data: c.held.map((h: any) => ({
+              code: h.code,
+              status: codeStatus(h.status, h.expires_at && new Date(h.expires_at), now),
+              expires_at: iso(h.expires_at),
+              catalogue_reward: { name: h.name, description: h.description },
+            })),
+          },
+        },
+      },
+    },
+  };
+}
+
 function readBody(req: http.IncomingMessage): Promise<any> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -450,8 +543,10 @@ const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const route = `${req.method} ${url.pathname}`;
     const body = req.method === 'POST' ? await readBody(req) : undefined;
-    const p = await authenticate(req.headers.authorization);
     const q = url.searchParams;
+    // the panel authenticates an API key or a customer session itself
+    if (route === 'GET /bench/panel') return send(res, 200, await panel(req.headers.authorization, q));
+    const p = await authenticate(req.headers.authorization);
     switch (route) {
       case 'GET /v1/rewards':
         return send(res, 200, await rewards(p, q));
