@@ -1,14 +1,16 @@
 // Customer profiles: the list with its filters and one customer,
-// each with its tier's id and name (the list loads them in the same query).
+// each with its tier's id and name, loaded in the same statement.
 // Also used by the admin API (src/graphql/types/customers.ts, customer-writes.ts).
 import type { Db } from '../../db/client.js';
-import { Prisma } from '../../generated/prisma/client.js';
+import { rowsOf } from '../../db/sql.js';
+import { type Customer, Prisma } from '../../generated/prisma/client.js';
+import { notFound, validationError } from '../shared/errors.js';
 import { lookupIdentifier } from '../shared/fields.js';
-import { rowKey } from '../shared/keys.js';
 import { type PageArgs, pageRows } from '../shared/pagination.js';
-import { customerColumns, emailMatches, findCustomerById } from './customers.js';
+import { isUuid } from '../shared/records.js';
+import { customerColumns, emailMatches } from './customers.js';
 
-/** A customer as the API shows it: with its tier's id and name, loaded in the same query. */
+/** What a Prisma read of a customer includes to make a CustomerProfile of it (the writes' answers). */
 export const withTier = { tier: { select: { id: true, name: true } } } as const;
 
 export interface CustomerFilter extends PageArgs {
@@ -32,8 +34,7 @@ export function listCustomers(db: Db, merchantId: string, args: CustomerFilter) 
     ' AND ',
   );
   return pageRows<CustomerProfile>(db, args, {
-    columns: Prisma.sql`${customerColumns},
-      CASE WHEN t.id IS NULL THEN NULL ELSE json_build_object('id', t.id, 'name', t.name) END AS tier`,
+    columns: Prisma.sql`${customerColumns}, ${tierColumn}`,
     from: Prisma.sql`customers c LEFT JOIN tiers t ON t.merchant_id = c.merchant_id AND t.id = c.tier_id`,
     where,
     order: Prisma.sql`c.created_at DESC, c.id DESC`,
@@ -45,13 +46,29 @@ export function listCustomers(db: Db, merchantId: string, args: CustomerFilter) 
   });
 }
 
-/** One customer by internal uuid or platform id, with its tier; another merchant's is not found. */
-export async function customerProfile(db: Db, merchantId: string, id: string) {
-  const customer = await findCustomerById(db, merchantId, id);
-  const tier = customer.tierId
-    ? await db.tier.findUnique({ where: rowKey(merchantId, customer.tierId), select: withTier.tier.select })
-    : null;
-  return { ...customer, tier };
+/** The tier's id and name beside each customer `c` of a statement (`t` joined on c.tier_id). */
+const tierColumn = Prisma.sql`CASE WHEN t.id IS NULL THEN NULL ELSE json_build_object('id', t.id, 'name', t.name) END AS tier`;
+
+/**
+ * One customer by internal uuid or platform id, with its tier, in one statement (an id that is
+ * both one customer's uuid and another's platform id names the first); another merchant's, or
+ * an erased one, is not found. 422 if `id` breaks the identifier rule.
+ */
+export async function customerProfile(db: Db, merchantId: string, id: string): Promise<CustomerProfile> {
+  if (!lookupIdentifier('id', id)) throw validationError({ id: ['is required'] });
+  const byId = isUuid(id);
+  const [customer] = await rowsOf<CustomerProfile>(
+    db,
+    Prisma.sql`
+    SELECT ${customerColumns}, ${tierColumn}
+      FROM customers c LEFT JOIN tiers t ON t.merchant_id = c.merchant_id AND t.id = c.tier_id
+     WHERE c.merchant_id = ${merchantId}::uuid AND c.erased_at IS NULL
+       AND ${byId ? Prisma.sql`(c.id = ${id}::uuid OR c.platform_id = ${id})` : Prisma.sql`c.platform_id = ${id}`}
+     ${byId ? Prisma.sql`ORDER BY c.id = ${id}::uuid DESC LIMIT 1` : Prisma.empty}`,
+  );
+  if (!customer) throw notFound('Customer');
+  return customer;
 }
 
-export type CustomerProfile = Awaited<ReturnType<typeof customerProfile>>;
+/** A customer as the API shows it: with its tier's id and name. */
+export type CustomerProfile = Customer & { tier: { id: string; name: string } | null };
