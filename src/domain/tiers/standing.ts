@@ -5,13 +5,12 @@
 // a calendar year runs from local New Year to local New Year.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
+import { columnsOf, rowsOf } from '../../db/sql.js';
 import { Prisma, type Tier } from '../../generated/prisma/client.js';
 import type { TierQualification, TierWindow } from '../../generated/prisma/enums.js';
 import { insertActivity } from '../ledger/activity-log.js';
-import { merchantTimeZone } from '../merchants/merchants.js';
-import { addPeriods, periodStart } from '../shared/calendar.js';
+import { addPeriods, DEFAULT_TIMEZONE, periodStart } from '../shared/calendar.js';
 import { type CursorArgs, connectEach, type OwnedList, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
-import { allTiers } from './tiers.js';
 
 /** Where a tier's window starts in `zone` (null = the beginning of time). */
 export function windowStart(window: TierWindow, now: Date, zone: string): Date | null {
@@ -144,9 +143,28 @@ async function tierStanding(db: Db, merchantId: string, customerId: string, now 
   return standing!;
 }
 
+const tierColumns = columnsOf(Prisma.TierScalarFieldEnum, 't');
+
+/** The merchant's active tiers, lowest position first (allTiers' order), and its time zone: what judging reads, in one statement. */
+async function ladderOf(db: Db, merchantId: string): Promise<{ tiers: Tier[]; zone: string }> {
+  const rows = await rowsOf<Tier & { zone: string }>(
+    db,
+    Prisma.sql`
+    SELECT m.timezone AS zone, ${tierColumns}
+      FROM merchants m LEFT JOIN tiers t ON t.merchant_id = m.id AND t.is_active
+     WHERE m.id = ${merchantId}::uuid
+     ORDER BY t.position, t.id`,
+  );
+  return {
+    // a NULL list reads as none, as Prisma reads it
+    tiers: rows.filter((r) => r.id !== null).map(({ zone: _, ...tier }) => ({ ...tier, benefits: tier.benefits ?? [] })),
+    zone: rows[0]?.zone ?? DEFAULT_TIMEZONE,
+  };
+}
+
 /** The standings of many customers of one merchant, in as many statements as one's. */
 async function tierStandings(db: Db, merchantId: string, customerIds: readonly string[], now = new Date()): Promise<TierStanding[]> {
-  const [tiers, zone] = await Promise.all([allTiers(db, merchantId), merchantTimeZone(db, merchantId)]);
+  const { tiers, zone } = await ladderOf(db, merchantId);
   const metricsOf = await customerMetrics(
     db,
     merchantId,
