@@ -6,7 +6,7 @@
 // Chromium (bench/panel.ts; `--panel-only` runs that row alone, without PostgreSQL). Prints
 // tables and writes bench/results/*.json.
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { GraphQLSchema } from 'graphql';
@@ -60,7 +60,16 @@ import {
   targetTable,
   type Unavailable,
 } from './report.js';
-import { allocationCounter, type RunningServer, type ServerKind, type StartOptions, sampleRss, startServer } from './servers.js';
+import {
+  allocationCounter,
+  loggedSince,
+  logOffset,
+  type RunningServer,
+  type ServerKind,
+  type StartOptions,
+  sampleRss,
+  startServer,
+} from './servers.js';
 import { fill } from './templates.js';
 
 if (process.argv.includes('--help')) {
@@ -160,19 +169,14 @@ function shapeDiff(a: unknown, b: unknown, at = ''): string[] {
 }
 
 /**
- * The last error a server logged: the service's JSON line at level error (with the database's
- * message), or the baselines' `console.error` of a pg error (`error: <message>`), so an
- * operation that fails says why. The service's log is written asynchronously: read it after
- * a moment.
+ * The last error a server logged since `offset` (its log's size before the failing request),
+ * so the reason given is that request's: the service's JSON line at level error (with the
+ * database's message), or the baselines' `console.error` of a pg error (`error: <message>`).
+ * The service's log is written asynchronously: read it after a moment.
  */
-async function lastLoggedError(logFile: string): Promise<string | null> {
+async function lastLoggedError(logFile: string, offset: number): Promise<string | null> {
   await new Promise((r) => setTimeout(r, 300));
-  let lines: string[];
-  try {
-    lines = readFileSync(logFile, 'utf8').trim().split('\n').slice(-300).reverse();
-  } catch {
-    return null;
-  }
+  const lines = loggedSince(logFile, offset).trim().split('\n').reverse();
   const clean = (m: string) => m.replace(/\s+/g, ' ').trim();
   for (const line of lines) {
     const plain = /^(?:error|\w*Error): (.+)$/.exec(line);
@@ -374,10 +378,11 @@ async function targetsFor(
         unavailable.push({ phase, server: slot.server.kind, protocol, op: op.name, reason: req });
         continue;
       }
+      const logged = logOffset(slot.server);
       const p = await probe(slot.server, req, protocol, opts.customers);
       if (!p.ok) {
-        const logged = await lastLoggedError(slot.server.logFile);
-        const reason = logged ? `${p.reason}; logged: ${logged.slice(0, 600)}` : p.reason;
+        const error = await lastLoggedError(slot.server.logFile, logged);
+        const reason = error ? `${p.reason}; logged: ${error.slice(0, 600)}` : p.reason;
         log(`  ${phase} ${slot.server.kind} ${protocol} ${op.name}: unavailable (${reason})`);
         unavailable.push({ phase, server: slot.server.kind, protocol, op: op.name, reason });
         continue;
