@@ -39,6 +39,7 @@ import {
 import type { LoadJob, LoadResult } from './load.js';
 import { graphqlDocument, graphqlRequest, type Operation, operations, type RequestSpec, restRequest, SHOPPER } from './operations.js';
 import { type PanelResult, panelRow, panelTable } from './panel.js';
+import { checkPanels, type PanelCheck, seedPanelCustomers } from './panel-check.js';
 import { type ProfileSummary, printProfile, summariseProfile } from './profile.js';
 import {
   citusCpuTable,
@@ -53,6 +54,7 @@ import {
   operationTables,
   type Phase,
   type Protocol,
+  panelCheckTable,
   startupTable,
   storageTable,
   summaryOf,
@@ -224,12 +226,22 @@ async function probe(server: RunningServer, req: RequestSpec, protocol: Protocol
   }
 }
 
+/** Every call of a panel answers (the first failure otherwise); the body is the first call's. */
+async function probeAll(server: RunningServer, load: Load, protocol: Protocol, customers: number) {
+  const calls = Array.isArray(load) ? load : [load];
+  const customer = String(2 + Math.floor(Math.random() * (customers - 1)));
+  const answers = await Promise.all(
+    calls.map((req) => probe(server, { ...req, path: req.path.replaceAll('__CUST__', customer) }, protocol, customers)),
+  );
+  return answers.find((a) => !a.ok) ?? answers[0]!;
+}
+
 async function measure(
   phase: Phase,
   server: RunningServer,
   op: Operation,
   protocol: Protocol,
-  req: RequestSpec,
+  req: Load,
   connections: number,
   duration: number,
   customers: number,
@@ -239,7 +251,7 @@ async function measure(
   const stop = sampleRss(server);
   const allocated = allocationCounter(server);
   const cpu = cpuDatabase ? startCpuCount(server.pid, cpuDatabase) : null;
-  const r = await worker.run({ url: server.url, connections, warmup: settings.warmup, duration, request: req, customers });
+  const r = await worker.run({ url: server.url, connections, warmup: settings.warmup, duration, ...sent(req), customers });
   const used = cpu?.();
   const allocatedBytes = allocated();
   const peak = stop();
@@ -279,14 +291,23 @@ async function measure(
 /** The shopper's customer session (operations with `credential: 'session'`), minted once the data is loaded. */
 let shopperSession: string | null = null;
 
-function requestsFor(kind: ServerKind, op: Operation, key: string): [Protocol, RequestSpec | string][] {
+/** What a row sends: one request (autocannon), or a panel of calls sent together (bench/load.ts's panel driver). */
+type Load = RequestSpec | RequestSpec[];
+const sent = (load: Load) => (Array.isArray(load) ? { request: load[0]!, panel: load } : { request: load });
+
+function requestsFor(kind: ServerKind, op: Operation, key: string): [Protocol, Load | string][] {
+  if (op.calls) {
+    if (kind !== 'service') return [['rest', 'the panel of REST calls is measured on the service only']];
+    return [['rest', op.calls.map((path) => restRequest({ ...op, rest: { method: 'GET', path } }, key))]];
+  }
   if (op.document) {
-    if (kind !== 'service') return [['rest', `${kind} has no hand-written panel handler yet`]];
     const credential = op.credential === 'session' ? shopperSession : key;
-    if (!credential) return [['graphql', 'no shopper session was minted']];
+    if (!credential) return [[kind === 'service' ? 'graphql' : 'rest', 'no shopper session was minted']];
+    // the baselines' hand-written panel; the service's GraphQL document
+    if (kind !== 'service') return [['rest', restRequest(op, credential)]];
     return [['graphql', graphqlRequest(op.document, op, credential)]];
   }
-  const out: [Protocol, RequestSpec | string][] = [['rest', restRequest(op, key)]];
+  const out: [Protocol, Load | string][] = [['rest', restRequest(op, key)]];
   if (kind === 'service') {
     const doc = graphqlDocument(schema, op);
     out.push(['graphql', doc ? graphqlRequest(doc, op, key) : `the schema has no field ${op.graphql.field}`]);
@@ -329,7 +350,7 @@ async function runMatrix(
         connections: warmupConnections,
         warmup: 0,
         duration: settings.warmup,
-        request: t.req,
+        ...sent(t.req),
         customers: opts.customers,
       });
     }
@@ -358,7 +379,7 @@ async function runMatrix(
 interface Target {
   slot: Slot;
   protocol: Protocol;
-  req: RequestSpec;
+  req: Load;
 }
 
 /** The servers and protocols that answer `op` (each probed once; its REST shape compared with the service's). */
@@ -379,7 +400,7 @@ async function targetsFor(
         continue;
       }
       const logged = logOffset(slot.server);
-      const p = await probe(slot.server, req, protocol, opts.customers);
+      const p = await probeAll(slot.server, req, protocol, opts.customers);
       if (!p.ok) {
         const error = await lastLoggedError(slot.server.logFile, logged);
         const reason = error ? `${p.reason}; logged: ${error.slice(0, 600)}` : p.reason;
@@ -519,6 +540,7 @@ const loadTimes: Record<string, number> = {};
 const rowCounts: Record<string, unknown> = {};
 const { full, small } = settings;
 let panel: PanelResult | null = null;
+let panelCheck: PanelCheck | null = null;
 const sizeLabel = (n: number) => (n >= 1000 ? `${n / 1000}k` : String(n));
 
 try {
@@ -579,14 +601,30 @@ try {
       database: { url },
       label: `${kind} (PostgreSQL)`,
     })),
-    (servers) =>
-      runMatrix('full', servers, {
+    async (servers) => {
+      if (ops.some((o) => o.document)) {
+        const [service, ...baselines] = servers.map((s) => ({ kind: s.server.kind, url: s.server.url }));
+        // the shopper, the deep-history customer and the last one: a credit and a held code each first
+        const customers = [SHOPPER, 'c1', `c${full.customers}`];
+        await seedPanelCustomers(service!.url, tenant.key, customers);
+        panelCheck = await checkPanels({
+          service: service!.url,
+          baselines,
+          key: tenant.key,
+          session: shopperSession,
+          shopper: SHOPPER,
+          customers,
+          log,
+        });
+      }
+      await runMatrix('full', servers, {
         protocols: ['rest', 'graphql'],
         concurrency: settings.concurrency,
         duration: settings.duration,
         customers: full.customers,
         beforeWrite: checkpoint,
-      }),
+      });
+    },
   );
 
   if (!settings.skipEmbedded) {
@@ -614,9 +652,10 @@ try {
     const top = Math.max(...settings.concurrency);
     // the read furthest from the ceiling (lowest service/raw throughput), unless named
     const candidates = ops
-      .filter((o) => o.kind === 'read')
+      .filter((o) => o.kind === 'read' && !o.calls)
       .map((o) => {
-        const s = find(measurements, { phase: 'full', server: 'service', protocol: 'rest', op: o.name, connections: top });
+        const protocol = o.document ? 'graphql' : 'rest';
+        const s = find(measurements, { phase: 'full', server: 'service', protocol, op: o.name, connections: top });
         const raw = find(measurements, { phase: 'full', server: 'raw-pg', op: o.name, connections: top });
         return { op: o, r: s && raw ? s.rps / raw.rps : Infinity };
       })
@@ -632,9 +671,11 @@ try {
         await withServers(
           [{ kind, key: tenant.key, database: { url }, label: `${kind} (PostgreSQL, --cpu-prof)`, cpuProfDir: dir }],
           async ([slot]) => {
-            const doc = kind === 'service' && settings.profileGraphql ? graphqlDocument(schema, op) : undefined;
-            protocol = doc ? 'graphql' : 'rest';
-            const request = doc ? graphqlRequest(doc, op, tenant.key) : restRequest(op, tenant.key);
+            const doc = kind === 'service' && settings.profileGraphql && !op.document ? graphqlDocument(schema, op) : undefined;
+            // the panel: the service's document and the baseline's hand-written panel
+            const [p, request] = doc ? (['graphql', graphqlRequest(doc, op, tenant.key)] as const) : requestsFor(kind, op, tenant.key)[0]!;
+            if (typeof request === 'string') return log(`profile of ${op.name} on ${kind}: ${request}`);
+            protocol = p;
             run = await measure('profile', slot!.server, op, protocol, request, top, settings.duration, full.customers);
           },
         );
@@ -658,10 +699,14 @@ try {
 
 // ---- report ----
 
-const checks = targetChecks(measurements, ops, settings.concurrency);
+// a baseline whose panel differs from the service's is no yardstick for the panel rows
+// (set inside the full phase's callback, which TypeScript's narrowing does not see)
+const notComparable = new Set<string>((panelCheck as PanelCheck | null)?.mismatched ?? []);
+const checks = targetChecks(measurements, ops, settings.concurrency, notComparable);
 const growth = growthRows(measurements, ops);
 const out = [
-  operationTables(measurements, ops, settings.concurrency, unavailable),
+  panelCheckTable(panelCheck),
+  operationTables(measurements, ops, settings.concurrency, unavailable, notComparable),
   targetTable(checks, startup),
   growthTable(growth, `${sizeLabel(small.customers)} customers`, `${sizeLabel(full.customers)} customers`),
   settings.skipEmbedded ? '' : embeddedTable(measurements, ops, settings.concurrency, unavailable),
@@ -704,6 +749,7 @@ const result = {
   shape_warnings: shapeWarnings,
   incidents,
   profiles,
+  panel_check: panelCheck,
   panel,
   citus: settings.citus
     ? {
