@@ -137,7 +137,8 @@ export function targetChecks(
           ...(!rw || c.p99_vs_raw <= TARGETS.p99VsRaw ? [] : ['p99 vs raw']),
           ...(!fz || c.rss_vs_fastify <= TARGETS.rssVsFastify ? [] : ['RSS']),
         ];
-        out.push({ ...c, ...(unjudged.length ? { not_comparable: unjudged } : {}), missed, pass: missed.length === 0 });
+        const pass = missed.length === 0 && unjudged.length < 2;
+        out.push({ ...c, ...(unjudged.length ? { not_comparable: unjudged } : {}), missed, pass });
       }
     }
   }
@@ -217,14 +218,21 @@ export function targetTable(checks: TargetCheck[], startup: Record<string, numbe
       ` p99 ≤ ${t.p99VsRaw}× raw pg's; peak RSS ≤ ${t.rssVsFastify}× fastify+prisma's; start-up ≤ ${t.startupMs} ms on PostgreSQL ==`,
     `  ${pad('operation', 20)} ${pad('protocol', 8)} ${lpad('conc', 4)} ${lpad('vs fastify', 10)} ${lpad('vs raw', 8)} ${lpad('p99/fastify', 11)} ${lpad('p99/raw', 8)} ${lpad('RSS/fastify', 11)}  result`,
   ];
+  // a panel row whose two baselines both answered another panel is judged on nothing
+  const unjudged = (c: TargetCheck) => (c.not_comparable?.length ?? 0) === 2;
   for (const c of checks) {
+    const result = unjudged(c) ? 'NOT JUDGED' : c.pass ? 'met' : `MISSED: ${c.missed.join(', ')}`;
     lines.push(
-      `  ${pad(c.op, 20)} ${pad(c.protocol, 8)} ${lpad(String(c.connections), 4)} ${lpad(x(c.vs_fastify_rps), 10)} ${lpad(x(c.vs_raw_rps), 8)} ${lpad(x(c.p99_vs_fastify), 11)} ${lpad(x(c.p99_vs_raw), 8)} ${lpad(x(c.rss_vs_fastify), 11)}  ${c.pass ? 'met' : `MISSED: ${c.missed.join(', ')}`}` +
+      `  ${pad(c.op, 20)} ${pad(c.protocol, 8)} ${lpad(String(c.connections), 4)} ${lpad(x(c.vs_fastify_rps), 10)} ${lpad(x(c.vs_raw_rps), 8)} ${lpad(x(c.p99_vs_fastify), 11)} ${lpad(x(c.p99_vs_raw), 8)} ${lpad(x(c.rss_vs_fastify), 11)}  ${result}` +
         `${c.not_comparable ? ` (not judged against ${c.not_comparable.join(', ')}: panel differs)` : ''}`,
     );
   }
-  const met = checks.filter((c) => c.pass).length;
-  lines.push(`  ${met} of ${checks.length} met`);
+  const judged = checks.filter((c) => !unjudged(c));
+  const met = judged.filter((c) => c.pass).length;
+  const skipped = checks.length - judged.length;
+  lines.push(
+    `  ${met} of ${judged.length} met${skipped ? ` (${skipped} not judged: their baselines' panels differ from the service's)` : ''}`,
+  );
   const service = startup['service (PostgreSQL)'];
   if (service !== undefined) lines.push(`  start-up on PostgreSQL: ${f0(service)} ms, ${service <= t.startupMs ? 'met' : 'MISSED'}`);
   return lines.join('\n');
