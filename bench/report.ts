@@ -31,6 +31,8 @@ export interface Measurement {
    * the benchmark database's backends per PostgreSQL cluster (Citus phases only; bench/cpu.ts).
    */
   cpu_ms_per_request?: Record<string, number>;
+  /** The last error the server logged during a row with failures (non-2xx answers or errors). */
+  logged_error?: string;
 }
 
 export interface Unavailable {

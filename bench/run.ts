@@ -251,6 +251,7 @@ async function measure(
   const stop = sampleRss(server);
   const allocated = allocationCounter(server);
   const cpu = cpuDatabase ? startCpuCount(server.pid, cpuDatabase) : null;
+  const logged = logOffset(server);
   const r = await worker.run({ url: server.url, connections, warmup: settings.warmup, duration, ...sent(req), customers });
   const used = cpu?.();
   const allocatedBytes = allocated();
@@ -279,11 +280,15 @@ async function measure(
         }
       : {}),
   };
+  // a row with failures says why, from what the server logged during it
+  const error = r.non2xx || r.errors ? await lastLoggedError(server.logFile, logged) : null;
+  if (error) m.logged_error = error.slice(0, 600);
   if (phase !== 'profile') measurements.push(m);
   log(
     `  ${phase} ${server.kind} ${protocol} ${op.name} c=${connections}: ${r.rps.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms` +
       `${m.alloc_kb_per_request !== undefined ? `, ${m.alloc_kb_per_request} KB allocated/request` : ''}` +
-      `${r.non2xx ? `, non-2xx ${r.non2xx} ${JSON.stringify(r.statusCodes)}` : ''}${r.errors ? `, errors ${r.errors}` : ''}`,
+      `${r.non2xx ? `, non-2xx ${r.non2xx} ${JSON.stringify(r.statusCodes)}` : ''}${r.errors ? `, errors ${r.errors}` : ''}` +
+      `${error ? `; logged: ${m.logged_error}` : ''}`,
   );
   return Object.assign(m, { window: [r.measuredFromUs, r.measuredToUs] as [number, number], requests: r.requests });
 }
