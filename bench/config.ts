@@ -112,7 +112,7 @@ export function parseSettings(argv = process.argv.slice(2)): Settings {
 export const usage = `npm run bench [-- options]
   --quick               10k customers / 100k transactions, 5 s runs
   --ops a,b             only these operations (rewards, balance, transactions_p1, transactions_deep,
-                        customers, estimate, panel, panel_session, create_transaction)
+                        customers, estimate, panel, panel_session, panel_rest, create_transaction)
   --concurrency 1,64    connection counts
   --duration N          measured seconds per run (default 7; quick 5); --warmup N (default 2)
   --skip-growth         no small-size PostgreSQL phase

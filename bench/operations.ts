@@ -23,8 +23,13 @@ export interface Operation {
    * at `rest.path`.
    */
   document?: string;
-  /** `session`: the service is called with the shopper's customer session instead of the API key. */
+  /** `session`: every server is called with the shopper's customer session instead of the API key. */
   credential?: 'key' | 'session';
+  /**
+   * A panel built from several REST calls sent together (paths; `__CUST__` is one customer for
+   * all of them): measured in panels on the service only, by bench/load.ts's panel driver.
+   */
+  calls?: string[];
 }
 
 /** The customer the bench mints its shopper's session for (`panel_session`). */
@@ -47,6 +52,23 @@ export const PANEL_DOCUMENT = `query LoyaltyPanel($customer: ID!) {
     }
   }
 }`;
+
+/**
+ * The REST v1 calls a storefront makes for the panel instead of PANEL_DOCUMENT: the customer's
+ * profile (first name), balance, tier status, 5 redeemable rewards, 5 activities, 3 held codes,
+ * and 7th the catalogue (GET /v1/rewards), for the held codes' descriptions, which
+ * GET /v1/customers/rewards does not carry (a code of a reward off that page would need
+ * GET /v1/rewards/{id} after it: not sent).
+ */
+export const PANEL_CALLS = [
+  '/v1/customers/c__CUST__',
+  '/v1/customers/balance?customer_id=c__CUST__',
+  '/v1/customers/tiers?customer_id=c__CUST__',
+  '/v1/customers/rewards/redeemable?customer_id=c__CUST__&per_page=5',
+  '/v1/customers/activities?customer_id=c__CUST__&per_page=5',
+  '/v1/customers/rewards?customer_id=c__CUST__&per_page=3',
+  '/v1/rewards',
+];
 
 export function operations(deepPage: number): Operation[] {
   const cart = {
@@ -112,10 +134,19 @@ export function operations(deepPage: number): Operation[] {
       name: 'panel_session',
       title: `The LoyaltyPanel document over GraphQL, the shopper's customer session (${SHOPPER})`,
       kind: 'read',
-      rest: { method: 'GET', path: `/bench/panel?customer_id=${SHOPPER}` },
+      // the baselines take the customer from the session, as the service checks it against hers
+      rest: { method: 'GET', path: '/bench/panel' },
       graphql: { field: 'customer', args: { customer: SHOPPER } },
       document: PANEL_DOCUMENT,
       credential: 'session',
+    },
+    {
+      name: 'panel_rest',
+      title: 'The panel as seven REST v1 calls in parallel per panel, API key (random customer; figures per panel)',
+      kind: 'read',
+      rest: { method: 'GET', path: PANEL_CALLS[0]! },
+      graphql: { field: 'customer', args: {} },
+      calls: PANEL_CALLS,
     },
     {
       name: 'create_transaction',

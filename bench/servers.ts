@@ -2,7 +2,7 @@
 // runs it: the bundle dist/server.mjs with plain node, built first if stale), timing start-up to the first answer, sampling their
 // resident memory from /proc, and stopping them.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,7 +22,12 @@ export interface RunningServer {
   pid: number;
   url: string;
   startupMs: number;
+  /** What the server logged (the service's pino lines, the baselines' output), without the GC trace. */
   logFile: string;
+  /** V8's --trace-gc-nvp lines, one per collection. */
+  gcFile: string;
+  /** Bytes the JavaScript heap allocated so far: the sum of `allocated=` over the GC trace read. */
+  allocatedBytes(): number;
   /** False once the process has exited (e.g. killed by something else on the machine). */
   alive(): boolean;
   exitCode(): number | string | null;
@@ -70,7 +75,11 @@ export interface StartOptions {
 export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const port = await freePort();
   const logFile = path.join(os.tmpdir(), `loyalty-bench-${opts.label}.log`);
-  const fd = openSync(logFile, 'w');
+  const gcFile = path.join(os.tmpdir(), `loyalty-bench-${opts.label}.gc.log`);
+  // appended to by the child's stderr and by splitGcTrace: both at the end of the file
+  writeFileSync(logFile, '');
+  const logFd = openSync(logFile, 'a');
+  const gcFd = openSync(gcFile, 'w');
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(port),
@@ -88,7 +97,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   if (opts.kind === 'service') buildIfStale();
   // the baselines are TypeScript files of the benchmark, run through tsx
   const loader = opts.kind === 'service' ? [] : ['--import', 'tsx'];
-  // --trace-gc-nvp: each collection writes a line to the log with the bytes allocated since the
+  // --trace-gc-nvp: each collection writes a line to stdout with the bytes allocated since the
   // one before (`allocated=`), which allocationCounter sums per measured window
   const args = [
     '--trace-gc-nvp',
@@ -97,8 +106,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     entries[opts.kind],
   ];
   const started = performance.now();
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', fd, fd] });
-  closeSync(fd);
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', logFd] });
+  closeSync(logFd);
+  const gcTrace = splitGcTrace(child, logFile, gcFd);
   let exited: number | string | null = null;
   const exit = new Promise<void>((resolve) =>
     child.once('exit', (code, signal) => {
@@ -106,6 +116,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       resolve();
     }),
   );
+  // the last lines the pipe still holds are read before `exit` is reported to callers
+  const drained = new Promise<void>((resolve) => child.stdout!.once('close', resolve));
   const url = `http://127.0.0.1:${port}`;
 
   for (;;) {
@@ -134,6 +146,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     url,
     startupMs,
     logFile,
+    gcFile,
+    allocatedBytes: () => gcTrace.allocated,
     alive: () => exited === null,
     exitCode: () => exited,
     rssMb: () => statusKb(pid, 'VmRSS') / 1024,
@@ -146,6 +160,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         child.kill('SIGKILL');
         await exit;
       }
+      await drained;
     },
   };
 }
@@ -162,27 +177,87 @@ export function sampleRss(server: RunningServer) {
   };
 }
 
+/** V8's --trace-gc-nvp line: `[pid:0x…]   123 ms: pause=… allocated=N …`. */
+const GC_LINE = /\[\d+:0x[0-9a-f]+\]\s+\d+ ms: pause=/;
+
+/**
+ * Reads the server's stdout, where pino and V8's GC trace both write (V8 one whole line per
+ * write), and sends each GC line to `gcFd` and everything else to the log, in order, so the log
+ * holds only what the server logged. A pino chunk cut mid-line by a GC line between its halves
+ * is joined again. Keeps the running sum of `allocated=`.
+ */
+function splitGcTrace(child: ChildProcess, logFile: string, gcFd: number) {
+  const logFd = openSync(logFile, 'a');
+  const state = { allocated: 0 };
+  let rest = '';
+  child.stdout!.setEncoding('latin1');
+  child.stdout!.on('data', (chunk: string) => {
+    const text = rest + chunk;
+    const end = text.lastIndexOf('\n') + 1;
+    rest = text.slice(end);
+    let log = '';
+    const lines = text.slice(0, end).split('\n');
+    lines.pop(); // the empty string after the last newline
+    for (const line of lines) {
+      const gc = GC_LINE.exec(line);
+      if (!gc) {
+        log += `${line}\n`;
+        continue;
+      }
+      // what came before the GC line is the first half of a log line: its rest follows
+      log += line.slice(0, gc.index);
+      const trace = line.slice(gc.index);
+      writeSync(gcFd, `${trace}\n`, null, 'latin1');
+      const allocated = / allocated=(\d+) /.exec(trace);
+      if (allocated) state.allocated += Number(allocated[1]);
+    }
+    if (log) writeSync(logFd, log, null, 'latin1');
+  });
+  child.stdout!.once('close', () => {
+    if (rest) writeSync(logFd, rest, null, 'latin1');
+    closeSync(logFd);
+    closeSync(gcFd);
+  });
+  return state;
+}
+
 /**
  * Counts the bytes the server's JavaScript heap allocates from now until the returned function
- * is called: the sum of `allocated=` over the collections V8 logs (--trace-gc-nvp) in between.
+ * is called: the sum of `allocated=` over the collections V8 traces (--trace-gc-nvp) in between.
  * What was allocated before the window's first collection is counted and what follows its last
  * is not (each at most one young generation, and they tend to cancel): sound over a window of
  * many collections, which the measured windows are.
  */
 export function allocationCounter(server: RunningServer) {
-  const from = statSync(server.logFile).size;
-  return () => {
-    const to = statSync(server.logFile).size;
-    if (to <= from) return 0;
-    const fd = openSync(server.logFile, 'r');
-    try {
-      const buf = Buffer.alloc(to - from);
-      readSync(fd, buf, 0, buf.length, from);
-      let bytes = 0;
-      for (const m of buf.toString('latin1').matchAll(/ allocated=(\d+) /g)) bytes += Number(m[1]);
-      return bytes;
-    } finally {
-      closeSync(fd);
-    }
-  };
+  const from = server.allocatedBytes();
+  return () => server.allocatedBytes() - from;
+}
+
+/** The size of the server's log now: what it logs from here on is read from this offset (loggedSince). */
+export function logOffset(server: RunningServer): number {
+  try {
+    return statSync(server.logFile).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** What the server logged from `offset` on (whole lines; at most the last 1 MB of them). */
+export function loggedSince(logFile: string, offset: number): string {
+  let fd: number;
+  try {
+    fd = openSync(logFile, 'r');
+  } catch {
+    return '';
+  }
+  try {
+    const size = statSync(logFile).size;
+    const from = Math.max(offset, size - 2 ** 20);
+    if (size <= from) return '';
+    const buf = Buffer.alloc(size - from);
+    readSync(fd, buf, 0, buf.length, from);
+    return buf.toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }

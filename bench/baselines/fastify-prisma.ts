@@ -2,13 +2,16 @@
 // schema gateway. The benchmark's endpoints hand-written with Fastify and Prisma (the same
 // generated client and adapter settings as the service), the same key check (sha256 lookup,
 // scope per route), the same response shapes, JSON-schema validation answered as 422, and
-// one log line per request (pino, as the service logs).
+// one log line per request (pino, as the service logs). GET /bench/panel: docs/graphql.md's
+// LoyaltyPanel by hand, its reads in parallel; it also takes a customer session (an HS256 JWT
+// verified with the merchant's secret, read per request as the key is).
 // Env: DATABASE_URL, PORT, HOST, DB_POOL_MAX (default 10, as the service).
 import { createHash, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { decodeJwt, jwtVerify } from 'jose';
 import { createPrisma } from '../../src/db/client.js';
+import { addPeriods, periodStart } from '../../src/domain/shared/calendar.js';
 import { estimate, type RuleRow } from './estimate-math.js';
-import { codeStatus, iso, isSessionToken, nextExpiry, tierStatus, verifySession } from './panel-shape.js';
 
 const db = createPrisma(process.env.DATABASE_URL!, Number(process.env.DB_POOL_MAX ?? 10));
 const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' }, disableRequestLogging: true });
@@ -27,47 +30,88 @@ const notFound = (what: string) => new HttpError(404, 'not_found', `${what} not 
 
 declare module 'fastify' {
   interface FastifyRequest {
-    principal: { merchantId: string; scopes: string[]; customerId?: string };
+    /** `customerId`: a customer session's own customer (uuid), which sees no other. */
+    principal: { merchantId: string; scopes: readonly string[]; customerId?: string };
   }
   interface FastifyContextConfig {
-    scope?: string;
+    scope?: string | string[];
+    /** The route takes customer sessions too. */
+    sessions?: boolean;
   }
 }
 
 app.decorateRequest('principal', null as never);
 
-const sessionSecrets = new Map<string, Uint8Array | null>();
-async function sessionSecret(merchantId: string) {
-  if (!sessionSecrets.has(merchantId)) {
-    const row = await db.storefrontSettings.findUnique({ where: { merchantId }, select: { sessionSecret: true } });
-    sessionSecrets.set(merchantId, row ? new Uint8Array(row.sessionSecret) : null);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const SESSION_GRANTS = [
+  'read:customers',
+  'write:rewards',
+  'read:transactions',
+  'read:activities',
+  'read:tiers',
+  'read:earning_rules',
+  'read:referrals',
+  'read:points',
+  'read:booster_campaigns',
+];
+const invalidSession = () => new HttpError(401, 'invalid_token', 'The customer session token is invalid or expired');
+
+/** A customer session: signed by the merchant's secret, not expired, not ended (its id or its customer's). */
+async function sessionPrincipal(token: string) {
+  let claims: { mid?: unknown; sub?: string; jti?: string };
+  try {
+    claims = decodeJwt(token);
+  } catch {
+    throw invalidSession();
   }
-  return sessionSecrets.get(merchantId)!;
+  const { mid, sub, jti } = claims;
+  if (typeof mid !== 'string' || !UUID.test(mid) || !UUID.test(sub ?? '') || !UUID.test(jti ?? '')) throw invalidSession();
+  // the secret and an ended session of the token or of its customer, read together
+  const [settings, ended] = await Promise.all([
+    db.storefrontSettings.findUnique({ where: { merchantId: mid }, select: { sessionSecret: true } }),
+    db.endedCustomerSession.findFirst({
+      where: { merchantId: mid, id: { in: [jti!, sub!] }, expiresAt: { gt: new Date() } },
+      select: { id: true },
+    }),
+  ]);
+  if (!settings) throw invalidSession();
+  try {
+    const { payload } = await jwtVerify(token, new Uint8Array(settings.sessionSecret), {
+      algorithms: ['HS256'],
+      issuer: 'loyalty',
+      audience: 'storefront',
+      requiredClaims: ['sub', 'jti', 'exp', 'iat'],
+    });
+    if (payload.mid !== mid || payload.sub !== sub || payload.jti !== jti) throw invalidSession();
+  } catch {
+    throw invalidSession();
+  }
+  if (ended) throw invalidSession();
+  return { merchantId: mid, scopes: SESSION_GRANTS, customerId: sub! };
 }
 
-app.addHook('onRequest', async (req) => {
-  const token = req.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-  if (!token) throw new HttpError(401, 'invalid_token', 'The API key is invalid or revoked');
-  // the panel also takes a customer session, which sees its own customer
-  if (req.routeOptions.url === '/bench/panel' && isSessionToken(token)) {
-    const session = await verifySession(token, sessionSecret);
-    if (!session) throw new HttpError(401, 'invalid_token', 'The customer session is invalid or has expired');
-    req.principal = { merchantId: session.merchantId, scopes: [], customerId: session.customerId };
-    return;
-  }
+async function keyPrincipal(token: string) {
   const key = await db.apiKey.findUnique({
     where: { hash: createHash('sha256').update(token).digest('hex') },
     select: { merchantId: true, scopes: true, revokedAt: true },
   });
   if (!key || key.revokedAt) throw new HttpError(401, 'invalid_token', 'The API key is invalid or revoked');
-  const scope = req.routeOptions.config.scope;
-  if (scope) {
+  return { merchantId: key.merchantId, scopes: key.scopes };
+}
+
+app.addHook('onRequest', async (req) => {
+  const token = req.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+  if (!token) throw new HttpError(401, 'invalid_token', 'The API key is invalid or revoked');
+  const session = /^[\w-]+\.[\w-]+\.[\w-]+$/.test(token);
+  if (session && !req.routeOptions.config.sessions) throw invalidSession();
+  const principal = session ? await sessionPrincipal(token) : await keyPrincipal(token);
+  for (const scope of [req.routeOptions.config.scope ?? []].flat()) {
     const [access, name] = scope.split(':');
-    if (!key.scopes.includes(scope) && !(access === 'read' && key.scopes.includes(`write:${name}`))) {
+    if (!principal.scopes.includes(scope) && !(access === 'read' && principal.scopes.includes(`write:${name}`))) {
       throw new HttpError(403, 'insufficient_scope', `This API key lacks the scope ${scope}`);
     }
   }
-  req.principal = { merchantId: key.merchantId, scopes: key.scopes };
+  req.principal = principal;
 });
 
 app.addHook('onResponse', async (req, reply) => {
@@ -357,6 +401,150 @@ app.post<{ Body: EstimateBody }>(
   },
 );
 
+type Qualification = 'points_earned' | 'amount_spent';
+type TierWindow = 'lifetime' | 'calendar_year' | 'rolling_12_months';
+
+/**
+ * docs/graphql.md's LoyaltyPanel for one customer, as the service answers it: the customer,
+ * then its reads in parallel (the merchant's calendar, pending points, the tier ladder, lifetime
+ * points earned, 5 redeemable rewards, 5 activities, 3 held codes with their catalogue rewards),
+ * then the other windows' figures a tier is judged on, if any.
+ */
+app.get<{ Querystring: { customer_id?: string } }>(
+  '/bench/panel',
+  {
+    config: { scope: ['read:customers', 'read:tiers', 'read:rewards', 'read:activities'], sessions: true },
+    schema: { querystring: { type: 'object', properties: { customer_id: { type: 'string', minLength: 1 } } } },
+  },
+  async (req) => {
+    const { merchantId, customerId: own } = req.principal;
+    const named = req.query.customer_id;
+    if (!own && !named) {
+      throw new HttpError(422, 'validation_error', 'The request is invalid', { customer_id: ['is required'] });
+    }
+    // a session's own customer; a customer_id naming another is not found
+    const customer = await db.customer.findFirst({
+      where: { merchantId, erasedAt: null, ...(own ? { id: own } : {}), ...(named ? { platformId: named } : {}) },
+      select: { id: true, firstName: true, status: true, pointsBalance: true, lastActivityAt: true, createdAt: true },
+    });
+    if (!customer) throw notFound('Customer');
+    const mine = { merchantId, customerId: customer.id };
+    const now = new Date();
+    const [merchant, pending, tiers, earned, redeemable, activities, held] = await Promise.all([
+      db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { pointsExpiryDays: true, timezone: true } }),
+      db.activity.aggregate({ where: { ...mine, status: 'pending' }, _sum: { pointsChange: true } }),
+      db.tier.findMany({
+        where: { merchantId, isActive: true },
+        orderBy: [{ position: 'asc' }, { id: 'asc' }],
+        select: { name: true, benefits: true, position: true, threshold: true, qualification: true, window: true, isDefault: true },
+      }),
+      db.pointsTransaction.aggregate({ where: { ...mine, type: 'credit' }, _sum: { points: true } }),
+      customer.status === 'excluded'
+        ? []
+        : db.reward.findMany({
+            where: { merchantId, isActive: true, pointsCost: { lte: customer.pointsBalance } },
+            orderBy: [{ pointsCost: 'asc' }, { createdAt: 'desc' }, { id: 'desc' }],
+            take: 5,
+            select: { id: true, name: true, pointsCost: true, rewardType: true },
+          }),
+      db.activity.findMany({
+        where: mine,
+        orderBy: [{ occurredAt: 'desc' }, { createdAt: 'desc' }, { id: 'desc' }],
+        take: 5,
+        select: { description: true, pointsChange: true, occurredAt: true },
+      }),
+      db.customerReward.findMany({
+        where: mine,
+        orderBy: [{ issuedAt: 'desc' }, { id: 'desc' }],
+        take: 3,
+        select: { code: true, status: true, expiresAt: true, reward: { select: { name: true, description: true } } },
+      }),
+    ]);
+    const zone = merchant.timezone;
+    const lifetime = earned._sum.points ?? 0;
+    // each tier's figure: points earned or amount spent in its window (lifetime points are read above)
+    const since = (window: TierWindow) =>
+      window === 'calendar_year'
+        ? periodStart('year', now, zone)
+        : window === 'rolling_12_months'
+          ? addPeriods('month', now, -12, zone)
+          : null;
+    const figure = async (qualification: Qualification, window: TierWindow) => {
+      const from = since(window);
+      if (qualification === 'points_earned') {
+        if (!from) return lifetime;
+        const sum = await db.pointsTransaction.aggregate({
+          where: { ...mine, type: 'credit', createdAt: { gte: from } },
+          _sum: { points: true },
+        });
+        return sum._sum.points ?? 0;
+      }
+      const sum = await db.order.aggregate({
+        where: { ...mine, refundedAt: null, ...(from ? { placedAt: { gte: from } } : {}) },
+        _sum: { subtotal: true },
+      });
+      return Number(sum._sum.subtotal ?? 0);
+    };
+    const keys = [...new Set(tiers.map((t) => `${t.qualification}:${t.window}`))];
+    const figures = new Map(
+      await Promise.all(
+        keys.map(async (k) => {
+          const [q, w] = k.split(':') as [Qualification, TierWindow];
+          return [k, await figure(q, w)] as const;
+        }),
+      ),
+    );
+    const metricOf = (t: (typeof tiers)[number]) => figures.get(`${t.qualification}:${t.window}`)!;
+    // the highest tier reached, else the default (or the lowest); progress in the next one's metric
+    const current = tiers.findLast((t) => metricOf(t) >= t.threshold) ?? tiers.find((t) => t.isDefault) ?? tiers[0] ?? null;
+    const next = current ? (tiers.find((t) => t.position > current.position) ?? null) : null;
+    const measured = next ?? current;
+    const value = measured ? metricOf(measured) : lifetime;
+    const days = merchant.pointsExpiryDays;
+    const lastActive = customer.lastActivityAt ?? customer.createdAt;
+    return {
+      data: {
+        customer: {
+          data: {
+            first_name: customer.firstName,
+            balance: {
+              points_balance: customer.pointsBalance,
+              points_pending: pending._sum.pointsChange ?? 0,
+              next_expiry:
+                days && customer.pointsBalance > 0
+                  ? { points: customer.pointsBalance, expires_at: addPeriods('day', periodStart('day', lastActive, zone), days + 1, zone) }
+                  : null,
+            },
+            tier_status: {
+              current_tier: current ? { name: current.name, benefits: current.benefits } : null,
+              next_tier: next ? { name: next.name, threshold: next.threshold } : null,
+              progress: {
+                metric: measured?.qualification ?? 'points_earned',
+                value,
+                remaining: next ? Math.max(0, Math.round((next.threshold - value) * 100) / 100) : null,
+              },
+            },
+            redeemable_rewards: {
+              data: redeemable.map((r) => ({ id: r.id, name: r.name, points_cost: r.pointsCost, reward_type: r.rewardType })),
+            },
+            activities: {
+              data: activities.map((a) => ({ description: a.description, points_change: a.pointsChange, occurred_at: a.occurredAt })),
+            },
+            rewards: {
+              data: held.map((h) => ({
+                code: h.code,
+                status: h.status === 'issued' && h.expiresAt && h.expiresAt <= now ? 'expired' : h.status,
+                expires_at: h.expiresAt,
+                catalogue_reward: { name: h.reward.name, description: h.reward.description },
+              })),
+            },
+          },
+        },
+      },
+    };
+  },
+);
+
 const MAX_BALANCE = 2_147_483_647;
 
 app.post<{ Querystring: { customer_id: string }; Body: { points: number; description: string } }>(
@@ -391,89 +579,6 @@ app.post<{ Querystring: { customer_id: string }; Body: { points: number; descrip
     }
     reply.status(201);
     return { data: { transaction_id: txId, customer_id: c.id, points, type } };
-  },
-);
-
-// The storefront's panel (docs/graphql.md's LoyaltyPanel) for the key's `customer_id` or the
-// session's customer: the customer, then its parts in parallel.
-app.get<{ Querystring: CustomerQ }>(
-  '/bench/panel',
-  { schema: { querystring: { type: 'object', properties: customerQuery } } },
-  async (req) => {
-    const { merchantId, customerId } = req.principal;
-    if (!customerId) {
-      for (const scope of ['read:customers', 'read:tiers', 'read:rewards', 'read:activities']) {
-        const [, name] = scope.split(':');
-        if (!req.principal.scopes.includes(scope) && !req.principal.scopes.includes(`write:${name}`)) {
-          throw new HttpError(403, 'insufficient_scope', `This API key lacks the scope ${scope}`);
-        }
-      }
-    }
-    const c = customerId
-      ? await db.customer.findFirst({ where: { merchantId, id: customerId, erasedAt: null } })
-      : await db.customer.findFirst({ where: { merchantId, platformId: req.query.customer_id ?? '', erasedAt: null } });
-    if (!c) throw notFound('Customer');
-    const [merchant, pending, earned, tiers, redeemable, activities, held] = await Promise.all([
-      db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { pointsExpiryDays: true } }),
-      db.activity.aggregate({ where: { merchantId, customerId: c.id, status: 'pending' }, _sum: { pointsChange: true } }),
-      db.pointsTransaction.aggregate({ where: { merchantId, customerId: c.id, type: 'credit' }, _sum: { points: true } }),
-      db.tier.findMany({
-        where: { merchantId, isActive: true },
-        orderBy: [{ position: 'asc' }, { id: 'asc' }],
-        select: { name: true, benefits: true, threshold: true, isDefault: true },
-      }),
-      c.status === 'excluded'
-        ? []
-        : db.reward.findMany({
-            where: { merchantId, isActive: true, pointsCost: { lte: c.pointsBalance } },
-            orderBy: [{ pointsCost: 'asc' }, { createdAt: 'desc' }, { id: 'desc' }],
-            take: 5,
-            select: { id: true, name: true, pointsCost: true, rewardType: true },
-          }),
-      db.activity.findMany({
-        where: { merchantId, customerId: c.id },
-        orderBy: [{ occurredAt: 'desc' }, { createdAt: 'desc' }, { id: 'desc' }],
-        take: 5,
-        select: { description: true, pointsChange: true, occurredAt: true },
-      }),
-      db.customerReward.findMany({
-        where: { merchantId, customerId: c.id },
-        orderBy: [{ issuedAt: 'desc' }, { id: 'desc' }],
-        take: 3,
-        select: { code: true, status: true, expiresAt: true, reward: { select: { name: true, description: true } } },
-      }),
-    ]);
-    const now = new Date();
-    const ladder = tiers.map((t) => ({ name: t.name, benefits: t.benefits, threshold: t.threshold, is_default: t.isDefault }));
-    return {
-      data: {
-        customer: {
-          data: {
-            first_name: c.firstName,
-            balance: {
-              points_balance: c.pointsBalance,
-              points_pending: pending._sum.pointsChange ?? 0,
-              next_expiry: nextExpiry(c.pointsBalance, merchant.pointsExpiryDays, c.lastActivityAt ?? c.createdAt),
-            },
-            tier_status: tierStatus(ladder, earned._sum.points ?? 0),
-            redeemable_rewards: {
-              data: redeemable.map((r) => ({ id: r.id, name: r.name, points_cost: r.pointsCost, reward_type: r.rewardType })),
-            },
-            activities: {
-              data: activities.map((a) => ({ description: a.description, points_change: a.pointsChange, occurred_at: iso(a.occurredAt) })),
-            },
-            rewards: {
-              data: held.map((h) => ({
-                code: h.code,
-                status: codeStatus(h.status, h.expiresAt, now),
-                expires_at: iso(h.expiresAt),
-                catalogue_reward: { name: h.reward.name, description: h.reward.description },
-              })),
-            },
-          },
-        },
-      },
-    };
   },
 );
 

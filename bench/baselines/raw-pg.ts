@@ -4,13 +4,15 @@
 // total in one, the balance's merchant setting and pending points in one, the earning program
 // in one, the ledger's function loyalty_apply_points in one), with the same key check (sha256 lookup of the API key, its principal cached in process as the
 // service caches it, scope check) and the same
-// response shapes. No framework, no logging.
+// response shapes. No framework, no logging. GET /bench/panel: docs/graphql.md's LoyaltyPanel
+// answered by hand, in one statement that builds the JSON; it also takes a customer session
+// (an HS256 JWT checked as the service checks it, the secret and ended sessions cached alike).
 // Env: DATABASE_URL, PORT, HOST, DB_POOL_MAX (default 10, as the service).
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
+import { decodeJwt, jwtVerify } from 'jose';
 import pg from 'pg';
 import { estimate, type RuleRow } from './estimate-math.js';
-import { codeStatus, iso, isSessionToken, nextExpiry, type PanelTier, tierStatus, verifySession } from './panel-shape.js';
 
 pg.types.setTypeParser(1082, (v) => v); // DATE stays 'YYYY-MM-DD'
 
@@ -37,7 +39,9 @@ const notFound = (what: string) => new HttpError(404, 'not_found', `${what} not 
 
 interface Principal {
   merchantId: string;
-  scopes: string[];
+  scopes: readonly string[];
+  /** A customer session's own customer (uuid): it sees no other. */
+  customerId?: string;
 }
 
 // The key's principal is cached in process with the service's lifetime (src/domain/access/
@@ -45,16 +49,28 @@ interface Principal {
 // dropped on its notification, everything dropped when the listening connection is lost, and a
 // load that overlapped an invalidation answered but not kept. A plain Map: no bound is needed
 // for the bench's few keys.
+// The same channel carries the storefront settings' changes ('storefront:<merchant>') and ended
+// sessions ('session:<merchant>:<id>:<expiry ms>'), kept alike: the merchant's session secret,
+// and its list of ended sessions loaded with its first session.
 const AUTH_CHANNEL = 'loyalty_auth';
 const principals = new Map<string, Principal>();
+const sessionSecrets = new Map<string, Uint8Array | null>();
+const endedSessions = new Map<string, Map<string, number>>();
 let listening = false;
 let invalidations = 0;
 let keyFeed: pg.Client | undefined;
 
-function forgetPrincipals(hash?: string) {
+function forgetPrincipals(payload?: string) {
   invalidations++;
-  if (hash === undefined) principals.clear();
-  else principals.delete(hash);
+  if (payload === undefined) {
+    principals.clear();
+    sessionSecrets.clear();
+    endedSessions.clear();
+  } else if (payload.startsWith('storefront:')) sessionSecrets.delete(payload.slice('storefront:'.length));
+  else if (payload.startsWith('session:')) {
+    const [merchantId, id, expiry] = payload.slice('session:'.length).split(':');
+    if (merchantId && id && expiry) endedSessions.get(merchantId)?.set(id, Number(expiry));
+  } else principals.delete(payload);
 }
 
 function listenForKeys() {
@@ -87,9 +103,71 @@ function listenForKeys() {
 }
 listenForKeys();
 
+/** Kept while the LISTEN holds, not kept when an invalidation came in while it was read. */
+async function cached<V>(cache: Map<string, V>, key: string, read: () => Promise<V>): Promise<V> {
+  if (listening && cache.has(key)) return cache.get(key)!;
+  const seen = invalidations;
+  const value = await read();
+  if (listening && seen === invalidations) cache.set(key, value);
+  return value;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const SESSION_GRANTS = [
+  'read:customers',
+  'write:rewards',
+  'read:transactions',
+  'read:activities',
+  'read:tiers',
+  'read:earning_rules',
+  'read:referrals',
+  'read:points',
+  'read:booster_campaigns',
+];
+const invalidSession = () => new HttpError(401, 'invalid_token', 'The customer session token is invalid or expired');
+
+/** A customer session: signed by the merchant's secret, not expired, not ended (its id or its customer's). */
+async function sessionPrincipal(token: string): Promise<Principal> {
+  let merchantId: unknown;
+  try {
+    merchantId = decodeJwt(token).mid;
+  } catch {
+    throw invalidSession();
+  }
+  if (typeof merchantId !== 'string' || !UUID.test(merchantId)) throw invalidSession();
+  const mid = merchantId;
+  const secret = await cached(sessionSecrets, mid, async () => {
+    const { rows } = await pool.query('SELECT session_secret FROM storefront_settings WHERE merchant_id = $1', [mid]);
+    return rows[0] ? new Uint8Array(rows[0].session_secret) : null;
+  });
+  if (!secret) throw invalidSession();
+  let claims: { sub?: string; jti?: string; mid?: unknown };
+  try {
+    ({ payload: claims } = await jwtVerify(token, secret, {
+      algorithms: ['HS256'],
+      issuer: 'loyalty',
+      audience: 'storefront',
+      requiredClaims: ['sub', 'jti', 'exp', 'iat'],
+    }));
+  } catch {
+    throw invalidSession();
+  }
+  if (claims.mid !== mid || !UUID.test(claims.sub!) || !UUID.test(claims.jti!)) throw invalidSession();
+  const ended = await cached(endedSessions, mid, async () => {
+    const { rows } = await pool.query('SELECT id, expires_at FROM ended_customer_sessions WHERE merchant_id = $1 AND expires_at > now()', [
+      mid,
+    ]);
+    return new Map<string, number>(rows.map((r) => [r.id, r.expires_at.getTime()]));
+  });
+  const now = Date.now();
+  if ((ended.get(claims.jti!) ?? 0) > now || (ended.get(claims.sub!) ?? 0) > now) throw invalidSession();
+  return { merchantId: mid, scopes: SESSION_GRANTS, customerId: claims.sub! };
+}
+
 async function authenticate(header: string | undefined): Promise<Principal> {
   const token = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
   if (!token) throw new HttpError(401, 'invalid_token', 'The API key is invalid or revoked');
+  if (/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) return sessionPrincipal(token);
   const hash = createHash('sha256').update(token).digest('hex');
   const cached = listening ? principals.get(hash) : undefined;
   if (cached) return cached;
@@ -421,96 +499,118 @@ async function createTransaction(p: Principal, q: URLSearchParams, body: any) {
   return { data: { transaction_id: txId, customer_id: rows[0].customer_id, points, type } };
 }
 
-// The storefront's panel in one statement: the customer by platform id (an API key) or by id (a
-// session), with its pending points, lifetime credits, the tier ladder, what it can redeem, its
-// latest activity and the codes it holds, each part as JSON.
-const panelSql = (by: string) => `
+// A timestamp as JSON.stringify writes a Date (milliseconds, UTC)
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * docs/graphql.md's LoyaltyPanel for one customer, as the service answers it, in one statement
+ * that builds the JSON: the balance (pending points, the expiry in the merchant's calendar), the
+ * tier status judged live (each active tier's metric in its own window; the highest reached, else
+ * the default; progress in the next tier's metric), 5 redeemable rewards, 5 activities, 3 held
+ * codes with their catalogue rewards. No totals: the panel shows none.
+ */
+const PANEL_SQL = (who: string) => `
   WITH c AS (
     SELECT id, first_name, status, points_balance, last_activity_at, created_at FROM customers
-     WHERE merchant_id = $1::uuid AND erased_at IS NULL AND ${by})
-  SELECT c.first_name, c.points_balance, c.last_activity_at, c.created_at, m.points_expiry_days,
-    (SELECT coalesce(sum(points_change), 0)::int FROM activities
-      WHERE merchant_id = $1::uuid AND customer_id = c.id AND status = 'pending') AS pending,
-    (SELECT coalesce(sum(points), 0)::int FROM points_transactions
-      WHERE merchant_id = $1::uuid AND customer_id = c.id AND type = 'credit') AS earned,
-    (SELECT coalesce(json_agg(t ORDER BY t.position, t.id), '[]') FROM (
-      SELECT name, benefits, threshold, is_default, position, id FROM tiers WHERE merchant_id = $1::uuid AND is_active) t) AS tiers,
-    (SELECT coalesce(json_agg(r), '[]') FROM (
-      SELECT id, name, points_cost, reward_type FROM rewards
-       WHERE merchant_id = $1::uuid AND is_active AND points_cost <= c.points_balance AND c.status <> 'excluded'
-       ORDER BY points_cost, created_at DESC, id DESC LIMIT 5) r) AS redeemable,
-    (SELECT coalesce(json_agg(a), '[]') FROM (
-      SELECT description, points_change, occurred_at FROM activities WHERE merchant_id = $1::uuid AND customer_id = c.id
-       ORDER BY occurred_at DESC, created_at DESC, id DESC LIMIT 5) a) AS activities,
-    (SELECT coalesce(json_agg(h), '[]') FROM (
-      SELECT cr.code, cr.status, cr.expires_at, r.name, r.description FROM customer_rewards cr
-        JOIN rewards r ON r.merchant_id = cr.merchant_id AND r.id = cr.reward_id
-       WHERE cr.merchant_id = $1::uuid AND cr.customer_id = c.id ORDER BY cr.issued_at DESC, cr.id DESC LIMIT 3) h) AS held
-    FROM c JOIN merchants m ON m.id = $1::uuid`;
-const PANEL_BY_PLATFORM_ID = panelSql('platform_id = $2');
-const PANEL_BY_ID = panelSql('id = $2::uuid');
+     WHERE merchant_id = $1::uuid AND ${who} AND erased_at IS NULL
+  ), m AS (
+    SELECT points_expiry_days, timezone FROM merchants WHERE id = $1::uuid
+  ), t AS (
+    SELECT id, name, benefits, position, threshold, qualification::text AS qualification, "window"::text AS win, is_default
+      FROM tiers WHERE merchant_id = $1::uuid AND is_active
+  ), w AS (
+    SELECT date_trunc('year', now() AT TIME ZONE m.timezone) AT TIME ZONE m.timezone AS year_start,
+           (now() AT TIME ZONE m.timezone - interval '12 months') AT TIME ZONE m.timezone AS rolling_start
+      FROM m
+  ), earned AS (
+    SELECT coalesce(sum(p.points), 0)::float8 AS lifetime,
+           coalesce(sum(p.points) FILTER (WHERE p.created_at >= w.year_start), 0)::float8 AS year,
+           coalesce(sum(p.points) FILTER (WHERE p.created_at >= w.rolling_start), 0)::float8 AS rolling
+      FROM w LEFT JOIN points_transactions p
+        ON p.merchant_id = $1::uuid AND p.customer_id = (SELECT id FROM c) AND p.type = 'credit'
+  ), spent AS (
+    SELECT coalesce(sum(o.subtotal), 0)::float8 AS lifetime,
+           coalesce(sum(o.subtotal) FILTER (WHERE o.placed_at >= w.year_start), 0)::float8 AS year,
+           coalesce(sum(o.subtotal) FILTER (WHERE o.placed_at >= w.rolling_start), 0)::float8 AS rolling
+      FROM w LEFT JOIN orders o
+        ON o.merchant_id = $1::uuid AND o.customer_id = (SELECT id FROM c) AND o.refunded_at IS NULL
+       AND EXISTS (SELECT 1 FROM t WHERE t.qualification = 'amount_spent')
+  ), tm AS (
+    SELECT t.*, CASE t.qualification || ':' || t.win
+                  WHEN 'points_earned:lifetime' THEN e.lifetime WHEN 'points_earned:calendar_year' THEN e.year
+                  WHEN 'points_earned:rolling_12_months' THEN e.rolling WHEN 'amount_spent:lifetime' THEN s.lifetime
+                  WHEN 'amount_spent:calendar_year' THEN s.year ELSE s.rolling END AS metric
+      FROM t, earned e, spent s
+  ), cur AS (
+    SELECT * FROM (
+      (SELECT tm.*, 1 AS k FROM tm WHERE metric >= threshold ORDER BY position DESC, id DESC LIMIT 1)
+      UNION ALL
+      (SELECT tm.*, 2 FROM tm ORDER BY is_default DESC, position, id LIMIT 1)
+    ) x ORDER BY k LIMIT 1
+  ), nxt AS (
+    SELECT tm.* FROM tm, cur WHERE tm.position > cur.position ORDER BY tm.position, tm.id LIMIT 1
+  ), measured AS (
+    SELECT * FROM (SELECT 1 AS k, qualification, metric FROM nxt UNION ALL SELECT 2, qualification, metric FROM cur) x
+     ORDER BY k LIMIT 1
+  )
+  SELECT json_build_object(
+    'first_name', c.first_name,
+    'balance', json_build_object(
+      'points_balance', c.points_balance,
+      'points_pending', (SELECT coalesce(sum(points_change), 0)::int FROM activities
+                          WHERE merchant_id = $1::uuid AND customer_id = c.id AND status = 'pending'),
+      'next_expiry', CASE WHEN m.points_expiry_days <> 0 AND c.points_balance > 0 THEN json_build_object(
+        'points', c.points_balance,
+        'expires_at', ${iso(`((date_trunc('day', coalesce(c.last_activity_at, c.created_at) AT TIME ZONE m.timezone)
+                             + (m.points_expiry_days + 1) * interval '1 day') AT TIME ZONE m.timezone)`)}) END),
+    'tier_status', json_build_object(
+      'current_tier', (SELECT json_build_object('name', name, 'benefits', benefits) FROM cur),
+      'next_tier', (SELECT json_build_object('name', name, 'threshold', threshold) FROM nxt),
+      'progress', (SELECT json_build_object(
+          'metric', coalesce(ms.qualification, 'points_earned'),
+          'value', coalesce(ms.metric, e.lifetime),
+          'remaining', CASE WHEN n.id IS NOT NULL THEN greatest(0, round((n.threshold - ms.metric)::numeric, 2))::float8 END)
+        FROM earned e LEFT JOIN measured ms ON true LEFT JOIN nxt n ON true)),
+    'redeemable_rewards', json_build_object('data', (
+      SELECT coalesce(json_agg(json_build_object('id', r.id, 'name', r.name, 'points_cost', r.points_cost, 'reward_type', r.reward_type)
+                               ORDER BY r.points_cost, r.created_at DESC, r.id DESC), '[]')
+        FROM (SELECT id, name, points_cost, reward_type, created_at FROM rewards
+               WHERE merchant_id = $1::uuid AND is_active AND points_cost <= c.points_balance AND c.status <> 'excluded'
+               ORDER BY points_cost, created_at DESC, id DESC LIMIT 5) r)),
+    'activities', json_build_object('data', (
+      SELECT coalesce(json_agg(json_build_object('description', a.description, 'points_change', a.points_change,
+                                                 'occurred_at', ${iso('a.occurred_at')})
+                               ORDER BY a.occurred_at DESC, a.created_at DESC, a.id DESC), '[]')
+        FROM (SELECT description, points_change, occurred_at, created_at, id FROM activities
+               WHERE merchant_id = $1::uuid AND customer_id = c.id
+               ORDER BY occurred_at DESC, created_at DESC, id DESC LIMIT 5) a)),
+    'rewards', json_build_object('data', (
+      SELECT coalesce(json_agg(json_build_object(
+               'code', h.code,
+               'status', CASE WHEN h.status = 'issued' AND h.expires_at <= now() THEN 'expired' ELSE h.status::text END,
+               'expires_at', ${iso('h.expires_at')},
+               'catalogue_reward', json_build_object('name', r.name, 'description', r.description))
+             ORDER BY h.issued_at DESC, h.id DESC), '[]')
+        FROM (SELECT reward_id, code, status, expires_at, issued_at, id FROM customer_rewards
+               WHERE merchant_id = $1::uuid AND customer_id = c.id
+               ORDER BY issued_at DESC, id DESC LIMIT 3) h
+        JOIN rewards r ON r.merchant_id = $1::uuid AND r.id = h.reward_id))
+  )::text AS panel
+  FROM c, m`;
+const PANEL_BY_PLATFORM_ID = PANEL_SQL('platform_id = $2');
+// a session's own customer; a customer_id naming another is not found
+const PANEL_OF_SESSION = PANEL_SQL('id = $2::uuid AND ($3::text IS NULL OR platform_id = $3)');
 
-const sessionSecrets = new Map<string, Uint8Array | null>();
-async function sessionSecret(merchantId: string) {
-  if (!sessionSecrets.has(merchantId)) {
-    const { rows } = await pool.query('SELECT session_secret FROM storefront_settings WHERE merchant_id = $1::uuid', [merchantId]);
-    sessionSecrets.set(merchantId, rows[0] ? new Uint8Array(rows[0].session_secret) : null);
-  }
-  return sessionSecrets.get(merchantId)!;
-}
-
-/** GET /bench/panel: the LoyaltyPanel's answer, for the key's `customer_id` or the session's customer. */
-async function panel(header: string | undefined, q: URLSearchParams) {
-  const token = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? '';
-  let merchantId: string;
-  let platformId: string | null = null;
-  let customerId: string | null = null;
-  if (isSessionToken(token)) {
-    const session = await verifySession(token, sessionSecret);
-    if (!session) throw new HttpError(401, 'invalid_token', 'The customer session is invalid or has expired');
-    ({ merchantId, customerId } = session);
-  } else {
-    const p = await authenticate(header);
-    for (const scope of ['read:customers', 'read:tiers', 'read:rewards', 'read:activities']) requireScope(p, scope);
-    merchantId = p.merchantId;
-    platformId = q.get('customer_id');
-    if (!platformId) throw invalid({ customer_id: ['is required'] });
-  }
-  const { rows } = await pool.query(customerId ? PANEL_BY_ID : PANEL_BY_PLATFORM_ID, [merchantId, customerId ?? platformId]);
-  const c = rows[0];
-  if (!c) throw notFound('Customer');
-  const now = new Date();
-  return {
-    data: {
-      customer: {
-        data: {
-          first_name: c.first_name,
-          balance: {
-            points_balance: c.points_balance,
-            points_pending: c.pending,
-            next_expiry: nextExpiry(c.points_balance, c.points_expiry_days, c.last_activity_at ?? c.created_at),
-          },
-          tier_status: tierStatus(c.tiers as PanelTier[], c.earned),
-          redeemable_rewards: { data: c.redeemable },
-          activities: {
-            data: c.activities.map((a: any) => ({
-              description: a.description,
-              points_change: a.points_change,
-              occurred_at: iso(a.occurred_at),
-            })),
-          },
-          rewards: {
-            data: c.held.map((h: any) => ({
-              code: h.code,
-              status: codeStatus(h.status, h.expires_at && new Date(h.expires_at), now),
-              expires_at: iso(h.expires_at),
-              catalogue_reward: { name: h.name, description: h.description },
-            })),
-          },
-        },
-      },
-    },
-  };
+/** The panel's JSON text, as the service's `{"data":{"customer":{"data":…}}}`. */
+async function panel(p: Principal, q: URLSearchParams): Promise<string> {
+  for (const scope of ['read:customers', 'read:tiers', 'read:rewards', 'read:activities']) requireScope(p, scope);
+  const named = q.get('customer_id') || null;
+  if (!p.customerId && !named) throw invalid({ customer_id: ['is required'] });
+  const { rows } = p.customerId
+    ? await pool.query(PANEL_OF_SESSION, [p.merchantId, p.customerId, named])
+    : await pool.query(PANEL_BY_PLATFORM_ID, [p.merchantId, named]);
+  if (!rows[0]) throw notFound('Customer');
+  return `{"data":{"customer":{"data":${rows[0].panel}}}}`;
 }
 
 function readBody(req: http.IncomingMessage): Promise<any> {
@@ -533,7 +633,7 @@ function readBody(req: http.IncomingMessage): Promise<any> {
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown) {
-  const text = JSON.stringify(body);
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
@@ -543,11 +643,13 @@ const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const route = `${req.method} ${url.pathname}`;
     const body = req.method === 'POST' ? await readBody(req) : undefined;
-    const q = url.searchParams;
-    // the panel authenticates an API key or a customer session itself
-    if (route === 'GET /bench/panel') return send(res, 200, await panel(req.headers.authorization, q));
     const p = await authenticate(req.headers.authorization);
+    // a customer session reads only its own panel
+    if (p.customerId && route !== 'GET /bench/panel') throw invalidSession();
+    const q = url.searchParams;
     switch (route) {
+      case 'GET /bench/panel':
+        return send(res, 200, await panel(p, q));
       case 'GET /v1/rewards':
         return send(res, 200, await rewards(p, q));
       case 'GET /v1/customers/balance':
