@@ -3,8 +3,9 @@
 // immediate across processes.
 import type { Db } from '../../db/client.js';
 import { rowsOf } from '../../db/sql.js';
-import { Prisma } from '../../generated/prisma/client.js';
+import { type ApiKey, Prisma } from '../../generated/prisma/client.js';
 import { AppError, notFound, validationError } from '../shared/errors.js';
+import { apiFields } from '../shared/model-fields.js';
 import { isUuid } from '../shared/records.js';
 import type { KeyPrincipal } from './principal.js';
 import { customScopes, fullAccessScopes, type KeyType, readOnlyScopes } from './scopes.js';
@@ -27,6 +28,11 @@ function scopesFor(type: KeyType, levels: Record<string, string> = {}): string[]
   return result.grants;
 }
 
+/** A key in the API's field names; never its hash (nor the key, which only its creation shows). */
+const keyView = (k: ApiKey) => apiFields(k, ['merchantId', 'hash']);
+/** A key as listed, or just created (with `key`). */
+export type ApiKeyView = ReturnType<typeof keyView> & { key?: string };
+
 export async function createApiKey(db: Db, input: CreateKeyInput) {
   const scopes = scopesFor(input.type, input.levels);
   const { token, hash, prefix } = generateToken('api_key');
@@ -34,21 +40,12 @@ export async function createApiKey(db: Db, input: CreateKeyInput) {
   const row = await db.apiKey.create({
     data: { merchantId: input.merchantId, name, type: input.type, prefix, hash, scopes },
   });
-  return { id: row.id, key: token, name: row.name, type: row.type, prefix, scopes, created_at: row.createdAt };
+  return { ...keyView(row), key: token };
 }
 
 export async function listApiKeys(db: Db, merchantId: string) {
   const rows = await db.apiKey.findMany({ where: { merchantId }, orderBy: { createdAt: 'desc' } });
-  return rows.map((k) => ({
-    id: k.id,
-    name: k.name,
-    type: k.type,
-    prefix: k.prefix,
-    scopes: k.scopes,
-    created_at: k.createdAt,
-    last_used_at: k.lastUsedAt,
-    revoked_at: k.revokedAt,
-  }));
+  return rows.map(keyView);
 }
 
 export async function revokeApiKey(db: Db, merchantId: string, id: string) {

@@ -8,6 +8,7 @@ import { type BoosterCampaign, Prisma } from '../../generated/prisma/client.js';
 import { CampaignType } from '../../generated/prisma/enums.js';
 import { field } from '../shared/fields.js';
 import { rowKey } from '../shared/keys.js';
+import { fieldMapping } from '../shared/model-fields.js';
 import { type PageArgs, pageRows, paginate } from '../shared/pagination.js';
 import { dateOrNull, findOwn, mergePatch, type Patch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
@@ -30,27 +31,14 @@ export const boosterCampaignInput = z
   });
 export type BoosterCampaignInput = z.infer<typeof boosterCampaignInput>;
 
+const boosterFields = fieldMapping(boosterCampaignInput);
+
 export function boosterRow(input: BoosterCampaignInput) {
   return {
-    name: input.name,
-    description: input.description ?? null,
-    multiplier: input.multiplier,
+    ...boosterFields.data(input),
     campaignTypes: [...new Set(input.campaign_types)],
     startsAt: new Date(input.starts_at),
     endsAt: dateOrNull(input.ends_at),
-    isActive: input.is_active,
-  };
-}
-
-function boosterAsInput(b: BoosterCampaign): Patch {
-  return {
-    name: b.name,
-    description: b.description,
-    multiplier: Number(b.multiplier),
-    campaign_types: b.campaignTypes,
-    starts_at: b.startsAt.toISOString(),
-    ends_at: b.endsAt?.toISOString() ?? null,
-    is_active: b.isActive,
   };
 }
 
@@ -90,7 +78,7 @@ export async function createBoosterCampaign(db: Db, merchantId: string, raw: unk
 
 export async function updateBoosterCampaign(db: Db, merchantId: string, id: string, patch: Patch) {
   const current = await findBooster(db, merchantId, id);
-  const input = mergePatch(boosterCampaignInput, boosterAsInput(current), patch);
+  const input = mergePatch(boosterCampaignInput, boosterFields.input(current), patch);
   return db.boosterCampaign.update({ where: rowKey(merchantId, current.id), data: boosterRow(input) });
 }
 

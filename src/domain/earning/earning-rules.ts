@@ -3,11 +3,11 @@
 // a rule stores and how it is judged are in rule-config.ts and calculator.ts.
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import type { EarningRule } from '../../generated/prisma/client.js';
 import { CampaignType } from '../../generated/prisma/enums.js';
 import { merchantTimeZone } from '../merchants/merchants.js';
-import { field, productFields } from '../shared/fields.js';
+import { field } from '../shared/fields.js';
 import { rowKey } from '../shared/keys.js';
+import { fieldMapping } from '../shared/model-fields.js';
 import { newestFirst, type PageArgs, paginate } from '../shared/pagination.js';
 import { findOwn, jsonOrNull, mergePatch, type Patch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
@@ -29,28 +29,14 @@ export const earningRuleInput = z
   .strict();
 export type EarningRuleInput = z.infer<typeof earningRuleInput>;
 
+const earningRuleFields = fieldMapping(earningRuleInput);
+
 /** The row of a rule; dates in its conditions are days of `zone`, the merchant's calendar. */
 export function earningRuleRow(input: EarningRuleInput, zone: string) {
   return {
-    name: input.name,
-    description: input.description ?? null,
-    campaignType: input.campaign_type,
+    ...earningRuleFields.data(input),
     earningRule: jsonOrNull(input.earning_rule),
     conditions: jsonOrNull(input.conditions && resolveRuleDates(input.conditions, zone)),
-    ...productFields.row(input),
-    isActive: input.is_active,
-  };
-}
-
-function earningRuleAsInput(r: EarningRule): Patch {
-  return {
-    name: r.name,
-    description: r.description,
-    campaign_type: r.campaignType,
-    earning_rule: r.earningRule,
-    conditions: r.conditions,
-    ...productFields.input(r),
-    is_active: r.isActive,
   };
 }
 
@@ -88,7 +74,7 @@ export async function createEarningRule(db: Db, merchantId: string, raw: unknown
 
 export async function updateEarningRule(db: Db, merchantId: string, id: string, patch: Patch) {
   const current = await findEarningRule(db, merchantId, id);
-  const input = mergePatch(earningRuleInput, earningRuleAsInput(current), patch);
+  const input = mergePatch(earningRuleInput, earningRuleFields.input(current), patch);
   const zone = await merchantTimeZone(db, merchantId);
   return db.earningRule.update({ where: rowKey(merchantId, current.id), data: earningRuleRow(input, zone) });
 }

@@ -13,8 +13,6 @@ const referralsMade = {
   rows: (db, where) => db.referral.findMany({ where, include: { referee: { select: { platformId: true } } } }),
 } satisfies OwnedList<{ id: string }>;
 
-export type ReferralRecord = Awaited<ReturnType<(typeof referralsMade)['rows']>>[number];
-
 export function listReferrals(db: Db, merchantId: string, referrerId: string, args: PageArgs) {
   return paginateOne(db, merchantId, referrerId, args, referralsMade);
 }

@@ -16,6 +16,7 @@ import { codeExpiry, withFreshCode } from '../rewards/redemption.js';
 import { AppError, notFound } from '../shared/errors.js';
 import { asciiUpper, identifier } from '../shared/fields.js';
 import { rowKey } from '../shared/keys.js';
+import { apiFields } from '../shared/model-fields.js';
 import { parseInput } from '../shared/validation.js';
 import { reevaluateTier } from '../tiers/standing.js';
 
@@ -35,16 +36,12 @@ function referralView(
   referrer: Pick<Customer, 'platformId'>,
   replayed: boolean,
 ) {
+  const { referee, ...row } = referral;
   return {
-    id: referral.id,
+    ...apiFields(row, ['merchantId', 'referrerId', 'refereeId']),
+    // customers are named by their platform ids, never the internal uuids
     referrer_customer_id: referrer.platformId,
-    referee_email: referral.refereeEmail,
-    referee_customer_id: referral.referee?.platformId ?? null,
-    status: referral.status,
-    referrer_points: referral.referrerPoints,
-    order_id: referral.orderId,
-    created_at: referral.createdAt,
-    completed_at: referral.completedAt,
+    referee_customer_id: referee?.platformId ?? null,
     replayed,
   };
 }

@@ -6,8 +6,9 @@ import type { Db } from '../../db/client.js';
 import { columnsOf } from '../../db/sql.js';
 import { Prisma, type Reward } from '../../generated/prisma/client.js';
 import { RewardType } from '../../generated/prisma/enums.js';
-import { field, productFields } from '../shared/fields.js';
+import { field } from '../shared/fields.js';
 import { rowKey } from '../shared/keys.js';
+import { fieldMapping } from '../shared/model-fields.js';
 import { type PageArgs, pageRows } from '../shared/pagination.js';
 import { findOwn, isUuid, mergePatch, type Patch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
@@ -38,30 +39,12 @@ export const rewardInput = z
   });
 export type RewardInput = z.infer<typeof rewardInput>;
 
+const rewardFields = fieldMapping(rewardInput);
+
 export function rewardRow(input: RewardInput) {
   // points_required is derived from points_cost, never stored
   const { points_required: _derived, ...rule } = input.reward_rule;
-  return {
-    name: input.name,
-    description: input.description ?? null,
-    rewardType: input.reward_type,
-    pointsCost: input.points_cost,
-    rewardRule: rule as Prisma.InputJsonValue,
-    ...productFields.row(input),
-    isActive: input.is_active,
-  };
-}
-
-function rewardAsInput(r: Reward): Patch {
-  return {
-    name: r.name,
-    description: r.description,
-    reward_type: r.rewardType,
-    points_cost: r.pointsCost,
-    reward_rule: r.rewardRule,
-    ...productFields.input(r),
-    is_active: r.isActive,
-  };
+  return { ...rewardFields.data(input), rewardRule: rule as Prisma.InputJsonValue };
 }
 
 const rewardColumns = columnsOf(Prisma.RewardScalarFieldEnum, 'r');
@@ -115,7 +98,7 @@ export async function createReward(db: Db, merchantId: string, raw: unknown) {
 
 export async function updateReward(db: Db, merchantId: string, id: string, patch: Patch) {
   const current = await findReward(db, merchantId, id, { activeOnly: false });
-  const input = mergePatch(rewardInput, rewardAsInput(current), patch);
+  const input = mergePatch(rewardInput, rewardFields.input(current), patch);
   return db.reward.update({ where: rowKey(merchantId, current.id), data: rewardRow(input) });
 }
 

@@ -98,8 +98,14 @@ export const field = {
   description: z.string().trim().max(2000).nullish(),
   timestamp: z.iso.datetime({ offset: true }),
   points: z.number().int().min(0).max(MAX_POINTS),
+  // an empty product name or image is none: stored as null
   /** The display name of a product the record names (the store's id stays the key). */
-  productName: z.string().trim().max(200).nullish(),
+  productName: z
+    .string()
+    .trim()
+    .max(200)
+    .nullish()
+    .transform((v) => v || null),
   /**
    * An image of that product, shown beside its name: an https address. Pages served over HTTPS
    * (storefronts, the admin app) block an http image as mixed content, and the admin app's CSP
@@ -110,17 +116,6 @@ export const field = {
     .url({ protocol: /^https?$/ })
     .max(2000)
     .refine((url) => !/^http:/i.test(url), 'must start with https:// (pages served over HTTPS block images from plain http addresses)')
-    .nullish(),
-};
-
-/** A record's product display fields, input → row and row → input. */
-export const productFields = {
-  row: (input: { product_name?: string | null; product_image_url?: string | null }) => ({
-    productName: input.product_name || null,
-    productImageUrl: input.product_image_url || null,
-  }),
-  input: (r: { productName: string | null; productImageUrl: string | null }) => ({
-    product_name: r.productName,
-    product_image_url: r.productImageUrl,
-  }),
+    .nullish()
+    .transform((v) => v || null),
 };

@@ -24,13 +24,6 @@ const operationInput = z.object({
   name: z.string().trim().min(1).max(255).nullish(),
 });
 
-const view = (row: { hash: string; name: string | null; query: string; createdAt: Date }) => ({
-  hash: row.hash,
-  name: row.name,
-  query: row.query,
-  created_at: row.createdAt,
-});
-
 export async function addPersistedOperation(db: Db, merchantId: string, raw: z.input<typeof operationInput>) {
   const input = parseInput(operationInput, raw);
   try {
@@ -45,16 +38,13 @@ export async function addPersistedOperation(db: Db, merchantId: string, raw: z.i
     update: { name: input.name ?? null },
   });
   await storefrontChanged(db, merchantId);
-  return view(row);
+  return row;
 }
 
 export function listPersistedOperations(db: Db, merchantId: string, args: PageArgs) {
   return paginate(
     args,
-    async (page) =>
-      (await db.persistedOperation.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'desc' }, { hash: 'asc' }], ...page })).map(
-        view,
-      ),
+    (page) => db.persistedOperation.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'desc' }, { hash: 'asc' }], ...page }),
     () => db.persistedOperation.count({ where: { merchantId } }),
   );
 }

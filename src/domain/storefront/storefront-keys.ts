@@ -14,11 +14,13 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
+import type { StorefrontKey } from '../../generated/prisma/client.js';
 import type { GuestPrincipal } from '../access/principal.js';
 import { base62, checksum } from '../access/tokens.js';
 import { AppError, notFound, validationError } from '../shared/errors.js';
 import { rowKey } from '../shared/keys.js';
 import { type MaybePromise, whenReady } from '../shared/maybe-promise.js';
+import { apiFields } from '../shared/model-fields.js';
 import { isUuid } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 import { type Storefront, storefrontChanged } from './storefront-settings.js';
@@ -64,9 +66,8 @@ export function guestPrincipal(key: string, storefront: (merchantId: string) => 
   });
 }
 
-type Row = { id: string; name: string; key: string; createdAt: Date; revokedAt: Date | null };
-
-const view = (row: Row) => ({ id: row.id, name: row.name, key: row.key, created_at: row.createdAt, revoked_at: row.revokedAt });
+/** A key in the API's field names (a publishable key is no secret: it is shown whenever listed). */
+const view = (row: StorefrontKey) => apiFields(row, ['merchantId']);
 export type StorefrontKeyView = ReturnType<typeof view>;
 
 const createInput = z.object({ name: z.string().trim().max(200, 'must be at most 200 characters').nullish() });

@@ -7,6 +7,7 @@ import type { Tier } from '../../generated/prisma/client.js';
 import { TierQualification, TierWindow } from '../../generated/prisma/enums.js';
 import { field } from '../shared/fields.js';
 import { rowKey } from '../shared/keys.js';
+import { fieldMapping } from '../shared/model-fields.js';
 import { type PageArgs, paginate } from '../shared/pagination.js';
 import { findOwn, mergePatch, orConflict, type Patch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
@@ -29,35 +30,9 @@ export const tierInput = z
   .refine((t) => t.is_active || !t.is_default, { path: ['is_active'], message: 'the default tier cannot be inactive' });
 export type TierInput = z.infer<typeof tierInput>;
 
-export function tierRow(input: TierInput) {
-  return {
-    name: input.name,
-    description: input.description ?? null,
-    position: input.position,
-    threshold: input.threshold,
-    qualification: input.qualification,
-    window: input.window,
-    earnMultiplier: input.earn_multiplier,
-    benefits: input.benefits,
-    isDefault: input.is_default,
-    isActive: input.is_active,
-  };
-}
+const tierFields = fieldMapping(tierInput);
 
-function tierAsInput(t: Tier): Patch {
-  return {
-    name: t.name,
-    description: t.description,
-    position: t.position,
-    threshold: t.threshold,
-    qualification: t.qualification,
-    window: t.window,
-    earn_multiplier: Number(t.earnMultiplier),
-    benefits: t.benefits,
-    is_default: t.isDefault,
-    is_active: t.isActive,
-  };
-}
+export const tierRow = (input: TierInput) => tierFields.data(input);
 
 const tierOrder = [{ position: 'asc' as const }, { id: 'asc' as const }];
 
@@ -109,7 +84,7 @@ const findTier = (db: Db, merchantId: string, id: string) => findOwn('Tier', id,
 
 export async function updateTier(db: Db, merchantId: string, id: string, patch: Patch) {
   const current = await findTier(db, merchantId, id);
-  const before = tierAsInput(current);
+  const before = tierFields.input(current);
   const input = mergePatch(tierInput, before, patch);
   return orConflict(async () => {
     const reset = input.is_default && !current.isDefault ? [replaceDefault(db, merchantId)] : [];

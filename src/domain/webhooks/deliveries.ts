@@ -8,6 +8,7 @@ import type { Prisma, WebhookDeliveryStatus } from '../../generated/prisma/clien
 import { eachInBatches, type Page } from '../shared/batches.js';
 import { AppError, validationError } from '../shared/errors.js';
 import { rowKey } from '../shared/keys.js';
+import { apiFields } from '../shared/model-fields.js';
 import { newestFirst, type PageArgs, paginate } from '../shared/pagination.js';
 import { findOwn, isUuid } from '../shared/records.js';
 import { findEndpoint, signingSecrets } from './endpoints.js';
@@ -250,19 +251,12 @@ export async function attemptDelivery(db: Db, { merchantId, deliveryId }: Delive
   return giveUp ? 'failed' : retryAt ? 'rescheduled' : 'retry';
 }
 
+/** A delivery in the API's field names, without the queue's own bookkeeping. */
 function deliveryView(d: Prisma.WebhookDeliveryGetPayload<{ include: { event: { select: { type: true } } } }>) {
+  const { event, ...delivery } = d;
   return {
-    id: d.id,
-    endpoint_id: d.endpointId,
-    event_id: d.eventId,
-    event_type: d.event.type,
-    status: d.status,
-    attempts: d.attempts,
-    last_attempt_at: d.lastAttemptAt,
-    last_status: d.lastStatus,
-    last_response: d.lastResponse,
-    delivered_at: d.deliveredAt,
-    created_at: d.createdAt,
+    ...apiFields(delivery, ['merchantId', 'jobId', 'firstAttemptAt', 'retryAt', 'updatedAt']),
+    event_type: event.type,
   };
 }
 export type DeliveryView = ReturnType<typeof deliveryView>;

@@ -6,6 +6,7 @@ import type { Db } from '../../db/client.js';
 import type { WebhookEndpoint } from '../../generated/prisma/client.js';
 import { validationError } from '../shared/errors.js';
 import { rowKey } from '../shared/keys.js';
+import { apiFields } from '../shared/model-fields.js';
 import { findOwn } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 import { webhookEventTypes } from './event-types.js';
@@ -42,20 +43,12 @@ export function signingSecrets(e: Secrets, now: Date): string[] {
   return e.previousSecret && e.previousSecretExpiresAt && e.previousSecretExpiresAt > now ? [e.secret, e.previousSecret] : [e.secret];
 }
 
-/** An endpoint in the API's field names; `secret` only when just created or rotated. */
+/** An endpoint in the API's field names, never its merchant or secrets; `secret` only when just created or rotated. */
 function endpointView(e: WebhookEndpoint, secret?: string, now = new Date()) {
   return {
-    id: e.id,
-    url: e.url,
-    description: e.description,
-    event_types: e.eventTypes,
-    enabled: e.enabled,
-    disabled_reason: e.disabledReason,
-    disabled_at: e.disabledAt,
-    failing_since: e.failingSince,
+    ...apiFields(e, ['merchantId', 'secret', 'previousSecret']),
+    // the replaced secret's overlap only while that secret still signs
     previous_secret_expires_at: signingSecrets(e, now).length > 1 ? e.previousSecretExpiresAt : null,
-    created_at: e.createdAt,
-    updated_at: e.updatedAt,
     ...(secret ? { secret } : {}),
   };
 }

@@ -2,8 +2,8 @@
 // per scope No Access / Read / Read-Write), list, revoke. Scopes are fixed at creation:
 // there is no update; a change is a new key and the old one revoked.
 import { z } from 'zod';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/access/api-keys.js';
-import { type KeyType, keyTypes, type ScopeName, scopeDescriptions, scopeLevels, scopeNames } from '../../domain/access/scopes.js';
+import { type ApiKeyView, createApiKey, listApiKeys, revokeApiKey } from '../../domain/access/api-keys.js';
+import { keyTypes, type ScopeName, scopeDescriptions, scopeLevels, scopeNames } from '../../domain/access/scopes.js';
 import { notFound, validationError } from '../../domain/shared/errors.js';
 import { parseInput } from '../../domain/shared/validation.js';
 import { builder } from '../builder.js';
@@ -39,23 +39,10 @@ const ApiKeyScopeRef = builder.objectRef<{ scope: ScopeName; access: Access }>('
   }),
 });
 
-/** A key as listed (last_used_at, revoked_at) or just created (key). */
-interface KeyView {
-  id: string;
-  name: string;
-  type: KeyType;
-  prefix: string;
-  scopes: string[];
-  created_at: Date;
-  last_used_at?: Date | null;
-  revoked_at?: Date | null;
-  key?: string;
-}
-
 type Types = typeof builder.$inferSchemaTypes;
 
 /** The fields a new key and a listed key share. */
-const keyFields = (t: PothosSchemaTypes.ObjectFieldBuilder<Types, KeyView>) => ({
+const keyFields = (t: PothosSchemaTypes.ObjectFieldBuilder<Types, ApiKeyView>) => ({
   id: t.exposeID('id'),
   name: t.exposeString('name'),
   type: t.expose('type', { type: ApiKeyTypeEnum }),
@@ -69,17 +56,18 @@ const keyFields = (t: PothosSchemaTypes.ObjectFieldBuilder<Types, KeyView>) => (
   created_at: t.expose('created_at', { type: 'DateTime' }),
 });
 
-const ApiKeyRef = builder.objectRef<KeyView>('ApiKey').implement({
+// objectRef: the value is the key's API view (hash left out), which the CLI prints too
+const ApiKeyRef = builder.objectRef<ApiKeyView>('ApiKey').implement({
   subGraphs: ['admin'],
   description: 'An API key of the public API; the key itself is shown only once, at creation',
   fields: (t) => ({
     ...keyFields(t),
-    last_used_at: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.last_used_at ?? null }),
-    revoked_at: t.field({ type: 'DateTime', nullable: true, resolve: (k) => k.revoked_at ?? null }),
+    last_used_at: t.expose('last_used_at', { type: 'DateTime', nullable: true }),
+    revoked_at: t.expose('revoked_at', { type: 'DateTime', nullable: true }),
   }),
 });
 
-const CreatedApiKeyRef = builder.objectRef<KeyView>('CreatedApiKey').implement({
+const CreatedApiKeyRef = builder.objectRef<ApiKeyView>('CreatedApiKey').implement({
   subGraphs: ['admin'],
   description: 'A new key: `key` is shown this once and cannot be read again',
   fields: (t) => ({

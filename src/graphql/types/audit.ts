@@ -1,11 +1,10 @@
 // The audit log (admin face only): every admin change, newest first (domain/audit). Rows are
 // written by graphql/audit.ts around every admin mutation, and by the CLI's erasures.
 import { ACTOR_KINDS, listAudit } from '../../domain/audit/audit.js';
-import type { AuditEntry } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
 import { listOf, pageArgs } from '../envelopes.js';
 
-const AuditEntryRef = builder.objectRef<AuditEntry>('AuditEntry').implement({
+const AuditEntryRef = builder.prismaObject('AuditEntry', {
   subGraphs: ['admin'],
   description: 'One admin change: who, what, the resource before and after, when. Secrets never appear.',
   fields: (t) => ({

@@ -56,6 +56,7 @@ function customerRewardFields<T extends CustomerRewardRecord>(t: FieldBuilder<T>
   };
 }
 
+// objectRef: an issued reward as redemption.ts computes it (its status from expires_at, the reward's summary)
 const CustomerRewardRef = builder.objectRef<CustomerRewardRecord>('CustomerReward').implement({
   subGraphs: ['public'],
   description: 'A reward a customer redeemed: its code and status',

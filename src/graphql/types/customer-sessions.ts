@@ -162,17 +162,15 @@ const SessionSecretRotationRef = builder.objectRef<{ rotated_at: Date }>('Sessio
   fields: (t) => ({ rotated_at: t.expose('rotated_at', { type: 'DateTime' }) }),
 });
 
-const PersistedOperationRef = builder
-  .objectRef<{ hash: string; name: string | null; query: string; created_at: Date }>('PersistedOperation')
-  .implement({
-    subGraphs: ['admin'],
-    fields: (t) => ({
-      hash: t.exposeString('hash', { description: 'sha256 of the document (hex): what a client sends' }),
-      name: t.exposeString('name', { nullable: true }),
-      query: t.exposeString('query'),
-      created_at: t.expose('created_at', { type: 'DateTime' }),
-    }),
-  });
+const PersistedOperationRef = builder.prismaObject('PersistedOperation', {
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    hash: t.exposeString('hash', { description: 'sha256 of the document (hex): what a client sends' }),
+    name: t.exposeString('name', { nullable: true }),
+    query: t.exposeString('query'),
+    created_at: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
 
 const PersistedOperationRemovalRef = builder.objectRef<{ hash: string; removed: boolean }>('PersistedOperationRemoval').implement({
   subGraphs: ['admin'],

@@ -3,7 +3,7 @@
 // balances move only through the ledger (events, adjustments).
 
 import { confineToViewer, visibleCustomer } from '../../domain/access/customer-sessions.js';
-import { type CustomerProfile, customerProfile, listCustomers } from '../../domain/customers/customer-records.js';
+import { type CustomerProfile, customerProfile, listCustomers, withTier } from '../../domain/customers/customer-records.js';
 import { createCustomer, updateCustomer } from '../../domain/customers/customer-writes.js';
 import { type Balance, balanceOf, balancesOf } from '../../domain/ledger/balances.js';
 import { builder, forShoppers } from '../builder.js';
@@ -57,8 +57,9 @@ const CustomerTierRef = builder.objectRef<NonNullable<CustomerProfile['tier']>>(
   }),
 });
 
-// A plain object type: the domain loads each customer with its tier in the same query.
-export const CustomerRef = builder.objectRef<CustomerProfile>('Customer').implement({
+// The domain loads each customer with its tier in the same query (the include's shape).
+export const CustomerRef = builder.prismaObject('Customer', {
+  include: withTier,
   subGraphs: ['public', 'admin'],
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Internal id (uuid)' }),
@@ -71,7 +72,7 @@ export const CustomerRef = builder.objectRef<CustomerProfile>('Customer').implem
     points_earned: t.exposeInt('pointsEarned'),
     points_spent: t.exposeInt('pointsSpent'),
     amount_spent: t.float({ subGraphs: ['admin'], resolve: (c) => Number(c.amountSpent) }),
-    tier: t.expose('tier', { type: CustomerTierRef, nullable: true }),
+    tier: t.field({ type: CustomerTierRef, nullable: true, resolve: (c) => c.tier }),
     referral_code: t.exposeString('referralCode'),
     birthday: t.expose('birthday', { type: 'Date', nullable: true }),
     last_activity_at: t.expose('lastActivityAt', { subGraphs: ['admin'], type: 'DateTime', nullable: true }),

@@ -31,6 +31,7 @@ const EventDeliveryRef = builder.objectRef<EventDelivery>('EventDelivery').imple
 
 type AdminEvent = FeedEvent & { deliveries?: EventDelivery[] };
 
+// objectRef: an event as the feed reads it from the outbox body (data, version), not the stored row
 const EventRef = builder.objectRef<AdminEvent>('Event').implement({
   subGraphs: ['public', 'admin'],
   description: 'A webhook event, as its deliveries send it',

@@ -2,10 +2,9 @@
 
 import { updateMerchantSettings } from '../../domain/merchants/merchants.js';
 import { notFound } from '../../domain/shared/errors.js';
-import type { Merchant } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
 
-const MerchantRef = builder.objectRef<Merchant>('Merchant').implement({
+const MerchantRef = builder.prismaObject('Merchant', {
   subGraphs: ['admin'],
   fields: (t) => ({
     id: t.exposeID('id'),

@@ -3,7 +3,7 @@
 // read and set (create or replace).
 import { visibleCustomer } from '../../domain/access/customer-sessions.js';
 import { getReferralProgram, setReferralProgram } from '../../domain/referrals/referral-program.js';
-import { listReferrals, type ReferralRecord, referralConnections, referralPages } from '../../domain/referrals/referral-records.js';
+import { listReferrals, referralConnections, referralPages } from '../../domain/referrals/referral-records.js';
 import type { RewardRule } from '../../domain/rewards/reward-rules.js';
 import type { ReferralProgram } from '../../generated/prisma/client.js';
 import { builder, forGuests, forShoppers } from '../builder.js';
@@ -14,8 +14,9 @@ import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 import { CustomerRef } from './customers.js';
 import { RewardRuleRef } from './rewards.js';
 
-// A plain object type: the domain loads the referee's platform id in the same query.
-const ReferralRef = builder.objectRef<ReferralRecord>('Referral').implement({
+// The domain loads the referee's platform id in the same query (the include's shape).
+const ReferralRef = builder.prismaObject('Referral', {
+  include: { referee: { select: { platformId: true } } },
   subGraphs: ['public'],
   description: 'A referral made by the customer',
   fields: (t) => ({

@@ -8,6 +8,7 @@ import {
 } from '../../domain/storefront/storefront-keys.js';
 import { builder } from '../builder.js';
 
+// objectRef: the value is the key's API view, which the CLI prints too
 const StorefrontKeyRef = builder.objectRef<StorefrontKeyView>('StorefrontKey').implement({
   subGraphs: ['admin'],
   description:

@@ -46,6 +46,7 @@ const endpointFields = (t: PothosSchemaTypes.ObjectFieldBuilder<Types, EndpointV
   updated_at: t.expose('updated_at', { type: 'DateTime' }),
 });
 
+// objectRef: the values are API views the CLI prints too, without the signing secrets
 const WebhookEndpointRef = builder.objectRef<EndpointView>('WebhookEndpoint').implement({
   subGraphs: ['admin'],
   description: `A URL that receives the merchant's events, signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and the ${SIGNATURE_HEADER} header`,

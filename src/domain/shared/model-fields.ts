@@ -1,0 +1,80 @@
+// The one mapping between the API's field names (snake_case: inputs as validated, outputs as
+// named) and the model's (Prisma's camelCase fields). A field converts by its name, so a new
+// one is added to the Prisma schema, the zod input and the GraphQL type, nowhere else; a name
+// that differs on purpose is an explicit rename, and a value stored in another form (a date
+// string as a Date, JSON null) is an explicit override at the caller.
+import type { z } from 'zod';
+import { Prisma } from '../../generated/prisma/client.js';
+import type { Patch } from './records.js';
+
+/** `points_cost` → `pointsCost`. */
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+/** `pointsCost` → `points_cost`. */
+export type SnakeCase<S extends string> = S extends `${infer C}${infer Rest}`
+  ? `${C extends Lowercase<C> ? C : `_${Lowercase<C>}`}${SnakeCase<Rest>}`
+  : S;
+
+const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** A record's identity and insertion time: a create or an import sets them, never an input's data. */
+type Identity = 'id' | 'created_at';
+const IDENTITY: ReadonlySet<string> = new Set<Identity>(['id', 'created_at']);
+
+/** API name → model field, for the names that differ on purpose. */
+type Renames = Readonly<Record<string, string>>;
+type NoRenames = Readonly<Record<never, string>>;
+type ModelName<K extends string, R extends Renames> = K extends keyof R ? R[K] : CamelCase<K>;
+type DataKeys<I> = Exclude<keyof I & string, Identity>;
+
+/** An absent optional field is its nullable column's null: a row is whole (drafts, imports). */
+type Stored<V> = undefined extends V ? Exclude<V, undefined> | null : V;
+
+/** An input's data under the model's names. */
+export type ModelData<I, R extends Renames = NoRenames> = { [K in DataKeys<I> as ModelName<K, R>]-?: Stored<I[K]> };
+/** The model fields an input's data comes from (what a stored row must have to be patched). */
+export type ModelFields<I, R extends Renames = NoRenames> = { [K in DataKeys<I> as ModelName<K, R>]: unknown };
+
+/** A stored value as a JSON API sends it: a time as its ISO string, a decimal as a number. */
+function asSent(value: unknown): unknown {
+  if (value instanceof Date) return value.toISOString();
+  if (Prisma.Decimal.isDecimal(value)) return Number(value);
+  return value;
+}
+
+/**
+ * A resource's mapping, from its zod input (the API's names) and the names it renames:
+ * `data(input)` is the model's data for a validated input, `input(row)` a stored row as the
+ * input it would be sent as (what an update's patch is merged onto).
+ */
+export function fieldMapping<S extends z.ZodObject, const R extends Renames = NoRenames>(schema: S, renames: R = {} as NoRenames as R) {
+  type I = z.output<S>;
+  const pairs = Object.keys(schema.shape)
+    .filter((api) => !IDENTITY.has(api))
+    .map((api) => [api, renames[api] ?? camelCase(api)] as const);
+  return {
+    data(input: I): ModelData<I, R> {
+      const data: Record<string, unknown> = {};
+      for (const [api, model] of pairs) data[model] = (input as Record<string, unknown>)[api] ?? null;
+      return data as ModelData<I, R>;
+    },
+    input(row: ModelFields<I, R>): Patch {
+      const input: Patch = {};
+      for (const [api, model] of pairs) input[api] = asSent((row as Record<string, unknown>)[model]);
+      return input;
+    },
+  };
+}
+
+/**
+ * A row under the API's names, without the fields it must never show (secrets, the merchant
+ * id): for the views other callers than GraphQL print (the CLI).
+ */
+export function apiFields<T extends object, const O extends keyof T = never>(
+  row: T,
+  omit: readonly O[] = [],
+): { [K in Exclude<keyof T & string, O> as SnakeCase<K>]: T[K] } {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) if (!(omit as readonly string[]).includes(key)) out[snakeCase(key)] = value;
+  return out as never;
+}
