@@ -11,6 +11,7 @@ import { type AttemptOptions, attemptDelivery, deliveryMerchant, dispatchOutbox,
 import { postWebhook } from '../domain/webhooks/send.js';
 import type { Logger } from '../observability/logger.js';
 import { watchJobs, webhookDeliveries } from '../observability/metrics.js';
+import { ensureQueue } from './queue-setup.js';
 import { workEstimates } from './rate-estimates.js';
 import { workReplays } from './replay.js';
 import { schedules } from './schedules.js';
@@ -194,10 +195,4 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
       await pool.end();
     },
   };
-}
-
-/** Creates the queue, or brings its options up to date with the configuration. */
-async function ensureQueue(boss: PgBoss, queue: PgBoss.Queue) {
-  if (await boss.getQueue(queue.name)) await boss.updateQueue(queue.name, queue);
-  else await boss.createQueue(queue.name, queue);
 }

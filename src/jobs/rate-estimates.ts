@@ -6,6 +6,7 @@ import PgBoss from 'pg-boss';
 import type { Db } from '../db/client.js';
 import { computeRedemptionRateEstimate, type EnqueueEstimate } from '../domain/finance/rate-estimates.js';
 import { AppError } from '../domain/shared/errors.js';
+import { ensureQueue, type QueueWorkers } from './queue-setup.js';
 
 const ESTIMATE_QUEUE = 'redemption-rate-estimate';
 const SCHEMA = 'pgboss';
@@ -72,21 +73,9 @@ export async function queueEstimates(db: Db): Promise<{ merchants: number; queue
 }
 
 /** The queue and its worker: one estimate at a time per process (each reads a whole ledger). */
-export async function workEstimates(
-  boss: PgBoss,
-  {
-    db,
-    polling,
-    wrap,
-  }: {
-    db: Db;
-    polling: PgBoss.WorkOptions;
-    wrap: <A extends unknown[]>(h: (...args: A) => Promise<void>) => (...args: A) => Promise<void>;
-  },
-) {
+export async function workEstimates(boss: PgBoss, { db, polling, wrap }: QueueWorkers) {
   const queue: PgBoss.Queue = { name: ESTIMATE_QUEUE, policy: 'short', retryLimit: 2, retryDelay: 60, expireInSeconds: 3600 };
-  if (await boss.getQueue(queue.name)) await boss.updateQueue(queue.name, queue);
-  else await boss.createQueue(queue.name, queue);
+  await ensureQueue(boss, queue);
   await boss.work(
     ESTIMATE_QUEUE,
     { ...polling, batchSize: 1 },

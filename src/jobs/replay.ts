@@ -2,9 +2,9 @@
 // admin app, carrying the merchant's id; its pg-boss id is the replay job's. Not retried: a
 // replay cut off by its process's end reads as failed, and the merchant starts it again.
 import PgBoss from 'pg-boss';
-import type { Db } from '../db/client.js';
 import { type EnqueueReplay, type ReplayJobData, runReplayJob } from '../domain/finance/replay-jobs.js';
 import { AppError } from '../domain/shared/errors.js';
+import { ensureQueue, type QueueWorkers } from './queue-setup.js';
 
 const REPLAY_QUEUE = 'program-replay';
 const SCHEMA = 'pgboss';
@@ -37,21 +37,9 @@ export const enqueueReplay: EnqueueReplay = async ({ id, merchantId }, tx) => {
 };
 
 /** The replay queue and its workers: one replay at a time per process. */
-export async function workReplays(
-  boss: PgBoss,
-  {
-    db,
-    polling,
-    wrap,
-  }: {
-    db: Db;
-    polling: PgBoss.WorkOptions;
-    wrap: <A extends unknown[]>(h: (...args: A) => Promise<void>) => (...args: A) => Promise<void>;
-  },
-) {
+export async function workReplays(boss: PgBoss, { db, polling, wrap }: QueueWorkers) {
   const queue = { name: REPLAY_QUEUE, retryLimit: 0, expireInSeconds: 4 * 3600 };
-  if (await boss.getQueue(queue.name)) await boss.updateQueue(queue.name, queue);
-  else await boss.createQueue(queue.name, queue);
+  await ensureQueue(boss, queue);
   const stopping = new AbortController();
   await boss.work(
     REPLAY_QUEUE,
