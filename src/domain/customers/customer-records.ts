@@ -60,8 +60,9 @@ export async function customerProfile(db: Db, merchantId: string, id: string): P
   const [customer] = await rowsOf<CustomerProfile>(
     db,
     Prisma.sql`
-    SELECT ${customerColumns}, ${tierColumn}
-      FROM customers c LEFT JOIN tiers t ON t.merchant_id = c.merchant_id AND t.id = c.tier_id
+    SELECT ${customerColumns}, ${tierColumn}, m.timezone AS zone
+      FROM customers c JOIN merchants m ON m.id = c.merchant_id
+      LEFT JOIN tiers t ON t.merchant_id = c.merchant_id AND t.id = c.tier_id
      WHERE c.merchant_id = ${merchantId}::uuid AND c.erased_at IS NULL
        AND ${byId ? Prisma.sql`(c.id = ${id}::uuid OR c.platform_id = ${id})` : Prisma.sql`c.platform_id = ${id}`}
      ${byId ? Prisma.sql`ORDER BY c.id = ${id}::uuid DESC LIMIT 1` : Prisma.empty}`,
@@ -70,5 +71,8 @@ export async function customerProfile(db: Db, merchantId: string, id: string): P
   return customer;
 }
 
-/** A customer as the API shows it: with its tier's id and name. */
-export type CustomerProfile = Customer & { tier: { id: string; name: string } | null };
+/**
+ * A customer as the API shows it: with its tier's id and name; read as one customer, also its
+ * merchant's time zone, so that its calendar reads (tier windows) need not read the merchant first.
+ */
+export type CustomerProfile = Customer & { tier: { id: string; name: string } | null; zone?: string };

@@ -54,7 +54,8 @@ export async function exportCustomer(db: Db, merchantId: string, id: string) {
   return plain({
     format: EXPORT_FORMAT,
     exported_at: new Date(),
-    customer: profile,
+    // the merchant's time zone, which the profile carries, is not the customer's data
+    customer: { ...profile, zone: undefined },
     balance,
     ledger: transactions,
     activities,

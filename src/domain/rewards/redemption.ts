@@ -21,6 +21,7 @@ import {
   noConnection,
   type OwnedList,
   type PageArgs,
+  type Paginated,
   paginated,
   paginateEach,
   toPage,
@@ -51,21 +52,21 @@ function effectiveStatus(status: CustomerRewardStatus, expiresAt: Date | null, n
 /** An excluded customer takes no part in the program, so it can redeem nothing. */
 const canRedeem = (customer: Pick<Customer, 'status'>) => customer.status !== 'excluded';
 
+/** A held code with its catalogue reward (any state), which the graph's link answers without a read of its own. */
+type HeldReward = CustomerRewardRecord & { catalogue: Reward };
+
 /** The codes a customer holds, newest first. */
-const heldRewards: OwnedList<CustomerRewardRecord> = {
+const heldRewards: OwnedList<HeldReward> = {
   table: 'customer_rewards',
   ownerType: 'uuid',
   where: (customer) => Prisma.sql`customer_id = ${customer}`,
   order: 'issued_at DESC, id DESC',
   keyset: 'issued_at, id',
   rows: async (db, where) => {
-    const rows = await db.customerReward.findMany({
-      where,
-      include: { reward: { select: { id: true, name: true, rewardType: true } } },
-    });
+    const rows = await db.customerReward.findMany({ where, include: { reward: true } });
     const now = new Date();
     return rows.map(
-      (r): CustomerRewardRecord => ({
+      (r): HeldReward => ({
         id: r.id,
         reward: { id: r.reward.id, name: r.reward.name, reward_type: r.reward.rewardType },
         code: r.code,
@@ -74,6 +75,7 @@ const heldRewards: OwnedList<CustomerRewardRecord> = {
         issued_at: r.issuedAt,
         expires_at: r.expiresAt,
         used_at: r.usedAt,
+        catalogue: r.reward,
       }),
     );
   },
@@ -103,9 +105,9 @@ export function customerRewardConnections(db: Db, customers: readonly Holder[], 
   );
 }
 
-export async function listCustomerRewards(db: Db, customer: Holder, args: PageArgs) {
+export async function listCustomerRewards(db: Db, customer: Holder, args: PageArgs): Promise<Paginated<CustomerRewardRecord>> {
   const [page] = await customerRewardPages(db, [customer], args);
-  return page!;
+  return { ...page!, data: page!.data.map(({ catalogue: _, ...held }) => held) };
 }
 
 /** Active catalogue rewards costing at most a balance, cheapest first: what a customer with it can afford. */

@@ -64,10 +64,11 @@ type MetricKey = `${TierQualification}:${TierWindow}`;
 export type TierMetrics = Record<MetricKey, number>;
 
 /**
- * The customer's qualifying figures for every window at once. Points earned = every credit
- * in the window, whatever its source (imported balances stand for history earned elsewhere);
- * debits (spending, refund claw-backs) never lower status. Amount
- * spent = subtotals of unrefunded orders placed in the window.
+ * The customer's qualifying figures for every window at once, in one statement. Points earned =
+ * every credit in the window, whatever its source (imported balances stand for history earned
+ * elsewhere); debits (spending, refund claw-backs) never lower status. Amount spent = subtotals
+ * of unrefunded orders placed in the window, summed only when an active tier qualifies by it
+ * (the statement asks, so it need not wait for the ladder).
  */
 async function customerMetrics(
   db: Db,
@@ -75,47 +76,41 @@ async function customerMetrics(
   customerIds: readonly string[],
   now: Date,
   zone: string,
-  needSpent: boolean,
 ): Promise<TierMetrics[]> {
-  const year = windowStart('calendar_year', now, zone)!;
-  const rolling = windowStart('rolling_12_months', now, zone)!;
-  const ids = [...customerIds];
-  const pointsQuery = db.$queryRaw<{ customer_id: string; lifetime: bigint; year: bigint; rolling: bigint }[]>`
-    SELECT customer_id::text AS customer_id,
-           COALESCE(SUM(points), 0)::bigint AS lifetime,
-           COALESCE(SUM(points) FILTER (WHERE created_at >= ${year.toISOString()}::timestamptz), 0)::bigint AS year,
-           COALESCE(SUM(points) FILTER (WHERE created_at >= ${rolling.toISOString()}::timestamptz), 0)::bigint AS rolling
-      FROM points_transactions
-     WHERE merchant_id = ${merchantId}::uuid AND customer_id = ANY(${ids}::uuid[])
-       AND type = 'credit'::"TransactionType"
-     GROUP BY customer_id`;
-  const spentQuery = needSpent
-    ? db.$queryRaw<{ customer_id: string; lifetime: string; year: string; rolling: string }[]>`
-    SELECT customer_id::text AS customer_id,
-           COALESCE(SUM(subtotal), 0)::text AS lifetime,
-           COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${year.toISOString()}::timestamptz), 0)::text AS year,
-           COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${rolling.toISOString()}::timestamptz), 0)::text AS rolling
-      FROM orders
-     WHERE merchant_id = ${merchantId}::uuid AND customer_id = ANY(${ids}::uuid[])
-       AND refunded_at IS NULL
-     GROUP BY customer_id`
-    : Promise.resolve([]);
+  const year = windowStart('calendar_year', now, zone)!.toISOString();
+  const rolling = windowStart('rolling_12_months', now, zone)!.toISOString();
+  const merchant = Prisma.sql`${merchantId}::uuid`;
   // no upper bound at `now`: a credit just written by the database's clock must count
-  const [points, spent] = await Promise.all([pointsQuery, spentQuery]);
-  const pointsOf = new Map(points.map((p) => [p.customer_id, p]));
-  const spentOf = new Map(spent.map((s) => [s.customer_id, s]));
-  return ids.map((id) => {
-    const p = pointsOf.get(id);
-    const s = spentOf.get(id);
-    return {
-      'points_earned:lifetime': Number(p?.lifetime ?? 0),
-      'points_earned:calendar_year': Number(p?.year ?? 0),
-      'points_earned:rolling_12_months': Number(p?.rolling ?? 0),
-      'amount_spent:lifetime': Number(s?.lifetime ?? 0),
-      'amount_spent:calendar_year': Number(s?.year ?? 0),
-      'amount_spent:rolling_12_months': Number(s?.rolling ?? 0),
-    };
-  });
+  const rows = await db.$queryRaw<{ i: bigint; points: [number, number, number]; spent: [string, string, string] }[]>`
+    SELECT o.i,
+           ARRAY[p.lifetime, p.year, p.rolling] AS points,
+           ARRAY[s.lifetime, s.year, s.rolling]::text[] AS spent
+      FROM unnest(${[...customerIds]}::uuid[]) WITH ORDINALITY AS o(id, i)
+      LEFT JOIN LATERAL (
+        SELECT COALESCE(SUM(points), 0)::float8 AS lifetime,
+               COALESCE(SUM(points) FILTER (WHERE created_at >= ${year}::timestamptz), 0)::float8 AS year,
+               COALESCE(SUM(points) FILTER (WHERE created_at >= ${rolling}::timestamptz), 0)::float8 AS rolling
+          FROM points_transactions
+         WHERE merchant_id = ${merchant} AND customer_id = o.id AND type = 'credit'::"TransactionType"
+      ) p ON true
+      LEFT JOIN LATERAL (
+        SELECT COALESCE(SUM(subtotal), 0) AS lifetime,
+               COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${year}::timestamptz), 0) AS year,
+               COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${rolling}::timestamptz), 0) AS rolling
+          FROM orders
+         WHERE merchant_id = ${merchant} AND customer_id = o.id AND refunded_at IS NULL
+           AND EXISTS (SELECT 1 FROM tiers
+                        WHERE merchant_id = ${merchant} AND is_active AND qualification = 'amount_spent'::"TierQualification")
+      ) s ON true
+     ORDER BY o.i`;
+  return rows.map(({ points, spent }) => ({
+    'points_earned:lifetime': points[0],
+    'points_earned:calendar_year': points[1],
+    'points_earned:rolling_12_months': points[2],
+    'amount_spent:lifetime': Number(spent[0]),
+    'amount_spent:calendar_year': Number(spent[1]),
+    'amount_spent:rolling_12_months': Number(spent[2]),
+  }));
 }
 
 /** What judging needs of a tier. */
@@ -162,17 +157,23 @@ async function ladderOf(db: Db, merchantId: string): Promise<{ tiers: Tier[]; zo
   };
 }
 
-/** The standings of many customers of one merchant, in as many statements as one's. */
-async function tierStandings(db: Db, merchantId: string, customerIds: readonly string[], now = new Date()): Promise<TierStanding[]> {
-  const { tiers, zone } = await ladderOf(db, merchantId);
-  const metricsOf = await customerMetrics(
-    db,
-    merchantId,
-    customerIds,
-    now,
-    zone,
-    tiers.some((t) => t.qualification === 'amount_spent'),
-  );
+/**
+ * The standings of many customers of one merchant, in as many statements as one's. Given the
+ * merchant's time zone (a customer's profile carries it), the ladder and the figures are read
+ * together; otherwise the figures wait for the zone the ladder's statement reads.
+ */
+async function tierStandings(
+  db: Db,
+  merchantId: string,
+  customerIds: readonly string[],
+  now = new Date(),
+  knownZone?: string,
+): Promise<TierStanding[]> {
+  const [{ tiers, zone }, metricsOf] = knownZone
+    ? await Promise.all([ladderOf(db, merchantId), customerMetrics(db, merchantId, customerIds, now, knownZone)])
+    : await ladderOf(db, merchantId).then(
+        async (ladder) => [ladder, await customerMetrics(db, merchantId, customerIds, now, ladder.zone)] as const,
+      );
   return metricsOf.map((metrics) => judgeStanding(tiers, metrics, now, zone));
 }
 
@@ -286,18 +287,19 @@ export interface CustomerTierStatus {
  * qualification and window (at the top, the current tier's; with no tiers, lifetime points).
  */
 export async function customerTierStatus(db: Db, merchantId: string, customerId: string, now = new Date()): Promise<CustomerTierStatus> {
-  const [status] = await customerTierStatuses(db, merchantId, [customerId], now);
+  const [status] = await customerTierStatuses(db, merchantId, [customerId], undefined, now);
   return status!;
 }
 
-/** The tier statuses of many customers of one merchant, in as many statements as one's. */
+/** The tier statuses of many customers of one merchant (its time zone, when known), in as many statements as one's. */
 export async function customerTierStatuses(
   db: Db,
   merchantId: string,
   customerIds: readonly string[],
+  zone?: string,
   now = new Date(),
 ): Promise<CustomerTierStatus[]> {
-  return (await tierStandings(db, merchantId, customerIds, now)).map(tierStatus);
+  return (await tierStandings(db, merchantId, customerIds, now, zone)).map(tierStatus);
 }
 
 function tierStatus(standing: TierStanding): CustomerTierStatus {

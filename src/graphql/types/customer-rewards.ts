@@ -15,6 +15,7 @@ import {
   redeemReward,
 } from '../../domain/rewards/redemption.js';
 import { findRewards } from '../../domain/rewards/rewards.js';
+import type { Reward } from '../../generated/prisma/client.js';
 import { builder, forShoppers } from '../builder.js';
 import { customerRefArgs } from '../customer-args.js';
 import { connectionLink, pageLink } from '../customer-links.js';
@@ -142,7 +143,9 @@ builder.objectFields(CustomerRewardRef, (t) => ({
     ...link('read:rewards'),
     type: RewardRef,
     description: 'The catalogue reward this code was issued for (active or not), as GET /v1/rewards/{id} shows one',
-    resolve: (held, _args, ctx) => byIdOf(ctx, 'catalogue_reward', (ids) => findRewards(ctx.db, ctx.merchantId, ids)).load(held.reward.id),
+    // codes read through the customer's link come with their catalogue rewards; others take one batched read
+    resolve: (held: CustomerRewardRecord & { catalogue?: Reward }, _args, ctx) =>
+      held.catalogue ?? byIdOf(ctx, 'catalogue_reward', (ids) => findRewards(ctx.db, ctx.merchantId, ids)).load(held.reward.id),
   }),
 }));
 

@@ -102,7 +102,7 @@ builder.objectFields(CustomerRef, (t) => ({
     ...link('read:tiers'),
     type: CustomerTierStatusRef,
     description: 'VIP tier status and progress to the next tier, as GET /v1/customers/tiers',
-    resolve: perCustomer('tier_status', (ctx, cs) => customerTierStatuses(ctx.db, ctx.merchantId, idsOf(cs))),
+    resolve: perCustomer('tier_status', (ctx, cs) => customerTierStatuses(ctx.db, ctx.merchantId, idsOf(cs), cs[0]?.zone)),
   }),
   memberships: pageLink(t, {
     name: 'memberships',
