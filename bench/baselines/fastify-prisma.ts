@@ -215,17 +215,25 @@ app.get<{ Querystring: PageQ }>(
   },
 );
 
+/**
+ * A balance's next expiry, as the service's pointsExpireAt: the whole balance, at the local
+ * midnight ending the Nth whole local day after the day of its last activity, in the merchant's zone.
+ */
+function nextExpiry(c: { pointsBalance: number; lastActivityAt: Date | null; createdAt: Date }, days: number | null, zone: string) {
+  if (!days || c.pointsBalance <= 0) return null;
+  const since = c.lastActivityAt ?? c.createdAt;
+  return { points: c.pointsBalance, expires_at: addPeriods('day', periodStart('day', since, zone), days + 1, zone) };
+}
+
 app.get<{ Querystring: CustomerQ }>(
   '/v1/customers/balance',
   { config: { scope: 'read:customers' }, schema: { querystring: { type: 'object', properties: customerQuery } } },
   async (req) => {
     const c = await findCustomer(req.principal.merchantId, req.query);
     const [merchant, pending] = await Promise.all([
-      db.merchant.findUniqueOrThrow({ where: { id: c.merchantId }, select: { pointsExpiryDays: true } }),
+      db.merchant.findUniqueOrThrow({ where: { id: c.merchantId }, select: { pointsExpiryDays: true, timezone: true } }),
       db.activity.aggregate({ where: { merchantId: c.merchantId, customerId: c.id, status: 'pending' }, _sum: { pointsChange: true } }),
     ]);
-    const since = c.lastActivityAt ?? c.createdAt;
-    const days = merchant.pointsExpiryDays;
     return {
       data: {
         customer_id: c.id,
@@ -233,8 +241,7 @@ app.get<{ Querystring: CustomerQ }>(
         points_earned: c.pointsEarned,
         points_spent: c.pointsSpent,
         points_pending: pending._sum.pointsChange ?? 0,
-        next_expiry:
-          days && c.pointsBalance > 0 ? { points: c.pointsBalance, expires_at: new Date(since.getTime() + days * 86_400_000) } : null,
+        next_expiry: nextExpiry(c, merchant.pointsExpiryDays, merchant.timezone),
       },
     };
   },
@@ -500,8 +507,6 @@ app.get<{ Querystring: { customer_id?: string } }>(
     const next = current ? (tiers.find((t) => t.position > current.position) ?? null) : null;
     const measured = next ?? current;
     const value = measured ? metricOf(measured) : lifetime;
-    const days = merchant.pointsExpiryDays;
-    const lastActive = customer.lastActivityAt ?? customer.createdAt;
     return {
       data: {
         customer: {
@@ -510,10 +515,7 @@ app.get<{ Querystring: { customer_id?: string } }>(
             balance: {
               points_balance: customer.pointsBalance,
               points_pending: pending._sum.pointsChange ?? 0,
-              next_expiry:
-                days && customer.pointsBalance > 0
-                  ? { points: customer.pointsBalance, expires_at: addPeriods('day', periodStart('day', lastActive, zone), days + 1, zone) }
-                  : null,
+              next_expiry: nextExpiry(customer, merchant.pointsExpiryDays, zone),
             },
             tier_status: {
               current_tier: current ? { name: current.name, benefits: current.benefits } : null,

@@ -285,20 +285,32 @@ async function rewards(p: Principal, q: URLSearchParams) {
   return paginated(page, rows.map(rewardOut), total);
 }
 
+/**
+ * When a balance last active at `since` lapses, in SQL over the merchant row `m`, as the service's
+ * pointsExpireAt computes it: the start of the local day of `since` moved N + 1 local days on, in
+ * the merchant's zone (a day across a daylight-saving change is 23 or 25 hours long). The move
+ * keeps the start's local time of day, as date-fns's addDays does: where a change skips midnight
+ * (America/Santiago, once America/Sao_Paulo) the day starts at 01:00 and so does the expiry.
+ */
+const pointsExpireAt = (since: string) => {
+  const dayStart = `(date_trunc('day', ${since} AT TIME ZONE m.timezone) AT TIME ZONE m.timezone)`;
+  return `((${dayStart} AT TIME ZONE m.timezone + (m.points_expiry_days + 1) * interval '1 day') AT TIME ZONE m.timezone)`;
+};
+
 async function balance(p: Principal, q: URLSearchParams) {
   requireScope(p, 'read:customers');
   const c = await findCustomer(p.merchantId, { customer_id: q.get('customer_id'), email: q.get('email') });
   const merchant = await pool.query(
-    `SELECT m.points_expiry_days, m.timezone,
+    `SELECT m.points_expiry_days,
+            CASE WHEN m.points_expiry_days <> 0 THEN ${pointsExpireAt('$3::timestamptz')} END AS expires_at,
             (SELECT coalesce(json_object_agg(p.customer_id, p.points), '{}')
                FROM (SELECT customer_id, sum(points_change)::int AS points FROM activities
                       WHERE merchant_id = $1::uuid AND customer_id = ANY($2::uuid[]) AND status = 'pending'
                       GROUP BY customer_id) p) AS pending
        FROM merchants m WHERE m.id = $1`,
-    [p.merchantId, [c.id]],
+    [p.merchantId, [c.id], c.last_activity_at ?? c.created_at],
   );
-  const days = merchant.rows[0]?.points_expiry_days;
-  const since: Date = c.last_activity_at ?? c.created_at;
+  const { points_expiry_days: days, expires_at: expiresAt } = merchant.rows[0];
   return {
     data: {
       customer_id: c.id,
@@ -306,8 +318,7 @@ async function balance(p: Principal, q: URLSearchParams) {
       points_earned: c.points_earned,
       points_spent: c.points_spent,
       points_pending: merchant.rows[0].pending[c.id] ?? 0,
-      next_expiry:
-        days && c.points_balance > 0 ? { points: c.points_balance, expires_at: new Date(since.getTime() + days * 86_400_000) } : null,
+      next_expiry: days && c.points_balance > 0 ? { points: c.points_balance, expires_at: expiresAt } : null,
     },
   };
 }
@@ -561,8 +572,7 @@ const PANEL_SQL = (who: string) => `
                           WHERE merchant_id = $1::uuid AND customer_id = c.id AND status = 'pending'),
       'next_expiry', CASE WHEN m.points_expiry_days <> 0 AND c.points_balance > 0 THEN json_build_object(
         'points', c.points_balance,
-        'expires_at', ${iso(`((date_trunc('day', coalesce(c.last_activity_at, c.created_at) AT TIME ZONE m.timezone)
-                             + (m.points_expiry_days + 1) * interval '1 day') AT TIME ZONE m.timezone)`)}) END),
+        'expires_at', ${iso(pointsExpireAt('coalesce(c.last_activity_at, c.created_at)'))}) END),
     'tier_status', json_build_object(
       'current_tier', (SELECT json_build_object('name', name, 'benefits', benefits) FROM cur),
       'next_tier', (SELECT json_build_object('name', name, 'threshold', threshold) FROM nxt),
