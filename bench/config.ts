@@ -25,6 +25,11 @@ export interface Settings {
   duration: number;
   /** Shorter runs for the growth and embedded phases (latency at concurrency 1 is stable fast). */
   shortDuration: number;
+  /**
+   * Rounds of the main (and Citus) phase: every row is measured this many times, a round of the
+   * whole matrix after another, and reported as the median of its runs.
+   */
+  repeat: number;
   concurrency: number[];
   ops: string[] | null;
   skipEmbedded: boolean;
@@ -58,6 +63,11 @@ function flagValue(argv: string[], name: string): string | undefined {
   return eq?.slice(name.length + 1);
 }
 
+function rounds(n: number) {
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--repeat takes a whole number of runs, 1 or more (got ${n})`);
+  return n;
+}
+
 export function parseSettings(argv = process.argv.slice(2)): Settings {
   const quick = argv.includes('--quick');
   const full = quick ? sizeOf(10_000, 100_000) : sizeOf(100_000, 1_000_000);
@@ -78,7 +88,10 @@ export function parseSettings(argv = process.argv.slice(2)): Settings {
     // 2 s in both modes: the first row at a new concurrency carried a transient of more than 1 s
     // for whichever server came first
     warmup: num('--warmup', 2),
-    duration: num('--duration', quick ? 5 : 7),
+    // a 5 s row at 64 moves by ±25% between quiet runs: the full run measures three of them a
+    // row (15 s against the 7 s it had in one run; three 7 s runs would take it past 35 minutes)
+    duration: num('--duration', 5),
+    repeat: rounds(num('--repeat', quick ? 1 : 3)),
     shortDuration: num('--short-duration', quick ? 3 : 4),
     concurrency: list('--concurrency')?.map(Number) ?? [1, 64],
     ops: list('--ops'),
@@ -110,11 +123,13 @@ export function parseSettings(argv = process.argv.slice(2)): Settings {
 }
 
 export const usage = `npm run bench [-- options]
-  --quick               10k customers / 100k transactions, 5 s runs
+  --quick               10k customers / 100k transactions, one run a row
   --ops a,b             only these operations (rewards, balance, transactions_p1, transactions_deep,
                         customers, estimate, panel, panel_session, panel_rest, create_transaction)
   --concurrency 1,64    connection counts
-  --duration N          measured seconds per run (default 7; quick 5); --warmup N (default 2)
+  --duration N          measured seconds per run (default 5); --warmup N (default 2), each run's own
+  --repeat N            runs of each row of the main (and Citus) phase, as N rounds of the whole
+                        matrix; a row reports their median and spread (default 3; quick 1)
   --skip-growth         no small-size PostgreSQL phase
   --skip-embedded       no embedded-database (PGlite) phase
   --no-profile          no CPU profile of the slowest operation

@@ -18,14 +18,15 @@ export interface LoadJob {
   /**
    * A panel of calls sent together, as a browser does: `connections` clients, each sending one
    * panel after another (`__CUST__`: one customer per panel); then `request` is not sent and the
-   * result counts panels (latency: a panel's first call sent to its last answer).
+   * result counts panels (latency: a panel's first call sent to its last answer; `non2xx`: the
+   * panels with a call not answered 2xx; `statusCodes` and `errors`: their calls).
    */
   panel?: RequestSpec[];
 }
 
 export interface LoadResult {
   requests: number;
-  /** Responses of the whole job, warm-up included. */
+  /** Responses of the whole job, warm-up included (panels: every panel answered, the last ones after the window too). */
   allRequests: number;
   rps: number;
   latency: { mean: number; p50: number; p90: number; p99: number; max: number };
@@ -63,6 +64,52 @@ function percentile(sorted: Float64Array, q: number) {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]! : 0;
 }
 
+/** What a driver counts over its measured window [from, to] (µs). */
+interface Tally {
+  from: number;
+  to: number;
+  /** Answers counted: requests, or panels. */
+  counted: number;
+  /** Times (ms) of the counted answers that were 2xx (a panel: every call of it). */
+  latencies: number[];
+  /** Answers of the whole job, warm-up and the last ones after the window included. */
+  all: number;
+  statusCodes: Record<string, number>;
+  errors: number;
+  timeouts: number;
+}
+
+const tally = (from: number): Tally => ({ from, to: from, counted: 0, latencies: [], all: 0, statusCodes: {}, errors: 0, timeouts: 0 });
+
+function failedCall(t: Tally, message: string) {
+  t.errors += 1;
+  if (/timed out/.test(message)) t.timeouts += 1;
+}
+
+/** The figures of a driver's run: rate over the window, percentiles of its 2xx answers. */
+function summarise(t: Tally): LoadResult {
+  const sorted = Float64Array.from(t.latencies).sort();
+  const round = (ms: number) => Math.round(ms * 100) / 100;
+  return {
+    requests: t.counted,
+    allRequests: t.all,
+    rps: t.counted / ((t.to - t.from) / 1e6),
+    latency: {
+      mean: round(t.latencies.reduce((a, b) => a + b, 0) / (t.latencies.length || 1)),
+      p50: round(percentile(sorted, 0.5)),
+      p90: round(percentile(sorted, 0.9)),
+      p99: round(percentile(sorted, 0.99)),
+      max: round(sorted.at(-1) ?? 0),
+    },
+    non2xx: t.counted - t.latencies.length,
+    errors: t.errors,
+    timeouts: t.timeouts,
+    statusCodes: t.statusCodes,
+    measuredFromUs: t.from,
+    measuredToUs: t.to,
+  };
+}
+
 /**
  * One autocannon job of warm-up + measured seconds on the same connections: only requests sent
  * after the warm-up count. (A warm-up of its own would close its connections, and the measured
@@ -71,49 +118,22 @@ function percentile(sorted: Float64Array, q: number) {
  * for their connection, and set the p99.)
  */
 async function run(job: LoadJob): Promise<LoadResult> {
-  const started = nowUs();
-  const from = started + job.warmup * 1e6;
-  const latencies: number[] = [];
-  const statusCodes: Record<string, number> = {};
-  let errors = 0;
-  let timeouts = 0;
-  let all = 0;
+  const t = tally(nowUs() + job.warmup * 1e6);
   const instance = autocannon(options(job, job.warmup + job.duration));
   // each response's time (ms, from process.hrtime), as autocannon's histogram records them
   instance.on('response', (_client, status, _bytes, ms) => {
-    all += 1;
-    if (nowUs() - ms * 1000 < from) return;
-    statusCodes[status] = (statusCodes[status] ?? 0) + 1;
-    if (status >= 200 && status < 300) latencies.push(ms);
+    t.all += 1;
+    if (nowUs() - ms * 1000 < t.from) return;
+    t.counted += 1;
+    t.statusCodes[status] = (t.statusCodes[status] ?? 0) + 1;
+    if (status >= 200 && status < 300) t.latencies.push(ms);
   });
   instance.on('reqError', (err) => {
-    if (nowUs() < from) return;
-    errors += 1;
-    if (/timed out/.test(err.message)) timeouts += 1;
+    if (nowUs() >= t.from) failedCall(t, err.message);
   });
   await instance;
-  const to = nowUs();
-  const sorted = Float64Array.from(latencies).sort();
-  const round = (ms: number) => Math.round(ms * 100) / 100;
-  const requests = Object.values(statusCodes).reduce((a, b) => a + b, 0);
-  return {
-    requests,
-    allRequests: all,
-    rps: requests / ((to - from) / 1e6),
-    latency: {
-      mean: round(latencies.reduce((a, b) => a + b, 0) / (latencies.length || 1)),
-      p50: round(percentile(sorted, 0.5)),
-      p90: round(percentile(sorted, 0.9)),
-      p99: round(percentile(sorted, 0.99)),
-      max: round(sorted.at(-1) ?? 0),
-    },
-    non2xx: requests - latencies.length,
-    errors,
-    timeouts,
-    statusCodes,
-    measuredFromUs: from,
-    measuredToUs: to,
-  };
+  t.to = nowUs();
+  return summarise(t);
 }
 
 /** One call on a client's agent: its status (0 when it failed: no answer, or timed out). */
@@ -144,66 +164,55 @@ function call(agent: http.Agent, url: URL, req: RequestSpec, customer: string): 
 /**
  * The panel driver: `connections` clients, each with its own keep-alive agent of 6 sockets per
  * host (a browser's), sends every call of a panel at once for one random customer, waits for
- * all the answers, and starts the next panel. Only panels started after the warm-up count.
+ * all the answers, and starts the next panel.
+ *
+ * The measured window opens after the warm-up and not before every client has had its first
+ * panel answered: that panel opens the client's six connections, and at concurrency 64 the
+ * server accepts 384 of them one per turn of its event loop, which took 0.5-2.8 s on a quiet
+ * machine (a panel started before the window and ending after it would otherwise stand for the
+ * whole window). The window then lasts `duration`; a panel counts when it ends inside it (with
+ * the time from its first call to its last answer), so the rate is panels answered per second
+ * of window, whatever their length. Panels still running at its end are awaited, not counted.
  */
 async function runPanels(job: LoadJob): Promise<LoadResult> {
   const calls = job.panel!;
   const url = new URL(job.url);
-  const started = nowUs();
-  const from = started + job.warmup * 1e6;
-  const until = from + job.duration * 1e6;
-  const latencies: number[] = [];
-  const statusCodes: Record<string, number> = {};
-  let errors = 0;
-  let timeouts = 0;
-  let all = 0;
-  let failed = 0;
+  const earliest = nowUs() + job.warmup * 1e6;
+  // the window, set once every client's first panel is answered
+  const t = tally(Infinity);
+  t.to = Infinity;
+  let opened = 0;
   const client = async () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 6 });
+    let first = true;
     try {
-      while (nowUs() < until) {
+      while (nowUs() < t.to) {
         const customer = String(2 + Math.floor(Math.random() * (job.customers - 1)));
         const sent = nowUs();
         const answers = await Promise.all(calls.map((req) => call(agent, url, req, customer)));
-        const ms = (nowUs() - sent) / 1000;
-        all += 1;
-        if (sent < from) continue;
-        for (const a of answers) {
-          if (a.error) {
-            errors += 1;
-            if (/timed out/.test(a.error)) timeouts += 1;
-          } else statusCodes[a.status] = (statusCodes[a.status] ?? 0) + 1;
+        const done = nowUs();
+        t.all += 1;
+        if (first) {
+          first = false;
+          if (++opened === job.connections) {
+            t.from = Math.max(done, earliest);
+            t.to = t.from + job.duration * 1e6;
+          }
         }
-        if (answers.every((a) => a.status >= 200 && a.status < 300)) latencies.push(ms);
-        else failed += 1;
+        if (done <= t.from || done > t.to) continue;
+        t.counted += 1;
+        for (const a of answers) {
+          if (a.error) failedCall(t, a.error);
+          else t.statusCodes[a.status] = (t.statusCodes[a.status] ?? 0) + 1;
+        }
+        if (answers.every((a) => a.status >= 200 && a.status < 300)) t.latencies.push((done - sent) / 1000);
       }
     } finally {
       agent.destroy();
     }
   };
   await Promise.all(Array.from({ length: job.connections }, client));
-  const to = nowUs();
-  const sorted = Float64Array.from(latencies).sort();
-  const round = (ms: number) => Math.round(ms * 100) / 100;
-  const panels = latencies.length + failed;
-  return {
-    requests: panels,
-    allRequests: all,
-    rps: panels / ((to - from) / 1e6),
-    latency: {
-      mean: round(latencies.reduce((a, b) => a + b, 0) / (latencies.length || 1)),
-      p50: round(percentile(sorted, 0.5)),
-      p90: round(percentile(sorted, 0.9)),
-      p99: round(percentile(sorted, 0.99)),
-      max: round(sorted.at(-1) ?? 0),
-    },
-    non2xx: failed,
-    errors,
-    timeouts,
-    statusCodes,
-    measuredFromUs: from,
-    measuredToUs: to,
-  };
+  return summarise(t);
 }
 
 process.on('message', (job: LoadJob) => {

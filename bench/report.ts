@@ -33,6 +33,70 @@ export interface Measurement {
   cpu_ms_per_request?: Record<string, number>;
   /** The last error the server logged during a row with failures (non-2xx answers or errors). */
   logged_error?: string;
+  /**
+   * How many runs the row had (--repeat; see medianRow for how they make one row), and the spread
+   * of their requests/s: each run's, in the order measured, the lowest and the highest.
+   */
+  runs?: number;
+  rps_runs?: number[];
+  rps_min?: number;
+  rps_max?: number;
+  /** Each run's p99 (ms), in the order measured. */
+  p99_runs_ms?: number[];
+}
+
+function median(xs: number[]) {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/**
+ * One row from its runs: each figure the median of the runs' (the mean of the middle two for an
+ * even count), not the figures of one median run. The runs' p99 and peak RSS move on their own
+ * (a burst of the machine in one run sets that run's p99 whatever its requests/s), so the run
+ * with the median requests/s would carry one draw of them; the median of each steadies every
+ * figure a target judges. `max_ms` is the highest of the runs', the answer counts their sums.
+ */
+export function medianRow(runs: Measurement[]): Measurement {
+  const first = runs[0]!;
+  const of = (pick: (m: Measurement) => number | undefined) => {
+    const xs = runs.map(pick).filter((v): v is number => v !== undefined);
+    return xs.length ? median(xs) : undefined;
+  };
+  const r = (n: number, places: number) => Math.round(n * 10 ** places) / 10 ** places;
+  const statusCodes: Record<string, number> = {};
+  for (const m of runs) for (const [code, n] of Object.entries(m.status_codes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  const alloc = of((m) => m.alloc_kb_per_request);
+  const cpuKeys = [...new Set(runs.flatMap((m) => Object.keys(m.cpu_ms_per_request ?? {})))];
+  const logged = runs.map((m) => m.logged_error).filter(Boolean);
+  const rps = runs.map((m) => r(m.rps, 1));
+  return {
+    phase: first.phase,
+    server: first.server,
+    protocol: first.protocol,
+    op: first.op,
+    connections: first.connections,
+    rps: median(runs.map((m) => m.rps)),
+    mean_ms: r(median(runs.map((m) => m.mean_ms)), 2),
+    p50_ms: r(median(runs.map((m) => m.p50_ms)), 2),
+    p99_ms: r(median(runs.map((m) => m.p99_ms)), 2),
+    max_ms: Math.max(...runs.map((m) => m.max_ms)),
+    non2xx: runs.reduce((n, m) => n + m.non2xx, 0),
+    errors: runs.reduce((n, m) => n + m.errors, 0),
+    status_codes: statusCodes,
+    peak_rss_mb: Math.round(median(runs.map((m) => m.peak_rss_mb))),
+    ...(alloc !== undefined ? { alloc_kb_per_request: r(alloc, 1) } : {}),
+    ...(cpuKeys.length
+      ? { cpu_ms_per_request: Object.fromEntries(cpuKeys.map((k) => [k, r(of((m) => m.cpu_ms_per_request?.[k])!, 3)])) }
+      : {}),
+    ...(logged.length ? { logged_error: logged.at(-1) } : {}),
+    runs: runs.length,
+    rps_runs: rps,
+    rps_min: Math.min(...rps),
+    rps_max: Math.max(...rps),
+    p99_runs_ms: runs.map((m) => m.p99_ms),
+  };
 }
 
 export interface Unavailable {
@@ -49,6 +113,10 @@ const ratio = (a: number | undefined, b: number | undefined) => (a && b ? a / b 
 const x = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}×` : 'n/a');
 const pad = (s: string, n: number) => s.padEnd(n);
 const lpad = (s: string, n: number) => s.padStart(n);
+
+/** A row's runs and the range of their requests/s (`1` alone for a single run). */
+const spread = (m: Measurement) =>
+  m.runs && m.runs > 1 ? `${m.runs}: ${f0(m.rps_min ?? NaN)}–${f0(m.rps_max ?? NaN)}` : String(m.runs ?? 1);
 
 const label = (m: { server: string; protocol: Protocol }) =>
   m.server === 'service' ? `service ${m.protocol === 'rest' ? 'REST' : 'GraphQL'}` : m.server;
@@ -161,17 +229,20 @@ export function operationTables(
     { server: 'fastify-prisma', protocol: 'rest' as const },
     { server: 'raw-pg', protocol: 'rest' as const },
   ];
+  const rounds = Math.max(...ms.filter((m) => m.phase === 'full').map((m) => m.runs ?? 1));
+  if (rounds > 1)
+    lines.push('', `(each row: the median of its ${rounds} runs, one a round; "runs: min–max" their lowest and highest req/s)`);
   for (const op of ops) {
     lines.push('', `== ${op.title} ==`);
     lines.push(
-      `  ${pad('server', 16)} ${lpad('conc', 4)} ${lpad('req/s', 8)} ${lpad('p50 ms', 8)} ${lpad('p99 ms', 8)} ${lpad('RSS MB', 7)} ${lpad('KB/req', 7)} ${lpad('non-2xx', 8)}`,
+      `  ${pad('server', 16)} ${lpad('conc', 4)} ${lpad('req/s', 8)} ${lpad('runs: min–max', 15)} ${lpad('p50 ms', 8)} ${lpad('p99 ms', 8)} ${lpad('RSS MB', 7)} ${lpad('KB/req', 7)} ${lpad('non-2xx', 8)}`,
     );
     for (const who of order) {
       for (const c of concurrency) {
         const m = find(ms, { phase: 'full', ...who, op: op.name, connections: c });
         if (!m) continue;
         lines.push(
-          `  ${pad(label(m), 16)} ${lpad(String(c), 4)} ${lpad(f0(m.rps), 8)} ${lpad(f1(m.p50_ms), 8)} ${lpad(f1(m.p99_ms), 8)} ${lpad(f0(m.peak_rss_mb), 7)} ${lpad(f1(m.alloc_kb_per_request ?? NaN), 7)} ${lpad(String(m.non2xx), 8)}`,
+          `  ${pad(label(m), 16)} ${lpad(String(c), 4)} ${lpad(f0(m.rps), 8)} ${lpad(spread(m), 15)} ${lpad(f1(m.p50_ms), 8)} ${lpad(f1(m.p99_ms), 8)} ${lpad(f0(m.peak_rss_mb), 7)} ${lpad(f1(m.alloc_kb_per_request ?? NaN), 7)} ${lpad(String(m.non2xx), 8)}`,
         );
       }
     }
@@ -212,11 +283,11 @@ export function operationTables(
   return lines.join('\n');
 }
 
-export function targetTable(checks: TargetCheck[], startup: Record<string, number>) {
+export function targetTable(checks: TargetCheck[], startup: Record<string, number>, rounds = 1) {
   const t = TARGETS;
   const lines = [
     '',
-    `== Targets: req/s ≥ ${t.vsRawRps}× raw pg and ≥ ${t.vsFastifyRps}× fastify+prisma (the panel ≥ ${t.panelVsRawRps}× and ≥ ${t.panelVsFastifyRps}×);` +
+    `== Targets${rounds > 1 ? `, judged on each row's median of ${rounds} runs` : ''}: req/s ≥ ${t.vsRawRps}× raw pg and ≥ ${t.vsFastifyRps}× fastify+prisma (the panel ≥ ${t.panelVsRawRps}× and ≥ ${t.panelVsFastifyRps}×);` +
       ` p99 ≤ ${t.p99VsRaw}× raw pg's; peak RSS ≤ ${t.rssVsFastify}× fastify+prisma's; start-up ≤ ${t.startupMs} ms on PostgreSQL ==`,
     `  ${pad('operation', 20)} ${pad('protocol', 8)} ${lpad('conc', 4)} ${lpad('vs fastify', 10)} ${lpad('vs raw', 8)} ${lpad('p99/fastify', 11)} ${lpad('p99/raw', 8)} ${lpad('RSS/fastify', 11)}  result`,
   ];
@@ -346,7 +417,9 @@ export function summaryOf(
         protocol: m.protocol,
         connections: m.connections,
         rps: Math.round(m.rps),
+        ...(m.rps_runs && m.rps_runs.length > 1 ? { rps_runs: m.rps_runs.map(Math.round) } : {}),
         p99_ms: m.p99_ms,
+        ...(m.p99_runs_ms && m.p99_runs_ms.length > 1 ? { p99_runs_ms: m.p99_runs_ms } : {}),
         peak_rss_mb: m.peak_rss_mb,
         ...(m.alloc_kb_per_request !== undefined ? { alloc_kb_per_request: m.alloc_kb_per_request } : {}),
       })),

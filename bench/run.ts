@@ -51,6 +51,7 @@ import {
   growthRows,
   growthTable,
   type Measurement,
+  medianRow,
   operationTables,
   type Phase,
   type Protocol,
@@ -247,6 +248,8 @@ async function measure(
   customers: number,
   /** Count the CPU of the server and of this database's backends (bench/cpu.ts). */
   cpuDatabase?: string,
+  /** This run's round and the rounds of its row (--repeat), for the log. */
+  round?: [number, number],
 ): Promise<Measurement & { window: [number, number]; requests: number }> {
   const stop = sampleRss(server);
   const allocated = allocationCounter(server);
@@ -283,9 +286,9 @@ async function measure(
   // a row with failures says why, from what the server logged during it
   const error = r.non2xx || r.errors ? await lastLoggedError(server.logFile, logged) : null;
   if (error) m.logged_error = error.slice(0, 600);
-  if (phase !== 'profile') measurements.push(m);
+  const of = round && round[1] > 1 ? ` (round ${round[0]}/${round[1]})` : '';
   log(
-    `  ${phase} ${server.kind} ${protocol} ${op.name} c=${connections}: ${r.rps.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms` +
+    `  ${phase} ${server.kind} ${protocol} ${op.name} c=${connections}${of}: ${r.rps.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms` +
       `${m.alloc_kb_per_request !== undefined ? `, ${m.alloc_kb_per_request} KB allocated/request` : ''}` +
       `${r.non2xx ? `, non-2xx ${r.non2xx} ${JSON.stringify(r.statusCodes)}` : ''}${r.errors ? `, errors ${r.errors}` : ''}` +
       `${error ? `; logged: ${m.logged_error}` : ''}`,
@@ -327,6 +330,14 @@ function requestsFor(kind: ServerKind, op: Operation, key: string): [Protocol, L
  * answers every operation it will be measured on for the warm-up time, unmeasured, so that no
  * row measures a process still compiling its hot paths or opening its pool (otherwise the
  * first operation after a start carried that for whichever server it was).
+ *
+ * With `rounds` > 1 the whole matrix is measured that many times, round after round, so that a
+ * row's runs lie minutes apart and what drifts in between hits every server alike; each round
+ * starts each operation and concurrency one server (or protocol) further on, so whatever the
+ * first row after a change of operation or concurrency carries falls on each in turn. Every run keeps its
+ * own warm-up on its connections (a server idle during the other servers' rows has let its pool
+ * connections go, and 64 new connections are accepted one per turn of its event loop), so each
+ * round measures the same thing. A row records the median of its runs (report.ts medianRow).
  */
 async function runMatrix(
   phase: Phase,
@@ -336,6 +347,7 @@ async function runMatrix(
     concurrency: number[];
     duration: number;
     customers: number;
+    rounds: number;
     /** Before each write row: a CHECKPOINT, so every server's writes start from the same WAL state. */
     beforeWrite?: () => Promise<void>;
   },
@@ -360,25 +372,40 @@ async function runMatrix(
       });
     }
   }
+  const targetCount = plan.reduce((n, p) => n + p.targets.length, 0);
+  const rows = targetCount * opts.concurrency.length;
   log(
-    `  ${phase}: warm-up pass done (${plan.reduce((n, p) => n + p.targets.length, 0)} targets, ${settings.warmup} s each at c=${warmupConnections})`,
+    `  ${phase}: warm-up pass done (${targetCount} targets, ${settings.warmup} s each at c=${warmupConnections}); now ${rows} rows` +
+      ` × ${opts.rounds} round${opts.rounds > 1 ? 's' : ''} of ${settings.warmup} + ${opts.duration} s, ~${Math.ceil((rows * opts.rounds * (settings.warmup + opts.duration)) / 60)} min`,
   );
-  for (const { op, targets } of plan) {
-    for (const c of opts.concurrency) {
-      for (const t of targets) {
-        for (let attempt = 1; ; attempt++) {
-          await ensureAlive(t.slot);
-          if (op.kind === 'write') await opts.beforeWrite?.();
+  // each row's runs, in the order of the first round
+  const runs = new Map<string, Measurement[]>();
+  for (let round = 1; round <= opts.rounds; round++) {
+    for (const { op, targets } of plan) {
+      for (const c of opts.concurrency) {
+        const turn = (round - 1) % Math.max(1, targets.length);
+        for (const t of [...targets.slice(turn), ...targets.slice(0, turn)]) {
           const rowPhase = t.slot.phase ?? phase;
           const cpuOf =
             rowPhase === 'citus' || rowPhase === 'citus-single' ? databaseName((t.slot.spec.database as { url: string }).url) : undefined;
-          const m = await measure(rowPhase, t.slot.server, op, t.protocol, t.req, c, opts.duration, opts.customers, cpuOf);
-          if (t.slot.server.alive() || attempt === 2) break;
-          measurements.splice(measurements.indexOf(m), 1); // died during the run: measure again
+          let m: Measurement;
+          for (let attempt = 1; ; attempt++) {
+            await ensureAlive(t.slot);
+            if (op.kind === 'write') await opts.beforeWrite?.();
+            m = await measure(rowPhase, t.slot.server, op, t.protocol, t.req, c, opts.duration, opts.customers, cpuOf, [
+              round,
+              opts.rounds,
+            ]);
+            // died during the run: measure again
+            if (t.slot.server.alive() || attempt === 2) break;
+          }
+          const key = `${t.slot.spec.label} ${t.protocol} ${op.name} ${c}`;
+          runs.set(key, [...(runs.get(key) ?? []), m]);
         }
       }
     }
   }
+  for (const row of runs.values()) measurements.push(medianRow(row));
 }
 
 interface Target {
@@ -533,6 +560,7 @@ async function citusPhase(singleUrl: string, singleTenant: Tenant) {
         concurrency: settings.concurrency,
         duration: settings.duration,
         customers: full.customers,
+        rounds: settings.repeat,
         beforeWrite: checkpoint,
       }),
   );
@@ -582,6 +610,8 @@ try {
           concurrency: [1],
           duration: settings.shortDuration,
           customers: small.customers,
+          // one run a row: concurrency 1 moves little, and the growth table is not judged
+          rounds: 1,
           beforeWrite: checkpoint,
         }),
     );
@@ -627,6 +657,7 @@ try {
         concurrency: settings.concurrency,
         duration: settings.duration,
         customers: full.customers,
+        rounds: settings.repeat,
         beforeWrite: checkpoint,
       });
     },
@@ -646,6 +677,8 @@ try {
             concurrency: settings.concurrency,
             duration: settings.shortDuration,
             customers: small.customers,
+            // one server, not judged: one run a row
+            rounds: 1,
           }),
       );
     } finally {
@@ -712,7 +745,7 @@ const growth = growthRows(measurements, ops);
 const out = [
   panelCheckTable(panelCheck),
   operationTables(measurements, ops, settings.concurrency, unavailable, notComparable),
-  targetTable(checks, startup),
+  targetTable(checks, startup, settings.repeat),
   growthTable(growth, `${sizeLabel(small.customers)} customers`, `${sizeLabel(full.customers)} customers`),
   settings.skipEmbedded ? '' : embeddedTable(measurements, ops, settings.concurrency, unavailable),
   startupTable(startup),

@@ -8,9 +8,9 @@
 // Env: DATABASE_URL, PORT, HOST, DB_POOL_MAX (default 10, as the service).
 import { createHash, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
-import { decodeJwt, jwtVerify } from 'jose';
 import { createPrisma } from '../../src/db/client.js';
 import { addPeriods, periodStart } from '../../src/domain/shared/calendar.js';
+import { allows, bearerToken, isSessionToken, SESSION_GRANTS, sessionClaims, signedWith } from './customer-session.js';
 import { estimate, type RuleRow } from './estimate-math.js';
 
 const db = createPrisma(process.env.DATABASE_URL!, Number(process.env.DB_POOL_MAX ?? 10));
@@ -42,52 +42,23 @@ declare module 'fastify' {
 
 app.decorateRequest('principal', null as never);
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const SESSION_GRANTS = [
-  'read:customers',
-  'write:rewards',
-  'read:transactions',
-  'read:activities',
-  'read:tiers',
-  'read:earning_rules',
-  'read:referrals',
-  'read:points',
-  'read:booster_campaigns',
-];
 const invalidSession = () => new HttpError(401, 'invalid_token', 'The customer session token is invalid or expired');
 
 /** A customer session: signed by the merchant's secret, not expired, not ended (its id or its customer's). */
 async function sessionPrincipal(token: string) {
-  let claims: { mid?: unknown; sub?: string; jti?: string };
-  try {
-    claims = decodeJwt(token);
-  } catch {
-    throw invalidSession();
-  }
+  const claims = sessionClaims(token);
+  if (!claims) throw invalidSession();
   const { mid, sub, jti } = claims;
-  if (typeof mid !== 'string' || !UUID.test(mid) || !UUID.test(sub ?? '') || !UUID.test(jti ?? '')) throw invalidSession();
   // the secret and an ended session of the token or of its customer, read together
   const [settings, ended] = await Promise.all([
     db.storefrontSettings.findUnique({ where: { merchantId: mid }, select: { sessionSecret: true } }),
     db.endedCustomerSession.findFirst({
-      where: { merchantId: mid, id: { in: [jti!, sub!] }, expiresAt: { gt: new Date() } },
+      where: { merchantId: mid, id: { in: [jti, sub] }, expiresAt: { gt: new Date() } },
       select: { id: true },
     }),
   ]);
-  if (!settings) throw invalidSession();
-  try {
-    const { payload } = await jwtVerify(token, new Uint8Array(settings.sessionSecret), {
-      algorithms: ['HS256'],
-      issuer: 'loyalty',
-      audience: 'storefront',
-      requiredClaims: ['sub', 'jti', 'exp', 'iat'],
-    });
-    if (payload.mid !== mid || payload.sub !== sub || payload.jti !== jti) throw invalidSession();
-  } catch {
-    throw invalidSession();
-  }
-  if (ended) throw invalidSession();
-  return { merchantId: mid, scopes: SESSION_GRANTS, customerId: sub! };
+  if (!settings || !(await signedWith(token, new Uint8Array(settings.sessionSecret), claims)) || ended) throw invalidSession();
+  return { merchantId: mid, scopes: SESSION_GRANTS, customerId: sub };
 }
 
 async function keyPrincipal(token: string) {
@@ -100,16 +71,13 @@ async function keyPrincipal(token: string) {
 }
 
 app.addHook('onRequest', async (req) => {
-  const token = req.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+  const token = bearerToken(req.headers.authorization);
   if (!token) throw new HttpError(401, 'invalid_token', 'The API key is invalid or revoked');
-  const session = /^[\w-]+\.[\w-]+\.[\w-]+$/.test(token);
+  const session = isSessionToken(token);
   if (session && !req.routeOptions.config.sessions) throw invalidSession();
   const principal = session ? await sessionPrincipal(token) : await keyPrincipal(token);
   for (const scope of [req.routeOptions.config.scope ?? []].flat()) {
-    const [access, name] = scope.split(':');
-    if (!principal.scopes.includes(scope) && !(access === 'read' && principal.scopes.includes(`write:${name}`))) {
-      throw new HttpError(403, 'insufficient_scope', `This API key lacks the scope ${scope}`);
-    }
+    if (!allows(principal.scopes, scope)) throw new HttpError(403, 'insufficient_scope', `This API key lacks the scope ${scope}`);
   }
   req.principal = principal;
 });
@@ -215,17 +183,25 @@ app.get<{ Querystring: PageQ }>(
   },
 );
 
+/**
+ * A balance's next expiry, as the service's pointsExpireAt: the whole balance, at the local
+ * midnight ending the Nth whole local day after the day of its last activity, in the merchant's zone.
+ */
+function nextExpiry(c: { pointsBalance: number; lastActivityAt: Date | null; createdAt: Date }, days: number | null, zone: string) {
+  if (!days || c.pointsBalance <= 0) return null;
+  const since = c.lastActivityAt ?? c.createdAt;
+  return { points: c.pointsBalance, expires_at: addPeriods('day', periodStart('day', since, zone), days + 1, zone) };
+}
+
 app.get<{ Querystring: CustomerQ }>(
   '/v1/customers/balance',
   { config: { scope: 'read:customers' }, schema: { querystring: { type: 'object', properties: customerQuery } } },
   async (req) => {
     const c = await findCustomer(req.principal.merchantId, req.query);
     const [merchant, pending] = await Promise.all([
-      db.merchant.findUniqueOrThrow({ where: { id: c.merchantId }, select: { pointsExpiryDays: true } }),
+      db.merchant.findUniqueOrThrow({ where: { id: c.merchantId }, select: { pointsExpiryDays: true, timezone: true } }),
       db.activity.aggregate({ where: { merchantId: c.merchantId, customerId: c.id, status: 'pending' }, _sum: { pointsChange: true } }),
     ]);
-    const since = c.lastActivityAt ?? c.createdAt;
-    const days = merchant.pointsExpiryDays;
     return {
       data: {
         customer_id: c.id,
@@ -233,8 +209,7 @@ app.get<{ Querystring: CustomerQ }>(
         points_earned: c.pointsEarned,
         points_spent: c.pointsSpent,
         points_pending: pending._sum.pointsChange ?? 0,
-        next_expiry:
-          days && c.pointsBalance > 0 ? { points: c.pointsBalance, expires_at: new Date(since.getTime() + days * 86_400_000) } : null,
+        next_expiry: nextExpiry(c, merchant.pointsExpiryDays, merchant.timezone),
       },
     };
   },
@@ -500,8 +475,6 @@ app.get<{ Querystring: { customer_id?: string } }>(
     const next = current ? (tiers.find((t) => t.position > current.position) ?? null) : null;
     const measured = next ?? current;
     const value = measured ? metricOf(measured) : lifetime;
-    const days = merchant.pointsExpiryDays;
-    const lastActive = customer.lastActivityAt ?? customer.createdAt;
     return {
       data: {
         customer: {
@@ -510,10 +483,7 @@ app.get<{ Querystring: { customer_id?: string } }>(
             balance: {
               points_balance: customer.pointsBalance,
               points_pending: pending._sum.pointsChange ?? 0,
-              next_expiry:
-                days && customer.pointsBalance > 0
-                  ? { points: customer.pointsBalance, expires_at: addPeriods('day', periodStart('day', lastActive, zone), days + 1, zone) }
-                  : null,
+              next_expiry: nextExpiry(customer, merchant.pointsExpiryDays, zone),
             },
             tier_status: {
               current_tier: current ? { name: current.name, benefits: current.benefits } : null,

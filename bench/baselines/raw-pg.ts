@@ -10,8 +10,8 @@
 // Env: DATABASE_URL, PORT, HOST, DB_POOL_MAX (default 10, as the service).
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { decodeJwt, jwtVerify } from 'jose';
 import pg from 'pg';
+import { allows, bearerToken, isSessionToken, SESSION_GRANTS, sessionClaims, signedWith } from './customer-session.js';
 import { estimate, type RuleRow } from './estimate-math.js';
 
 pg.types.setTypeParser(1082, (v) => v); // DATE stays 'YYYY-MM-DD'
@@ -112,47 +112,18 @@ async function cached<V>(cache: Map<string, V>, key: string, read: () => Promise
   return value;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const SESSION_GRANTS = [
-  'read:customers',
-  'write:rewards',
-  'read:transactions',
-  'read:activities',
-  'read:tiers',
-  'read:earning_rules',
-  'read:referrals',
-  'read:points',
-  'read:booster_campaigns',
-];
 const invalidSession = () => new HttpError(401, 'invalid_token', 'The customer session token is invalid or expired');
 
 /** A customer session: signed by the merchant's secret, not expired, not ended (its id or its customer's). */
 async function sessionPrincipal(token: string): Promise<Principal> {
-  let merchantId: unknown;
-  try {
-    merchantId = decodeJwt(token).mid;
-  } catch {
-    throw invalidSession();
-  }
-  if (typeof merchantId !== 'string' || !UUID.test(merchantId)) throw invalidSession();
-  const mid = merchantId;
+  const claims = sessionClaims(token);
+  if (!claims) throw invalidSession();
+  const { mid, sub, jti } = claims;
   const secret = await cached(sessionSecrets, mid, async () => {
     const { rows } = await pool.query('SELECT session_secret FROM storefront_settings WHERE merchant_id = $1', [mid]);
     return rows[0] ? new Uint8Array(rows[0].session_secret) : null;
   });
-  if (!secret) throw invalidSession();
-  let claims: { sub?: string; jti?: string; mid?: unknown };
-  try {
-    ({ payload: claims } = await jwtVerify(token, secret, {
-      algorithms: ['HS256'],
-      issuer: 'loyalty',
-      audience: 'storefront',
-      requiredClaims: ['sub', 'jti', 'exp', 'iat'],
-    }));
-  } catch {
-    throw invalidSession();
-  }
-  if (claims.mid !== mid || !UUID.test(claims.sub!) || !UUID.test(claims.jti!)) throw invalidSession();
+  if (!secret || !(await signedWith(token, secret, claims))) throw invalidSession();
   const ended = await cached(endedSessions, mid, async () => {
     const { rows } = await pool.query('SELECT id, expires_at FROM ended_customer_sessions WHERE merchant_id = $1 AND expires_at > now()', [
       mid,
@@ -160,14 +131,14 @@ async function sessionPrincipal(token: string): Promise<Principal> {
     return new Map<string, number>(rows.map((r) => [r.id, r.expires_at.getTime()]));
   });
   const now = Date.now();
-  if ((ended.get(claims.jti!) ?? 0) > now || (ended.get(claims.sub!) ?? 0) > now) throw invalidSession();
-  return { merchantId: mid, scopes: SESSION_GRANTS, customerId: claims.sub! };
+  if ((ended.get(jti) ?? 0) > now || (ended.get(sub) ?? 0) > now) throw invalidSession();
+  return { merchantId: mid, scopes: SESSION_GRANTS, customerId: sub };
 }
 
 async function authenticate(header: string | undefined): Promise<Principal> {
-  const token = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+  const token = bearerToken(header);
   if (!token) throw new HttpError(401, 'invalid_token', 'The API key is invalid or revoked');
-  if (/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) return sessionPrincipal(token);
+  if (isSessionToken(token)) return sessionPrincipal(token);
   const hash = createHash('sha256').update(token).digest('hex');
   const cached = listening ? principals.get(hash) : undefined;
   if (cached) return cached;
@@ -181,9 +152,7 @@ async function authenticate(header: string | undefined): Promise<Principal> {
 }
 
 function requireScope(p: Principal, scope: string) {
-  const [access, name] = scope.split(':');
-  if (p.scopes.includes(scope) || (access === 'read' && p.scopes.includes(`write:${name}`))) return;
-  throw new HttpError(403, 'insufficient_scope', `This API key lacks the scope ${scope}`);
+  if (!allows(p.scopes, scope)) throw new HttpError(403, 'insufficient_scope', `This API key lacks the scope ${scope}`);
 }
 
 function pageOf(q: URLSearchParams) {
@@ -285,20 +254,32 @@ async function rewards(p: Principal, q: URLSearchParams) {
   return paginated(page, rows.map(rewardOut), total);
 }
 
+/**
+ * When a balance last active at `since` lapses, in SQL over the merchant row `m`, as the service's
+ * pointsExpireAt computes it: the start of the local day of `since` moved N + 1 local days on, in
+ * the merchant's zone (a day across a daylight-saving change is 23 or 25 hours long). The move
+ * keeps the start's local time of day, as date-fns's addDays does: where a change skips midnight
+ * (America/Santiago, once America/Sao_Paulo) the day starts at 01:00 and so does the expiry.
+ */
+const pointsExpireAt = (since: string) => {
+  const dayStart = `(date_trunc('day', ${since} AT TIME ZONE m.timezone) AT TIME ZONE m.timezone)`;
+  return `((${dayStart} AT TIME ZONE m.timezone + (m.points_expiry_days + 1) * interval '1 day') AT TIME ZONE m.timezone)`;
+};
+
 async function balance(p: Principal, q: URLSearchParams) {
   requireScope(p, 'read:customers');
   const c = await findCustomer(p.merchantId, { customer_id: q.get('customer_id'), email: q.get('email') });
   const merchant = await pool.query(
-    `SELECT m.points_expiry_days, m.timezone,
+    `SELECT m.points_expiry_days,
+            CASE WHEN m.points_expiry_days <> 0 THEN ${pointsExpireAt('$3::timestamptz')} END AS expires_at,
             (SELECT coalesce(json_object_agg(p.customer_id, p.points), '{}')
                FROM (SELECT customer_id, sum(points_change)::int AS points FROM activities
                       WHERE merchant_id = $1::uuid AND customer_id = ANY($2::uuid[]) AND status = 'pending'
                       GROUP BY customer_id) p) AS pending
        FROM merchants m WHERE m.id = $1`,
-    [p.merchantId, [c.id]],
+    [p.merchantId, [c.id], c.last_activity_at ?? c.created_at],
   );
-  const days = merchant.rows[0]?.points_expiry_days;
-  const since: Date = c.last_activity_at ?? c.created_at;
+  const { points_expiry_days: days, expires_at: expiresAt } = merchant.rows[0];
   return {
     data: {
       customer_id: c.id,
@@ -306,8 +287,7 @@ async function balance(p: Principal, q: URLSearchParams) {
       points_earned: c.points_earned,
       points_spent: c.points_spent,
       points_pending: merchant.rows[0].pending[c.id] ?? 0,
-      next_expiry:
-        days && c.points_balance > 0 ? { points: c.points_balance, expires_at: new Date(since.getTime() + days * 86_400_000) } : null,
+      next_expiry: days && c.points_balance > 0 ? { points: c.points_balance, expires_at: expiresAt } : null,
     },
   };
 }
@@ -561,8 +541,7 @@ const PANEL_SQL = (who: string) => `
                           WHERE merchant_id = $1::uuid AND customer_id = c.id AND status = 'pending'),
       'next_expiry', CASE WHEN m.points_expiry_days <> 0 AND c.points_balance > 0 THEN json_build_object(
         'points', c.points_balance,
-        'expires_at', ${iso(`((date_trunc('day', coalesce(c.last_activity_at, c.created_at) AT TIME ZONE m.timezone)
-                             + (m.points_expiry_days + 1) * interval '1 day') AT TIME ZONE m.timezone)`)}) END),
+        'expires_at', ${iso(pointsExpireAt('coalesce(c.last_activity_at, c.created_at)'))}) END),
     'tier_status', json_build_object(
       'current_tier', (SELECT json_build_object('name', name, 'benefits', benefits) FROM cur),
       'next_tier', (SELECT json_build_object('name', name, 'threshold', threshold) FROM nxt),
