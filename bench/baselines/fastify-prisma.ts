@@ -190,7 +190,10 @@ app.get<{ Querystring: PageQ }>(
 function nextExpiry(c: { pointsBalance: number; lastActivityAt: Date | null; createdAt: Date }, days: number | null, zone: string) {
   if (!days || c.pointsBalance <= 0) return null;
   const since = c.lastActivityAt ?? c.createdAt;
-  return { points: c.pointsBalance, expires_at: addPeriods('day', periodStart('day', since, zone), days + 1, zone) };
+  return {
+    points: c.pointsBalance,
+    expires_at: periodStart('day', addPeriods('day', periodStart('day', since, zone), days + 1, zone), zone),
+  };
 }
 
 app.get<{ Querystring: CustomerQ }>(

@@ -256,15 +256,12 @@ async function rewards(p: Principal, q: URLSearchParams) {
 
 /**
  * When a balance last active at `since` lapses, in SQL over the merchant row `m`, as the service's
- * pointsExpireAt computes it: the start of the local day of `since` moved N + 1 local days on, in
- * the merchant's zone (a day across a daylight-saving change is 23 or 25 hours long). The move
- * keeps the start's local time of day, as date-fns's addDays does: where a change skips midnight
- * (America/Santiago, once America/Sao_Paulo) the day starts at 01:00 and so does the expiry.
+ * pointsExpireAt computes it: the start of the local day N + 1 local days after the day of `since`,
+ * in the merchant's zone. A local midnight that a daylight-saving change skips reads as the
+ * instant the day starts (01:00), as the service's day start.
  */
-const pointsExpireAt = (since: string) => {
-  const dayStart = `(date_trunc('day', ${since} AT TIME ZONE m.timezone) AT TIME ZONE m.timezone)`;
-  return `((${dayStart} AT TIME ZONE m.timezone + (m.points_expiry_days + 1) * interval '1 day') AT TIME ZONE m.timezone)`;
-};
+const pointsExpireAt = (since: string) =>
+  `((date_trunc('day', ${since} AT TIME ZONE m.timezone) + (m.points_expiry_days + 1) * interval '1 day') AT TIME ZONE m.timezone)`;
 
 async function balance(p: Principal, q: URLSearchParams) {
   requireScope(p, 'read:customers');

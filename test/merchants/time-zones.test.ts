@@ -23,7 +23,9 @@ afterEach(() => {
 const LA = 'America/Los_Angeles';
 const AKL = 'Pacific/Auckland';
 const UTC = 'UTC';
-type Zone = typeof LA | typeof AKL | typeof UTC;
+/** Santiago's clocks skip its midnight when daylight saving starts (2026-09-06 starts at 01:00). */
+const SCL = 'America/Santiago';
+type Zone = typeof LA | typeof AKL | typeof UTC | typeof SCL;
 
 /** A merchant in `zone` (set through the admin API), with its admin and public clients. */
 async function shop(zone: Zone) {
@@ -341,6 +343,21 @@ describe('expiry dates and dashboard days', () => {
     // at Dec 24 00:00 PST it has lapsed, a minute before it had not
     expect(await expirePoints(app.db, { now: new Date('2026-12-24T07:59:00Z'), merchantId: s.merchantId })).toMatchObject({ customers: 0 });
     expect(await expirePoints(app.db, { now: new Date('2026-12-24T08:00:00Z'), merchantId: s.merchantId })).toMatchObject({
+      customers: 1,
+      points: 10,
+    });
+  });
+
+  it('lapses at the local midnight even after a day that started at 01:00', async () => {
+    const s = await shop(SCL);
+    await s.admin(`mutation { update_merchant_settings(points_expiry_days: 30) { id } }`);
+    const c = await newCustomer(app, s.merchantId, { points: 10 });
+    // last active Sep 6 09:00 in Santiago (its day ran from 01:00): 30 whole days Sep 7 .. Oct 6,
+    // lapsing Oct 7 00:00 -03, not at 01:00
+    await app.db.customer.updateMany({ where: { id: c.id }, data: { lastActivityAt: new Date('2026-09-06T12:00:00Z') } });
+    expect((await balance(s, c.platformId)).next_expiry).toEqual({ points: 10, expires_at: '2026-10-07T03:00:00.000Z' });
+    expect(await expirePoints(app.db, { now: new Date('2026-10-07T02:59:00Z'), merchantId: s.merchantId })).toMatchObject({ customers: 0 });
+    expect(await expirePoints(app.db, { now: new Date('2026-10-07T03:00:00Z'), merchantId: s.merchantId })).toMatchObject({
       customers: 1,
       points: 10,
     });

@@ -10,12 +10,14 @@ import { tryApplyPoints } from './ledger.js';
 
 /** When a balance whose last activity was at `since` lapses, for N = `days`, in `zone`. */
 export function pointsExpireAt(since: Date, days: number, zone: string): Date {
-  return addPeriods('day', periodStart('day', since, zone), days + 1, zone);
+  // the start of the day N + 1 days on: moving a day start keeps its time of day, which is 01:00
+  // where a daylight-saving change skips midnight
+  return periodStart('day', addPeriods('day', periodStart('day', since, zone), days + 1, zone), zone);
 }
 
 /** Activity before this instant has lapsed by `now`: the start of the local day N days ago. */
 export function expiryCutoff(now: Date, days: number, zone: string): Date {
-  return addPeriods('day', periodStart('day', now, zone), -days, zone);
+  return periodStart('day', addPeriods('day', periodStart('day', now, zone), -days, zone), zone);
 }
 
 const BATCH = 200;
