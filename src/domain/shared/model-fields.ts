@@ -4,18 +4,9 @@
 // that differs on purpose is an explicit rename, and a value stored in another form (a date
 // string as a Date, JSON null) is an explicit override at the caller.
 import type { z } from 'zod';
+import { type CamelCase, camelCase, type SnakeCase, snakeCase } from '../../db/names.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { Patch } from './records.js';
-
-/** `points_cost` → `pointsCost`. */
-type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
-/** `pointsCost` → `points_cost`. */
-export type SnakeCase<S extends string> = S extends `${infer C}${infer Rest}`
-  ? `${C extends Lowercase<C> ? C : `_${Lowercase<C>}`}${SnakeCase<Rest>}`
-  : S;
-
-const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** A record's identity and insertion time: a create or an import sets them, never an input's data. */
 type Identity = 'id' | 'created_at';
