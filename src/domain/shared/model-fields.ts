@@ -58,14 +58,15 @@ export function fieldMapping<S extends z.ZodObject, const R extends Renames = No
 }
 
 /**
- * A row under the API's names, without the fields it must never show (secrets, the merchant
- * id): for the views other callers than GraphQL print (the CLI).
+ * The listed fields of a row, in that order, under the API's names: for the views other callers
+ * than GraphQL print (the CLI). A field is shown only once it is listed, so a column added later
+ * (a secret, a hash) stays out until someone decides to show it.
  */
-export function apiFields<T extends object, const O extends keyof T = never>(
+export function apiFields<T extends object, const K extends keyof T & string>(
   row: T,
-  omit: readonly O[] = [],
-): { [K in Exclude<keyof T & string, O> as SnakeCase<K>]: T[K] } {
+  fields: readonly K[],
+): { [P in K as SnakeCase<P>]: T[P] } {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(row)) if (!(omit as readonly string[]).includes(key)) out[snakeCase(key)] = value;
+  for (const field of fields) out[snakeCase(field)] = row[field];
   return out as never;
 }

@@ -6,7 +6,6 @@ import type { Db } from '../../db/client.js';
 import type { WebhookEndpoint } from '../../generated/prisma/client.js';
 import { validationError } from '../shared/errors.js';
 import { rowKey } from '../shared/keys.js';
-import { apiFields } from '../shared/model-fields.js';
 import { findOwn } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 import { webhookEventTypes } from './event-types.js';
@@ -43,16 +42,9 @@ export function signingSecrets(e: Secrets, now: Date): string[] {
   return e.previousSecret && e.previousSecretExpiresAt && e.previousSecretExpiresAt > now ? [e.secret, e.previousSecret] : [e.secret];
 }
 
-/** An endpoint in the API's field names, never its merchant or secrets; `secret` only when just created or rotated. */
-function endpointView(e: WebhookEndpoint, secret?: string, now = new Date()) {
-  return {
-    ...apiFields(e, ['merchantId', 'secret', 'previousSecret']),
-    // the replaced secret's overlap only while that secret still signs
-    previous_secret_expires_at: signingSecrets(e, now).length > 1 ? e.previousSecretExpiresAt : null,
-    ...(secret ? { secret } : {}),
-  };
-}
-export type EndpointView = ReturnType<typeof endpointView>;
+/** Until when the secret the last rotation replaced still signs; null once only the current one does. */
+export const replacedSecretSignsUntil = (e: Secrets, now = new Date()) =>
+  signingSecrets(e, now).length > 1 ? e.previousSecretExpiresAt : null;
 
 async function safeUrl(url: string, allowPrivate: boolean) {
   const problem = await checkWebhookUrl(url, allowPrivate);
@@ -62,24 +54,23 @@ async function safeUrl(url: string, allowPrivate: boolean) {
 
 const uniqueTypes = (types: readonly string[] | null | undefined) => [...new Set(types ?? [])];
 
+/** A new endpoint; its `secret` is shown this once (CreatedWebhookEndpoint). */
 export async function createEndpoint(db: Db, merchantId: string, raw: CreateEndpointInput, allowPrivate: boolean) {
   const input = parseInput(createInput, raw);
   const url = await safeUrl(input.url, allowPrivate);
   if ((await db.webhookEndpoint.count({ where: { merchantId } })) >= MAX_ENDPOINTS) {
     throw validationError({ url: [`a merchant has at most ${MAX_ENDPOINTS} webhook endpoints`] });
   }
-  const secret = newWebhookSecret();
-  const endpoint = await db.webhookEndpoint.create({
+  return db.webhookEndpoint.create({
     data: {
       merchantId,
       url,
       description: input.description ?? null,
       eventTypes: uniqueTypes(input.event_types),
-      secret,
+      secret: newWebhookSecret(),
       enabled: input.enabled ?? true,
     },
   });
-  return endpointView(endpoint, secret);
 }
 
 function findEndpoint(db: Db, merchantId: string, id: string) {
@@ -92,7 +83,7 @@ export async function updateEndpoint(db: Db, merchantId: string, id: string, raw
   const endpoint = await findEndpoint(db, merchantId, id);
   const url = input.url === undefined ? undefined : await safeUrl(input.url, allowPrivate);
   const enabled = input.enabled ?? undefined;
-  const updated = await db.webhookEndpoint.update({
+  return db.webhookEndpoint.update({
     where: rowKey(merchantId, endpoint.id),
     data: {
       url,
@@ -103,18 +94,16 @@ export async function updateEndpoint(db: Db, merchantId: string, id: string, raw
       ...(enabled === false && endpoint.enabled ? { disabledReason: null, disabledAt: new Date() } : {}),
     },
   });
-  return endpointView(updated);
 }
 
 export async function deleteEndpoint(db: Db, merchantId: string, id: string) {
   const endpoint = await findEndpoint(db, merchantId, id);
   await db.webhookEndpoint.delete({ where: rowKey(merchantId, endpoint.id) });
-  return endpointView(endpoint);
+  return endpoint;
 }
 
-export async function listEndpoints(db: Db, merchantId: string) {
-  const rows = await db.webhookEndpoint.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
-  return rows.map((e) => endpointView(e));
+export function listEndpoints(db: Db, merchantId: string) {
+  return db.webhookEndpoint.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
 }
 
 export { findEndpoint };
@@ -141,7 +130,7 @@ export async function rotateSecret(db: Db, merchantId: string, id: string, raw: 
   const endpoint = await findEndpoint(db, merchantId, id);
   const hours = input.overlap_hours ?? ROTATION_OVERLAP.defaultHours;
   const secret = newWebhookSecret();
-  const updated = await db.webhookEndpoint.update({
+  return db.webhookEndpoint.update({
     where: rowKey(merchantId, endpoint.id),
     data: {
       secret,
@@ -149,5 +138,4 @@ export async function rotateSecret(db: Db, merchantId: string, id: string, raw: 
       previousSecretExpiresAt: hours > 0 ? new Date(now.getTime() + hours * 3_600_000) : null,
     },
   });
-  return endpointView(updated, secret, now);
 }
