@@ -15,16 +15,20 @@ import { eraseCustomer } from '../domain/privacy/erasure.js';
 import { exportCustomer } from '../domain/privacy/export.js';
 import { importProgram } from '../domain/program-import/program-import.js';
 import { validationError } from '../domain/shared/errors.js';
-import {
-  createStorefrontKey,
-  listStorefrontKeys,
-  revokeStorefrontKey,
-  type StorefrontKeyView,
-} from '../domain/storefront/storefront-keys.js';
+import { apiFields } from '../domain/shared/model-fields.js';
+import { createStorefrontKey, listStorefrontKeys, revokeStorefrontKey } from '../domain/storefront/storefront-keys.js';
 import { rotateSessionSecret, storefrontSettings, updateStorefrontSettings } from '../domain/storefront/storefront-settings.js';
 import { rejudgeTiers } from '../domain/tiers/rejudge.js';
 import { listDeliveries, pingEndpoint, redeliver } from '../domain/webhooks/deliveries.js';
-import { createEndpoint, deleteEndpoint, listEndpoints, rotateSecret, updateEndpoint } from '../domain/webhooks/endpoints.js';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  listEndpoints,
+  replacedSecretSignsUntil,
+  rotateSecret,
+  updateEndpoint,
+} from '../domain/webhooks/endpoints.js';
+import type { ApiKey, Prisma, StorefrontKey, WebhookEndpoint } from '../generated/prisma/client.js';
 import { financeCommands } from './finance-commands.js';
 import { demoProgram } from './seed/demo-program.js';
 
@@ -118,7 +122,40 @@ const eventTypes = (events?: string[]) =>
     .map((e) => e.trim())
     .filter(Boolean);
 
-type Endpoint = Awaited<ReturnType<typeof listEndpoints>>[number];
+// The views the CLI prints (as text, or whole with --json): the fields listed, in the model's
+// order, under the API's names; a column not listed (a secret, a hash, the merchant) is not
+// printed.
+const apiKeyView = (k: ApiKey) => apiFields(k, ['id', 'name', 'type', 'prefix', 'scopes', 'createdAt', 'lastUsedAt', 'revokedAt']);
+type ApiKeyView = ReturnType<typeof apiKeyView>;
+const storefrontKeyView = (k: StorefrontKey) => apiFields(k, ['id', 'name', 'key', 'createdAt', 'revokedAt']);
+type StorefrontKeyView = ReturnType<typeof storefrontKeyView>;
+const endpointView = (e: WebhookEndpoint) => ({
+  ...apiFields(e, ['id', 'url', 'description', 'eventTypes']),
+  // the replaced secret's overlap only while that secret still signs
+  previous_secret_expires_at: replacedSecretSignsUntil(e),
+  ...apiFields(e, ['enabled', 'disabledReason', 'disabledAt', 'failingSince', 'createdAt', 'updatedAt']),
+});
+/** An endpoint whose secret was just set (created, rotated): the secret is shown this once. */
+const endpointWithSecret = (e: WebhookEndpoint) => ({ ...endpointView(e), secret: e.secret });
+type Delivery = Prisma.WebhookDeliveryGetPayload<{ include: { event: { select: { type: true } } } }>;
+const deliveryView = (d: Delivery) => ({
+  ...apiFields(d, [
+    'id',
+    'endpointId',
+    'eventId',
+    'status',
+    'attempts',
+    'lastAttemptAt',
+    'lastStatus',
+    'lastResponse',
+    'deliveredAt',
+    'createdAt',
+  ]),
+  event_type: d.event.type,
+});
+type DeliveryView = ReturnType<typeof deliveryView>;
+
+type Endpoint = ReturnType<typeof endpointView>;
 const endpointLine = (e: Endpoint) =>
   `${e.id}  ${e.enabled ? 'enabled ' : 'disabled'}  ${e.url}  [${e.event_types.length ? e.event_types.join(' ') : 'all events'}]${e.disabled_reason ? `  (${e.disabled_reason})` : ''}`;
 /** `--at <ISO time>`: the moment a calendar job runs as (default now), e.g. to catch up a missed day. */
@@ -236,7 +273,7 @@ export const commands: Record<string, Command> = {
         db,
         change,
       )(() => createApiKey(db, { merchantId: merchant.id, type: type as KeyType, name: values.name, levels }));
-      return { id: key.id, key: key.key, name: key.name, type: key.type, prefix: key.prefix, scopes: key.scopes };
+      return apiFields(key, ['id', 'key', 'name', 'type', 'prefix', 'scopes']);
     },
     text: (k) => `API key ${k.id} (${k.type}) created with scopes: ${k.scopes.join(' ')}\nKey (shown once): ${k.key}`,
   },
@@ -245,9 +282,9 @@ export const commands: Record<string, Command> = {
     summary: "List a merchant's API keys (never the keys themselves)",
     async run(db, { values }) {
       const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
-      return listApiKeys(db, merchant.id);
+      return (await listApiKeys(db, merchant.id)).map(apiKeyView);
     },
-    text: (keys: Awaited<ReturnType<typeof listApiKeys>>) =>
+    text: (keys: ApiKeyView[]) =>
       keys.length
         ? keys
             .map(
@@ -262,9 +299,10 @@ export const commands: Record<string, Command> = {
     summary: 'Revoke an API key (effective on its next request)',
     async run(db, { values, positionals }) {
       const { merchant, id } = await merchantAnd(db, values, positionals, 'key');
-      return byCli(db, { merchantId: merchant.id, action: 'revoke_api_key', type: 'ApiKey', id, args: { id } })(() =>
+      const key = await byCli(db, { merchantId: merchant.id, action: 'revoke_api_key', type: 'ApiKey', id, args: { id } })(() =>
         revokeApiKey(db, merchant.id, id),
       );
+      return apiFields(key, ['id', 'revokedAt']);
     },
     text: (r) => `API key ${r.id} revoked at ${new Date(r.revoked_at).toISOString()}.`,
   },
@@ -305,7 +343,7 @@ export const commands: Record<string, Command> = {
         id: null,
         args: { name: values.name },
       };
-      return byCli(db, change)(() => createStorefrontKey(db, merchant.id, { name: values.name }));
+      return storefrontKeyView(await byCli(db, change)(() => createStorefrontKey(db, merchant.id, { name: values.name })));
     },
     text: (k: StorefrontKeyView) => `Publishable storefront key ${k.id} created: ${k.key}`,
   },
@@ -313,7 +351,7 @@ export const commands: Record<string, Command> = {
     usage: 'storefront keys --merchant <slug>',
     summary: "List a merchant's publishable storefront keys (in full: they are not secrets)",
     async run(db, { values }) {
-      return listStorefrontKeys(db, (await merchantBySlug(db, required(values.merchant, 'merchant'))).id);
+      return (await listStorefrontKeys(db, (await merchantBySlug(db, required(values.merchant, 'merchant'))).id)).map(storefrontKeyView);
     },
     text: (keys: StorefrontKeyView[]) =>
       keys.length
@@ -326,7 +364,7 @@ export const commands: Record<string, Command> = {
     async run(db, { values, positionals }) {
       const { merchant, id } = await merchantAnd(db, values, positionals, 'key');
       const change = { merchantId: merchant.id, action: 'revoke_storefront_key', type: 'StorefrontKey', id, args: { id } };
-      return byCli(db, change)(() => revokeStorefrontKey(db, merchant.id, id));
+      return storefrontKeyView(await byCli(db, change)(() => revokeStorefrontKey(db, merchant.id, id)));
     },
     text: (k: StorefrontKeyView) => `Publishable storefront key ${k.id} revoked at ${new Date(k.revoked_at!).toISOString()}.`,
   },
@@ -418,12 +456,13 @@ export const commands: Record<string, Command> = {
     summary: 'Register a webhook endpoint (prints its signing secret once; no --event: every type)',
     async run(db, { values }) {
       const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
-      return createEndpoint(
+      const endpoint = await createEndpoint(
         db,
         merchant.id,
         { url: required(values.url, 'url'), event_types: eventTypes(values.event), description: values.description },
         allowPrivateUrls(),
       );
+      return endpointWithSecret(endpoint);
     },
     text: (e) => `${endpointLine(e)}\nSigning secret (shown once): ${e.secret}`,
   },
@@ -432,7 +471,7 @@ export const commands: Record<string, Command> = {
     summary: "List a merchant's webhook endpoints (never their secrets)",
     async run(db, { values }) {
       const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
-      return listEndpoints(db, merchant.id);
+      return (await listEndpoints(db, merchant.id)).map(endpointView);
     },
     text: (list: Endpoint[]) => (list.length ? list.map(endpointLine).join('\n') : 'No webhook endpoints.'),
   },
@@ -442,7 +481,7 @@ export const commands: Record<string, Command> = {
     async run(db, { values, positionals }) {
       const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
       if (values.enable && values.disable) throw new UsageError('--enable or --disable, not both');
-      return updateEndpoint(
+      const endpoint = await updateEndpoint(
         db,
         merchant.id,
         positional(positionals, 'endpoint id'),
@@ -454,6 +493,7 @@ export const commands: Record<string, Command> = {
         },
         allowPrivateUrls(),
       );
+      return endpointView(endpoint);
     },
     text: endpointLine,
   },
@@ -462,7 +502,7 @@ export const commands: Record<string, Command> = {
     summary: 'Delete a webhook endpoint and its deliveries',
     async run(db, { values, positionals }) {
       const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
-      return deleteEndpoint(db, merchant.id, positional(positionals, 'endpoint id'));
+      return endpointView(await deleteEndpoint(db, merchant.id, positional(positionals, 'endpoint id')));
     },
     text: (e) => `Deleted ${e.id} (${e.url}).`,
   },
@@ -475,14 +515,15 @@ export const commands: Record<string, Command> = {
       if (status && !['pending', 'succeeded', 'failed', 'cancelled'].includes(status)) {
         throw new UsageError('--status must be pending, succeeded, failed or cancelled');
       }
-      return listDeliveries(
+      const page = await listDeliveries(
         db,
         merchant.id,
         { endpointId: values.endpoint, status },
         { page: values.page ? Number(values.page) : undefined },
       );
+      return { ...page, data: page.data.map(deliveryView) };
     },
-    text: (r: Awaited<ReturnType<typeof listDeliveries>>) =>
+    text: (r: { data: DeliveryView[] }) =>
       r.data.length
         ? r.data
             .map(
@@ -497,7 +538,7 @@ export const commands: Record<string, Command> = {
     summary: 'Send a delivery again (the same event id and body)',
     async run(db, { values, positionals }) {
       const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
-      return redeliver(db, merchant.id, positional(positionals, 'delivery id'));
+      return deliveryView(await redeliver(db, merchant.id, positional(positionals, 'delivery id')));
     },
     text: (d) => `Delivery ${d.id} queued again.`,
   },
@@ -509,13 +550,14 @@ export const commands: Record<string, Command> = {
       const { merchant, id } = await merchantAnd(db, values, positionals, 'endpoint');
       const hours = values['overlap-hours'];
       if (hours !== undefined && !/^\d+$/.test(hours)) throw new UsageError('--overlap-hours takes a whole number of hours');
-      return byCli(db, {
+      const endpoint = await byCli(db, {
         merchantId: merchant.id,
         action: 'rotate_webhook_secret',
         type: 'WebhookEndpoint',
         id,
         args: { id, overlap_hours: hours },
       })(() => rotateSecret(db, merchant.id, id, { overlap_hours: hours === undefined ? undefined : Number(hours) }));
+      return endpointWithSecret(endpoint);
     },
     text: (e) =>
       `${endpointLine(e)}\nNew signing secret (shown once): ${e.secret}` +
@@ -529,7 +571,7 @@ export const commands: Record<string, Command> = {
     async run(db, { values, positionals }) {
       const { merchant, id } = await merchantAnd(db, values, positionals, 'endpoint');
       const change = { merchantId: merchant.id, action: 'ping_webhook_endpoint', type: 'WebhookDelivery', id, args: { id } };
-      return byCli(db, change)(() => pingEndpoint(db, merchant.id, id));
+      return deliveryView(await byCli(db, change)(() => pingEndpoint(db, merchant.id, id)));
     },
     text: (d) => `Delivery ${d.id} of ${d.event_type} (event ${d.event_id}) queued.`,
   },

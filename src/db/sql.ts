@@ -6,6 +6,7 @@
 import pg from 'pg';
 import { Prisma } from '../generated/prisma/client.js';
 import { tracedQuery } from '../observability/tracing.js';
+import { snakeCase } from './names.js';
 
 type Queryable = { $queryRaw<T>(query: Prisma.Sql): Prisma.PrismaPromise<T> };
 
@@ -83,8 +84,6 @@ export async function rowsOf<T>(db: Queryable, statement: Prisma.Sql): Promise<T
   return (await tracedQuery(text, () => on.pool.query<T & pg.QueryResultRow>({ name, text, values: statement.values, types }))).rows;
 }
 
-const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-
 /**
  * A model's columns under its field names (`points_cost AS "pointsCost"`), so rows read with
  * `rowsOf` have the shape Prisma gives (every column of the schema is its field in snake case).
@@ -93,7 +92,7 @@ const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCas
 export function columnsOf(fields: Record<string, string>, table: string, { textArrays = [] as string[] } = {}): Prisma.Sql {
   return Prisma.raw(
     Object.keys(fields)
-      .map((f) => `${table}.${snake(f)}${textArrays.includes(f) ? '::text[]' : ''} AS "${f}"`)
+      .map((f) => `${table}.${snakeCase(f)}${textArrays.includes(f) ? '::text[]' : ''} AS "${f}"`)
       .join(', '),
   );
 }

@@ -5,7 +5,6 @@ import type { Db } from '../../db/client.js';
 import { rowsOf } from '../../db/sql.js';
 import { type ApiKey, Prisma } from '../../generated/prisma/client.js';
 import { AppError, notFound, validationError } from '../shared/errors.js';
-import { apiFields } from '../shared/model-fields.js';
 import { isUuid } from '../shared/records.js';
 import type { KeyPrincipal } from './principal.js';
 import { customScopes, fullAccessScopes, type KeyType, readOnlyScopes } from './scopes.js';
@@ -28,34 +27,31 @@ function scopesFor(type: KeyType, levels: Record<string, string> = {}): string[]
   return result.grants;
 }
 
-/** A key in the API's field names; never its hash (nor the key, which only its creation shows). */
-const keyView = (k: ApiKey) => apiFields(k, ['merchantId', 'hash']);
-/** A key as listed, or just created (with `key`). */
-export type ApiKeyView = ReturnType<typeof keyView> & { key?: string };
+/** A key just created, with the key itself: shown this once, as only its hash is stored. */
+export type CreatedApiKey = ApiKey & { key: string };
 
-export async function createApiKey(db: Db, input: CreateKeyInput) {
+export async function createApiKey(db: Db, input: CreateKeyInput): Promise<CreatedApiKey> {
   const scopes = scopesFor(input.type, input.levels);
   const { token, hash, prefix } = generateToken('api_key');
   const name = input.name?.trim() || `${input.type} key`;
   const row = await db.apiKey.create({
     data: { merchantId: input.merchantId, name, type: input.type, prefix, hash, scopes },
   });
-  return { ...keyView(row), key: token };
+  return { ...row, key: token };
 }
 
-export async function listApiKeys(db: Db, merchantId: string) {
-  const rows = await db.apiKey.findMany({ where: { merchantId }, orderBy: { createdAt: 'desc' } });
-  return rows.map(keyView);
+export function listApiKeys(db: Db, merchantId: string) {
+  return db.apiKey.findMany({ where: { merchantId }, orderBy: { createdAt: 'desc' } });
 }
 
 export async function revokeApiKey(db: Db, merchantId: string, id: string) {
   if (!isUuid(id)) throw notFound('API key');
   const key = await db.apiKey.findFirst({ where: { id, merchantId } });
   if (!key) throw notFound('API key');
-  const revoked = key.revokedAt ?? (await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } })).revokedAt;
+  const revoked = key.revokedAt ? key : await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
   // this process's caches forget the key now; other processes hear of it from the database
   for (const forget of keyRevokedHere) forget(key.hash);
-  return { id, revoked_at: revoked };
+  return revoked;
 }
 
 const keyRevokedHere = new Set<(hash: string) => void>();

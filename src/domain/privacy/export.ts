@@ -1,6 +1,7 @@
 // A privacy export (GDPR/CCPA access request): everything held about one customer as one JSON
 // document, read through the same domain reads the API uses, every page of each.
 import type { Db } from '../../db/client.js';
+import { snakeCase } from '../../db/names.js';
 import { customerProfile } from '../customers/customer-records.js';
 import { findCustomerById } from '../customers/customers.js';
 import { listActivities } from '../ledger/activity-log.js';
@@ -21,13 +22,11 @@ async function allPages<T>(read: (args: PageArgs) => Promise<Paginated<T>>): Pro
   }
 }
 
-const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-
 /** A plain JSON copy with snake_case keys (dates as ISO strings, decimals as strings). */
 function plain(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value), function (this: unknown, _key, v: unknown) {
     if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [snake(k), x]));
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [snakeCase(k), x]));
   });
 }
 

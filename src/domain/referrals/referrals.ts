@@ -36,12 +36,11 @@ function referralView(
   referrer: Pick<Customer, 'platformId'>,
   replayed: boolean,
 ) {
-  const { referee, ...row } = referral;
   return {
-    ...apiFields(row, ['merchantId', 'referrerId', 'refereeId']),
+    ...apiFields(referral, ['id', 'refereeEmail', 'status', 'referrerPoints', 'orderId', 'createdAt', 'completedAt']),
     // customers are named by their platform ids, never the internal uuids
     referrer_customer_id: referrer.platformId,
-    referee_customer_id: referee?.platformId ?? null,
+    referee_customer_id: referral.referee?.platformId ?? null,
     replayed,
   };
 }

@@ -4,18 +4,9 @@
 // that differs on purpose is an explicit rename, and a value stored in another form (a date
 // string as a Date, JSON null) is an explicit override at the caller.
 import type { z } from 'zod';
+import { type CamelCase, camelCase, type SnakeCase, snakeCase } from '../../db/names.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import type { Patch } from './records.js';
-
-/** `points_cost` → `pointsCost`. */
-type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
-/** `pointsCost` → `points_cost`. */
-export type SnakeCase<S extends string> = S extends `${infer C}${infer Rest}`
-  ? `${C extends Lowercase<C> ? C : `_${Lowercase<C>}`}${SnakeCase<Rest>}`
-  : S;
-
-const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** A record's identity and insertion time: a create or an import sets them, never an input's data. */
 type Identity = 'id' | 'created_at';
@@ -67,14 +58,15 @@ export function fieldMapping<S extends z.ZodObject, const R extends Renames = No
 }
 
 /**
- * A row under the API's names, without the fields it must never show (secrets, the merchant
- * id): for the views other callers than GraphQL print (the CLI).
+ * The listed fields of a row, in that order, under the API's names: for the views other callers
+ * than GraphQL print (the CLI). A field is shown only once it is listed, so a column added later
+ * (a secret, a hash) stays out until someone decides to show it.
  */
-export function apiFields<T extends object, const O extends keyof T = never>(
+export function apiFields<T extends object, const K extends keyof T & string>(
   row: T,
-  omit: readonly O[] = [],
-): { [K in Exclude<keyof T & string, O> as SnakeCase<K>]: T[K] } {
+  fields: readonly K[],
+): { [P in K as SnakeCase<P>]: T[P] } {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(row)) if (!(omit as readonly string[]).includes(key)) out[snakeCase(key)] = value;
+  for (const field of fields) out[snakeCase(field)] = row[field];
   return out as never;
 }

@@ -14,13 +14,11 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import type { StorefrontKey } from '../../generated/prisma/client.js';
 import type { GuestPrincipal } from '../access/principal.js';
 import { base62, checksum } from '../access/tokens.js';
 import { AppError, notFound, validationError } from '../shared/errors.js';
 import { rowKey } from '../shared/keys.js';
 import { type MaybePromise, whenReady } from '../shared/maybe-promise.js';
-import { apiFields } from '../shared/model-fields.js';
 import { isUuid } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 import { type Storefront, storefrontChanged } from './storefront-settings.js';
@@ -66,10 +64,6 @@ export function guestPrincipal(key: string, storefront: (merchantId: string) => 
   });
 }
 
-/** A key in the API's field names (a publishable key is no secret: it is shown whenever listed). */
-const view = (row: StorefrontKey) => apiFields(row, ['merchantId']);
-export type StorefrontKeyView = ReturnType<typeof view>;
-
 const createInput = z.object({ name: z.string().trim().max(200, 'must be at most 200 characters').nullish() });
 
 export async function createStorefrontKey(db: Db, merchantId: string, raw: z.input<typeof createInput>) {
@@ -82,12 +76,11 @@ export async function createStorefrontKey(db: Db, merchantId: string, raw: z.inp
     data: { merchantId, name: input.name || 'storefront key', key: newKey(merchantId) },
   });
   await storefrontChanged(db, merchantId);
-  return view(row);
+  return row;
 }
 
-export async function listStorefrontKeys(db: Db, merchantId: string) {
-  const rows = await db.storefrontKey.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
-  return rows.map(view);
+export function listStorefrontKeys(db: Db, merchantId: string) {
+  return db.storefrontKey.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
 }
 
 /** Revokes the key: every instance refuses it from the next request. Revoking twice changes nothing. */
@@ -95,8 +88,8 @@ export async function revokeStorefrontKey(db: Db, merchantId: string, id: string
   if (!isUuid(id)) throw notFound('Storefront key');
   const key = await db.storefrontKey.findUnique({ where: rowKey(merchantId, id) });
   if (!key) throw notFound('Storefront key');
-  if (key.revokedAt) return view(key);
+  if (key.revokedAt) return key;
   const row = await db.storefrontKey.update({ where: rowKey(merchantId, id), data: { revokedAt: new Date() } });
   await storefrontChanged(db, merchantId);
-  return view(row);
+  return row;
 }

@@ -8,7 +8,6 @@ import type { Prisma, WebhookDeliveryStatus } from '../../generated/prisma/clien
 import { eachInBatches, type Page } from '../shared/batches.js';
 import { AppError, validationError } from '../shared/errors.js';
 import { rowKey } from '../shared/keys.js';
-import { apiFields } from '../shared/model-fields.js';
 import { newestFirst, type PageArgs, paginate } from '../shared/pagination.js';
 import { findOwn, isUuid } from '../shared/records.js';
 import { findEndpoint, signingSecrets } from './endpoints.js';
@@ -251,15 +250,8 @@ export async function attemptDelivery(db: Db, { merchantId, deliveryId }: Delive
   return giveUp ? 'failed' : retryAt ? 'rescheduled' : 'retry';
 }
 
-/** A delivery in the API's field names, without the queue's own bookkeeping. */
-function deliveryView(d: Prisma.WebhookDeliveryGetPayload<{ include: { event: { select: { type: true } } } }>) {
-  const { event, ...delivery } = d;
-  return {
-    ...apiFields(delivery, ['merchantId', 'jobId', 'firstAttemptAt', 'retryAt', 'updatedAt']),
-    event_type: event.type,
-  };
-}
-export type DeliveryView = ReturnType<typeof deliveryView>;
+/** A delivery as it is shown: with its event's type (the WebhookDelivery type's include). */
+const withEventType = { event: { select: { type: true } } } as const;
 
 export function listDeliveries(
   db: Db,
@@ -275,10 +267,7 @@ export function listDeliveries(
   };
   return paginate(
     args,
-    async (p) =>
-      (await db.webhookDelivery.findMany({ where, orderBy: newestFirst, include: { event: { select: { type: true } } }, ...p })).map(
-        deliveryView,
-      ),
+    (p) => db.webhookDelivery.findMany({ where, orderBy: newestFirst, include: withEventType, ...p }),
     () => db.webhookDelivery.count({ where }),
   );
 }
@@ -294,14 +283,8 @@ export async function redeliver(db: Db, merchantId: string, deliveryId: string) 
     data: { status: 'pending', jobId: null, firstAttemptAt: null },
   });
   if (count === 0) throw new AppError('conflict', 'The delivery is already queued');
-  const updated = await db.webhookDelivery.findUniqueOrThrow({
-    where: rowKey(merchantId, delivery.id),
-    include: { event: { select: { type: true } } },
-  });
-  return deliveryView(updated);
+  return db.webhookDelivery.findUniqueOrThrow({ where: rowKey(merchantId, delivery.id), include: withEventType });
 }
-
-const withEventType = { event: { select: { type: true } } } as const;
 
 /**
  * Sends a `webhook.ping` to one endpoint now, through the outbox like every event: the event is
@@ -320,7 +303,7 @@ export async function pingEndpoint(db: Db, merchantId: string, endpointId: strin
               loyalty_event_body(${eventId}::uuid, 'webhook.ping', now(), ${merchantId}::uuid, ${data}::jsonb), now(), now())`,
     db.webhookDelivery.create({ data: { id: deliveryId, merchantId, endpointId: endpoint.id, eventId } }),
   ]);
-  return deliveryView(await db.webhookDelivery.findUniqueOrThrow({ where: rowKey(merchantId, deliveryId), include: withEventType }));
+  return db.webhookDelivery.findUniqueOrThrow({ where: rowKey(merchantId, deliveryId), include: withEventType });
 }
 
 /** Merchants read per page by the prune's walk. */

@@ -6,8 +6,8 @@ import type { Db } from '../../db/client.js';
 import type { WebhookEndpoint } from '../../generated/prisma/client.js';
 import { validationError } from '../shared/errors.js';
 import { rowKey } from '../shared/keys.js';
-import { apiFields } from '../shared/model-fields.js';
-import { findOwn } from '../shared/records.js';
+import { fieldMapping } from '../shared/model-fields.js';
+import { findOwn, mergePatch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
 import { webhookEventTypes } from './event-types.js';
 import { newWebhookSecret } from './signature.js';
@@ -15,7 +15,7 @@ import { checkWebhookUrl } from './url-guard.js';
 
 const MAX_ENDPOINTS = 20;
 
-const fields = {
+const endpointInput = z.object({
   url: z.string().trim().min(1, 'is required').max(2000, 'must be at most 2000 characters'),
   description: z.string().trim().max(500, 'must be at most 500 characters').nullish(),
   event_types: z
@@ -23,9 +23,8 @@ const fields = {
     .max(webhookEventTypes.length)
     .nullish(),
   enabled: z.boolean().nullish(),
-};
-const createInput = z.object(fields);
-const updateInput = z.object({ ...fields, url: fields.url.optional() });
+});
+const endpointFields = fieldMapping(endpointInput);
 
 /** As clients send it (validated here): event_types are checked against the known types. */
 export interface CreateEndpointInput {
@@ -43,16 +42,9 @@ export function signingSecrets(e: Secrets, now: Date): string[] {
   return e.previousSecret && e.previousSecretExpiresAt && e.previousSecretExpiresAt > now ? [e.secret, e.previousSecret] : [e.secret];
 }
 
-/** An endpoint in the API's field names, never its merchant or secrets; `secret` only when just created or rotated. */
-function endpointView(e: WebhookEndpoint, secret?: string, now = new Date()) {
-  return {
-    ...apiFields(e, ['merchantId', 'secret', 'previousSecret']),
-    // the replaced secret's overlap only while that secret still signs
-    previous_secret_expires_at: signingSecrets(e, now).length > 1 ? e.previousSecretExpiresAt : null,
-    ...(secret ? { secret } : {}),
-  };
-}
-export type EndpointView = ReturnType<typeof endpointView>;
+/** Until when the secret the last rotation replaced still signs; null once only the current one does. */
+export const replacedSecretSignsUntil = (e: Secrets, now = new Date()) =>
+  signingSecrets(e, now).length > 1 ? e.previousSecretExpiresAt : null;
 
 async function safeUrl(url: string, allowPrivate: boolean) {
   const problem = await checkWebhookUrl(url, allowPrivate);
@@ -62,59 +54,57 @@ async function safeUrl(url: string, allowPrivate: boolean) {
 
 const uniqueTypes = (types: readonly string[] | null | undefined) => [...new Set(types ?? [])];
 
+/** An endpoint's row for a validated input: no event types is every type; enabled unless it says not. */
+const endpointRow = (input: z.output<typeof endpointInput>) => ({
+  ...endpointFields.data(input),
+  eventTypes: uniqueTypes(input.event_types),
+  enabled: input.enabled ?? true,
+});
+
+/** A new endpoint; its `secret` is shown this once (CreatedWebhookEndpoint). */
 export async function createEndpoint(db: Db, merchantId: string, raw: CreateEndpointInput, allowPrivate: boolean) {
-  const input = parseInput(createInput, raw);
+  const input = parseInput(endpointInput, raw);
   const url = await safeUrl(input.url, allowPrivate);
   if ((await db.webhookEndpoint.count({ where: { merchantId } })) >= MAX_ENDPOINTS) {
     throw validationError({ url: [`a merchant has at most ${MAX_ENDPOINTS} webhook endpoints`] });
   }
-  const secret = newWebhookSecret();
-  const endpoint = await db.webhookEndpoint.create({
-    data: {
-      merchantId,
-      url,
-      description: input.description ?? null,
-      eventTypes: uniqueTypes(input.event_types),
-      secret,
-      enabled: input.enabled ?? true,
-    },
-  });
-  return endpointView(endpoint, secret);
+  return db.webhookEndpoint.create({ data: { merchantId, ...endpointRow(input), url, secret: newWebhookSecret() } });
 }
 
 function findEndpoint(db: Db, merchantId: string, id: string) {
   return findOwn('Webhook endpoint', id, (id) => db.webhookEndpoint.findFirst({ where: { id, merchantId } }));
 }
 
-/** Changes what is given; enabling clears the reason it was disabled and its failure streak. */
+/**
+ * Changes what is given (a field given as undefined is not given; enabled: null keeps it as it
+ * is); a URL given is checked again. Enabling clears the reason it was disabled and its failure
+ * streak.
+ */
 export async function updateEndpoint(db: Db, merchantId: string, id: string, raw: UpdateEndpointInput, allowPrivate: boolean) {
-  const input = parseInput(updateInput, raw);
   const endpoint = await findEndpoint(db, merchantId, id);
-  const url = input.url === undefined ? undefined : await safeUrl(input.url, allowPrivate);
-  const enabled = input.enabled ?? undefined;
-  const updated = await db.webhookEndpoint.update({
+  const patch = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined));
+  const input = mergePatch(endpointInput, endpointFields.input(endpoint), patch);
+  const enabled = input.enabled ?? endpoint.enabled;
+  return db.webhookEndpoint.update({
     where: rowKey(merchantId, endpoint.id),
     data: {
-      url,
-      description: input.description === undefined ? undefined : input.description,
-      eventTypes: input.event_types === undefined ? undefined : uniqueTypes(input.event_types),
+      ...endpointRow(input),
+      url: patch.url === undefined ? endpoint.url : await safeUrl(input.url, allowPrivate),
       enabled,
-      ...(enabled === true && !endpoint.enabled ? { disabledReason: null, disabledAt: null, failingSince: null } : {}),
-      ...(enabled === false && endpoint.enabled ? { disabledReason: null, disabledAt: new Date() } : {}),
+      ...(enabled && !endpoint.enabled ? { disabledReason: null, disabledAt: null, failingSince: null } : {}),
+      ...(!enabled && endpoint.enabled ? { disabledReason: null, disabledAt: new Date() } : {}),
     },
   });
-  return endpointView(updated);
 }
 
 export async function deleteEndpoint(db: Db, merchantId: string, id: string) {
   const endpoint = await findEndpoint(db, merchantId, id);
   await db.webhookEndpoint.delete({ where: rowKey(merchantId, endpoint.id) });
-  return endpointView(endpoint);
+  return endpoint;
 }
 
-export async function listEndpoints(db: Db, merchantId: string) {
-  const rows = await db.webhookEndpoint.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
-  return rows.map((e) => endpointView(e));
+export function listEndpoints(db: Db, merchantId: string) {
+  return db.webhookEndpoint.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
 }
 
 export { findEndpoint };
@@ -141,7 +131,7 @@ export async function rotateSecret(db: Db, merchantId: string, id: string, raw: 
   const endpoint = await findEndpoint(db, merchantId, id);
   const hours = input.overlap_hours ?? ROTATION_OVERLAP.defaultHours;
   const secret = newWebhookSecret();
-  const updated = await db.webhookEndpoint.update({
+  return db.webhookEndpoint.update({
     where: rowKey(merchantId, endpoint.id),
     data: {
       secret,
@@ -149,5 +139,4 @@ export async function rotateSecret(db: Db, merchantId: string, id: string, raw: 
       previousSecretExpiresAt: hours > 0 ? new Date(now.getTime() + hours * 3_600_000) : null,
     },
   });
-  return endpointView(updated, secret, now);
 }

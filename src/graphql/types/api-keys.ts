@@ -1,11 +1,13 @@
 // API keys, as spec section 5's settings page: create (Full Access, Read-Only or Custom,
 // per scope No Access / Read / Read-Write), list, revoke. Scopes are fixed at creation:
 // there is no update; a change is a new key and the old one revoked.
+import type { PrismaModelTypes } from '@pothos/plugin-prisma';
 import { z } from 'zod';
-import { type ApiKeyView, createApiKey, listApiKeys, revokeApiKey } from '../../domain/access/api-keys.js';
+import { type CreatedApiKey, createApiKey, listApiKeys, revokeApiKey } from '../../domain/access/api-keys.js';
 import { keyTypes, type ScopeName, scopeDescriptions, scopeLevels, scopeNames } from '../../domain/access/scopes.js';
-import { notFound, validationError } from '../../domain/shared/errors.js';
+import { validationError } from '../../domain/shared/errors.js';
 import { parseInput } from '../../domain/shared/validation.js';
+import type PrismaTypes from '../../generated/pothos-types.js';
 import { builder } from '../builder.js';
 import { ApiKeyTypeEnum } from '../enums.js';
 
@@ -42,7 +44,7 @@ const ApiKeyScopeRef = builder.objectRef<{ scope: ScopeName; access: Access }>('
 type Types = typeof builder.$inferSchemaTypes;
 
 /** The fields a new key and a listed key share. */
-const keyFields = (t: PothosSchemaTypes.ObjectFieldBuilder<Types, ApiKeyView>) => ({
+const keyFields = (t: PothosSchemaTypes.PrismaObjectFieldBuilder<Types, PrismaModelTypes & PrismaTypes['ApiKey']>) => ({
   id: t.exposeID('id'),
   name: t.exposeString('name'),
   type: t.expose('type', { type: ApiKeyTypeEnum }),
@@ -53,25 +55,27 @@ const keyFields = (t: PothosSchemaTypes.ObjectFieldBuilder<Types, ApiKeyView>) =
     resolve: (k) => accessPerScope(k.scopes),
   }),
   grants: t.exposeStringList('scopes', { description: 'The stored grants: read:<scope> / write:<scope>' }),
-  created_at: t.expose('created_at', { type: 'DateTime' }),
+  created_at: t.expose('createdAt', { type: 'DateTime' }),
 });
 
-// objectRef: the value is the key's API view (hash left out), which the CLI prints too
-const ApiKeyRef = builder.objectRef<ApiKeyView>('ApiKey').implement({
+const ApiKeyRef = builder.prismaObject('ApiKey', {
   subGraphs: ['admin'],
   description: 'An API key of the public API; the key itself is shown only once, at creation',
   fields: (t) => ({
     ...keyFields(t),
-    last_used_at: t.expose('last_used_at', { type: 'DateTime', nullable: true }),
-    revoked_at: t.expose('revoked_at', { type: 'DateTime', nullable: true }),
+    last_used_at: t.expose('lastUsedAt', { type: 'DateTime', nullable: true }),
+    revoked_at: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
   }),
 });
 
-const CreatedApiKeyRef = builder.objectRef<ApiKeyView>('CreatedApiKey').implement({
+// a variant of the row: its value is the row with the key itself beside it (createApiKey), which
+// no stored column holds
+const CreatedApiKeyRef = builder.prismaObject('ApiKey', {
+  variant: 'CreatedApiKey',
   subGraphs: ['admin'],
   description: 'A new key: `key` is shown this once and cannot be read again',
   fields: (t) => ({
-    key: t.string({ resolve: (k) => k.key ?? '' }),
+    key: t.string({ resolve: (k) => (k as CreatedApiKey).key }),
     ...keyFields(t),
   }),
 });
@@ -157,11 +161,6 @@ builder.mutationFields((t) => ({
     type: ApiKeyRef,
     description: 'Revokes the key at once: its next request is 401 invalid_token. Revoking twice changes nothing.',
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => {
-      const { id } = await revokeApiKey(ctx.db, ctx.merchantId, String(args.id));
-      const key = (await listApiKeys(ctx.db, ctx.merchantId)).find((k) => k.id === id);
-      if (!key) throw notFound('API key');
-      return key;
-    },
+    resolve: (_root, args, ctx) => revokeApiKey(ctx.db, ctx.merchantId, String(args.id)),
   }),
 }));

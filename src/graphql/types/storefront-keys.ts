@@ -1,15 +1,9 @@
 // Publishable storefront keys on the admin API: create, list, revoke, like API keys. A
 // publishable key is meant to be in a page's source, so it is shown whenever it is listed.
-import {
-  createStorefrontKey,
-  listStorefrontKeys,
-  revokeStorefrontKey,
-  type StorefrontKeyView,
-} from '../../domain/storefront/storefront-keys.js';
+import { createStorefrontKey, listStorefrontKeys, revokeStorefrontKey } from '../../domain/storefront/storefront-keys.js';
 import { builder } from '../builder.js';
 
-// objectRef: the value is the key's API view, which the CLI prints too
-const StorefrontKeyRef = builder.objectRef<StorefrontKeyView>('StorefrontKey').implement({
+const StorefrontKeyRef = builder.prismaObject('StorefrontKey', {
   subGraphs: ['admin'],
   description:
     "A publishable storefront key: lets a page of the shop's storefront origins read the public program (rewards, ways to earn, tiers, the referral program) over /graphql, and nothing else. Safe in a page's source.",
@@ -17,8 +11,8 @@ const StorefrontKeyRef = builder.objectRef<StorefrontKeyView>('StorefrontKey').i
     id: t.exposeID('id'),
     name: t.exposeString('name'),
     key: t.exposeString('key', { description: 'The key itself (lpk_pub_…), for the page: it is not a secret' }),
-    created_at: t.expose('created_at', { type: 'DateTime' }),
-    revoked_at: t.expose('revoked_at', { type: 'DateTime', nullable: true }),
+    created_at: t.expose('createdAt', { type: 'DateTime' }),
+    revoked_at: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
   }),
 });
 

@@ -2,18 +2,20 @@
 // rotation), their deliveries with status, attempts and last answer, redelivery and ping. The events themselves are
 // written by the database with each change (the outbox) and delivered by the job workers.
 
-import { type DeliveryView, listDeliveries, pingEndpoint, redeliver } from '../../domain/webhooks/deliveries.js';
+import type { PrismaModelTypes } from '@pothos/plugin-prisma';
+import { listDeliveries, pingEndpoint, redeliver } from '../../domain/webhooks/deliveries.js';
 import {
   createEndpoint,
   deleteEndpoint,
-  type EndpointView,
   listEndpoints,
   ROTATION_OVERLAP,
+  replacedSecretSignsUntil,
   rotateSecret,
   updateEndpoint,
 } from '../../domain/webhooks/endpoints.js';
 import { eventTypes, webhookEventTypes } from '../../domain/webhooks/event-types.js';
 import { SIGNATURE_HEADER } from '../../domain/webhooks/signature.js';
+import type PrismaTypes from '../../generated/pothos-types.js';
 import { builder } from '../builder.js';
 import { listOf, pageArgs } from '../envelopes.js';
 
@@ -21,43 +23,47 @@ const eventTypesDescription = `Event types: ${webhookEventTypes.join(', ')}. Emp
 
 type Types = typeof builder.$inferSchemaTypes;
 
-const endpointFields = (t: PothosSchemaTypes.ObjectFieldBuilder<Types, EndpointView>) => ({
+/** The fields an endpoint shows everywhere; never its signing secrets. */
+const endpointFields = (t: PothosSchemaTypes.PrismaObjectFieldBuilder<Types, PrismaModelTypes & PrismaTypes['WebhookEndpoint']>) => ({
   id: t.exposeID('id'),
   url: t.exposeString('url'),
   description: t.exposeString('description', { nullable: true }),
-  event_types: t.exposeStringList('event_types', { description: eventTypesDescription }),
+  event_types: t.exposeStringList('eventTypes', { description: eventTypesDescription }),
   enabled: t.exposeBoolean('enabled'),
-  disabled_reason: t.exposeString('disabled_reason', {
+  disabled_reason: t.exposeString('disabledReason', {
     nullable: true,
     description: 'Why the service disabled the endpoint (it kept failing); null when enabled or disabled by the merchant',
   }),
-  disabled_at: t.expose('disabled_at', { type: 'DateTime', nullable: true }),
-  failing_since: t.expose('failing_since', {
+  disabled_at: t.expose('disabledAt', { type: 'DateTime', nullable: true }),
+  failing_since: t.expose('failingSince', {
     type: 'DateTime',
     nullable: true,
     description: 'First failed attempt since the last success; the endpoint is disabled after failing for the retry window (3 days)',
   }),
-  previous_secret_expires_at: t.expose('previous_secret_expires_at', {
+  previous_secret_expires_at: t.field({
     type: 'DateTime',
     nullable: true,
     description: 'Until when deliveries are also signed with the secret the last rotation replaced; null: only the current secret signs',
+    resolve: (e) => replacedSecretSignsUntil(e),
   }),
-  created_at: t.expose('created_at', { type: 'DateTime' }),
-  updated_at: t.expose('updated_at', { type: 'DateTime' }),
+  created_at: t.expose('createdAt', { type: 'DateTime' }),
+  updated_at: t.expose('updatedAt', { type: 'DateTime' }),
 });
 
-// objectRef: the values are API views the CLI prints too, without the signing secrets
-const WebhookEndpointRef = builder.objectRef<EndpointView>('WebhookEndpoint').implement({
+const WebhookEndpointRef = builder.prismaObject('WebhookEndpoint', {
   subGraphs: ['admin'],
   description: `A URL that receives the merchant's events, signed with the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) and the ${SIGNATURE_HEADER} header`,
-  fields: endpointFields,
+  fields: (t) => endpointFields(t),
 });
 
-const CreatedWebhookEndpointRef = builder.objectRef<EndpointView>('CreatedWebhookEndpoint').implement({
+// a variant of the row that shows its current secret, for the answers that just set it
+// (creation, rotation)
+const CreatedWebhookEndpointRef = builder.prismaObject('WebhookEndpoint', {
+  variant: 'CreatedWebhookEndpoint',
   subGraphs: ['admin'],
   description: 'A new endpoint, or one whose secret was just rotated: `secret` (for verifying signatures) is shown this once',
   fields: (t) => ({
-    secret: t.string({ resolve: (e) => e.secret ?? '' }),
+    secret: t.exposeString('secret'),
     ...endpointFields(t),
   }),
 });
@@ -72,24 +78,25 @@ const DeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
   },
 });
 
-const WebhookDeliveryRef = builder.objectRef<DeliveryView>('WebhookDelivery').implement({
+const WebhookDeliveryRef = builder.prismaObject('WebhookDelivery', {
+  include: { event: { select: { type: true } } },
   subGraphs: ['admin'],
   description: 'One event to one endpoint',
   fields: (t) => ({
     id: t.exposeID('id'),
-    endpoint_id: t.exposeID('endpoint_id'),
-    event_id: t.exposeID('event_id', { description: 'The same id (and body) on every attempt and redelivery' }),
-    event_type: t.exposeString('event_type'),
+    endpoint_id: t.exposeID('endpointId'),
+    event_id: t.exposeID('eventId', { description: 'The same id (and body) on every attempt and redelivery' }),
+    event_type: t.string({ resolve: (d) => d.event.type }),
     status: t.expose('status', { type: DeliveryStatusEnum }),
     attempts: t.exposeInt('attempts'),
-    last_attempt_at: t.expose('last_attempt_at', { type: 'DateTime', nullable: true }),
-    last_status: t.exposeInt('last_status', { nullable: true, description: 'HTTP status of the last answer; null: no answer' }),
-    last_response: t.exposeString('last_response', {
+    last_attempt_at: t.expose('lastAttemptAt', { type: 'DateTime', nullable: true }),
+    last_status: t.exposeInt('lastStatus', { nullable: true, description: 'HTTP status of the last answer; null: no answer' }),
+    last_response: t.exposeString('lastResponse', {
       nullable: true,
       description: "The start of the last answer's body, or why there was no answer",
     }),
-    delivered_at: t.expose('delivered_at', { type: 'DateTime', nullable: true }),
-    created_at: t.expose('created_at', { type: 'DateTime' }),
+    delivered_at: t.expose('deliveredAt', { type: 'DateTime', nullable: true }),
+    created_at: t.expose('createdAt', { type: 'DateTime' }),
   }),
 });
 
@@ -160,7 +167,7 @@ builder.mutationFields((t) => ({
         ctx.db,
         ctx.merchantId,
         String(id),
-        { ...input, url: input.url ?? undefined, event_types: input.event_types, enabled: input.enabled },
+        { ...input, url: input.url ?? undefined },
         ctx.config?.WEBHOOK_ALLOW_PRIVATE_URLS === true,
       ),
   }),
