@@ -464,19 +464,30 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
     const owed = page.getByRole('table', { name: 'Points owed per customer' });
     const next = page.getByRole('navigation', { name: 'Points owed per customer pages' }).getByRole('button', { name: 'Next' });
     const pages: number[][] = [];
+    const seen: string[] = [];
+    const rows = () =>
+      owed.locator('tbody tr').evaluateAll((trs) =>
+        trs.map((tr) => ({
+          customer: tr.querySelector('th')?.textContent ?? '',
+          points: Number((tr.querySelector('td')?.textContent ?? '').replace(/[^\d-]/g, '')),
+        })),
+      );
     for (;;) {
-      await owed.locator('tbody tr').first().waitFor();
-      const points = await owed
-        .locator('tbody tr')
-        .evaluateAll((trs) => trs.map((tr) => Number((tr.querySelector('td')?.textContent ?? '').replace(/[^\d-]/g, ''))));
-      pages.push(points);
+      await owed.locator('tbody th').first().waitFor(); // a customer's row, not the loading one
+      const shown = await rows();
+      pages.push(shown.map((r) => r.points));
+      seen.push(...shown.map((r) => r.customer));
       if (pages.length === 1) await checked('finance-balances');
       if (await next.isDisabled()) break;
       await next.click();
       await expect.poll(async () => page.getByText(`page ${pages.length + 1}.`, { exact: false }).count()).toBe(1);
-      await owed.getByText('Loading…').waitFor({ state: 'detached' });
+      // the next page's rows, not the last page's while the next one loads
+      await expect
+        .poll(async () => (await rows()).find((r) => r.customer)?.customer ?? shown[0]!.customer, { timeout: 15_000 })
+        .not.toBe(shown[0]!.customer);
     }
     expect(pages.length).toBeGreaterThan(1);
+    expect(new Set(seen).size).toBe(seen.length);
     expect(pages[0]).toHaveLength(10);
     const outstanding = (await admin('{ points_valuation { points_outstanding } }')).body.data.points_valuation.points_outstanding;
     expect(pages.flat().reduce((a, b) => a + b, 0)).toBe(outstanding);

@@ -236,7 +236,7 @@ describe.skipIf(skip)(`cluster distribute in place${skip ? ` (skipped: ${skip})`
     await expect(sql(scratch, `INSERT INTO later_things (merchant_id, id) VALUES (gen_random_uuid(), gen_random_uuid())`)).rejects.toThrow(
       /foreign key/,
     );
-  });
+  }, 180_000);
 });
 
 describe.skipIf(skip)(`migrate on a distributed database${skip ? ` (skipped: ${skip})` : ''}`, () => {

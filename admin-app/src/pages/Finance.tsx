@@ -290,7 +290,9 @@ function CustomerBalances() {
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const after = cursors.at(-1) ?? null;
   const [{ data, error, fetching }] = useQuery({ query: BalancesQuery, variables: { at, after } });
-  const page = data?.points_liability_balances;
+  // urql keeps the previous page's data while the next one loads: shown under the new page's
+  // number it would be the wrong page, and its Next would ask for the same page again
+  const page = fetching ? undefined : data?.points_liability_balances;
   const onPage = page ? page.data.reduce((sum, b) => sum + b.points, 0) : null;
   return (
     <section className="card" aria-labelledby="balances">
