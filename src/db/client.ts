@@ -3,7 +3,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { watchPool } from '../observability/metrics.js';
-import { registerPool } from './sql.js';
+import { nameOf, registerPool } from './sql.js';
 
 export type Db = PrismaClient;
 
@@ -27,7 +27,13 @@ export function createPrisma(
   // through the adapter's onPoolError, which it sets only at Prisma's first query: the reads
   // on the pool (src/db/sql.ts) may come long before one, and an unheard error would be thrown
   pool.on('error', onPoolError);
-  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
+  const adapter = new PrismaPg(pool, {
+    disposeExternalPool: true,
+    // Prisma's statements named as ours are (nameOf); one without parameters stays unnamed, so pg
+    // sends it as a simple query: BEGIN and COMMIT need no plan, and a script of several statements
+    // cannot be prepared
+    ...(preparedStatements && { statementNameGenerator: (q) => (q.args.length ? nameOf(q.sql) : undefined) as string }),
+  });
   const db = new PrismaClient({ adapter });
   // hot reads send their SQL on the same pool (src/db/sql.ts)
   registerPool(db, pool, preparedStatements);

@@ -64,12 +64,13 @@ const types = {
  * A prepared statement's name for each statement text: a connection parses and analyses a named
  * statement once and keeps it (pg remembers which it has), where an unnamed one is parsed on every
  * request; the planner still chooses custom or generic plans as it does for any prepared
- * statement. The hot paths send a few dozen texts; the first MAX_NAMED get names, so the
- * statements a connection keeps are bounded whatever texts come later (those go unnamed).
+ * statement. The hot paths, ours and Prisma's (src/db/client.ts), send a hundred-odd texts; the
+ * first MAX_NAMED get names, so the statements a connection keeps are bounded whatever texts come
+ * later (those go unnamed).
  */
 const names = new Map<string, string>();
-const MAX_NAMED = 100;
-function nameOf(text: string): string | undefined {
+const MAX_NAMED = 250;
+export function nameOf(text: string): string | undefined {
   let name = names.get(text);
   if (name === undefined && names.size < MAX_NAMED) names.set(text, (name = `loyalty_${names.size}`));
   return name;
