@@ -16,6 +16,12 @@ import { ownDatabase } from './own-database.js';
 export interface TestApp {
   db: Db;
   url: string;
+  /**
+   * What another process (the CLI) needs to share this database: its URL and, for the embedded
+   * one, no named statements (its socket serves every connection from one PGlite session, where a
+   * name one process prepared already exists for the next)
+   */
+  env: { DATABASE_URL: string; DB_PREPARED_STATEMENTS: string };
   fetch: (path: string, init?: RequestInit) => Promise<Response>;
   close(): Promise<void>;
 }
@@ -50,11 +56,13 @@ export function testApp({ ownDatabase: own = false }: { ownDatabase?: boolean } 
         : { url, close: async () => {} }
       : await startEmbedded('memory', new Blob([readFileSync(SNAPSHOT)]));
     // as the service runs: named statements on PostgreSQL, not on the embedded database
-    const db = createPrisma(database.url, 10, undefined, Boolean(process.env.TEST_DATABASE_URL));
+    const prepared = Boolean(process.env.TEST_DATABASE_URL);
+    const db = createPrisma(database.url, 10, undefined, prepared);
     const app = createApp({ db, databaseUrl: database.url, config: testConfig() });
     return {
       db,
       url: database.url,
+      env: { DATABASE_URL: database.url, DB_PREPARED_STATEMENTS: String(prepared) },
       fetch: (path, init) => app.fetch(`http://loyalty.test${path}`, init),
       async close() {
         await app.close();

@@ -15,7 +15,7 @@ beforeAll(async () => {
 describe('loyalty storefront key-create', () => {
   it('creates keys up to the limit of 20, then refuses with the admin API’s code and message', async () => {
     // the CLI on the test's database, as an operator's on the service's
-    const env = { ...process.env, DATABASE_URL: app.url, LOG_LEVEL: 'silent' };
+    const env = { ...process.env, ...app.env, LOG_LEVEL: 'silent' };
     const cli = cliRunner(env);
     const admin = adminClient(app, merchant.admin_token);
     for (let i = 0; i < 19; i++) expect((await admin('mutation { create_storefront_key { id } }')).body.errors).toBeUndefined();

@@ -32,7 +32,7 @@ beforeAll(async () => {
   await app.db.referralProgram.create({
     data: { merchantId, referrerPoints: 50, isActive: true, refereeRewardType: 'fixed_discount', refereeRewardRule: { discount_value: 5 } },
   });
-  survivor = await startServerProcess(serverEnv(app.url));
+  survivor = await startServerProcess(serverEnv(app.env));
 });
 
 afterAll(async () => {
@@ -40,13 +40,11 @@ afterAll(async () => {
 });
 
 /** A server on the test's database, without the job workers (they are not under test). */
-function serverEnv(databaseUrl: string, fault?: string): Record<string, string> {
+function serverEnv(database: TestApp['env'], fault?: string): Record<string, string> {
   return {
-    DATABASE_URL: databaseUrl,
+    ...database,
     LOG_LEVEL: 'info',
     WORKERS: 'false',
-    // the embedded database is one session for every connection: no named statements there
-    DB_PREPARED_STATEMENTS: process.env.TEST_DATABASE_URL ? 'true' : 'false',
     RATE_LIMIT_PER_KEY: '0',
     RATE_LIMIT_PER_MERCHANT: '0',
     ...(fault ? { LOYALTY_TEST_FAULT: fault } : {}),
@@ -88,7 +86,7 @@ async function assertLedgerHolds() {
 
 /** Sends `write` to a process armed to die at `point`, then retries it on the survivor. */
 async function killedThenRetried(point: string, write: Write) {
-  const victim = await startServerProcess(serverEnv(app.url, `${point}:kill`));
+  const victim = await startServerProcess(serverEnv(app.env, `${point}:kill`));
   const key = randomUUID();
   const first = await send(victim.base, write, key).then(
     (res) => res.status,
@@ -224,7 +222,7 @@ describe('an order sent without an Idempotency-Key, its process killed after the
         headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
         body: JSON.stringify(write.body),
       });
-    const victim = await startServerProcess(serverEnv(app.url, 'ledger.applied:kill'));
+    const victim = await startServerProcess(serverEnv(app.env, 'ledger.applied:kill'));
     const first = await send(victim.base).then(
       (r) => r.status,
       () => 'cut off',
@@ -256,7 +254,7 @@ describe('the database going away before the commit', () => {
     await proxy.open();
     const viaProxy = new URL(app.url);
     viaProxy.host = `127.0.0.1:${proxy.port}`;
-    const server = await startServerProcess(serverEnv(viaProxy.toString(), 'idempotency.stored:pause'));
+    const server = await startServerProcess(serverEnv({ ...app.env, DATABASE_URL: viaProxy.toString() }, 'idempotency.stored:pause'));
     try {
       const customer = await newCustomer(app, merchantId, { points: 10 });
       const write: Write = {
