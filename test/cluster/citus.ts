@@ -25,11 +25,12 @@ export async function notCitus(): Promise<string | undefined> {
   return row!.citus ? undefined : 'TEST_DATABASE_URL has no citus extension';
 }
 
-/** `url` with another host, port and/or database. */
-export function urlOf(url: string, at: { host?: string; port?: number; database?: string }): string {
+/** `url` with another host, port and/or database, and/or the session's settings (`options`, as `-c name=value`). */
+export function urlOf(url: string, at: { host?: string; port?: number; database?: string; options?: string }): string {
   const u = new URL(url);
   if (at.host) u.hostname = at.host;
   if (at.port) u.port = String(at.port);
   if (at.database) u.pathname = `/${at.database}`;
+  if (at.options) u.searchParams.set('options', at.options);
   return u.toString();
 }

@@ -12,7 +12,7 @@ import { createPrisma, type Db } from '../../src/db/client.js';
 import { hashToken } from '../../src/domain/access/tokens.js';
 import { createApp } from '../../src/http/app.js';
 import { client, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
-import { notCitus, sql, testDatabaseUrl } from './citus.js';
+import { notCitus, sql, testDatabaseUrl, urlOf } from './citus.js';
 
 const skip = await notCitus();
 
@@ -148,11 +148,6 @@ describe.skipIf(skip)(`no hot statement fans out${skip ? ` (skipped: ${skip})` :
     expect(panel.body.data.me.balance.points_balance).toBeGreaterThan(0);
   });
 
-  const withOptions = (url: string, options: string) => {
-    const u = new URL(url);
-    u.searchParams.set('options', options);
-    return u.toString();
-  };
   /** The plan of `statement` on the test database, as text. */
   const explain = async (statement: string, values: unknown[], url = testDatabaseUrl!) =>
     (await sql<{ 'QUERY PLAN': string }>(url, `EXPLAIN ${statement}`, values)).map((r) => r['QUERY PLAN']).join('\n');
@@ -173,7 +168,7 @@ describe.skipIf(skip)(`no hot statement fans out${skip ? ` (skipped: ${skip})` :
       [hashToken(key)],
       // the table is a few rows here, which a sequential scan reads as fast: with it off, the plan
       // shows the index the lookup has at any size
-      withOptions(testDatabaseUrl!, '-c enable_seqscan=off'),
+      urlOf(testDatabaseUrl!, { options: '-c enable_seqscan=off' }),
     );
     const [coordinator] = await sql<{ port: number }>(testDatabaseUrl!, 'SELECT nodeport AS port FROM pg_dist_node WHERE groupid = 0');
     expect(plan).toContain('Task Count: 1');
