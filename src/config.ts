@@ -67,6 +67,8 @@ const schema = z.object({
   DB_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
   /** Hot reads as named prepared statements; false behind a pooler that cannot keep them. */
   DB_PREPARED_STATEMENTS: booleanFlag.default(true),
+  /** The hot reads of one turn of the event loop share connections, pipelined. */
+  DB_PIPELINE: booleanFlag.default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   REDIS_URL: z

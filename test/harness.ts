@@ -21,7 +21,7 @@ export interface TestApp {
    * one, no named statements (its socket serves every connection from one PGlite session, where a
    * name one process prepared already exists for the next)
    */
-  env: { DATABASE_URL: string; DB_PREPARED_STATEMENTS: string };
+  env: { DATABASE_URL: string; DB_PREPARED_STATEMENTS: string; DB_PIPELINE: string };
   fetch: (path: string, init?: RequestInit) => Promise<Response>;
   close(): Promise<void>;
 }
@@ -55,14 +55,14 @@ export function testApp({ ownDatabase: own = false }: { ownDatabase?: boolean } 
         ? await ownDatabase(url)
         : { url, close: async () => {} }
       : await startEmbedded('memory', new Blob([readFileSync(SNAPSHOT)]));
-    // as the service runs: named statements on PostgreSQL, not on the embedded database
-    const prepared = Boolean(process.env.TEST_DATABASE_URL);
-    const db = createPrisma(database.url, 10, undefined, prepared);
+    // as the service runs: named and pipelined statements on PostgreSQL, not on the embedded database
+    const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+    const db = createPrisma(database.url, 10, { preparedStatements: onPostgres, pipelined: onPostgres });
     const app = createApp({ db, databaseUrl: database.url, config: testConfig() });
     return {
       db,
       url: database.url,
-      env: { DATABASE_URL: database.url, DB_PREPARED_STATEMENTS: String(prepared) },
+      env: { DATABASE_URL: database.url, DB_PREPARED_STATEMENTS: String(onPostgres), DB_PIPELINE: String(onPostgres) },
       fetch: (path, init) => app.fetch(`http://loyalty.test${path}`, init),
       async close() {
         await app.close();

@@ -7,10 +7,13 @@
 // response shapes. No framework, no logging. GET /bench/panel: docs/graphql.md's LoyaltyPanel
 // answered by hand, in one statement that builds the JSON; it also takes a customer session
 // (an HS256 JWT checked as the service checks it, the secret and ended sessions cached alike).
+// Its statements go out as the service's do: the reads and writes of one turn of the event loop
+// share the pool's idle connections, pipelined (the service's own src/db/pipeline.ts).
 // Env: DATABASE_URL, PORT, HOST, DB_POOL_MAX (default 10, as the service).
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import pg from 'pg';
+import { pipelineOn } from '../../src/db/pipeline.js';
 import { allows, bearerToken, isSessionToken, SESSION_GRANTS, sessionClaims, signedWith } from './customer-session.js';
 import { estimate, type RuleRow } from './estimate-math.js';
 
@@ -21,8 +24,14 @@ const pool = new pg.Pool({
   max: Number(process.env.DB_POOL_MAX ?? 10),
   connectionTimeoutMillis: 5_000,
   idleTimeoutMillis: 30_000,
+  pipeline: true,
 });
 pool.on('error', (err) => console.error(`pool error: ${err.message}`));
+const pipeline = pipelineOn(pool);
+/** `pool.query` as the service sends it: pipelined with the turn's other statements. */
+function query(text: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult> {
+  return pipeline.query(typeof text === 'string' ? { text, values } : text);
+}
 
 class HttpError extends Error {
   constructor(
@@ -120,12 +129,12 @@ async function sessionPrincipal(token: string): Promise<Principal> {
   if (!claims) throw invalidSession();
   const { mid, sub, jti } = claims;
   const secret = await cached(sessionSecrets, mid, async () => {
-    const { rows } = await pool.query('SELECT session_secret FROM storefront_settings WHERE merchant_id = $1', [mid]);
+    const { rows } = await query('SELECT session_secret FROM storefront_settings WHERE merchant_id = $1', [mid]);
     return rows[0] ? new Uint8Array(rows[0].session_secret) : null;
   });
   if (!secret || !(await signedWith(token, secret, claims))) throw invalidSession();
   const ended = await cached(endedSessions, mid, async () => {
-    const { rows } = await pool.query('SELECT id, expires_at FROM ended_customer_sessions WHERE merchant_id = $1 AND expires_at > now()', [
+    const { rows } = await query('SELECT id, expires_at FROM ended_customer_sessions WHERE merchant_id = $1 AND expires_at > now()', [
       mid,
     ]);
     return new Map<string, number>(rows.map((r) => [r.id, r.expires_at.getTime()]));
@@ -143,7 +152,7 @@ async function authenticate(header: string | undefined): Promise<Principal> {
   const cached = listening ? principals.get(hash) : undefined;
   if (cached) return cached;
   const seen = invalidations;
-  const { rows } = await pool.query('SELECT merchant_id, scopes, revoked_at FROM api_keys WHERE hash = $1', [hash]);
+  const { rows } = await query('SELECT merchant_id, scopes, revoked_at FROM api_keys WHERE hash = $1', [hash]);
   const key = rows[0];
   if (!key || key.revoked_at) throw new HttpError(401, 'invalid_token', 'The API key is invalid or revoked');
   const principal = { merchantId: key.merchant_id, scopes: key.scopes };
@@ -180,8 +189,8 @@ async function findCustomer(merchantId: string, q: { customer_id?: unknown; emai
   const email = typeof q.email === 'string' ? q.email.trim() : '';
   if (!id && !email) throw invalid({ customer_id: ['customer_id or email is required'] });
   const { rows } = id
-    ? await pool.query('SELECT * FROM customers WHERE merchant_id = $1 AND platform_id = $2 AND erased_at IS NULL', [merchantId, id])
-    : await pool.query('SELECT * FROM customers WHERE merchant_id = $1 AND lower(email) = lower($2) ORDER BY created_at, id LIMIT 1', [
+    ? await query('SELECT * FROM customers WHERE merchant_id = $1 AND platform_id = $2 AND erased_at IS NULL', [merchantId, id])
+    : await query('SELECT * FROM customers WHERE merchant_id = $1 AND lower(email) = lower($2) ORDER BY created_at, id LIMIT 1', [
         merchantId,
         email,
       ]);
@@ -199,7 +208,7 @@ async function pageQuery(
   args: unknown[],
   page: { perPage: number; offset: number },
 ) {
-  const { rows } = await pool.query(
+  const { rows } = await query(
     `SELECT t._total, p.* FROM (SELECT ${total} AS _total) t
        LEFT JOIN LATERAL (
          SELECT ${columns}, row_number() OVER (ORDER BY ${order}) AS _n FROM ${from} WHERE ${where}
@@ -266,7 +275,7 @@ const pointsExpireAt = (since: string) =>
 async function balance(p: Principal, q: URLSearchParams) {
   requireScope(p, 'read:customers');
   const c = await findCustomer(p.merchantId, { customer_id: q.get('customer_id'), email: q.get('email') });
-  const merchant = await pool.query(
+  const merchant = await query(
     `SELECT m.points_expiry_days,
             CASE WHEN m.points_expiry_days <> 0 THEN ${pointsExpireAt('$3::timestamptz')} END AS expires_at,
             (SELECT coalesce(json_object_agg(p.customer_id, p.points), '{}')
@@ -294,7 +303,7 @@ async function transactions(p: Principal, q: URLSearchParams) {
   const page = pageOf(q);
   const c = await findCustomer(p.merchantId, { customer_id: q.get('customer_id'), email: q.get('email') });
   // the service's list-per-owner statement (for one owner): total and page rows together
-  const { rows } = await pool.query(
+  const { rows } = await query(
     `SELECT o._i, COALESCE(t._total, 0) AS _total, p.*
        FROM unnest($2::uuid[]) WITH ORDINALITY AS o(_owner, _i)
        -- the service's SQL: the customer's trigger-kept counter
@@ -398,7 +407,7 @@ async function pointsEstimate(p: Principal, body: any) {
   // merchants reference table)
   const tierQuery = (which: string) => `(SELECT json_build_object('id', t.id, 'name', t.name, 'earnMultiplier', t.earn_multiplier)
       FROM tiers t WHERE t.merchant_id = $1::uuid AND t.is_active AND ${which} ORDER BY t.is_default DESC, t.position, t.id LIMIT 1)`;
-  const { rows } = await pool.query(
+  const { rows } = await query(
     `SELECT m.currency, m.timezone,
             (SELECT coalesce(json_agg(json_build_object('id', r.id, 'name', r.name, 'campaign_type', r.campaign_type,
                                                         'earning_rule', r.earning_rule, 'conditions', r.conditions)
@@ -446,7 +455,7 @@ async function createTransaction(p: Principal, q: URLSearchParams, body: any) {
   // the service's ledger call: the function finds the customer by platform id, changes the
   // balance conditionally and writes the transaction and its activity (on Citus, on the
   // merchant's worker); a refused change answers the customer with null columns
-  const { rows } = await pool.query(
+  const { rows } = await query(
     `SELECT customer_id::text, balance_after, activity_id::text FROM loyalty_apply_points(
        $1::uuid, $2::uuid, $3::text, $4::int, $5::int, $6::uuid, $7::"TransactionType", $8::text,
        $9::"TransactionSource", $10::text, $11::text, $12::uuid, $13::text, $14::text, $15::text, $16::uuid)`,
@@ -584,8 +593,8 @@ async function panel(p: Principal, q: URLSearchParams): Promise<string> {
   if (!p.customerId && !named) throw invalid({ customer_id: ['is required'] });
   // named: each connection plans the statement once (planning it took as long as running it)
   const { rows } = p.customerId
-    ? await pool.query({ name: 'panel-of-session', text: PANEL_OF_SESSION, values: [p.merchantId, p.customerId, named] })
-    : await pool.query({ name: 'panel-by-platform-id', text: PANEL_BY_PLATFORM_ID, values: [p.merchantId, named] });
+    ? await query({ name: 'panel-of-session', text: PANEL_OF_SESSION, values: [p.merchantId, p.customerId, named] })
+    : await query({ name: 'panel-by-platform-id', text: PANEL_BY_PLATFORM_ID, values: [p.merchantId, named] });
   if (!rows[0]) throw notFound('Customer');
   return `{"data":{"customer":{"data":${rows[0].panel}}}}`;
 }

@@ -7,12 +7,22 @@ import { nameOf, registerPool } from './sql.js';
 
 export type Db = PrismaClient;
 
+export interface PoolOptions {
+  onPoolError?: (err: Error) => void;
+  /** Statements named, parsed once per connection (src/db/sql.ts). Not on the embedded database. */
+  preparedStatements?: boolean;
+  /** The hot reads of one turn share connections (src/db/pipeline.ts). Not on the embedded database. */
+  pipelined?: boolean;
+}
+
 export function createPrisma(
   connectionString: string,
   poolMax = 10,
-  onPoolError: (err: Error) => void = (err) => console.error(`database pool error: ${err.message}`),
-  /** Not on the embedded database (src/db/database.ts). */
-  preparedStatements = false,
+  {
+    onPoolError = (err) => console.error(`database pool error: ${err.message}`),
+    preparedStatements = false,
+    pipelined = false,
+  }: PoolOptions = {},
 ): Db {
   // our own pool (the adapter ends it with the client), so its connections can be reported
   const pool = new pg.Pool({
@@ -21,6 +31,8 @@ export function createPrisma(
     // v7 has no connect timeout by default: a dead database would hang requests
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
+    // each client writes a statement without waiting for the one before (pipeline.ts)
+    pipeline: pipelined,
   });
   watchPool(pool);
   // an idle client's error must not crash the process; the pool replaces it. Set here, not
@@ -36,6 +48,6 @@ export function createPrisma(
   });
   const db = new PrismaClient({ adapter });
   // hot reads send their SQL on the same pool (src/db/sql.ts)
-  registerPool(db, pool, preparedStatements);
+  registerPool(db, pool, { prepared: preparedStatements, pipelined });
   return db;
 }

@@ -26,8 +26,12 @@ export async function connect(config: Config, opts: { migrate?: boolean; onPoolE
     database.markReady();
     // the embedded database is one PGlite session for every connection: one connection's named
     // statement would already exist, under the same name, for the next
-    const prepared = config.DB_PREPARED_STATEMENTS && !database.embedded;
-    const db = createPrisma(database.url, config.DB_POOL_MAX, opts.onPoolError, prepared);
+    const db = createPrisma(database.url, config.DB_POOL_MAX, {
+      onPoolError: opts.onPoolError,
+      preparedStatements: config.DB_PREPARED_STATEMENTS && !database.embedded,
+      // (one PGlite session answers one statement at a time whatever the connections)
+      pipelined: config.DB_PIPELINE && !database.embedded,
+    });
     // a table a migration adds is a plain table on a Citus coordinator until it is distributed
     // (a no-op elsewhere)
     if (applied.length)

@@ -7,14 +7,18 @@ import pg from 'pg';
 import { Prisma } from '../generated/prisma/client.js';
 import { tracedQuery } from '../observability/tracing.js';
 import { snakeCase } from './names.js';
+import { type Pipeline, pipelineOn } from './pipeline.js';
 
 type Queryable = { $queryRaw<T>(query: Prisma.Sql): Prisma.PrismaPromise<T> };
 
-const pools = new WeakMap<object, { pool: pg.Pool; prepared: boolean }>();
+const pools = new WeakMap<object, { prepared: boolean; send: Pipeline }>();
 
-/** `prepared`: send each statement by name, so every connection parses it once (see nameOf). */
-export function registerPool(db: object, pool: pg.Pool, prepared: boolean) {
-  pools.set(db, { pool, prepared });
+/**
+ * `prepared`: send each statement by name, so every connection parses it once (see nameOf);
+ * `pipelined`: the statements of one turn share connections (src/db/pipeline.ts).
+ */
+export function registerPool(db: object, pool: pg.Pool, { prepared = false, pipelined = false } = {}) {
+  pools.set(db, { prepared, send: pipelined ? pipelineOn(pool) : pool });
 }
 
 // What Prisma answers for DATE, not the driver's default: midnight UTC (the driver would take
@@ -82,7 +86,7 @@ export async function rowsOf<T>(db: Queryable, statement: Prisma.Sql): Promise<T
   if (!on) return db.$queryRaw<T[]>(statement);
   const text = statement.text;
   const name = on.prepared ? nameOf(text) : undefined;
-  return (await tracedQuery(text, () => on.pool.query<T & pg.QueryResultRow>({ name, text, values: statement.values, types }))).rows;
+  return (await tracedQuery(text, () => on.send.query({ name, text, values: statement.values, types }))).rows as T[];
 }
 
 /**

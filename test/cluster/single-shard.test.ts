@@ -54,7 +54,7 @@ describe.skipIf(skip)(`no hot statement fans out${skip ? ` (skipped: ${skip})` :
     ).id;
 
     const url = strictUrl();
-    const db = createPrisma(url, 4, undefined, true);
+    const db = createPrisma(url, 4, { preparedStatements: true, pipelined: true });
     const logger = pino({ level: 'error' }, { write: (line: string) => void logged.push(line) });
     const app = createApp({ db, databaseUrl: url, config: testConfig(), logger });
     strict = {
