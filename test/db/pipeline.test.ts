@@ -81,7 +81,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('pipelined reads on PostgreSQL',
       // three reads behind a sleep on that connection; the backend is ended while it sleeps
       const carried = pids(db, [Prisma.sql`SELECT pg_backend_pid() AS pid, pg_sleep(${2}::float8)`, pid, pid]);
       await new Promise((r) => setTimeout(r, 300));
-      await admin.query('SELECT pg_terminate_backend($1)', [lost]);
+      await admin.query('SELECT pg_terminate_backend($1::int)', [lost]);
       const results = await carried;
       expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
       const [next] = await pids(db, [pid, pid]);
