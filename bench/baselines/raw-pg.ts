@@ -134,9 +134,7 @@ async function sessionPrincipal(token: string): Promise<Principal> {
   });
   if (!secret || !(await signedWith(token, secret, claims))) throw invalidSession();
   const ended = await cached(endedSessions, mid, async () => {
-    const { rows } = await query('SELECT id, expires_at FROM ended_customer_sessions WHERE merchant_id = $1 AND expires_at > now()', [
-      mid,
-    ]);
+    const { rows } = await query('SELECT id, expires_at FROM ended_customer_sessions WHERE merchant_id = $1 AND expires_at > now()', [mid]);
     return new Map<string, number>(rows.map((r) => [r.id, r.expires_at.getTime()]));
   });
   const now = Date.now();
