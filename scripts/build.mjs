@@ -18,8 +18,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 export const entry = path.join(dist, 'server.mjs');
 export const cliEntry = path.join(dist, 'cli.mjs');
-/** Prisma's query compiler, which the bundle reads (scripts/query-compiler-wasm.mjs). */
-const queryCompiler = path.join(dist, 'query-compiler.wasm-base64');
+/** Prisma's query compiler as wasm bytes, which the bundle reads (scripts/query-compiler-wasm.mjs). */
+const queryCompiler = path.join(dist, 'query-compiler.wasm');
 const adminApp = path.join(root, 'admin-app');
 /** The module of Prisma's query compiler that the generated client imports (src/generated/prisma/internal/class.ts). */
 const queryCompilerModule = '@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64';
@@ -73,7 +73,7 @@ export function build() {
     throw new Error(`the bundle still holds ${queryCompilerModule}: has the generated client's import changed?`);
   }
   mkdirSync(dist, { recursive: true });
-  writeWhole(queryCompiler, createRequire(import.meta.url)(`${queryCompilerModule}.js`).wasm);
+  writeWhole(queryCompiler, Buffer.from(createRequire(import.meta.url)(`${queryCompilerModule}.js`).wasm, 'base64'));
   for (const file of result.outputFiles) {
     writeWhole(file.path, file.path.endsWith('.mjs') ? asciiOnly(file.text) : file.contents);
   }
