@@ -27,13 +27,21 @@ beforeAll(async () => {
       app.db.tier.create({ data: { merchantId, name, position, threshold: position * 100, isDefault: position === 0 } }),
     ),
   );
-  // equal costs: the cursor must break their tie as the list does
+  // equal costs: the cursor must break their tie as the list does (newest first: a second
+  // apart, as rows made within one millisecond would tie on created_at too)
   const costs = [50, 50, 50, 80, 120, 120, 400, 90_000];
   const rewards = [];
   for (const [i, pointsCost] of costs.entries()) {
     rewards.push(
       await app.db.reward.create({
-        data: { merchantId, name: `Reward ${i}`, rewardType: 'fixed_discount', pointsCost, rewardRule: { discount_value: 5 } },
+        data: {
+          merchantId,
+          name: `Reward ${i}`,
+          rewardType: 'fixed_discount',
+          pointsCost,
+          rewardRule: { discount_value: 5 },
+          createdAt: new Date(Date.now() - (costs.length - i) * 1000),
+        },
       }),
     );
   }

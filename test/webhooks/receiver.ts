@@ -48,12 +48,19 @@ export async function startReceiver() {
   };
 }
 
+/**
+ * The delivery queue's retry delay. It is kept in the database's queue (pg-boss), set by each
+ * instance's workers as they start: every worker on a shared test database starts with this
+ * one, or a file's redelivery would wait the default 30 s.
+ */
+export const QUEUE_ENV = { WEBHOOK_RETRY_DELAY_SECONDS: '1' };
+
 /** Short timings: retries after ~1 s, doubling; a 3 s window; dispatch every 100 ms. */
 export const jobsConfig = (overrides: Record<string, string> = {}) =>
   testConfig({
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     JOBS_POLL_SECONDS: '0.5',
-    WEBHOOK_RETRY_DELAY_SECONDS: '1',
+    ...QUEUE_ENV,
     WEBHOOK_RETRY_WINDOW_SECONDS: '3',
     WEBHOOK_DISPATCH_INTERVAL_MS: '100',
     WEBHOOK_TIMEOUT_MS: '2000',
