@@ -3,7 +3,6 @@
 // snapshot by default; the PostgreSQL at TEST_DATABASE_URL when set.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { afterAll } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createPrisma, type Db } from '../src/db/client.js';
 import { startEmbedded } from '../src/db/embedded.js';
@@ -74,10 +73,12 @@ export function testApp({ ownDatabase: own = false }: { ownDatabase?: boolean } 
   return shared;
 }
 
-afterAll(async () => {
-  if (shared) await (await shared).close();
+/** Closes the file's app, if it made one (test/setup.ts, after each file). */
+export async function closeTestApp() {
+  const app = shared;
   shared = undefined;
-});
+  if (app) await (await app).close();
+}
 
 /** A fresh merchant (unique slug), so files sharing PostgreSQL never see each other's rows. */
 export async function newMerchant(app: TestApp, label = 'shop') {
