@@ -28,9 +28,17 @@ export const SERVER = 'dist/server.mjs';
 export const CLI = 'bin/loyalty.mjs';
 
 /**
+ * The delivery queue's retry delay. It is kept in the database's queue (pg-boss), set by each
+ * instance's workers as they start: every worker a test starts, in its process or as a server
+ * process, starts with this one, or a file's redelivery beside it on a shared test database
+ * would wait the default 30 s.
+ */
+export const QUEUE_ENV = { WEBHOOK_RETRY_DELAY_SECONDS: '1' };
+
+/**
  * Spawns `node <args>` in the project folder and waits for `ready` in its output: by default
  * the server's 'listening on' log line (an info log, so LOG_LEVEL is info unless the caller
- * sets it).
+ * sets it). The queue's retry delay is the tests' (QUEUE_ENV) unless the caller sets it.
  */
 export async function startServerProcess(
   env: Record<string, string | undefined>,
@@ -38,7 +46,7 @@ export async function startServerProcess(
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, args, {
     cwd: projectRoot,
-    env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env, PORT: String(port) },
+    env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...QUEUE_ENV, ...env, PORT: String(port) },
   });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));

@@ -11,7 +11,6 @@ import { createApp } from '../../src/http/app.js';
 import { SNAPSHOT } from '../global-setup.js';
 import { newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 import { cuttableProxy, exitCode, type ServerProcess, startServerProcess } from '../processes.js';
-import { QUEUE_ENV } from '../webhooks/receiver.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -97,7 +96,6 @@ describe('SIGTERM', () => {
       DATABASE_URL: process.env.TEST_DATABASE_URL ?? '',
       RATE_LIMIT_PER_KEY: '0',
       RATE_LIMIT_PER_MERCHANT: '0',
-      ...QUEUE_ENV,
     };
     // provision through the database the server will use (embedded: from the migrated snapshot)
     const database = env.DATABASE_URL
@@ -151,7 +149,7 @@ describe('SIGTERM', () => {
       // no line to wait for: the first answer comes before the workers have started and before
       // the 'listening' line, which follows them
       const started = (server = await startServerProcess(
-        { DATA_DIR: dir, DATABASE_URL: process.env.TEST_DATABASE_URL ?? '', ...QUEUE_ENV },
+        { DATA_DIR: dir, DATABASE_URL: process.env.TEST_DATABASE_URL ?? '' },
         { ready: /^/ },
       ));
       let status = 0;

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { startJobs } from '../../src/jobs/queue.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { type TestApp, testConfig } from '../harness.js';
+import { QUEUE_ENV } from '../processes.js';
 
 export interface Received {
   path: string;
@@ -47,13 +48,6 @@ export async function startReceiver() {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
-
-/**
- * The delivery queue's retry delay. It is kept in the database's queue (pg-boss), set by each
- * instance's workers as they start: every worker on a shared test database starts with this
- * one, or a file's redelivery would wait the default 30 s.
- */
-export const QUEUE_ENV = { WEBHOOK_RETRY_DELAY_SECONDS: '1' };
 
 /** Short timings: retries after ~1 s, doubling; a 3 s window; dispatch every 100 ms. */
 export const jobsConfig = (overrides: Record<string, string> = {}) =>
