@@ -17,19 +17,27 @@ const schemaPath = path.join(projectRoot, 'prisma/schema.prisma');
 export const migrationsDir = path.join(projectRoot, 'prisma/migrations');
 
 const require = createRequire(import.meta.url);
-let wasmReady: Promise<typeof import('@prisma/schema-engine-wasm/schema_engine_bg')> | undefined;
+type Glue = typeof import('@prisma/schema-engine-wasm/schema_engine_bg');
+/**
+ * The glue module is one per process (Node's module cache) and keeps views of its instance's
+ * memory, while this module may be evaluated again in the same process (a test runner's module
+ * reset): a second instance bound to that glue would be read and written through the first
+ * one's memory. So the instance is kept beside the glue, once per process.
+ */
+const WASM = Symbol.for('loyalty.schema-engine-wasm');
+const processWide = globalThis as { [WASM]?: Promise<Glue> };
 
 function loadWasm() {
-  wasmReady ??= (async () => {
+  processWide[WASM] ??= (async () => {
     const bgPath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
     const bg = await import(pathToFileURL(bgPath).href);
     const bytes = await readFile(bgPath.replace(/\.js$/, '.wasm'));
     const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': bg });
     bg.__wbg_set_wasm(instance.exports);
     (instance.exports as { __wbindgen_start: () => void }).__wbindgen_start();
-    return bg;
+    return bg as Glue;
   })();
-  return wasmReady;
+  return processWide[WASM];
 }
 
 async function readMigrations(): Promise<MigrationList> {
