@@ -1,11 +1,12 @@
-// The hot reads of one turn of the event loop share connections, pipelined: pg writes each
-// statement at once with its own Sync and PostgreSQL answers them in order, so five reads take
-// one connection and one round trip, where the pool would spread them over five connections
-// and wake five backends. A storefront panel's links all ask in one turn; under load, so do
-// the reads of many requests. Each statement is still its own implicit transaction: one that
-// fails fails alone. While connections sit idle the turn is spread over them (a lone request
-// then runs its reads side by side, not one after another); when none is idle it queues for
-// one connection rather than for many.
+// The hot reads of one turn of the event loop share connections, pipelined: pg sends each
+// statement with its own Sync, a connection's group in one write, and PostgreSQL answers them
+// in order, so five reads take one connection and one round trip, where the pool would spread
+// them over five connections and wake five backends. A storefront panel's links all ask in one
+// turn; under load, so do the reads of many requests. Each statement is still its own
+// implicit transaction: one that fails fails alone. While connections sit idle the turn is
+// spread over them (a lone request then runs its reads side by side, not one after another);
+// when none is idle it queues for one connection rather than for many.
+import type { Writable } from 'node:stream';
 import pg from 'pg';
 
 interface Pending {
@@ -63,14 +64,24 @@ async function together(pool: pg.Pool, group: Pending[]) {
     lost ??= err;
   };
   client.on('error', onError);
-  await Promise.all(
-    group.map((p) =>
-      client.query(p.query).then(p.resolve, (err: Error) => {
-        if (!(err instanceof pg.DatabaseError)) lost ??= err;
-        p.reject(err);
-      }),
-    ),
-  );
+  // a pipelined client writes each statement as it is queried, one write (a syscall, and on
+  // loopback the receiver's TCP work too) per statement; corked, the group leaves in one
+  const { stream } = (client as unknown as { connection: { stream: Writable } }).connection;
+  stream.cork();
+  let answered: Promise<unknown>;
+  try {
+    answered = Promise.all(
+      group.map((p) =>
+        client.query(p.query).then(p.resolve, (err: Error) => {
+          if (!(err instanceof pg.DatabaseError)) lost ??= err;
+          p.reject(err);
+        }),
+      ),
+    );
+  } finally {
+    stream.uncork();
+  }
+  await answered;
   client.off('error', onError);
   client.release(lost);
 }
