@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { columnsOf, rowsOf } from '../../db/sql.js';
+import { columnsOf } from '../../db/sql.js';
 import { recoverable } from '../../db/transaction.js';
 import { type Customer, Prisma, type Reward } from '../../generated/prisma/client.js';
 import type { CustomerRewardStatus, RewardType } from '../../generated/prisma/enums.js';
@@ -77,29 +77,20 @@ const heldRewards: OwnedList<HeldReward> = {
   where: (customer) => Prisma.sql`customer_id = ${customer}`,
   order: 'issued_at DESC, id DESC',
   keyset: 'issued_at, id',
-  // the codes and their catalogue rewards in one statement (an include is two, one after the other)
-  rows: async (db, { merchantId, id }) => {
-    const rows = await rowsOf<HeldRow>(
-      db,
-      Prisma.sql`SELECT ${heldColumns}, ${columnsOf(Prisma.RewardScalarFieldEnum, 'r')}
-        FROM customer_rewards x JOIN rewards r ON r.merchant_id = x.merchant_id AND r.id = x.reward_id
-       WHERE x.merchant_id = ${merchantId}::uuid AND x.id = ANY(${id.in}::uuid[])`,
-    );
-    const now = new Date();
-    return rows.map(
-      ({ held_id, held_code, held_status, held_points_spent, held_issued_at, held_expires_at, held_used_at, ...reward }): HeldReward => ({
-        id: held_id,
-        reward: { id: reward.id, name: reward.name, reward_type: reward.rewardType },
-        code: held_code,
-        status: effectiveStatus(held_status, held_expires_at, now),
-        points_spent: held_points_spent,
-        issued_at: held_issued_at,
-        expires_at: held_expires_at,
-        used_at: held_used_at,
-        catalogue: reward,
-      }),
-    );
-  },
+  // each code with its catalogue reward, in the page's statement
+  columns: Prisma.sql`${heldColumns}, ${columnsOf(Prisma.RewardScalarFieldEnum, 'r')}`,
+  join: (merchant) => Prisma.sql`JOIN rewards r ON r.merchant_id = ${merchant} AND r.id = x.reward_id`,
+  shape: ({ held_id, held_code, held_status, held_points_spent, held_issued_at, held_expires_at, held_used_at, ...reward }: HeldRow) => ({
+    id: held_id,
+    reward: { id: reward.id, name: reward.name, reward_type: reward.rewardType },
+    code: held_code,
+    status: effectiveStatus(held_status, held_expires_at),
+    points_spent: held_points_spent,
+    issued_at: held_issued_at,
+    expires_at: held_expires_at,
+    used_at: held_used_at,
+    catalogue: reward,
+  }),
 };
 
 type Holder = Pick<Customer, 'id' | 'merchantId' | 'status' | 'pointsBalance'>;

@@ -125,16 +125,25 @@ export type OwnedList<T extends { id: string }> = OwnedListBase &
   (
     | {
         /**
-         * The rows' columns under their field names, of the table as `x` (src/db/sql.ts), when
-         * the rows need nothing joined: ids, totals and rows then come in one statement.
+         * The rows' columns under their field names, of the table as `x` (src/db/sql.ts) and of
+         * what `join` adds to it: ids, totals and rows then come in one statement.
          */
         columns: Prisma.Sql;
+        /**
+         * Tables joined to the page's rows `x` for `columns`, each on `merchant` (the merchant's
+         * id): on a Citus cluster, the statement then runs on that merchant's shard alone.
+         */
+        join?: (merchant: Prisma.Sql) => Prisma.Sql;
+        /** The row as the list shows it, from its columns (default: as read). */
+        shape?: (row: never) => T;
         rows?: never;
       }
     | {
         /** The rows with these ids (as the list shows them, with what it includes), in any order. */
         rows: (db: Db, where: { merchantId: string; id: { in: string[] } }) => Promise<T[]>;
         columns?: never;
+        join?: never;
+        shape?: never;
       }
   );
 
@@ -201,6 +210,12 @@ async function windowEach<T extends { id: string }>(
       ? Prisma.sql`(SELECT id AS _id FROM ${table} WHERE ${owned}) w
           JOIN ${table} x ON x.merchant_id = ${merchantId}::uuid AND x.id = w._id`
       : Prisma.sql`${table} x WHERE ${owned}`;
+  // joined tables may share the order's column names: the page is numbered before the join
+  const page = list.join
+    ? Prisma.sql`SELECT ${selected}, x._n
+        FROM (SELECT *, row_number() OVER (ORDER BY ${order}) AS _n FROM ${table} WHERE ${owned}) x
+        ${list.join(Prisma.sql`${merchantId}::uuid`)}`
+    : Prisma.sql`SELECT ${selected}, row_number() OVER (ORDER BY ${order}) AS _n FROM ${rowsOfWindow}`;
   const found = await rowsOf<{ _i: bigint | string; id: string | null; _total: number }>(
     db,
     Prisma.sql`
@@ -208,9 +223,7 @@ async function windowEach<T extends { id: string }>(
       FROM unnest(${[...owners]}::${Prisma.raw(`${list.ownerType}[]`)}) WITH ORDINALITY AS o(_owner, _i)
       -- once per owner: a scalar subquery here or in the select list ran once per row of the page
       LEFT JOIN LATERAL (${total}) t ON true
-      LEFT JOIN LATERAL (
-        SELECT ${selected}, row_number() OVER (ORDER BY ${order}) AS _n FROM ${rowsOfWindow}
-      ) p ON true
+      LEFT JOIN LATERAL (${page}) p ON true
      ORDER BY o._i, p._n`,
   );
   const ids = list.rows ? found.flatMap((f) => (f.id ? [f.id] : [])) : [];
@@ -220,7 +233,7 @@ async function windowEach<T extends { id: string }>(
   for (const f of found) {
     const w = windows[Number(f._i) - 1]!;
     w.total = f._total;
-    const row = f.id === null ? undefined : list.columns ? (f as unknown as T) : byId.get(f.id);
+    const row = f.id === null ? undefined : list.columns ? (list.shape?.(f as never) ?? (f as unknown as T)) : byId.get(f.id);
     if (row) w.rows.push(row);
   }
   return windows;
