@@ -1,6 +1,7 @@
 // What the public API reads of referrals: a customer's referrals, as referrer.
 import type { Db } from '../../db/client.js';
-import { Prisma } from '../../generated/prisma/client.js';
+import { columnsOf } from '../../db/sql.js';
+import { Prisma, type Referral } from '../../generated/prisma/client.js';
 import { type CursorArgs, connectEach, type OwnedList, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
 
 const referralsMade = {
@@ -9,8 +10,13 @@ const referralsMade = {
   where: (referrer) => Prisma.sql`referrer_id = ${referrer}`,
   order: 'created_at DESC, id DESC',
   keyset: 'created_at, id',
-  // the referee's platform id, in the same query
-  rows: (db, where) => db.referral.findMany({ where, include: { referee: { select: { platformId: true } } } }),
+  // the referee's platform id, once they are a customer, in the same statement
+  columns: Prisma.sql`${columnsOf(Prisma.ReferralScalarFieldEnum, 'x')}, c.platform_id AS referee_platform_id`,
+  join: (merchant) => Prisma.sql`LEFT JOIN customers c ON c.merchant_id = ${merchant} AND c.id = x.referee_id`,
+  shape: ({ referee_platform_id, ...referral }: Referral & { referee_platform_id: string | null }) => ({
+    ...referral,
+    referee: referee_platform_id === null ? null : { platformId: referee_platform_id },
+  }),
 } satisfies OwnedList<{ id: string }>;
 
 export function listReferrals(db: Db, merchantId: string, referrerId: string, args: PageArgs) {

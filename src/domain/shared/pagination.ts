@@ -121,31 +121,20 @@ export async function pageRows<T extends { id: string }>(db: Db, args: PageArgs,
  * which of the merchant's rows belong to one owner, and its order (ties by id, so pages never
  * overlap). Names are code, never input.
  */
-export type OwnedList<T extends { id: string }> = OwnedListBase &
-  (
-    | {
-        /**
-         * The rows' columns under their field names, of the table as `x` (src/db/sql.ts) and of
-         * what `join` adds to it: ids, totals and rows then come in one statement.
-         */
-        columns: Prisma.Sql;
-        /**
-         * Tables joined to the page's rows `x` for `columns`, each on `merchant` (the merchant's
-         * id): on a Citus cluster, the statement then runs on that merchant's shard alone.
-         */
-        join?: (merchant: Prisma.Sql) => Prisma.Sql;
-        /** The row as the list shows it, from its columns (default: as read). */
-        shape?: (row: never) => T;
-        rows?: never;
-      }
-    | {
-        /** The rows with these ids (as the list shows them, with what it includes), in any order. */
-        rows: (db: Db, where: { merchantId: string; id: { in: string[] } }) => Promise<T[]>;
-        columns?: never;
-        join?: never;
-        shape?: never;
-      }
-  );
+export interface OwnedList<T extends { id: string }> extends OwnedListBase {
+  /**
+   * The rows' columns under their field names, of the table as `x` (src/db/sql.ts) and of what
+   * `join` adds to it: ids, totals and rows come in one statement.
+   */
+  columns: Prisma.Sql;
+  /**
+   * Tables joined to the page's rows `x` for `columns`, each on `merchant` (the merchant's id):
+   * on a Citus cluster, the statement then runs on that merchant's shard alone.
+   */
+  join?: (merchant: Prisma.Sql) => Prisma.Sql;
+  /** The row as the list shows it, from its columns (default: as read). */
+  shape?: (row: never) => T;
+}
 
 interface OwnedListBase {
   table: string;
@@ -180,9 +169,9 @@ interface Window {
 }
 
 /**
- * The ids of each owner's rows in the window (a LATERAL subquery per owner: the same index scan
- * with OFFSET and LIMIT as a single list) and each owner's total, in one statement; then the rows
- * by id in a second. Whatever the number of owners, two statements.
+ * The rows of each owner's window (a LATERAL subquery per owner: the same index scan with OFFSET
+ * and LIMIT as a single list) and each owner's total, in one statement whatever the number of
+ * owners.
  */
 async function windowEach<T extends { id: string }>(
   db: Db,
@@ -202,20 +191,19 @@ async function windowEach<T extends { id: string }>(
   const total = list.total
     ? list.total(Prisma.sql`o._owner`, Prisma.sql`${merchantId}::uuid`)
     : Prisma.sql`SELECT count(*)::int AS _total FROM ${table} WHERE ${mine(Prisma.sql`o._owner`)}`;
-  const selected = list.columns ? Prisma.sql`${list.columns}` : Prisma.sql`x.id::text AS id`;
   const owned = Prisma.sql`${mine(Prisma.sql`o._owner`)} ${after} ORDER BY ${order} OFFSET ${window.skip} LIMIT ${window.take}`;
   // a deep page (offset 4,780) fetched every skipped row from the table: 3-4x the time
   const rowsOfWindow =
-    list.orderIndexed && list.columns && window.skip > 0
+    list.orderIndexed && window.skip > 0
       ? Prisma.sql`(SELECT id AS _id FROM ${table} WHERE ${owned}) w
           JOIN ${table} x ON x.merchant_id = ${merchantId}::uuid AND x.id = w._id`
       : Prisma.sql`${table} x WHERE ${owned}`;
   // joined tables may share the order's column names: the page is numbered before the join
   const page = list.join
-    ? Prisma.sql`SELECT ${selected}, x._n
+    ? Prisma.sql`SELECT ${list.columns}, x._n
         FROM (SELECT *, row_number() OVER (ORDER BY ${order}) AS _n FROM ${table} WHERE ${owned}) x
         ${list.join(Prisma.sql`${merchantId}::uuid`)}`
-    : Prisma.sql`SELECT ${selected}, row_number() OVER (ORDER BY ${order}) AS _n FROM ${rowsOfWindow}`;
+    : Prisma.sql`SELECT ${list.columns}, row_number() OVER (ORDER BY ${order}) AS _n FROM ${rowsOfWindow}`;
   const found = await rowsOf<{ _i: bigint | string; id: string | null; _total: number }>(
     db,
     Prisma.sql`
@@ -226,20 +214,16 @@ async function windowEach<T extends { id: string }>(
       LEFT JOIN LATERAL (${page}) p ON true
      ORDER BY o._i, p._n`,
   );
-  const ids = list.rows ? found.flatMap((f) => (f.id ? [f.id] : [])) : [];
-  const rows = list.rows && ids.length ? await list.rows(db, { merchantId, id: { in: ids } }) : [];
-  const byId = new Map(rows.map((r) => [r.id, r]));
   const windows = owners.map(() => ({ rows: [] as T[], total: 0 }));
   for (const f of found) {
     const w = windows[Number(f._i) - 1]!;
     w.total = f._total;
-    const row = f.id === null ? undefined : list.columns ? (list.shape?.(f as never) ?? (f as unknown as T)) : byId.get(f.id);
-    if (row) w.rows.push(row);
+    if (f.id !== null) w.rows.push(list.shape ? list.shape(f as never) : (f as unknown as T));
   }
   return windows;
 }
 
-/** One page of each owner's list, in two statements whatever the number of owners, in the order of `owners`. */
+/** One page of each owner's list, in one statement whatever the number of owners, in the order of `owners`. */
 export async function paginateEach<T extends { id: string }>(
   db: Db,
   merchantId: string,
@@ -290,7 +274,7 @@ const cursorSchema = z.object({
     .optional(),
 });
 
-/** The `first` rows after the cursor of each owner's list, in two statements whatever the number of owners. */
+/** The `first` rows after the cursor of each owner's list, in one statement whatever the number of owners. */
 export async function connectEach<T extends { id: string }>(
   db: Db,
   merchantId: string,

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { columnsOf, rowsOf } from '../../db/sql.js';
-import { Prisma, type Tier } from '../../generated/prisma/client.js';
+import { Prisma, type Tier, type TierMembership } from '../../generated/prisma/client.js';
 import type { TierQualification, TierWindow } from '../../generated/prisma/enums.js';
 import { insertActivity } from '../ledger/activity-log.js';
 import { addPeriods, DEFAULT_TIMEZONE, periodStart } from '../shared/calendar.js';
@@ -41,7 +41,10 @@ const tierHistory = {
   where: (customer) => Prisma.sql`customer_id = ${customer}`,
   order: 'started_at DESC, id DESC',
   keyset: 'started_at, id',
-  rows: (db, where) => db.tierMembership.findMany({ where, include: { tier: { select: { name: true } } } }),
+  // the tier's name, in the same statement
+  columns: Prisma.sql`${columnsOf(Prisma.TierMembershipScalarFieldEnum, 'x')}, t.name AS tier_name`,
+  join: (merchant) => Prisma.sql`JOIN tiers t ON t.merchant_id = ${merchant} AND t.id = x.tier_id`,
+  shape: ({ tier_name, ...membership }: TierMembership & { tier_name: string }) => ({ ...membership, tier: { name: tier_name } }),
 } satisfies OwnedList<{ id: string }>;
 
 /** `GET /customers/memberships`: the customer's tier history, newest first. */
