@@ -86,6 +86,21 @@ export const isSessionToken = (token: string) => /^[\w-]+\.[\w-]+\.[\w-]+$/.test
 
 const invalidSession = () => new AppError('invalid_token', 'The customer session token is invalid or expired');
 
+/**
+ * A merchant's session secret as the key jose verifies with, imported once per secret: given
+ * the raw bytes, jose imports them again on every verify (one more WebCrypto job a request).
+ * Keyed by the cached storefront's own bytes, so a rotated secret is a new key.
+ */
+const verifyKeys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
+function verifyKeyOf(secret: Uint8Array) {
+  let key = verifyKeys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey('raw', secret as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+    verifyKeys.set(secret, key);
+  }
+  return key;
+}
+
 /** Whether the merchant's session (by its token id) has been ended: signed out or renewed. */
 export type EndedCheck = (merchantId: string, sessionId: string) => MaybePromise<boolean>;
 
@@ -107,7 +122,7 @@ export async function verifyCustomerSession(
   if (!sessionSecret) throw invalidSession();
   let principal: SessionPrincipal;
   try {
-    const { payload } = await jwtVerify(token, sessionSecret, {
+    const { payload } = await jwtVerify(token, await verifyKeyOf(sessionSecret), {
       algorithms: [ALGORITHM],
       issuer: ISSUER,
       audience: AUDIENCE,
