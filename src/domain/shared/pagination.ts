@@ -124,7 +124,8 @@ export async function pageRows<T extends { id: string }>(db: Db, args: PageArgs,
 export interface OwnedList<T extends { id: string }> extends OwnedListBase {
   /**
    * The rows' columns under their field names, of the table as `x` (src/db/sql.ts) and of what
-   * `join` adds to it: ids, totals and rows come in one statement.
+   * `join` adds to it: ids, totals and rows come in one statement. One is `id`, never null in a
+   * row (an owner with no rows answers one row whose `id` is null).
    */
   columns: Prisma.Sql;
   /**
@@ -151,7 +152,7 @@ interface OwnedListBase {
   total?: (owner: Prisma.Sql, merchant: Prisma.Sql) => Prisma.Sql;
   /**
    * An index holds `where` and `order` (ending in id): the rows a deep page skips are then read
-   * from the index alone, and only the page's own rows from the table.
+   * from the index alone, and only the page's own rows from the table (a list without `join`).
    */
   orderIndexed?: boolean;
   /**
@@ -192,18 +193,21 @@ async function windowEach<T extends { id: string }>(
     ? list.total(Prisma.sql`o._owner`, Prisma.sql`${merchantId}::uuid`)
     : Prisma.sql`SELECT count(*)::int AS _total FROM ${table} WHERE ${mine(Prisma.sql`o._owner`)}`;
   const owned = Prisma.sql`${mine(Prisma.sql`o._owner`)} ${after} ORDER BY ${order} OFFSET ${window.skip} LIMIT ${window.take}`;
-  // a deep page (offset 4,780) fetched every skipped row from the table: 3-4x the time
-  const rowsOfWindow =
-    list.orderIndexed && window.skip > 0
-      ? Prisma.sql`(SELECT id AS _id FROM ${table} WHERE ${owned}) w
-          JOIN ${table} x ON x.merchant_id = ${merchantId}::uuid AND x.id = w._id`
-      : Prisma.sql`${table} x WHERE ${owned}`;
-  // joined tables may share the order's column names: the page is numbered before the join
-  const page = list.join
-    ? Prisma.sql`SELECT ${list.columns}, x._n
-        FROM (SELECT *, row_number() OVER (ORDER BY ${order}) AS _n FROM ${table} WHERE ${owned}) x
-        ${list.join(Prisma.sql`${merchantId}::uuid`)}`
-    : Prisma.sql`SELECT ${list.columns}, row_number() OVER (ORDER BY ${order}) AS _n FROM ${rowsOfWindow}`;
+  let page: Prisma.Sql;
+  if (list.join) {
+    // joined tables may share the order's column names: the page is numbered before the join
+    page = Prisma.sql`SELECT ${list.columns}, x._n
+      FROM (SELECT *, row_number() OVER (ORDER BY ${order}) AS _n FROM ${table} WHERE ${owned}) x
+      ${list.join(Prisma.sql`${merchantId}::uuid`)}`;
+  } else {
+    // a deep page (offset 4,780) fetched every skipped row from the table: 3-4x the time
+    const rowsOfWindow =
+      list.orderIndexed && window.skip > 0
+        ? Prisma.sql`(SELECT id AS _id FROM ${table} WHERE ${owned}) w
+            JOIN ${table} x ON x.merchant_id = ${merchantId}::uuid AND x.id = w._id`
+        : Prisma.sql`${table} x WHERE ${owned}`;
+    page = Prisma.sql`SELECT ${list.columns}, row_number() OVER (ORDER BY ${order}) AS _n FROM ${rowsOfWindow}`;
+  }
   const found = await rowsOf<{ _i: bigint | string; id: string | null; _total: number }>(
     db,
     Prisma.sql`
