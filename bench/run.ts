@@ -358,6 +358,27 @@ async function runMatrix(
   for (const op of [...ops].sort((a, b) => Number(a.kind === 'write') - Number(b.kind === 'write'))) {
     plan.push({ op, targets: await targetsFor(phase, op, servers, opts) });
   }
+  // a row only the service answers (the panel of REST calls: 384 connections) runs after every
+  // compared row, warm-up included: a process's peak RSS stays where its heaviest load set it,
+  // and the service's would otherwise carry a load the baselines never had
+  const alone = (p: { targets: Target[] }) => p.targets.every((t) => t.slot.server.kind === 'service') && p.targets.length > 0;
+  const compared = await measurePlan(
+    phase,
+    plan.filter((p) => !alone(p)),
+    opts,
+  );
+  const serviceOnly = await measurePlan(phase, plan.filter(alone), opts);
+  for (const row of [...compared.values(), ...serviceOnly.values()]) measurements.push(medianRow(row));
+}
+
+/** The warm-up pass over `plan`'s targets, then its rows, round after round: each row's runs. */
+async function measurePlan(
+  phase: Phase,
+  plan: { op: Operation; targets: Target[] }[],
+  opts: Parameters<typeof runMatrix>[2],
+): Promise<Map<string, Measurement[]>> {
+  const runs = new Map<string, Measurement[]>();
+  if (plan.length === 0) return runs;
   const warmupConnections = Math.max(...opts.concurrency);
   for (const { targets } of plan) {
     for (const t of targets) {
@@ -378,8 +399,6 @@ async function runMatrix(
     `  ${phase}: warm-up pass done (${targetCount} targets, ${settings.warmup} s each at c=${warmupConnections}); now ${rows} rows` +
       ` × ${opts.rounds} round${opts.rounds > 1 ? 's' : ''} of ${settings.warmup} + ${opts.duration} s, ~${Math.ceil((rows * opts.rounds * (settings.warmup + opts.duration)) / 60)} min`,
   );
-  // each row's runs, in the order of the first round
-  const runs = new Map<string, Measurement[]>();
   for (let round = 1; round <= opts.rounds; round++) {
     for (const { op, targets } of plan) {
       for (const c of opts.concurrency) {
@@ -405,7 +424,7 @@ async function runMatrix(
       }
     }
   }
-  for (const row of runs.values()) measurements.push(medianRow(row));
+  return runs;
 }
 
 interface Target {
