@@ -155,7 +155,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     async stop() {
       if (exited !== null) return;
       child.kill('SIGTERM');
-      const done = await Promise.race([exit.then(() => true), sleep(20_000).then(() => false)]);
+      // the service's graceful stop may take its deadlines in turn (requests 10 s, then a running
+      // job 15 s) before node writes a --cpu-prof profile: killed sooner, the profile is lost
+      const done = await Promise.race([exit.then(() => true), sleep(60_000).then(() => false)]);
       if (!done) {
         child.kill('SIGKILL');
         await exit;
