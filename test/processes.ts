@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import { describe } from 'vitest';
 
 export const projectRoot = path.resolve(import.meta.dirname, '..');
 
@@ -21,6 +22,13 @@ export interface ServerProcess {
  * ephemeral range (32768+), where an outgoing connection may hold it.
  */
 export const randomPort = () => 20000 + Math.floor(Math.random() * 12000);
+
+/**
+ * For the files whose processes run on an embedded database of their own (DATABASE_URL ''),
+ * whatever TEST_DATABASE_URL names: the run on Citus (LOYALTY_TEST_SKIP_OWN_EMBEDDED=1, set by
+ * scripts/citus.sh test) leaves them out, as they would repeat the run on PostgreSQL.
+ */
+export const describeOnOwnEmbedded = describe.skipIf(process.env.LOYALTY_TEST_SKIP_OWN_EMBEDDED === '1');
 
 /** The server as operators run it: the bundle, which test/global-setup.ts builds when stale. */
 export const SERVER = 'dist/server.mjs';

@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomPort, projectRoot as root, type ServerProcess, startServerProcess } from '../processes.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeOnOwnEmbedded, randomPort, projectRoot as root, type ServerProcess, startServerProcess } from '../processes.js';
 import { cliRunner } from './run-cli.js';
 
 const run = promisify(execFile);
@@ -31,7 +31,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('npm start and the CLI', () => {
+describeOnOwnEmbedded('npm start and the CLI', () => {
   it('prints a Full Access key on the first start that works at once', async () => {
     const key = /Full Access API key \(shown once\): (\S+)/.exec(server.output())?.[1];
     expect(key).toMatch(/^lpk_/);

@@ -3,7 +3,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
+import { describeOnOwnEmbedded } from '../processes.js';
 import { cliRunner, cliTextRunner } from './run-cli.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'loyalty-finance-cli-'));
@@ -13,7 +14,7 @@ const text = cliTextRunner(env);
 
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-describe('loyalty liability', () => {
+describeOnOwnEmbedded('loyalty liability', () => {
   it('reports the roll-forward as JSON and CSV, and the balances behind its closing', async () => {
     expect((await cli('merchants', 'create', '--slug', 'books', '--timezone', 'Europe/Paris')).code).toBe(0);
     const program = path.join(dataDir, 'program.json');

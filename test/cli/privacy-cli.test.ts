@@ -4,7 +4,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
+import { describeOnOwnEmbedded } from '../processes.js';
 import { cliRunner } from './run-cli.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'loyalty-privacy-cli-'));
@@ -14,7 +15,7 @@ const cli = cliRunner(env);
 
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-describe('loyalty customers export | erase', () => {
+describeOnOwnEmbedded('loyalty customers export | erase', () => {
   it('exports a customer, erases it once, and audits the erasure', async () => {
     expect((await cli('merchants', 'create', '--slug', 'shop')).code).toBe(0);
     const program = path.join(dataDir, 'program.json');

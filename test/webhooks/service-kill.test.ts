@@ -5,10 +5,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { verifySignature } from '../../src/domain/webhooks/signature.js';
 import { cliRunner } from '../cli/run-cli.js';
-import { CLI, exitCode, randomPort, SERVER, type ServerProcess, startServerProcess } from '../processes.js';
+import { CLI, describeOnOwnEmbedded, exitCode, randomPort, SERVER, type ServerProcess, startServerProcess } from '../processes.js';
 import { eventually, startReceiver } from './receiver.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'loyalty-hooks-'));
@@ -61,7 +61,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('a killed service loses no event', () => {
+describeOnOwnEmbedded('a killed service loses no event', () => {
   let key: string;
   let secret: string;
 

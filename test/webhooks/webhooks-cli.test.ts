@@ -3,15 +3,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { cliRunner } from '../cli/run-cli.js';
+import { describeOnOwnEmbedded } from '../processes.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'loyalty-webhooks-cli-'));
 const cli = cliRunner({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', DATABASE_URL: '', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
 
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-describe('loyalty webhooks rotate-secret | ping', () => {
+describeOnOwnEmbedded('loyalty webhooks rotate-secret | ping', () => {
   it('rotates a secret with an overlap, refuses one out of bounds, and pings an endpoint', async () => {
     expect((await cli('merchants', 'create', '--slug', 'shop')).code).toBe(0);
     const created = await cli('webhooks', 'create', '--merchant', 'shop', '--url', 'http://127.0.0.1:9/hook', '--event', 'points.debited');
