@@ -3,7 +3,7 @@
 // baselines check them, by the service's rules (src/domain/access/customer-sessions.ts). Where
 // the secret and the ended sessions come from is each baseline's own (raw pg caches them,
 // Fastify + Prisma reads them per request).
-import { decodeJwt, jwtVerify } from 'jose';
+import { createDecoder, createVerifier } from 'fast-jwt';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -43,7 +43,7 @@ export interface SessionClaims {
 export function sessionClaims(token: string): SessionClaims | null {
   let claims: { mid?: unknown; sub?: string; jti?: string };
   try {
-    claims = decodeJwt(token);
+    claims = decode(token);
   } catch {
     return null;
   }
@@ -52,15 +52,29 @@ export function sessionClaims(token: string): SessionClaims | null {
   return { mid, sub: sub!, jti: jti! };
 }
 
-/** Whether the token is signed with the merchant's `secret` as the service signs sessions, unexpired, and names what it was read to name. */
-export async function signedWith(token: string, secret: Uint8Array, claims: SessionClaims) {
-  try {
-    const { payload } = await jwtVerify(token, secret, {
+const decode = createDecoder();
+
+/** A verifier per secret (the same bytes while a baseline caches them), as the service keeps one. */
+const verifiers = new WeakMap<Uint8Array, (token: string) => Record<string, unknown>>();
+function verifierOf(secret: Uint8Array) {
+  let verify = verifiers.get(secret);
+  if (!verify) {
+    verify = createVerifier({
+      key: Buffer.from(secret),
       algorithms: ['HS256'],
-      issuer: 'loyalty',
-      audience: 'storefront',
+      allowedIss: 'loyalty',
+      allowedAud: 'storefront',
       requiredClaims: ['sub', 'jti', 'exp', 'iat'],
     });
+    verifiers.set(secret, verify);
+  }
+  return verify;
+}
+
+/** Whether the token is signed with the merchant's `secret` as the service signs sessions, unexpired, and names what it was read to name. */
+export function signedWith(token: string, secret: Uint8Array, claims: SessionClaims) {
+  try {
+    const payload = verifierOf(secret)(token);
     return payload.mid === claims.mid && payload.sub === claims.sub && payload.jti === claims.jti;
   } catch {
     return false;

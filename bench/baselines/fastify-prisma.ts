@@ -57,7 +57,7 @@ async function sessionPrincipal(token: string) {
       select: { id: true },
     }),
   ]);
-  if (!settings || !(await signedWith(token, new Uint8Array(settings.sessionSecret), claims)) || ended) throw invalidSession();
+  if (!settings || !signedWith(token, new Uint8Array(settings.sessionSecret), claims) || ended) throw invalidSession();
   return { merchantId: mid, scopes: SESSION_GRANTS, customerId: sub };
 }
 

@@ -132,7 +132,7 @@ async function sessionPrincipal(token: string): Promise<Principal> {
     const { rows } = await query('SELECT session_secret FROM storefront_settings WHERE merchant_id = $1', [mid]);
     return rows[0] ? new Uint8Array(rows[0].session_secret) : null;
   });
-  if (!secret || !(await signedWith(token, secret, claims))) throw invalidSession();
+  if (!secret || !signedWith(token, secret, claims)) throw invalidSession();
   const ended = await cached(endedSessions, mid, async () => {
     const { rows } = await query('SELECT id, expires_at FROM ended_customer_sessions WHERE merchant_id = $1 AND expires_at > now()', [mid]);
     return new Map<string, number>(rows.map((r) => [r.id, r.expires_at.getTime()]));

@@ -9,7 +9,7 @@
 // them in memory, so refusing an ended token reads no row per request. The token names the
 // API key that minted it (`key`), which may end or renew it too.
 import { randomUUID } from 'node:crypto';
-import { decodeJwt, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { createDecoder, createSigner, createVerifier, TokenError } from 'fast-jwt';
 import type { Db } from '../../db/client.js';
 import type { CustomerRef } from '../customers/customers.js';
 import { findCustomer } from '../customers/customers.js';
@@ -55,17 +55,18 @@ function lifetime(expiresIn: number | null | undefined, fallback: number, maxTtl
 
 /** A new token for the merchant's customer, lasting `ttl` seconds, minted by `mintedBy` (an API key's id). */
 async function signSession(db: Db, merchantId: string, customerId: string, ttl: number, mintedBy?: string) {
-  const sessionSecret = await sessionSecretOf(db, merchantId);
+  const sign = createSigner({ key: Buffer.from(await sessionSecretOf(db, merchantId)), algorithm: ALGORITHM });
   const issuedAt = Math.floor(Date.now() / 1000);
-  const token = await new SignJWT({ mid: merchantId, ...(mintedBy && { key: mintedBy }) })
-    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
-    .setIssuer(ISSUER)
-    .setAudience(AUDIENCE)
-    .setSubject(customerId)
-    .setJti(randomUUID())
-    .setIssuedAt(issuedAt)
-    .setExpirationTime(issuedAt + ttl)
-    .sign(sessionSecret);
+  const token = sign({
+    mid: merchantId,
+    ...(mintedBy && { key: mintedBy }),
+    iss: ISSUER,
+    aud: AUDIENCE,
+    sub: customerId,
+    jti: randomUUID(),
+    iat: issuedAt,
+    exp: issuedAt + ttl,
+  });
   return { token, expires_at: new Date((issuedAt + ttl) * 1000), customer_id: customerId };
 }
 
@@ -86,19 +87,28 @@ export const isSessionToken = (token: string) => /^[\w-]+\.[\w-]+\.[\w-]+$/.test
 
 const invalidSession = () => new AppError('invalid_token', 'The customer session token is invalid or expired');
 
+/** A token's claims, read before its signature is checked: they name the merchant whose secret signed it. */
+const decode = createDecoder();
+
 /**
- * A merchant's session secret as the key jose verifies with, imported once per secret: given
- * the raw bytes, jose imports them again on every verify (one more WebCrypto job a request).
- * Keyed by the cached storefront's own bytes, so a rotated secret is a new key.
+ * The verifier of a merchant's session secret, built once per secret: verification runs
+ * synchronously on node:crypto's HMAC (WebCrypto's is a job on the thread pool each request).
+ * Keyed by the cached storefront's own bytes, so a rotated secret gets a new verifier.
  */
-const verifyKeys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
-function verifyKeyOf(secret: Uint8Array) {
-  let key = verifyKeys.get(secret);
-  if (!key) {
-    key = crypto.subtle.importKey('raw', secret as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
-    verifyKeys.set(secret, key);
+const verifiers = new WeakMap<Uint8Array, (token: string) => Record<string, unknown>>();
+function verifierOf(secret: Uint8Array) {
+  let verify = verifiers.get(secret);
+  if (!verify) {
+    verify = createVerifier({
+      key: Buffer.from(secret),
+      algorithms: [ALGORITHM],
+      allowedIss: ISSUER,
+      allowedAud: AUDIENCE,
+      requiredClaims: ['sub', 'jti', 'exp', 'iat'],
+    });
+    verifiers.set(secret, verify);
   }
-  return key;
+  return verify;
 }
 
 /** Whether the merchant's session (by its token id) has been ended: signed out or renewed. */
@@ -112,7 +122,7 @@ export async function verifyCustomerSession(
 ): Promise<SessionPrincipal> {
   let merchantId: unknown;
   try {
-    merchantId = decodeJwt(token).mid;
+    merchantId = decode(token).mid;
   } catch {
     throw invalidSession();
   }
@@ -120,29 +130,25 @@ export async function verifyCustomerSession(
   const { sessionSecret } = await storefront(merchantId);
   // no secret: the merchant never minted a session
   if (!sessionSecret) throw invalidSession();
-  let principal: SessionPrincipal;
+  let payload: Record<string, unknown>;
   try {
-    const { payload } = await jwtVerify(token, await verifyKeyOf(sessionSecret), {
-      algorithms: [ALGORITHM],
-      issuer: ISSUER,
-      audience: AUDIENCE,
-      requiredClaims: ['sub', 'jti', 'exp', 'iat'],
-    });
-    if (payload.mid !== merchantId || !isUuid(payload.sub!) || !isUuid(payload.jti!)) throw invalidSession();
-    principal = {
-      kind: 'session',
-      sessionId: payload.jti!,
-      merchantId,
-      customerId: payload.sub!,
-      scopes: sessionGrants,
-      issuedAt: new Date(payload.iat! * 1000),
-      expiresAt: new Date(payload.exp! * 1000),
-      ...(typeof payload.key === 'string' && { mintedBy: payload.key }),
-    };
+    payload = verifierOf(sessionSecret)(token);
   } catch (err) {
-    if (err instanceof AppError || err instanceof joseErrors.JOSEError) throw invalidSession();
+    if (err instanceof TokenError) throw invalidSession();
     throw err;
   }
+  const { mid, sub, jti, iat, exp, key } = payload;
+  if (mid !== merchantId || !isUuid(sub) || !isUuid(jti) || !Number.isInteger(iat) || !Number.isInteger(exp)) throw invalidSession();
+  const principal: SessionPrincipal = {
+    kind: 'session',
+    sessionId: jti,
+    merchantId,
+    customerId: sub,
+    scopes: sessionGrants,
+    issuedAt: new Date((iat as number) * 1000),
+    expiresAt: new Date((exp as number) * 1000),
+    ...(typeof key === 'string' && { mintedBy: key }),
+  };
   // ended by itself (sign-out, renewal), or with every session of its customer (erasure)
   if ((await ended(merchantId, principal.sessionId)) || (await ended(merchantId, principal.customerId))) throw invalidSession();
   return principal;

@@ -7,7 +7,7 @@ import { AppError, notFound } from './errors.js';
 import { parseInput } from './validation.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (s: string) => UUID.test(s);
+export const isUuid = (s: unknown): s is string => typeof s === 'string' && UUID.test(s);
 
 /** The row `find` returns for `id`, else 404 `<what> not found`; an id that is no uuid names nothing. */
 export async function findOwn<T>(what: string, id: string, find: (id: string) => Promise<T | null>): Promise<T> {
