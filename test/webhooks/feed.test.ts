@@ -324,6 +324,7 @@ describe('the connection', () => {
       return errors![0].extensions.details[arg][0];
     };
     const theirCursor = (await page(theirs.feed, { first: 3 })).pageInfo.endCursor!;
+    const mineCursor = (await page(mine.feed, { first: 1 })).pageInfo.endCursor!;
     const history = await mine.api.gql(
       `{ customer(id: "${customer.id}") { data { transactions_connection { pageInfo { endCursor } } } } }`,
     );
@@ -334,6 +335,14 @@ describe('the connection', () => {
       // the form feed cursors had before they were bound to a feed
       const unbound = Buffer.from(`event:${new Date().toISOString()}|${randomUUID()}`).toString('base64url');
       expect(await refused({ [arg]: unbound }, arg)).toBe('is not a cursor of this list');
+      // the feed's own list and owner with a made-up position: a time no event can have is none
+      const [, list, owner] = Buffer.from(mineCursor, 'base64url').toString().split(':');
+      const at = (time: string) => Buffer.from(`v1:${list}:${owner}:${time}|${randomUUID()}`).toString('base64url');
+      for (const time of ['-200000-01-01T00:00:00.000Z', '0000-01-01T00:00:00.000Z', '2026-02-30T00:00:00.000Z', '2026-11-01T00:00:00Z']) {
+        expect(await refused({ [arg]: at(time) }, arg), time).toBe('is not a cursor of this list');
+      }
+      // and a time it can: a position, though no event is there
+      expect((await page(mine.feed, { first: 5, [arg]: at('9999-12-31T23:59:59.999Z') })).edges).toHaveLength(arg === 'after' ? 2 : 0);
     }
     expect(await refused({ first: 2, last: 2 }, 'last')).toMatch(/cannot be given with first/);
     expect(await refused({ last: 101 }, 'last')).toBe('must be between 1 and 100');

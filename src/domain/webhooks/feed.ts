@@ -177,10 +177,11 @@ export async function listEvents(
 // same position in a differently filtered feed is still a position.
 const eventCursor = (owner: string, row: Row) => cursorOf('events', owner, `${row.createdAt.toISOString()}|${row.id}`);
 
+/** A position as eventCursor writes it: a time outside years 1000 to 9999 (which PostgreSQL may not hold) is none. */
 function eventPosition(text: string) {
-  const [, at, id] = /^([^|]+)\|([0-9a-f-]{36})$/.exec(text) ?? [];
+  const [, at, id] = /^([1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)\|([0-9a-f-]{36})$/.exec(text) ?? [];
   const time = new Date(at ?? '');
-  return at && id && isUuid(id) && !Number.isNaN(time.getTime()) ? { at: time, id } : undefined;
+  return id && isUuid(id) && !Number.isNaN(time.getTime()) && time.toISOString() === at ? { at: time, id } : undefined;
 }
 
 /** The position's row comparison with the events `e`: `<` older, `>` newer. */
