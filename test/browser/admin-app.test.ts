@@ -117,7 +117,8 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
 
   it('signs in with the admin token (a wrong one is refused), keeping no token in the browser', async () => {
     await context.clearCookies();
-    await page.goto(`${served.url}/admin`);
+    // signed out, the page settles: every answer it asked for is read, nothing stays in flight
+    await page.goto(`${served.url}/admin`, { waitUntil: 'networkidle' });
     await heading('Sign in to the loyalty admin');
     // ADMIN_SESSION_IDLE_SECONDS=5400, ADMIN_SESSION_MAX_SECONDS=172800
     await page.getByText('ends when you sign out, after 1 hour 30 minutes without use, or 2 days after you sign in').waitFor();
