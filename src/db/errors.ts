@@ -30,8 +30,9 @@ const BUSY_CODES = new Set([
   'P2024', // Prisma: timed out fetching a connection from the pool
 ]);
 
+// ("timeout expired": a pg client's connection that did not open in its connectionTimeoutMillis)
 const DOWN_MESSAGES =
-  /ECONNREFUSED|ECONNRESET|Connection terminated|terminating connection|the database system is (starting up|shutting down)|connection timeout|Can't reach database|Client has encountered a connection error|server closed the connection|DatabaseNotReachable|Code: `(57P0[123]|08\d{3})`/i;
+  /ECONNREFUSED|ECONNRESET|Connection terminated|timeout expired|terminating connection|the database system is (starting up|shutting down)|connection timeout|Can't reach database|Client has encountered a connection error|server closed the connection|DatabaseNotReachable|Code: `(57P0[123]|08\d{3})`/i;
 
 // every connection stayed busy for as long as a transaction may wait to start (Prisma's maxWait),
 // or for as long as the pool lets a request queue for one (pg-pool's connectionTimeoutMillis:
@@ -81,6 +82,23 @@ export function databaseTrouble(err: unknown): DatabaseTrouble | undefined {
   if (anyCause(err, isDown)) return 'down';
   if (anyCause(err, isBusy)) return 'busy';
   return undefined;
+}
+
+/** A database that could not be opened at start, in one line that says which trouble and what to do. */
+export class DatabaseStartError extends Error {
+  constructor(
+    readonly trouble: DatabaseTrouble,
+    where: string,
+    cause: unknown,
+  ) {
+    const why = (cause instanceof Error ? cause.message : String(cause)).split('\n')[0]!.replace(/\.$/, '');
+    super(
+      trouble === 'down'
+        ? `${where} is unreachable (${why}): start it, or correct DATABASE_URL`
+        : `${where} is too busy to take a connection (${why}): retry when its load has fallen, or raise its max_connections`,
+    );
+    this.name = 'DatabaseStartError';
+  }
 }
 
 /**

@@ -18,6 +18,12 @@ const under = (base: string, path: string) => path === base || path.startsWith(`
 /** Which face answers a path: the admin API (bearer token), the admin app (/admin, sessions), or the public API. */
 const faceOf = (path: string) => (under(ADMIN_PATH, path) ? 'admin' : under(ADMIN_APP_PATH, path) ? 'app' : 'public');
 
+/** A fetch Response written to a Node response. */
+export async function writeResponse(res: ServerResponse, response: Response) {
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  res.end(await response.text());
+}
+
 export interface AppOptions {
   db: Db;
   /** The database's URL: lets API keys be cached, kept fresh by its notifications. */
@@ -87,10 +93,7 @@ export function createApp({
       const path = (req.url ?? '/').split('?')[0]!;
       const answer = operational(path, req.headers.authorization);
       if (answer) {
-        void Promise.resolve(answer).then(async (response) => {
-          res.writeHead(response.status, Object.fromEntries(response.headers));
-          res.end(await response.text());
-        });
+        void Promise.resolve(answer).then((response) => writeResponse(res, response));
         return;
       }
       return tracedListener(req, res, () => faces[faceOf(path)](req, res));
