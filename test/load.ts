@@ -12,7 +12,7 @@ const MARGIN = 4;
 const FLOOR_MS = 60_000;
 
 /** How many times slower than quiet the machine runs now: processes wanting a core per core (1-minute load average), at least 1. */
-export const slowness = () => Math.max(1, os.loadavg()[0]! / os.availableParallelism());
+const slowness = () => Math.max(1, os.loadavg()[0]! / os.availableParallelism());
 
 /** The deadline for work that takes `quietMs` on a quiet 2-core machine, on this machine now. */
 export const deadline = (quietMs: number) => Math.max(FLOOR_MS, Math.round(quietMs * MARGIN * slowness()));

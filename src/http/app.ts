@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Config, loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
+import { AUTH_CHANNEL, listenTo } from '../db/notifications.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { tracedFetch, tracedListener } from '../observability/tracing.js';
 import { ADMIN_APP_PATH, ADMIN_PATH, createAdminApi } from './admin.js';
@@ -26,7 +27,7 @@ export async function writeResponse(res: ServerResponse, response: Response) {
 
 export interface AppOptions {
   db: Db;
-  /** The database's URL: lets API keys be cached, kept fresh by its notifications. */
+  /** The database's URL: its notifications (one connection for the app) keep the caches of API keys, storefronts and ended sessions fresh. */
   databaseUrl?: string;
   config?: Config;
   logger?: Logger;
@@ -61,7 +62,8 @@ export function createApp({
       windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
       redis,
     });
-  const { yoga: publicApi, close: closePublicApi } = createPublicApi({ db, databaseUrl, config, logger, rateLimiter: limiter });
+  const notifications = databaseUrl ? listenTo(databaseUrl, AUTH_CHANNEL, logger) : undefined;
+  const { yoga: publicApi, close: closePublicApi } = createPublicApi({ db, notifications, config, logger, rateLimiter: limiter });
   const { yoga: adminApi, app: adminApp, close: closeAdminApi } = createAdminApi({ db, config, logger, appDist: adminAppDist, redis });
   const faces = { admin: adminApi, app: adminApp, public: publicApi };
 
@@ -70,7 +72,7 @@ export function createApp({
     path === HEALTH_PATH
       ? healthz()
       : path === READY_PATH
-        ? readyz(db, redis)
+        ? readyz(db, { redis, notifications })
         : path === METRICS_PATH
           ? metrics(config.METRICS_TOKEN, authorization)
           : path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`)
@@ -99,7 +101,8 @@ export function createApp({
       return tracedListener(req, res, () => faces[faceOf(path)](req, res));
     },
     async close() {
-      await Promise.all([closePublicApi(), closeAdminApi(), limiter.close()]);
+      closePublicApi();
+      await Promise.all([closeAdminApi(), limiter.close(), notifications?.close()]);
       await redis?.close();
     },
   };

@@ -180,9 +180,12 @@ describe('start-up with a REDIS_URL that does not answer', () => {
         : { DATABASE_URL: '', DATA_DIR: dataDir };
       const server = await startServerProcess({ ...database, REDIS_URL: process.env.REDIS_URL, WORKERS: 'false' });
       try {
-        const ready = await fetch(`${server.base}/readyz`);
-        expect(ready.status).toBe(200);
-        expect(await ready.json()).toEqual({ status: 'ready', redis: 'up' });
+        const ready = async () => {
+          const res = await fetch(`${server.base}/readyz`);
+          return { status: res.status, body: await res.json() };
+        };
+        // (the database's notifications come up just after the server answers)
+        await expect.poll(ready).toEqual({ status: 200, body: { status: 'ready', redis: 'up', notifications: 'up' } });
       } finally {
         server.child.kill('SIGKILL');
         await server.exited;
