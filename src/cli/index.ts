@@ -8,7 +8,8 @@ import { connect } from '../db/database.js';
 import { DatabaseStartError } from '../db/errors.js';
 import { AppError } from '../domain/shared/errors.js';
 import { inMerchantWords } from '../domain/shared/messages.js';
-import { commands, type Options, UsageError } from './commands.js';
+import { type Options, UsageError } from './command.js';
+import { commands } from './commands.js';
 import { runWorker } from './worker.js';
 
 function help() {
