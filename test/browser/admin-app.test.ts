@@ -6,12 +6,14 @@
 // is checked with axe-core and saved as a screenshot (test-results/screenshots/admin-*.png).
 // Nothing loads from outside the service, and no page logs an error (e.g. a CSP refusal).
 import { readFileSync } from 'node:fs';
+import type { GraphQLEnumType } from 'graphql';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoProgram } from '../../src/cli/seed/demo-program.js';
 import { createApiKey } from '../../src/domain/access/api-keys.js';
 import { importProgram } from '../../src/domain/program-import/program-import.js';
 import { codeMessages, messages } from '../../src/domain/shared/messages.js';
+import { adminSchema } from '../../src/graphql/admin.js';
 import { createApp } from '../../src/http/app.js';
 import { adminClient, client, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 import { axeViolations, freshDashboard, hasChromium, launch, openPage, screenshotPath, serve } from './browser.js';
@@ -339,6 +341,13 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await page.getByRole('navigation', { name: 'Program' }).getByRole('link', { name: 'Earning rules' }).click();
     await page.getByRole('button', { name: 'Edit Big basket bonus' }).click();
     const dialog = page.getByRole('dialog', { name: 'Edit Big basket bonus' });
+    // the actions offered are the admin schema's CampaignType, every one of them in its order
+    const offered = await dialog
+      .getByLabel('Action that earns points')
+      .locator('option')
+      .evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value));
+    const campaignType = adminSchema.getType('CampaignType') as GraphQLEnumType;
+    expect(offered).toEqual(campaignType.getValues().map((v) => v.value));
     await dialog.getByLabel('Minimum order subtotal').fill('-5');
     await dialog.getByRole('button', { name: 'Save earning rule' }).click();
     await expect.poll(() => dialog.getByLabel('Minimum order subtotal').getAttribute('aria-invalid')).toBe('true');
