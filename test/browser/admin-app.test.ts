@@ -9,13 +9,14 @@ import { readFileSync } from 'node:fs';
 import type { GraphQLEnumType } from 'graphql';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoHistory } from '../../src/cli/seed/demo-history.js';
 import { demoProgram } from '../../src/cli/seed/demo-program.js';
 import { createApiKey } from '../../src/domain/access/api-keys.js';
 import { importProgram } from '../../src/domain/program-import/program-import.js';
 import { codeMessages, messages } from '../../src/domain/shared/messages.js';
 import { adminSchema } from '../../src/graphql/admin.js';
 import { createApp } from '../../src/http/app.js';
-import { adminClient, client, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
+import { adminClient, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 import { axeViolations, freshDashboard, hasChromium, launch, openPage, screenshotPath, serve } from './browser.js';
 
 describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
@@ -29,47 +30,13 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
   let problems: string[] = [];
   let outside: string[] = [];
 
-  /** A demo program with some history: orders, redemptions, spread over the last weeks. */
+  /** The demo of the first start: its program, and its last weeks of orders and redemptions. */
   async function seed() {
     merchant = await newMerchant(test, 'browser');
-    await importProgram(test.db, merchant.id, demoProgram());
-    const admin = adminClient(test, merchant.admin_token);
-    for (const [i, customer] of ['demo-1001', 'demo-1002', 'demo-1004', 'demo-1007', 'demo-1010'].entries()) {
-      await admin(`mutation ($input: OrderEventInput!) { record_order(input: $input) { points_awarded } }`, {
-        input: { order_id: `order-${i}`, customer_id: customer, subtotal: 40 + i * 35 },
-      });
-    }
-    const key = (await createApiKey(test.db, { merchantId: merchant.id, type: 'full', name: 'Seed key' })).key;
-    const rest = client(test, key);
-    const rewards = (await rest.rest('GET', '/v1/rewards?per_page=10')).body.data as { id: string; points_cost: number }[];
-    const cheapest = [...rewards].sort((a, b) => a.points_cost - b.points_cost);
-    for (const [customer, reward] of [
-      ['demo-1001', cheapest[0]],
-      ['demo-1004', cheapest[0]],
-      ['demo-1004', cheapest[1]],
-      ['demo-1010', cheapest[2]],
-      ['demo-1010', cheapest[0]],
-    ] as const) {
-      await rest.rest('POST', `/v1/customers/rewards/redeem?customer_id=${customer}`, { reward_id: reward!.id });
-    }
-    // spread the history over the last four weeks (the rows stay whole: only their dates move);
-    // the dates are computed here: Citus refuses now() beside a column in an UPDATE
-    const spread = async (table: 'points_transactions' | 'customer_rewards', column: string, step: number) => {
-      const rows = await test.db.$queryRawUnsafe<{ id: string }[]>(
-        `SELECT id::text FROM ${table} WHERE merchant_id = $1::uuid ORDER BY id`,
-        merchant.id,
-      );
-      const at = rows.map((_, i) => new Date(Date.now() - (((i + 1) * step) % 28) * 86_400_000));
-      await test.db.$executeRawUnsafe(
-        `UPDATE ${table} t SET ${column} = n.at FROM unnest($2::uuid[], $3::timestamptz[]) AS n(id, at)
-          WHERE t.merchant_id = $1::uuid AND t.id = n.id`,
-        merchant.id,
-        rows.map((r) => r.id),
-        at,
-      );
-    };
-    await spread('points_transactions', 'created_at', 1);
-    await spread('customer_rewards', 'issued_at', 3);
+    const now = new Date();
+    await importProgram(test.db, merchant.id, demoProgram(now));
+    await demoHistory(test.db, merchant.id, now);
+    await createApiKey(test.db, { merchantId: merchant.id, type: 'full', name: 'Seed key' });
   }
 
   beforeAll(async () => {
