@@ -180,7 +180,6 @@ async function main() {
     if (!stopped) return;
     const { app, logger, close, tracing, jobs } = stopped;
     logger.info({ signal }, 'finishing in-flight requests, then stopping');
-    // (its callback comes on close, or at once if the signal came before it listened)
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // keep-alive connections become idle as their requests finish: close them as they do,
     // and give stragglers a deadline

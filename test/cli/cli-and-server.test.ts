@@ -175,6 +175,23 @@ describeOnOwnEmbedded('npm start and the CLI', () => {
     expect((await cli('calendar', 'pay', '--at', 'yesterday')).code).toBe(2);
   }, 180_000);
 
+  it('makes new credentials for the demo when the ones shown once are lost, as the README says', async () => {
+    const lost = /Admin token \(shown once\): +(\S+)/.exec(server.output())?.[1];
+    const key = await cli('keys', 'create', '--merchant', 'demo', '--type', 'full');
+    expect(key.code).toBe(0);
+    expect((await get(key.json.key, '/v1/rewards')).status).toBe(200);
+    const rotated = await cli('merchants', 'token', '--merchant', 'demo');
+    expect(rotated.json.admin_token).toMatch(/^lpa_/);
+    const admin = (token: string) =>
+      fetch(`${base}/admin/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ merchant { slug } }' }),
+      }).then((r) => r.status);
+    expect(await admin(rotated.json.admin_token)).toBe(200);
+    expect(await admin(lost!)).toBe(401);
+  });
+
   it('stops on SIGTERM', async () => {
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
