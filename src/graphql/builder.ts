@@ -11,6 +11,7 @@ import type { Db } from '../db/client.js';
 import type { SessionLimits } from '../domain/access/customer-sessions.js';
 import type { Principal, SessionPrincipal } from '../domain/access/principal.js';
 import { allows, type ScopeGrant } from '../domain/access/scopes.js';
+import type { ProgramCache } from '../domain/merchants/program.js';
 import { AppError } from '../domain/shared/errors.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
@@ -30,6 +31,8 @@ export interface Context {
   config?: Config;
   /** Admin face: who acts, for the audit log (`token:<admin token prefix>` or `session:<id>`). */
   actor?: string;
+  /** Public face: the merchants' programs (time zone, expiry, tier ladder), cached per instance. */
+  programs?: ProgramCache;
 }
 
 /** The scope(s) a failed check required, for the 403 message. */

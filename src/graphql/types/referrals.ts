@@ -3,12 +3,12 @@
 // read and set (create or replace).
 import { visibleCustomer } from '../../domain/access/customer-sessions.js';
 import { getReferralProgram, setReferralProgram } from '../../domain/referrals/referral-program.js';
-import { listReferrals, referralConnections, referralPages } from '../../domain/referrals/referral-records.js';
+import { listReferrals, referralRows } from '../../domain/referrals/referral-records.js';
 import type { RewardRule } from '../../domain/rewards/reward-rules.js';
 import type { ReferralProgram } from '../../generated/prisma/client.js';
 import { builder, forGuests, forShoppers } from '../builder.js';
 import { customerRefArgs } from '../customer-args.js';
-import { connectionLink, idsOf, pageLink } from '../customer-links.js';
+import { connectionLink, pageLink } from '../customer-links.js';
 import { ReferralStatusEnum, RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 import { CustomerRef } from './customers.js';
@@ -159,7 +159,7 @@ builder.objectFields(CustomerRef, (t) => ({
     item: ReferralRef,
     scope: 'read:referrals',
     description: 'Referrals the customer made, newest first, as GET /v1/customers/referrals',
-    pages: (ctx, cs, args) => referralPages(ctx.db, ctx.merchantId, idsOf(cs), args),
+    rows: referralRows,
   }),
   referrals_connection: connectionLink(t, {
     name: 'referrals',
@@ -167,7 +167,7 @@ builder.objectFields(CustomerRef, (t) => ({
     item: ReferralRef,
     scope: 'read:referrals',
     description: 'Referrals the customer made as a Relay connection, newest first: scroll down with first/after, up with last/before',
-    connections: (ctx, cs, args) => referralConnections(ctx.db, ctx.merchantId, idsOf(cs), args),
+    rows: referralRows,
   }),
 }));
 
