@@ -79,19 +79,69 @@ export function withPlan<C extends CustomerProfile>(customer: C, plan: LinkPlan)
 }
 
 type Selection = { type: GraphQLObjectType; nodes: readonly FieldNode[] };
+type Variables = GraphQLResolveInfo['variableValues'];
 
 /** The nodes of the subfields of `at` named `name`, under every alias. */
-function subfieldNodes(info: GraphQLResolveInfo, at: Selection, name: string): FieldNode[] {
-  return [...collectSubfields(info.schema, info.fragments, info.variableValues, at.type, at.nodes).values()]
+function subfieldNodes(info: GraphQLResolveInfo, variables: Variables, at: Selection, name: string): FieldNode[] {
+  return [...collectSubfields(info.schema, info.fragments, variables, at.type, at.nodes).values()]
     .flat()
     .filter((n) => n.name.value === name);
 }
 
-/** The subfields of `at` named `name` (every alias), with their type, when it is an object type. */
-function subfield(info: GraphQLResolveInfo, at: Selection, name: string): Selection | null {
-  const nodes = subfieldNodes(info, at, name);
-  const type = getNamedType(at.type.getFields()[name]?.type);
-  return nodes.length > 0 && isObjectType(type) ? { type, nodes } : null;
+/** A link the document selects of the customers, under one response name. */
+interface SelectedLink {
+  responseName: string;
+  link: CustomerLink;
+  field: GraphQLField<unknown, unknown>;
+  nodes: readonly FieldNode[];
+  /** It selects the list's total. */
+  total: boolean;
+}
+
+/**
+ * The links the document selects of the customers at `path` below the resolving field: the same
+ * for every execution of a document unless a directive reads a variable (`@include(if: $x)`), so
+ * kept per document (its field nodes) when none did.
+ */
+const selections = new WeakMap<readonly FieldNode[], SelectedLink[]>();
+
+function selectedLinks(info: GraphQLResolveInfo, path: readonly string[]): SelectedLink[] {
+  const kept = selections.get(info.fieldNodes);
+  if (kept) return kept;
+  // a directive's variable is read by name (own property checks, then the value)
+  let readsVariables = false;
+  const noted =
+    <A extends unknown[], R>(trap: (...args: A) => R) =>
+    (...args: A) => {
+      readsVariables = true;
+      return trap(...args);
+    };
+  const variables = new Proxy<Variables>(info.variableValues ?? {}, {
+    get: noted(Reflect.get),
+    has: noted(Reflect.has),
+    getOwnPropertyDescriptor: noted(Reflect.getOwnPropertyDescriptor),
+  });
+  const type = getNamedType(info.returnType);
+  let at: Selection | null = isObjectType(type) ? { type, nodes: info.fieldNodes } : null;
+  for (const name of path) {
+    if (!at) break;
+    const nodes = subfieldNodes(info, variables, at, name);
+    const next = getNamedType(at.type.getFields()[name]?.type);
+    at = nodes.length > 0 && isObjectType(next) ? { type: next, nodes } : null;
+  }
+  const selected: SelectedLink[] = [];
+  if (at) {
+    for (const [responseName, nodes] of collectSubfields(info.schema, info.fragments, variables, at.type, at.nodes)) {
+      const link = links.get(nodes[0]!.name.value);
+      if (!link) continue;
+      const field = at.type.getFields()[nodes[0]!.name.value]!;
+      const of = { type: getNamedType(field.type) as GraphQLObjectType, nodes };
+      const total = link.totalField !== undefined && subfieldNodes(info, variables, of, link.totalField).length > 0;
+      selected.push({ responseName, link, field, nodes, total });
+    }
+  }
+  if (!readsVariables) selections.set(info.fieldNodes, selected);
+  return selected;
 }
 
 /**
@@ -100,30 +150,23 @@ function subfield(info: GraphQLResolveInfo, at: Selection, name: string): Select
  * document selects of them that the request may read.
  */
 export async function planLinks(ctx: Context, info: GraphQLResolveInfo, path: readonly string[]): Promise<LinkPlan> {
-  const type = getNamedType(info.returnType);
-  let at: Selection | null = isObjectType(type) ? { type, nodes: info.fieldNodes } : null;
-  for (const name of path) at = at && subfield(info, at, name);
-  if (!at) return NONE;
-  const selected: [string, CustomerLink, GraphQLField<unknown, unknown>, readonly FieldNode[]][] = [];
-  for (const [responseName, nodes] of collectSubfields(info.schema, info.fragments, info.variableValues, at.type, at.nodes)) {
-    const link = links.get(nodes[0]!.name.value);
-    // a link the request may not read fails on its own scope, unread
-    if (!link || !allows(ctx.principal?.scopes ?? [], link.scope)) continue;
-    selected.push([responseName, link, at.type.getFields()[nodes[0]!.name.value]!, nodes]);
-  }
+  // a link the request may not read fails on its own scope, unread
+  const selected = selectedLinks(info, path).filter(({ link }) => allows(ctx.principal?.scopes ?? [], link.scope));
   if (selected.length === 0) return NONE;
-  const program = selected.some(([, link]) => link.usesProgram) ? await programOf(ctx) : undefined;
+  const program = selected.some(({ link }) => link.usesProgram) ? await programOf(ctx) : undefined;
   const plan: LinkPlan = { parts: [], index: new Map(), failed: new Map() };
   const now = new Date();
-  for (const [responseName, link, field, nodes] of selected) {
-    const args = nodes.map((node) => getArgumentValues(field, node, info.variableValues));
+  for (const { responseName, link, field, nodes, total } of selected) {
+    const args = getArgumentValues(field, nodes[0]!, info.variableValues);
     // one response name with other arguments elsewhere (under another alias of the parent): read alone
-    if (args.some((a) => JSON.stringify(a) !== JSON.stringify(args[0]))) continue;
-    const total =
-      link.totalField !== undefined &&
-      subfieldNodes(info, { type: getNamedType(field.type) as GraphQLObjectType, nodes }, link.totalField).length > 0;
+    if (
+      nodes.length > 1 &&
+      nodes.some((node) => JSON.stringify(getArgumentValues(field, node, info.variableValues)) !== JSON.stringify(args))
+    ) {
+      continue;
+    }
     try {
-      plan.index.set(responseName, plan.parts.push(link.part(ctx, args[0]!, { total, program, now })) - 1);
+      plan.index.set(responseName, plan.parts.push(link.part(ctx, args, { total, program, now })) - 1);
     } catch (err) {
       plan.failed.set(responseName, err as Error);
     }
@@ -135,6 +178,8 @@ export async function planLinks(ctx: Context, info: GraphQLResolveInfo, path: re
 export function selectsTotal(info: GraphQLResolveInfo, link: CustomerLink): boolean {
   const type = getNamedType(info.returnType);
   return (
-    link.totalField !== undefined && isObjectType(type) && subfieldNodes(info, { type, nodes: info.fieldNodes }, link.totalField).length > 0
+    link.totalField !== undefined &&
+    isObjectType(type) &&
+    subfieldNodes(info, info.variableValues, { type, nodes: info.fieldNodes }, link.totalField).length > 0
   );
 }

@@ -104,7 +104,9 @@ describe('the LoyaltyPanel document', () => {
 
   it('reads the customer and every link it selects in one statement, by key and by session', async () => {
     // the first request reads the merchant's program too, once the notification feed is up
-    await expect.poll(async () => (await counted.run(key, PANEL_DOCUMENT, { customer: shopper.platformId })).statements.length).toBe(1);
+    await expect
+      .poll(async () => (await counted.run(key, PANEL_DOCUMENT, { customer: shopper.platformId })).statements.length, { timeout: 10_000 })
+      .toBe(1);
     const byKey = await counted.run(key, PANEL_DOCUMENT, { customer: shopper.platformId });
     expect(byKey.statements).toHaveLength(1);
     const bySession = await counted.run(session, PANEL_DOCUMENT, { customer: shopper.platformId });
@@ -218,18 +220,21 @@ describe("the merchant's program, cached on every instance", () => {
     // the other instance caches the program once its feed is up: a change no one announces
     // (plain SQL, not the service) then leaves it answering from its cache, which shows it keeps one
     await expect
-      .poll(async () => {
-        await rename('Silver');
-        await silverName(other);
-        await rename('Argent');
-        return silverName(other);
-      })
+      .poll(
+        async () => {
+          await rename('Silver');
+          await silverName(other);
+          await rename('Argent');
+          return silverName(other);
+        },
+        { timeout: 10_000 },
+      )
       .toBe('Silver');
     // the admin API announces its change in its own transaction: every instance reads it again
     const renamed = await admin(`mutation ($id: ID!) { update_tier(id: $id, input: { name: "Silver+" }) { name } }`, { id: silverId });
     expect(renamed.body.errors).toBeUndefined();
     expect(await silverName(here)).toBe('Silver+');
-    await expect.poll(() => silverName(other), { timeout: 5000 }).toBe('Silver+');
+    await expect.poll(() => silverName(other), { timeout: 10_000 }).toBe('Silver+');
     // and so does a change of the settings: expiry on, its date in the merchant's calendar
     const settings = await admin(
       `mutation { update_merchant_settings(points_expiry_days: 30, timezone: "Pacific/Auckland") { timezone } }`,
@@ -241,7 +246,7 @@ describe("the merchant's program, cached on every instance", () => {
     expect(new Date(expiry.expires_at).getUTCHours()).toBeGreaterThanOrEqual(11);
     const rest = await client(app, key).rest('GET', `/v1/customers/balance?customer_id=${shopper.platformId}`);
     expect(expiry).toEqual(rest.body.data.next_expiry);
-    await expect.poll(async () => (await panelOn(other)).balance.next_expiry, { timeout: 5000 }).toEqual(expiry);
+    await expect.poll(async () => (await panelOn(other)).balance.next_expiry, { timeout: 10_000 }).toEqual(expiry);
     await other.close();
     await otherDb.$disconnect();
   });

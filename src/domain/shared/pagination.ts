@@ -260,13 +260,6 @@ interface CursorFindings {
   _behind?: boolean | null;
 }
 
-/** What a window's cursors named, onto `w`. */
-function noteCursors(w: OwnerWindow<unknown>, c: CursorFindings) {
-  if (c._after != null) w.afterFound = c._after;
-  if (c._before != null) w.beforeFound = c._before;
-  if (c._behind != null) w.behind = c._behind;
-}
-
 /**
  * The rows of each owner's window (a LATERAL subquery per owner: the same index scan with OFFSET
  * and LIMIT as a single list) and each owner's total, in one statement whatever the number of
@@ -280,15 +273,14 @@ async function windowEach<T extends { id: string }>(
   list: OwnedList<T>,
 ): Promise<OwnerWindow<T>[]> {
   if (owners.length === 0) return [];
-  const { total, page, cursors } = windowSql(merchantId, Prisma.sql`o._owner`, window, list);
-  const rows = await rowsOf<{ _i: bigint | string; id: string | null; _total: number } & CursorFindings>(
+  const { total, page } = windowSql(merchantId, Prisma.sql`o._owner`, window, list);
+  const rows = await rowsOf<{ _i: bigint | string; id: string | null; _total: number }>(
     db,
     Prisma.sql`
-    SELECT o._i, COALESCE(t._total, 0) AS _total, ${cursors ? Prisma.sql`c.*,` : Prisma.empty} p.*
+    SELECT o._i, COALESCE(t._total, 0) AS _total, p.*
       FROM unnest(${[...owners]}::${Prisma.raw(`${list.ownerType}[]`)}) WITH ORDINALITY AS o(_owner, _i)
       -- once per owner: a scalar subquery here or in the select list ran once per row of the page
       LEFT JOIN LATERAL (${total}) t ON true
-      ${cursors ? Prisma.sql`LEFT JOIN LATERAL (${cursors}) c ON true` : Prisma.empty}
       LEFT JOIN LATERAL (${page}) p ON true
      ORDER BY o._i, p._n`,
   );
@@ -296,7 +288,6 @@ async function windowEach<T extends { id: string }>(
   for (const f of rows) {
     const w = windows[Number(f._i) - 1]!;
     w.total = f._total;
-    noteCursors(w, f);
     if (f.id !== null) w.rows.push(list.shape ? list.shape(f as never) : (f as unknown as T));
   }
   return windows;
@@ -327,7 +318,10 @@ function windowOfValue<T extends { id: string }>(
 ): OwnerWindow<T> {
   const w: OwnerWindow<T> = { rows: [], total: value?.t ?? 0 };
   if (!value) return w;
-  if (value.c) noteCursors(w, value.c);
+  const c = value.c;
+  if (c?._after != null) w.afterFound = c._after;
+  if (c?._before != null) w.beforeFound = c._before;
+  if (c?._behind != null) w.behind = c._behind;
   for (const row of value.r) {
     const read = timesFromJson(row, list.times);
     w.rows.push(list.shape ? list.shape(read as never) : (read as unknown as T));
