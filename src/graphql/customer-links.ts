@@ -80,7 +80,8 @@ export function pageLink<T>(t: FieldBuilder, list: LinkedList<T> & { description
     ...customerLink<PageArgs, Paginated<T>>(list.name, {
       scope: list.scope,
       totalField: 'meta',
-      part: (ctx, args, needs) => list.rows.page(ctx.merchantId, args, needs.total),
+      items: ['data'],
+      part: (ctx, args, needs) => list.rows.page(ctx.merchantId, args, needs),
     }),
     type: listOf(list.typeName, list.item),
     description: list.description,
@@ -115,7 +116,8 @@ export function connectionLink<T>(t: FieldBuilder, list: LinkedList<T> & { descr
     ...customerLink<CursorArgs, Connection<T>>(`${list.name}_connection`, {
       scope: list.scope,
       totalField: 'total_count',
-      part: (ctx, args, needs) => list.rows.connection(ctx.merchantId, args, needs.total),
+      items: ['edges', 'node'],
+      part: (ctx, args, needs) => list.rows.connection(ctx.merchantId, args, needs),
     }),
     type: connectionOf(list.typeName, list.item),
     description: list.description,

@@ -5,7 +5,15 @@
 // then reads its customers and all those parts in one statement; each link answers from what its
 // customer carries. A link the plan did not read (a field that finds customers without planning,
 // or a selection that differs between two places of the document) reads on its own.
-import { type FieldNode, type GraphQLField, type GraphQLObjectType, type GraphQLResolveInfo, getNamedType, isObjectType } from 'graphql';
+import {
+  type FieldNode,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLObjectType,
+  type GraphQLResolveInfo,
+  getNamedType,
+  isObjectType,
+} from 'graphql';
 import { collectSubfields } from 'graphql/execution/collectFields.js';
 import { getArgumentValues } from 'graphql/execution/values.js';
 import { allows, type ScopeGrant } from '../domain/access/scopes.js';
@@ -15,9 +23,14 @@ import { type Program, readProgram } from '../domain/merchants/program.js';
 import type { MaybePromise } from '../domain/shared/maybe-promise.js';
 import type { Context } from './builder.js';
 
-/** What a link's part is built with: whether the document selects the list's total, the merchant's program, and the moment. */
+/**
+ * What a link's part is built with: whether the document selects the list's total, which
+ * properties of the list's rows its items' fields read (undefined: all, or not a list), the
+ * merchant's program, and the moment.
+ */
 export interface LinkNeeds {
   total: boolean;
+  fields?: readonly string[];
   /** The merchant's program (cached), for links that say they use it. */
   program?: Program;
   now: Date;
@@ -28,6 +41,8 @@ export interface CustomerLink {
   scope: ScopeGrant;
   /** The field of the link's own type that shows the list's total (`meta`, `total_count`): read only when selected. */
   totalField?: string;
+  /** Where the list's items are below the link's own type (`['data']`, `['edges', 'node']`). */
+  items?: readonly string[];
   /** The part reads the merchant's time zone, points expiry or tier ladder. */
   usesProgram?: boolean;
   part(ctx: Context, args: Record<string, unknown>, needs: LinkNeeds): CustomerPart;
@@ -88,6 +103,29 @@ function subfieldNodes(info: GraphQLResolveInfo, variables: Variables, at: Selec
     .filter((n) => n.name.value === name);
 }
 
+/**
+ * The properties of a list's rows that the fields selected of its items (at `items` below `of`)
+ * expose, or undefined when one of them resolves otherwise (it may read any) or none is found.
+ */
+function exposedFields(info: GraphQLResolveInfo, variables: Variables, of: Selection, items: readonly string[]): string[] | undefined {
+  let at: Selection = of;
+  for (const name of items) {
+    const nodes: FieldNode[] = subfieldNodes(info, variables, at, name);
+    const type: GraphQLNamedType | undefined = getNamedType(at.type.getFields()[name]?.type);
+    if (nodes.length === 0 || !isObjectType(type)) return undefined;
+    at = { type, nodes };
+  }
+  const fields = new Set<string>();
+  for (const nodes of collectSubfields(info.schema, info.fragments, variables, at.type, at.nodes).values()) {
+    const name = nodes[0]!.name.value;
+    if (name === '__typename') continue;
+    const exposed = at.type.getFields()[name]?.extensions?.pothosExposedField;
+    if (typeof exposed !== 'string') return undefined;
+    fields.add(exposed);
+  }
+  return [...fields];
+}
+
 /** A link the document selects of the customers, under one response name. */
 interface SelectedLink {
   responseName: string;
@@ -96,6 +134,8 @@ interface SelectedLink {
   nodes: readonly FieldNode[];
   /** It selects the list's total. */
   total: boolean;
+  /** The properties of the list's rows its items' selected fields expose (undefined: all). */
+  fields?: string[];
 }
 
 /**
@@ -137,7 +177,7 @@ function selectedLinks(info: GraphQLResolveInfo, path: readonly string[]): Selec
       const field = at.type.getFields()[nodes[0]!.name.value]!;
       const of = { type: getNamedType(field.type) as GraphQLObjectType, nodes };
       const total = link.totalField !== undefined && subfieldNodes(info, variables, of, link.totalField).length > 0;
-      selected.push({ responseName, link, field, nodes, total });
+      selected.push({ responseName, link, field, nodes, total, fields: link.items && exposedFields(info, variables, of, link.items) });
     }
   }
   if (!readsVariables) selections.set(info.fieldNodes, selected);
@@ -156,7 +196,7 @@ export async function planLinks(ctx: Context, info: GraphQLResolveInfo, path: re
   const program = selected.some(({ link }) => link.usesProgram) ? await programOf(ctx) : undefined;
   const plan: LinkPlan = { parts: [], index: new Map(), failed: new Map() };
   const now = new Date();
-  for (const { responseName, link, field, nodes, total } of selected) {
+  for (const { responseName, link, field, nodes, total, fields } of selected) {
     const args = getArgumentValues(field, nodes[0]!, info.variableValues);
     // one response name with other arguments elsewhere (under another alias of the parent): read alone
     if (
@@ -166,7 +206,7 @@ export async function planLinks(ctx: Context, info: GraphQLResolveInfo, path: re
       continue;
     }
     try {
-      plan.index.set(responseName, plan.parts.push(link.part(ctx, args, { total, program, now })) - 1);
+      plan.index.set(responseName, plan.parts.push(link.part(ctx, args, { total, fields, program, now })) - 1);
     } catch (err) {
       plan.failed.set(responseName, err as Error);
     }

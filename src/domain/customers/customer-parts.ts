@@ -15,6 +15,7 @@ import {
   type PageArgs,
   type Paginated,
   pageRead,
+  type WindowNeeds,
 } from '../shared/pagination.js';
 import type { CustomerProfile } from './customer-records.js';
 
@@ -30,10 +31,10 @@ export interface CustomerPart<V = unknown> {
   read(value: unknown, customer: CustomerProfile): V;
 }
 
-/** A list of a customer's as the graph reads it beside the customer: one page, or a connection (totals only when asked). */
+/** A list of a customer's as the graph reads it beside the customer: one page, or a connection (totals, and only the fields, asked for). */
 export interface CustomerList<T> {
-  page(merchantId: string, args: PageArgs, withTotal: boolean): CustomerPart<Paginated<T>>;
-  connection(merchantId: string, args: CursorArgs, withTotal: boolean): CustomerPart<Connection<T> | AppError>;
+  page(merchantId: string, args: PageArgs, needs: WindowNeeds): CustomerPart<Paginated<T>>;
+  connection(merchantId: string, args: CursorArgs, needs: WindowNeeds): CustomerPart<Connection<T> | AppError>;
 }
 
 /** An owner's value whose owner is the customer itself. */
@@ -45,8 +46,8 @@ const byCustomer = <V>(read: OwnerRead<V>): CustomerPart<V> => ({
 /** The customer's own rows of `list` (its `where` picks them by the customer's id). */
 export function ownRows<T extends { id: string }>(list: ConnectedList<T>): CustomerList<T> {
   return {
-    page: (merchantId, args, withTotal) => byCustomer(pageRead(merchantId, list, args, withTotal)),
-    connection: (merchantId, args, withTotal) => byCustomer(connectionRead(merchantId, list, args, withTotal)),
+    page: (merchantId, args, needs) => byCustomer(pageRead(merchantId, list, args, needs)),
+    connection: (merchantId, args, needs) => byCustomer(connectionRead(merchantId, list, args, needs)),
   };
 }
 

@@ -61,6 +61,7 @@ const activityLog: ConnectedList<Activity> = {
   orderIndexed: true,
   columns: columnsOf(Prisma.ActivityScalarFieldEnum, 'x'),
   times: timeFieldsOf('Activity'),
+  fields: Object.keys(Prisma.ActivityScalarFieldEnum),
 };
 
 export function listActivities(db: Db, merchantId: string, customerId: string, args: PageArgs) {

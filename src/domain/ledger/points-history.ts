@@ -18,6 +18,7 @@ const history: ConnectedList<PointsTransaction> = {
   orderIndexed: true,
   columns: columnsOf(Prisma.PointsTransactionScalarFieldEnum, 'x'),
   times: timeFieldsOf('PointsTransaction'),
+  fields: Object.keys(Prisma.PointsTransactionScalarFieldEnum),
 };
 
 export function listTransactions(db: Db, merchantId: string, customerId: string, args: PageArgs) {

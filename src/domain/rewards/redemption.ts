@@ -119,6 +119,7 @@ const affordable: ConnectedList<Reward> = {
   member: () => Prisma.sql`true`,
   columns: columnsOf(Prisma.RewardScalarFieldEnum, 'x'),
   times: timeFieldsOf('Reward'),
+  fields: Object.keys(Prisma.RewardScalarFieldEnum),
 };
 
 /** What a customer can afford: the rewards of its balance; an excluded customer redeems nothing. */
@@ -129,8 +130,8 @@ const affordableTo = <V>(read: OwnerRead<V>): CustomerPart<V> => ({
 
 /** What a customer can redeem now as the graph's links read it, beside the customer. */
 export const redeemableRows: CustomerList<Reward> = {
-  page: (merchantId, args, withTotal) => affordableTo(pageRead(merchantId, affordable, args, withTotal)),
-  connection: (merchantId, args, withTotal) => affordableTo(connectionRead(merchantId, affordable, args, withTotal)),
+  page: (merchantId, args, needs) => affordableTo(pageRead(merchantId, affordable, args, needs)),
+  connection: (merchantId, args, needs) => affordableTo(connectionRead(merchantId, affordable, args, needs)),
 };
 
 /** Active rewards the customer can afford now, cheapest first. */

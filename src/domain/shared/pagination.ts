@@ -150,6 +150,11 @@ interface OwnedListBase {
    * column of `join`'s): read inside another statement, a window comes as JSON, where they are text.
    */
   times: readonly string[];
+  /**
+   * Its rows' properties, when they are its columns' names (a list that shapes its rows has none):
+   * a read inside another statement that needs only some of them builds only those.
+   */
+  fields?: readonly string[];
   /** SQL type of an owner: uuid (a customer's id) or int. */
   ownerType: 'uuid' | 'int';
   /** The condition that picks one owner's rows, `owner` standing for it. */
@@ -293,6 +298,19 @@ async function windowEach<T extends { id: string }>(
   return windows;
 }
 
+/** What a read inside another statement asks of a list: its total, and which of its rows' properties (default: all). */
+export interface WindowNeeds {
+  total: boolean;
+  fields?: readonly string[];
+}
+
+/** A row of the page `p` as JSON: every column, or `fields` (and its id) when the list's rows have them all. */
+function rowJson(list: OwnedListBase, fields: readonly string[] | undefined): Prisma.Sql {
+  if (!fields || !list.fields || fields.some((f) => !list.fields!.includes(f))) return Prisma.sql`p`;
+  const names = [...new Set(['id', ...fields])];
+  return Prisma.sql`json_build_object(${Prisma.raw(names.map((f) => `'${f}', p."${f}"`).join(', '))})`;
+}
+
 /**
  * One owner's window of `list` as one JSON value (`t` its total when asked, `r` its rows, `c`
  * what its cursors name), for a statement that reads it beside other values of the same owner.
@@ -302,12 +320,12 @@ function windowValue<T extends { id: string }>(
   owner: Prisma.Sql,
   window: Window,
   list: OwnedList<T>,
-  withTotal: boolean,
+  needs: WindowNeeds,
 ): Prisma.Sql {
   const { total, page, cursors } = windowSql(merchantId, owner, window, list);
   return Prisma.sql`json_build_object(
-    't', ${withTotal ? Prisma.sql`(SELECT t._total FROM (${total}) t)` : Prisma.sql`NULL`},
-    'r', (SELECT coalesce(json_agg(p ORDER BY p._n), '[]') FROM (${page}) p),
+    't', ${needs.total ? Prisma.sql`(SELECT t._total FROM (${total}) t)` : Prisma.sql`NULL`},
+    'r', (SELECT coalesce(json_agg(${rowJson(list, needs.fields)} ORDER BY p._n), '[]') FROM (${page}) p),
     'c', ${cursors ? Prisma.sql`(SELECT row_to_json(c) FROM (${cursors}) c)` : Prisma.sql`NULL`})`;
 }
 
@@ -339,16 +357,16 @@ export interface OwnerRead<V> {
   read(value: unknown, owner: string): V;
 }
 
-/** One page of an owner's `list` (its total only when `withTotal`: otherwise 0), read inside another statement. */
+/** One page of an owner's `list` (its total only when asked: otherwise 0), read inside another statement. */
 export function pageRead<T extends { id: string }>(
   merchantId: string,
   list: OwnedList<T>,
   args: PageArgs,
-  withTotal: boolean,
+  needs: WindowNeeds,
 ): OwnerRead<Paginated<T>> {
   const page = toPage(args);
   return {
-    sql: (owner) => windowValue(merchantId, owner, { skip: page.skip, take: page.take }, list, withTotal),
+    sql: (owner) => windowValue(merchantId, owner, { skip: page.skip, take: page.take }, list, needs),
     read: (value) => {
       const w = windowOfValue(value as never, list);
       return paginated(page, w.rows, w.total);
@@ -492,7 +510,7 @@ export type ConnectedList<T extends { id: string }> = OwnedList<T> & { name: str
 
 /**
  * An owner's connection of `list` (customers' lists), read inside another statement (its total
- * only when `withTotal`: otherwise 0): a cursor of another owner's list is refused whatever was
+ * only when asked: otherwise 0): a cursor of another owner's list is refused whatever was
  * read. `owner` in `sql` may be another value than the owner's id when the list reads its rows by
  * it (what a balance affords); cursors name the owner by id.
  */
@@ -500,7 +518,7 @@ export function connectionRead<T extends { id: string }>(
   merchantId: string,
   list: ConnectedList<T>,
   args: CursorArgs,
-  withTotal: boolean,
+  needs: WindowNeeds,
 ): OwnerRead<Connection<T> | AppError> {
   const window = readCursors(args, list.name, (id) => (isUuid(id) ? id : undefined));
   // one more row than asked says whether there is more on the side read towards
@@ -512,7 +530,7 @@ export function connectionRead<T extends { id: string }>(
     backward: window.backward,
   };
   return {
-    sql: (owner) => windowValue(merchantId, owner, read, list, withTotal),
+    sql: (owner) => windowValue(merchantId, owner, read, list, needs),
     read: (value, owner) => {
       const tag = ownerTag(merchantId, owner);
       const refused = foreignCursor(window, tag, 'customer');
