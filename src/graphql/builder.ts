@@ -30,6 +30,8 @@ export interface Context {
   config?: Config;
   /** Admin face: who acts, for the audit log (`token:<admin token prefix>` or `session:<id>`). */
   actor?: string;
+  /** Public face: the client's address as TRUST_PROXY decides it ('local' in process). */
+  clientAddress?: string;
 }
 
 /** The scope(s) a failed check required, for the 403 message. */

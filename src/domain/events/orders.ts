@@ -14,6 +14,7 @@ import { cartSchema, cents, checkCurrency } from '../earning/calculator.js';
 import { creditEarned, earn } from '../earning/earn.js';
 import { clawBack, reversalDescription } from '../ledger/claw-back.js';
 import { holdPoints, voidPendingPoints } from '../ledger/pending.js';
+import { identifierFields } from '../referrals/fraud-signals.js';
 import { completeReferral, reverseReferral } from '../referrals/referrals.js';
 import { notFound } from '../shared/errors.js';
 import { rowKey } from '../shared/keys.js';
@@ -37,6 +38,8 @@ const orderInput = z.object({
   customer_id: platformIdSchema,
   ...cartSchema,
   created_at: timestampSchema.nullish(),
+  // the buyer's, for the referral fraud signals
+  ...identifierFields,
 });
 export type OrderInput = z.input<typeof orderInput>;
 
@@ -121,6 +124,10 @@ async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promi
           subtotal: input.subtotal,
           currency,
           placedAt,
+          clientIp: input.client_ip ?? null,
+          deviceId: input.device_id ?? null,
+          paymentFingerprint: input.payment_fingerprint ?? null,
+          shippingAddressHash: input.shipping_address_hash ?? null,
         },
       ],
       skipDuplicates: true,
@@ -185,7 +192,7 @@ async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promi
        SET amount_spent = amount_spent + ${input.subtotal}::numeric, last_activity_at = now(), updated_at = now()
      WHERE merchant_id = ${merchantId}::uuid AND id IN (SELECT customer_id FROM recorded)`;
   await reevaluateTier(db, merchantId, customer.id);
-  await completeReferral(db, merchantId, customer, { orderId: input.order_id, subtotal: input.subtotal });
+  await completeReferral(db, merchantId, customer, { ...input, id: orderId, orderId: input.order_id, placedAt });
   return result;
 }
 
