@@ -454,3 +454,113 @@ describe('exact under concurrency', () => {
     expect(await s.balance(ada.platformId)).toBe(1001);
   });
 });
+
+describe('a shopper referring a friend from the storefront', () => {
+  const REFER_FRIEND = `mutation ($email: String!, $device: String) {
+    refer_friend(referee_email: $email, device_id: $device) { data { id status referee_email referrer_points } } }`;
+
+  /** The service behind one proxy (TRUST_PROXY=1): X-Forwarded-For names the shopper's address. */
+  async function storefront(s: Awaited<ReturnType<typeof shop>>, who: { platformId: string }, trustProxy = '1') {
+    const behindProxy = createApp({ db: app.db, config: testConfig({ TRUST_PROXY: trustProxy }) });
+    const minted = await s.api.gql(`mutation { create_customer_session(customer_id: "${who.platformId}") { data { token } } }`);
+    const token = minted.body.data.create_customer_session.data.token as string;
+    const ask = async (query: string, variables: Record<string, unknown>, address = '203.0.113.5') => {
+      const res = await behindProxy.fetch('http://loyalty.test/graphql', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-forwarded-for': address },
+        body: JSON.stringify({ query, variables }),
+      });
+      return (await res.json()) as { data?: any; errors?: any[] };
+    };
+    return { ask, close: () => behindProxy.close() };
+  }
+
+  it('answers under review (status held), not an error, and the shopper reads it so', async () => {
+    const s = await shop();
+    const ada = await s.referrer('ada@example.com');
+    const shopper = await storefront(s, ada);
+    try {
+      const clean = await shopper.ask(REFER_FRIEND, { email: 'grace@example.org', device: 'dev-ada' });
+      expect(clean.errors).toBeUndefined();
+      expect(clean.data.refer_friend.data).toMatchObject({ status: 'pending', referrer_points: null });
+      const held = await shopper.ask(REFER_FRIEND, { email: 'ADA+friend@example.com' });
+      expect(held.errors).toBeUndefined();
+      expect(held.data.refer_friend.data).toMatchObject({ status: 'held', referee_email: 'ada+friend@example.com' });
+      const me = await shopper.ask('{ me { referrals { data { referee_email status } } } }', {});
+      expect(me.data.me.referrals.data).toEqual([
+        { referee_email: 'ada+friend@example.com', status: 'held' },
+        { referee_email: 'grace@example.org', status: 'pending' },
+      ]);
+      // the program's refusals stay errors
+      const self = await shopper.ask(REFER_FRIEND, { email: 'ada@example.com' });
+      expect(self.errors?.[0]?.extensions?.code).toBe('referral_rejected');
+    } finally {
+      await shopper.close();
+    }
+    // the address and device the referrer sent it from, as TRUST_PROXY decided
+    const [pending] = (await s.admin.ok(HELD, { status: 'pending' })).referrals.data;
+    expect(pending).toMatchObject({ referee_email: 'grace@example.org', registered_by: 'referrer', client_ip: '203.0.113.5' });
+    // GraphQL only, and a session's only: an API key may not, REST has no route
+    expect((await s.api.gql(REFER_FRIEND, { email: 'x@example.org' })).body.errors?.[0]?.extensions?.code).toBe('insufficient_scope');
+    expect((await s.api.rest('POST', '/v1/refer_friend', { referee_email: 'x@example.org' })).status).toBe(404);
+  });
+
+  it('holds the referral when the friend orders from the address the referrer sent it from', async () => {
+    const s = await shop();
+    const ada = await s.referrer();
+    const shopper = await storefront(s, ada);
+    // behind one proxy the client is the address that proxy saw (the last one); the first is whatever the client wrote
+    const sent = await shopper.ask(REFER_FRIEND, { email: 'pal@example.org' }, '198.51.100.7, 203.0.113.23');
+    await shopper.close();
+    expect(sent.data.refer_friend.data.status).toBe('pending');
+    const friend = await newCustomer(app, s.merchant.id, { email: 'pal@example.org' });
+    await s.order(friend.platformId, 'p-1', 60, { client_ip: '203.0.113.23' });
+    expect(await s.codes(friend.platformId)).toEqual([]);
+    expect((await s.admin.ok(HELD, { status: 'held' })).referrals.data[0]).toMatchObject({
+      client_ip: '203.0.113.23',
+      signals: [
+        {
+          signal: 'shared_identifier',
+          detail: "The friend's order p-1 shares the client address of the referrer's registration of the referral",
+        },
+      ],
+    });
+  });
+});
+
+describe('finance', () => {
+  const LIABILITY = `query ($from: Date!, $to: Date!) { points_liability(from: $from, to: $to, grouping: day) {
+    total { issued { referrals } } held_referrals { referrals points } } }`;
+  const REPLAY = `query ($from: Date!, $to: Date!, $draft: JSON!) {
+    program_replay(from: $from, to: $to, draft: $draft) { customers_most_affected { customer_id actual draft } } }`;
+  const today = () => new Date().toISOString().slice(0, 10);
+
+  it('counts a held referral’s points as not issued until it is approved, in the liability and in a replay', async () => {
+    const s = await shop();
+    const ada = await s.referrer('ada@example.com');
+    const { referral, friend } = await s.friendOf(ada, 'ada+1@example.com');
+    await s.order(friend.platformId, 'f-1', 60);
+    const range = { from: today(), to: today() };
+    expect((await s.admin.ok(LIABILITY, range)).points_liability).toEqual({
+      total: { issued: { referrals: 0 } },
+      held_referrals: { referrals: 1, points: 500 },
+    });
+    // a draft ladder with a tier at 400 points that doubles: the held 500 do not lift ada into it
+    const draft = {
+      tiers: [
+        { name: 'Member', position: 0, threshold: 0, is_default: true },
+        { name: 'Big', position: 1, threshold: 400, earn_multiplier: 2 },
+      ],
+    };
+    await s.order(ada.platformId, 'ada-before', 100);
+    await s.admin.ok(APPROVE, { id: referral.id });
+    await s.order(ada.platformId, 'ada-after', 100);
+    const { program_replay } = await s.admin.ok(REPLAY, { ...range, draft });
+    // 100 before the approval at Member, 200 after it at Big
+    expect(program_replay.customers_most_affected).toContainEqual({ customer_id: ada.platformId, actual: 200, draft: 300 });
+    expect((await s.admin.ok(LIABILITY, range)).points_liability).toEqual({
+      total: { issued: { referrals: 500 } },
+      held_referrals: { referrals: 0, points: 0 },
+    });
+  });
+});

@@ -75,6 +75,8 @@ export interface LiabilityReport {
   total: LiabilityPeriod;
   /** Points earned and still held back (an order's return window): not owed yet, shown apart. */
   pending: { points: number; customers: number };
+  /** Referrals held for the merchant's review with their friend's order: not issued until approved, shown apart. */
+  held_referrals: { referrals: number; points: number };
 }
 
 const localDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD');
@@ -161,7 +163,11 @@ export async function liabilityRollForward(db: Db, merchantId: string, input: Li
   const start = startOfLocalDate(from, timezone);
   const end = addPeriods('day', startOfLocalDate(to, timezone), 1, timezone);
   const edges = edgesOf(grouping, start, end, timezone);
-  const [spans, pending] = await Promise.all([sumsBetween(db, merchantId, edges), pendingPoints(db, merchantId)]);
+  const [spans, pending, held_referrals] = await Promise.all([
+    sumsBetween(db, merchantId, edges),
+    pendingPoints(db, merchantId),
+    heldReferrals(db, merchantId),
+  ]);
   const periods: LiabilityPeriod[] = [];
   let opening = period('', start, start, 0, spans.get(0)).closing;
   const openingOfRange = opening;
@@ -173,7 +179,7 @@ export async function liabilityRollForward(db: Db, merchantId: string, input: Li
     periods.push(p);
     opening = p.closing;
   }
-  return { timezone, grouping, from, to, periods, total: period(from, start, end, openingOfRange, whole), pending };
+  return { timezone, grouping, from, to, periods, total: period(from, start, end, openingOfRange, whole), pending, held_referrals };
 }
 
 /** The ledger's totals before an instant: outstanding, issued (and by orders), redeemed and expired. */
@@ -196,6 +202,19 @@ async function pendingPoints(db: Db, merchantId: string) {
       FROM activities WHERE merchant_id = ${merchantId}::uuid AND status = 'pending'::"ActivityStatus"`,
   );
   return { points: Number(row?.points ?? 0), customers: Number(row?.customers ?? 0) };
+}
+
+/** Held referrals whose approval would issue the referrer's points now (the program's), as of now. */
+async function heldReferrals(db: Db, merchantId: string) {
+  const [row] = await rowsOf<{ referrals: number; points: string }>(
+    db,
+    Prisma.sql`
+    SELECT count(*)::int AS referrals, COALESCE(sum(p.referrer_points), 0)::text AS points
+      FROM referrals r JOIN referral_programs p ON p.merchant_id = r.merchant_id
+     WHERE r.merchant_id = ${merchantId}::uuid AND p.merchant_id = ${merchantId}::uuid
+       AND r.status = 'held'::"ReferralStatus" AND r.order_id IS NOT NULL`,
+  );
+  return { referrals: Number(row?.referrals ?? 0), points: Number(row?.points ?? 0) };
 }
 
 export interface CustomerBalance {
