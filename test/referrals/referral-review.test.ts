@@ -564,3 +564,20 @@ describe('finance', () => {
     });
   });
 });
+
+describe('a privacy erasure', () => {
+  it('takes the customer’s identifiers out of their orders, their referrals and the audit log’s arguments', async () => {
+    const s = await shop();
+    const ada = await s.referrer();
+    const { friend } = await s.friendOf(ada, 'pal@example.org', { client_ip: '192.0.2.77', device_id: 'pal-phone' });
+    await s.order(friend.platformId, 'p-1', 60, { client_ip: '192.0.2.77', payment_fingerprint: 'pal-card' });
+    await s.admin.ok(`mutation ($id: ID!) { erase_customer(id: $id) { erased_now } }`, { id: friend.platformId });
+    const order = await app.db.order.findFirstOrThrow({ where: { merchantId: s.merchant.id, platformOrderId: 'p-1' } });
+    expect([order.clientIp, order.deviceId, order.paymentFingerprint]).toEqual([null, null, null]);
+    const referral = await app.db.referral.findFirstOrThrow({ where: { merchantId: s.merchant.id, referrerId: ada.id } });
+    expect([referral.clientIp, referral.deviceId]).toEqual([null, null]);
+    const audit = JSON.stringify(await app.db.auditEntry.findMany({ where: { merchantId: s.merchant.id } }));
+    expect(audit).toContain('record_order');
+    for (const value of ['192.0.2.77', 'pal-phone', 'pal-card']) expect(audit).not.toContain(value);
+  });
+});
