@@ -233,7 +233,9 @@ describe.skipIf(!hasChromium)('<loyalty-panel> in Chromium', () => {
     // the shopper's own mailbox under a plus-tag: held by the similar-email check
     const [local, domain] = shopper.email.split('@');
     await send(`${local}+friend@${domain}`);
-    const said = panel().getByRole('status').filter({ hasText: `Thanks: your referral of ${local}+friend@${domain} is under review.` });
+    const said = panel()
+      .getByRole('status')
+      .filter({ hasText: `Thanks: your referral of ${local}+friend@${domain} is under review.` });
     await said.waitFor();
     await expect(page.evaluate(() => document.getElementById('panel')!.shadowRoot!.activeElement?.getAttribute('role'))).resolves.toBe(
       'status',
