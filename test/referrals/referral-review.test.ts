@@ -565,6 +565,22 @@ describe('finance', () => {
   });
 });
 
+describe('a privacy export', () => {
+  it('holds the identifiers its customer registered a referral with, never the other party’s, and no signal', async () => {
+    const s = await shop();
+    const ada = await s.referrer('ada@example.com');
+    const { friend } = await s.friendOf(ada, 'ada+pal@example.com', { client_ip: '192.0.2.88', device_id: 'pal-phone' });
+    const EXPORT = `query ($id: ID!) { customer_export(id: $id) }`;
+    const mine = (await s.admin.ok(EXPORT, { id: ada.platformId })).customer_export.referrals.made;
+    expect(mine).toEqual([
+      expect.objectContaining({ referee_email: 'ada+pal@example.com', status: 'held', client_ip: null, device_id: null }),
+    ]);
+    expect(mine[0]).not.toHaveProperty('signals');
+    const theirs = (await s.admin.ok(EXPORT, { id: friend.platformId })).customer_export.referrals.received;
+    expect(theirs).toEqual([expect.objectContaining({ client_ip: '192.0.2.88', device_id: 'pal-phone', registered_by: 'referee' })]);
+  });
+});
+
 describe('a privacy erasure', () => {
   it('takes the customer’s identifiers out of their orders, their referrals and the audit log’s arguments', async () => {
     const s = await shop();
