@@ -32,3 +32,18 @@ CREATE INDEX "referrals_merchant_id_client_ip_created_at_idx" ON "referrals"("me
 
 -- CreateIndex
 CREATE INDEX "referrals_merchant_id_status_created_at_idx" ON "referrals"("merchant_id", "status", "created_at" DESC);
+
+-- The two casts Citus accepts, for each new enum (migration merchant_scoped_keys says why).
+CREATE FUNCTION loyalty_referralparty_to_text("ReferralParty") RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT
+  AS $f$ BEGIN RETURN textin(enum_out($1)); END $f$;
+CREATE CAST ("ReferralParty" AS text) WITH FUNCTION loyalty_referralparty_to_text("ReferralParty");
+CREATE FUNCTION loyalty_text_to_referralparty(text) RETURNS "ReferralParty" LANGUAGE plpgsql IMMUTABLE STRICT
+  AS $f$ BEGIN RETURN enum_in(textout($1), '"ReferralParty"'::regtype); END $f$;
+CREATE CAST (text AS "ReferralParty") WITH FUNCTION loyalty_text_to_referralparty(text);
+
+CREATE FUNCTION loyalty_referralreview_to_text("ReferralReview") RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT
+  AS $f$ BEGIN RETURN textin(enum_out($1)); END $f$;
+CREATE CAST ("ReferralReview" AS text) WITH FUNCTION loyalty_referralreview_to_text("ReferralReview");
+CREATE FUNCTION loyalty_text_to_referralreview(text) RETURNS "ReferralReview" LANGUAGE plpgsql IMMUTABLE STRICT
+  AS $f$ BEGIN RETURN enum_in(textout($1), '"ReferralReview"'::regtype); END $f$;
+CREATE CAST (text AS "ReferralReview") WITH FUNCTION loyalty_text_to_referralreview(text);

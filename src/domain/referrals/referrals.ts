@@ -85,7 +85,8 @@ export async function recordReferral(db: Db, merchantId: string, raw: ReferralIn
  */
 export async function referFriend(db: Db, merchantId: string, referrerId: string, raw: unknown, client: string | null) {
   const input = parseInput(referFriendInput, raw);
-  const referrer = await db.customer.findUniqueOrThrow({ where: rowKey(merchantId, referrerId) });
+  const referrer = await db.customer.findUnique({ where: rowKey(merchantId, referrerId) });
+  if (!referrer) throw notFound('Customer');
   const client_ip = client === null ? null : plainAddress(client);
   return (await registerReferral(db, merchantId, referrer, { ...input, client_ip }, 'referrer')).referral;
 }
