@@ -303,11 +303,12 @@ export async function completeReferral(db: Db, merchantId: string, referee: Pick
           order,
         });
   if (referral.status === 'held' || signals.length) {
-    // held with the order that would have completed it; claimed once, like a completion
+    // held with the order that would have completed it; claimed once, like a completion (the
+    // time is a parameter: Citus refuses now() inside COALESCE)
     await db.$executeRaw`
       UPDATE referrals
          SET status = 'held'::"ReferralStatus", referee_id = ${referee.id}::uuid, order_id = ${order.orderId},
-             signals = signals || ${JSON.stringify(signals)}::jsonb, held_at = COALESCE(held_at, now())
+             signals = signals || ${JSON.stringify(signals)}::jsonb, held_at = COALESCE(held_at, ${new Date()}::timestamptz)
        WHERE merchant_id = ${merchantId}::uuid AND id = ${referral.id}::uuid
          AND (status = 'pending'::"ReferralStatus" OR (status = 'held'::"ReferralStatus" AND order_id IS NULL))`;
     return null;
