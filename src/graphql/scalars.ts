@@ -4,9 +4,12 @@
 import { GraphQLError, Kind, type ValueNode, valueFromASTUntyped } from 'graphql';
 import { builder } from './builder.js';
 
+// Each scalar carries its JSON Schema (`extensions.jsonSchema`): the OpenAPI document types
+// REST fields and parameters of the scalar with it (src/http/rest/openapi.ts).
 builder.scalarType('DateTime', {
   subGraphs: ['public', 'admin'],
   description: 'An ISO 8601 UTC timestamp, e.g. 2026-11-21T08:30:00.000Z',
+  extensions: { jsonSchema: { type: 'string', format: 'date-time' } },
   // REST (SOFA) reads a query-string argument through serialize: a string is checked as parseValue checks it
   serialize: (value) => (typeof value === 'string' ? parseDateTime(value) : value).toISOString(),
   parseValue: parseDateTime,
@@ -23,6 +26,7 @@ function parseDateTime(value: unknown): Date {
 builder.scalarType('Date', {
   subGraphs: ['public', 'admin'],
   description: 'A calendar date, YYYY-MM-DD',
+  extensions: { jsonSchema: { type: 'string', format: 'date' } },
   serialize: (value) => value.toISOString().slice(0, 10),
   parseValue: (value) => {
     if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) {
@@ -35,6 +39,7 @@ builder.scalarType('Date', {
 builder.scalarType('JSON', {
   subGraphs: ['public', 'admin'],
   description: 'A JSON value; as an input, its shape is validated by the field that takes it',
+  extensions: { jsonSchema: {} },
   serialize: (value) => value,
   parseValue: (value) => value,
   parseLiteral: (node: ValueNode, variables) => {

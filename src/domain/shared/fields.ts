@@ -62,6 +62,24 @@ function identifierProblem(value: string): string | null {
   return null;
 }
 
+/**
+ * The identifier rule as a JSON Schema pattern, for the API's documents: the refused characters
+ * of the Basic Multilingual Plane as ranges (escapes that ECMAScript and Python regular
+ * expressions both read; the few refused format characters above it are left to the words),
+ * and no space at either end.
+ */
+export const identifierPattern = (() => {
+  const hex = (c: number) => `\\u${c.toString(16).padStart(4, '0')}`;
+  const ranges: string[] = [];
+  for (let c = 0; c <= 0xffff; c++) {
+    if (!ANY_REFUSED.test(String.fromCharCode(c))) continue;
+    const first = c;
+    while (c < 0xffff && ANY_REFUSED.test(String.fromCharCode(c + 1))) c++;
+    ranges.push(c === first ? hex(first) : `${hex(first)}-${hex(c)}`);
+  }
+  return `^(?! )(?!.* $)[^${ranges.join('')}]*$`;
+})();
+
 /** An identifier input field: required, at most `max` characters, and the identifier rule. */
 export const identifier = (max = 255) =>
   z
@@ -71,7 +89,11 @@ export const identifier = (max = 255) =>
     .superRefine((value, ctx) => {
       const problem = identifierProblem(value);
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    });
+    })
+    .meta({ pattern: identifierPattern });
+
+/** What a lookup's identifier may be: no record has a longer one. */
+export const lookupRule = identifier(255);
 
 /**
  * A lookup's identifier argument (`name` is the field the client sent): undefined when absent
@@ -80,8 +102,8 @@ export const identifier = (max = 255) =>
  */
 export function lookupIdentifier(name: string, value: string | null | undefined): string | undefined {
   if (value == null || value === '') return undefined;
-  const problem = identifierProblem(value);
-  if (problem) throw validationError({ [name]: [problem] }, `${name} is not a valid identifier`);
+  const parsed = lookupRule.safeParse(value);
+  if (!parsed.success) throw validationError({ [name]: parsed.error.issues.map((i) => i.message) }, `${name} is not a valid identifier`);
   return value;
 }
 

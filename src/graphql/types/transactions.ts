@@ -4,11 +4,13 @@ import { type CustomerProfile, customerProfile } from '../../domain/customers/cu
 import { platformIdOf } from '../../domain/customers/customers.js';
 import { adjustPoints, parseAdjustment } from '../../domain/ledger/adjustments.js';
 import { listTransactions, transactionConnections, transactionPages } from '../../domain/ledger/points-history.js';
+import { lookupRule } from '../../domain/shared/fields.js';
 import { builder, forShoppers } from '../builder.js';
 import { customerIdArgs, customerRefArgs, customerUuid } from '../customer-args.js';
 import { scrollableLinks } from '../customer-links.js';
 import { TransactionSourceEnum, TransactionTypeEnum } from '../enums.js';
 import { listOf, pageArgs, resultOf } from '../envelopes.js';
+import { ruled } from '../rules.js';
 import { CustomerRef } from './customers.js';
 
 interface Adjustment {
@@ -37,7 +39,7 @@ builder.mutationFields((t) => ({
       "Credits (points > 0) or debits (points < 0) a customer's balance. A debit that would make the balance negative fails with adjustment_failed. REST: POST /v1/customers/transactions?customer_id=",
     authScopes: { scope: 'write:transactions' },
     args: {
-      customer_id: t.arg.string({ required: true, description: "The customer's id on the e-commerce platform" }),
+      customer_id: t.arg.string({ required: true, ...ruled(lookupRule, "The customer's id on the e-commerce platform") }),
       points: t.arg.int({ required: true }),
       description: t.arg.string({ required: true, description: "Reason, shown in the customer's activity log" }),
     },
