@@ -33,7 +33,7 @@ let contract: Promise<ContractCheck> | undefined;
  * `fetch` of an app, with every REST answer checked against the OpenAPI document the app serves
  * (openapi-check.ts): a test fails whatever it asserts when an answer breaks the contract.
  */
-export function checkedFetch(fetch: (url: string, init?: RequestInit) => Promise<Response>) {
+function checkedFetch(fetch: (url: string, init?: RequestInit) => Promise<Response>) {
   return async (url: string, init?: RequestInit) => {
     const response = await fetch(url, init);
     const parsed = new URL(url);

@@ -7,7 +7,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
-// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document, walked by its paths and operations
 type Json = Record<string, any>;
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -44,7 +43,7 @@ export function contractCheck(doc: Json): ContractCheck {
         op,
       })),
     );
-  const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+  const pointerKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
   /** The node at a JSON pointer of the document, following a $ref to its target (and its pointer). */
   const at = (pointer: string): { node: Json; pointer: string } => {
     const node = pointer
@@ -72,10 +71,10 @@ export function contractCheck(doc: Json): ContractCheck {
       const where = `${method} ${url.pathname}${url.search} → ${response.status}`;
       const status = String(response.status);
       if (!found.op.responses[status]) throw new Error(`${where}: status ${status} is not documented for ${method.toLowerCase()} ${path}`);
-      const answer = at(`/paths/${escape(path)}/${method.toLowerCase()}/responses/${status}`);
+      const answer = at(`/paths/${pointerKey(path)}/${method.toLowerCase()}/responses/${status}`);
       const problems: string[] = [];
       for (const name of Object.keys(answer.node.headers ?? {})) {
-        const spec = at(`${answer.pointer}/headers/${escape(name)}`);
+        const spec = at(`${answer.pointer}/headers/${pointerKey(name)}`);
         const value = response.headers.get(name);
         if (value === null) {
           if (spec.node.required) problems.push(`header ${name} is required`);

@@ -13,7 +13,7 @@ const SAFE = Number.MAX_SAFE_INTEGER;
 const typeKeywords = new Set(['$schema', 'type', 'format']);
 
 /** The constraint keywords of `schema` (its nullable branch unwrapped: GraphQL's nullability says that). */
-export function ruleSchema(schema: z.ZodType): RuleSchema {
+function ruleSchema(schema: z.ZodType): RuleSchema {
   let json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   const branches = json.anyOf as Record<string, unknown>[] | undefined;
   if (branches?.length === 2 && branches.some((b) => b.type === 'null')) {
@@ -37,7 +37,7 @@ const patternWords: Record<string, string> = {
 };
 
 /** A rule in words, for a description: `1 to 100; default 20`. */
-export function ruleWords(rule: RuleSchema): string {
+function ruleWords(rule: RuleSchema): string {
   const words: string[] = [];
   const { minimum: min, maximum: max, minLength, maxLength, pattern, maxItems } = rule;
   if (min !== undefined && max !== undefined) words.push(`${number(min)} to ${number(max)}`);
