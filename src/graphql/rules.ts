@@ -33,6 +33,7 @@ const number = (n: unknown) => (typeof n === 'number' ? n.toLocaleString('en-US'
 /** Patterns whose words say more than the pattern. */
 const patternWords: Record<string, string> = {
   '\\S': 'not blank',
+  '^[A-Za-z]{3}$': '3 letters',
   [identifierPattern]: 'no control, format or invisible space characters, no space at either end',
 };
 

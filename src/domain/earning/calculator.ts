@@ -166,7 +166,7 @@ export function calculatePoints(program: EarningProgram, cart: Cart, now: Date):
 // ---- a cart's shape, as the estimate and orders accept it ----
 
 const money = z.number().finite().nonnegative('must be at least 0').max(MAX_AMOUNT);
-const lineItemSchema = z.object({
+export const lineItemSchema = z.object({
   product_id: z.string().trim().min(1, 'is required').max(255),
   quantity: z.number().int().min(1, 'must be at least 1').max(1_000_000),
   price: money,

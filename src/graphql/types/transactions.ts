@@ -2,7 +2,7 @@
 import { visibleCustomer } from '../../domain/access/customer-sessions.js';
 import { type CustomerProfile, customerProfile } from '../../domain/customers/customer-records.js';
 import { platformIdOf } from '../../domain/customers/customers.js';
-import { adjustPoints, parseAdjustment } from '../../domain/ledger/adjustments.js';
+import { adjustmentRules, adjustPoints, parseAdjustment } from '../../domain/ledger/adjustments.js';
 import { listTransactions, transactionConnections, transactionPages } from '../../domain/ledger/points-history.js';
 import { lookupRule } from '../../domain/shared/fields.js';
 import { builder, forShoppers } from '../builder.js';
@@ -40,8 +40,8 @@ builder.mutationFields((t) => ({
     authScopes: { scope: 'write:transactions' },
     args: {
       customer_id: t.arg.string({ required: true, ...ruled(lookupRule, "The customer's id on the e-commerce platform") }),
-      points: t.arg.int({ required: true }),
-      description: t.arg.string({ required: true, description: "Reason, shown in the customer's activity log" }),
+      points: t.arg.int({ required: true, ...ruled(adjustmentRules.points, 'Positive credits, negative debits') }),
+      description: t.arg.string({ required: true, ...ruled(adjustmentRules.description, "Reason, shown in the customer's activity log") }),
     },
     resolve: async (_root, args, ctx) => {
       const input = parseAdjustment(args);
@@ -136,8 +136,11 @@ builder.mutationFields((t) => ({
       'a debit below zero is adjustment_failed. Send an Idempotency-Key so that a retry (or a double click) moves points once.',
     args: {
       ...customerIdArgs,
-      points: t.arg.int({ required: true }),
-      description: t.arg.string({ required: true, description: "The reason, shown in the customer's activity log" }),
+      points: t.arg.int({ required: true, ...ruled(adjustmentRules.points, 'Positive credits, negative debits') }),
+      description: t.arg.string({
+        required: true,
+        ...ruled(adjustmentRules.description, "The reason, shown in the customer's activity log"),
+      }),
     },
     resolve: async (_root, args, ctx) => {
       const input = parseAdjustment(args);
