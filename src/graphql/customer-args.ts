@@ -8,7 +8,7 @@ import { ruled } from './rules.js';
 
 /** `id`: how the admin API names one customer (its internal uuid or its platform id). */
 export const customerIdArgs = builder.args((t) => ({
-  id: t.id({ required: true, description: 'Internal id (uuid) or platform id' }),
+  id: t.id({ required: true, ...ruled(lookupRule, 'Internal id (uuid) or platform id') }),
 }));
 
 /** The internal id of the merchant's customer named by `id` (404 not_found otherwise). */

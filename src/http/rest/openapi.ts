@@ -102,7 +102,9 @@ function componentSchema(scalars: Record<string, Json>, type: GraphQLNamedType):
     return {
       type: 'object',
       ...(required.length > 0 && { required }),
-      properties: Object.fromEntries(fields.map((f) => [f.name, described(typeSchema(scalars, f.type, ruleOf(f)), f.description)])),
+      properties: Object.fromEntries(
+        fields.map((f) => [f.name, described(withoutNul(typeSchema(scalars, f.type, ruleOf(f))), f.description)]),
+      ),
       // GraphQL refuses a field the input type does not have
       additionalProperties: false,
       ...description,
@@ -168,12 +170,20 @@ const restDescription = (field: GraphQLField<unknown, unknown>) => (field.descri
 /** The first sentence, as the operation's summary. */
 const summaryOf = (description: string) => description.split(/\.(\s|$)/)[0]!;
 
+/** An input string never holds NUL, which PostgreSQL text cannot store (plugins/body.ts refuses it anywhere). */
+function withoutNul(schema: Json): Json {
+  const types = [schema.type].flat();
+  if (types.includes('string') && !schema.enum && !schema.format) return { ...schema, not: { type: 'string', pattern: '\\u0000' } };
+  if (types.includes('array') && schema.items) return { ...schema, items: withoutNul(schema.items) };
+  return schema;
+}
+
 /** A parameter's or body property's schema for argument `arg`, with its rule. */
 function argumentSchema(scalars: Record<string, Json>, arg: GraphQLArgument, inText: boolean): Json {
   const rule = ruleOf(arg);
-  if (!inText) return typeSchema(scalars, arg.type, rule);
+  if (!inText) return withoutNul(typeSchema(scalars, arg.type, rule));
   // text (a path or query parameter) cannot be null, and an empty one is refused
-  const schema = valueSchema(scalars, arg.type, rule);
+  const schema = withoutNul(valueSchema(scalars, arg.type, rule));
   return schema.type === 'string' && schema.minLength === undefined ? { ...schema, minLength: 1 } : schema;
 }
 
