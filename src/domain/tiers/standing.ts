@@ -41,6 +41,7 @@ const tierHistory = {
   where: (customer) => Prisma.sql`customer_id = ${customer}`,
   order: 'started_at DESC, id DESC',
   keyset: 'started_at, id',
+  name: 'memberships',
   // the tier's name, in the same statement
   columns: Prisma.sql`${columnsOf(Prisma.TierMembershipScalarFieldEnum, 'x')}, t.name AS tier_name`,
   join: (merchant) => Prisma.sql`JOIN tiers t ON t.merchant_id = ${merchant} AND t.id = x.tier_id`,

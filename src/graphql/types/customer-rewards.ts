@@ -127,7 +127,7 @@ builder.objectFields(CustomerRef, (t) => ({
     typeName: 'CustomerReward',
     item: CustomerRewardRef,
     scope: 'read:rewards',
-    description: 'The rewards the customer holds as a Relay connection, newest first: scroll with first/after',
+    description: 'The rewards the customer holds as a Relay connection, newest first: scroll down with first/after, up with last/before',
     connections: (ctx, cs, args) => customerRewardConnections(ctx.db, cs, args),
   }),
   redeemable_rewards_connection: connectionLink(t, {
@@ -135,7 +135,8 @@ builder.objectFields(CustomerRef, (t) => ({
     typeName: 'RedeemableReward',
     item: RewardRef,
     scope: 'read:rewards',
-    description: 'Active rewards the customer can afford now as a Relay connection, cheapest first: scroll with first/after',
+    description:
+      'Active rewards the customer can afford now as a Relay connection, cheapest first: scroll down with first/after, up with last/before',
     connections: (ctx, cs, args) => redeemableConnections(ctx.db, cs, args),
   }),
 }));

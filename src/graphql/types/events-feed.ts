@@ -111,7 +111,7 @@ builder.queryFields((t) => ({
   events_connection: t.field({
     subGraphs: ['graph'],
     type: connectionOf('Event', EventRef),
-    description: `${listDescription}, as a Relay connection: scroll with first/after`,
+    description: `${listDescription}, as a Relay connection: scroll down with first/after, up with last/before`,
     authScopes: { scope: 'read:events' },
     args: { ...filterArgs, ...cursorArgs },
     resolve: async (_root, args, ctx) => eventConnection(ctx.db, ctx.merchantId, await filtersOf(ctx, args), args),

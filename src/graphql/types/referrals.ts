@@ -166,7 +166,7 @@ builder.objectFields(CustomerRef, (t) => ({
     typeName: 'Referral',
     item: ReferralRef,
     scope: 'read:referrals',
-    description: 'Referrals the customer made as a Relay connection, newest first: scroll with first/after',
+    description: 'Referrals the customer made as a Relay connection, newest first: scroll down with first/after, up with last/before',
     connections: (ctx, cs, args) => referralConnections(ctx.db, ctx.merchantId, idsOf(cs), args),
   }),
 }));

@@ -117,7 +117,7 @@ builder.objectFields(CustomerRef, (t) => ({
     typeName: 'Membership',
     item: MembershipRef,
     scope: 'read:customers',
-    description: 'Tier memberships as a Relay connection, newest first: scroll with first/after',
+    description: 'Tier memberships as a Relay connection, newest first: scroll down with first/after, up with last/before',
     connections: (ctx, cs, args) => membershipConnections(ctx.db, ctx.merchantId, idsOf(cs), args),
   }),
 }));
