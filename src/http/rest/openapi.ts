@@ -134,7 +134,7 @@ const errorResponses: Record<string, { description: string; codes: ErrorCode[] }
 };
 
 const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
-/** Response headers, by reference; X-Request-Id is on every answer. */
+/** Response headers; X-Request-Id is on every answer. */
 const headers = {
   'X-Request-Id': {
     ...header('The request’s id (the caller’s X-Request-Id when it is 1 to 200 visible characters), as logged'),
@@ -142,7 +142,8 @@ const headers = {
   },
   'RateLimit-Policy': header('The rate limits that apply to the key (IETF httpapi RateLimit draft); absent when no limit is set'),
   RateLimit: header('The tightest remaining budget and its reset in seconds (IETF httpapi RateLimit draft); absent when no limit is set'),
-  'Retry-After': header('Seconds to wait before retrying', { type: 'string', pattern: '^[0-9]+$' }),
+  // only a refusal over a rate limit carries it, and always
+  'Retry-After': { ...header('Seconds to wait before retrying', { type: 'string', pattern: '^[0-9]+$' }), required: true },
   'Idempotent-Replayed': header('`true` when this is the stored answer of an earlier request with the same Idempotency-Key', {
     type: 'string',
     enum: ['true'],
@@ -326,11 +327,7 @@ function completeOpenApi(doc: Json, schema: GraphQLSchema, basePath: string): Js
       `Error${status}`,
       {
         description: `${r.description} (codes: ${r.codes.join(', ')})`,
-        headers: {
-          ...headerRefs([...everyAnswer, 'Retry-After']),
-          // a refusal over a rate limit always says when to retry
-          ...(status === '429' && { 'Retry-After': { ...headers['Retry-After'], required: true } }),
-        },
+        headers: headerRefs(status === '429' ? [...everyAnswer, 'Retry-After'] : everyAnswer),
         content: { 'application/json': { schema: ref('Error') } },
       },
     ]),
