@@ -3,7 +3,7 @@
 // keywords in `extensions.jsonSchema`, which the OpenAPI document gives the REST parameter or
 // body field (src/http/rest/openapi.ts). So a limit is written once, where it is enforced.
 import { z } from 'zod';
-import { identifierPattern } from '../domain/shared/fields.js';
+import { identifierPattern, NOT_BLANK } from '../domain/shared/fields.js';
 
 /** JSON Schema keywords of a rule, without the type (GraphQL's type gives it). */
 export type RuleSchema = Record<string, unknown>;
@@ -32,7 +32,7 @@ function ruleSchema(schema: z.ZodType): RuleSchema {
 const number = (n: unknown) => (typeof n === 'number' ? n.toLocaleString('en-US') : String(n));
 /** Patterns whose words say more than the pattern. */
 const patternWords: Record<string, string> = {
-  '\\S': 'not blank',
+  [NOT_BLANK]: 'not blank',
   '^[A-Za-z]{3}$': '3 letters',
   [identifierPattern]: 'no control, format or invisible space characters, no space at either end',
 };

@@ -5,8 +5,8 @@
 // The rule: src/domain/shared/fields.ts (identifierProblem).
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RECORD_ORDER, RECORD_REFERRAL, REFUND_ORDER } from '../admin-ops.js';
 import { identifierPattern, lookupRule } from '../../src/domain/shared/fields.js';
+import { RECORD_ORDER, RECORD_REFERRAL, REFUND_ORDER } from '../admin-ops.js';
 import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
 let app: TestApp;

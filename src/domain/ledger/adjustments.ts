@@ -3,7 +3,7 @@
 // 1 to 500 characters; a debit below zero is 422 adjustment_failed (the ledger's rule).
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { maxChars } from '../shared/fields.js';
+import { maxChars, NOT_BLANK } from '../shared/fields.js';
 import { parseInput } from '../shared/validation.js';
 import { applyPoints } from './ledger.js';
 
@@ -14,7 +14,7 @@ export const adjustmentRules = {
     .int()
     .refine((n) => n !== 0, 'must not be zero')
     .meta({ not: { const: 0 } }),
-  description: maxChars(z.string().trim().min(1, 'is required'), 500).meta({ pattern: '\\S' }),
+  description: maxChars(z.string().trim().min(1, 'is required'), 500).meta({ pattern: NOT_BLANK }),
 };
 const adjustmentInput = z.object(adjustmentRules);
 

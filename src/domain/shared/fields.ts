@@ -74,6 +74,11 @@ export const identifierPattern =
   '\\u180e\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u2064\\u2066-\\u206f\\u3000\\ud800-\\udfff\\ufeff\\ufff9-\\ufffb' +
   '\u{110bd}\u{110cd}\u{13430}-\u{1343f}\u{1bca0}-\u{1bca3}\u{1d173}-\u{1d17a}\u{e0001}\u{e0020}-\u{e007f}]*$';
 
+/** Text without NUL (U+0000), which no input may hold (PostgreSQL text cannot store it), as a JSON Schema pattern. */
+export const NO_NUL = '^[^\\u0000]*$';
+/** Text with a character other than white space, and no NUL: a reason that is not blank, as a JSON Schema pattern. */
+export const NOT_BLANK = '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$';
+
 /**
  * `schema` with at most `max` characters counted as JSON Schema's maxLength counts them, in
  * code points (an emoji is one character, where zod's max counts its two UTF-16 units), so the

@@ -23,6 +23,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { adminAppOnlyCodes, type ErrorCode, errorStatus, graphqlOnlyCodes } from '../../domain/shared/errors.js';
+import { NO_NUL } from '../../domain/shared/fields.js';
 import { type EventTypeName, eventBodyJsonSchema, eventTypes } from '../../domain/webhooks/event-types.js';
 import { SIGNATURE_HEADER } from '../../domain/webhooks/signature.js';
 import type { RuleSchema } from '../../graphql/rules.js';
@@ -171,10 +172,13 @@ const restDescription = (field: GraphQLField<unknown, unknown>) => (field.descri
 /** The first sentence, as the operation's summary. */
 const summaryOf = (description: string) => description.split(/\.(\s|$)/)[0]!;
 
-/** An input string never holds NUL, which PostgreSQL text cannot store (plugins/body.ts refuses it anywhere). */
+/**
+ * An input string never holds NUL, which PostgreSQL text cannot store (plugins/body.ts refuses
+ * it anywhere): a pattern says so where the rule has none (the rules' own patterns exclude it).
+ */
 function withoutNul(schema: Json): Json {
   const types = [schema.type].flat();
-  if (types.includes('string') && !schema.enum && !schema.format) return { ...schema, not: { type: 'string', pattern: '\\u0000' } };
+  if (types.includes('string') && !schema.enum && !schema.format && !schema.pattern) return { ...schema, pattern: NO_NUL };
   if (types.includes('array') && schema.items) return { ...schema, items: withoutNul(schema.items) };
   return schema;
 }
