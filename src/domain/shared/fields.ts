@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { dateOrDateTimeProblem, dateProblem, dateTimeProblem } from './dates.js';
 import { validationError } from './errors.js';
 import { MAX_POINTS } from './limits.js';
+import { type UrlRule, urlProblem, urlRules } from './urls.js';
 
 // ---- identifiers ----
 //
@@ -93,6 +94,13 @@ export const asciiUpper = (s: string) => s.replace(/[a-z]+/g, (m) => m.toUpperCa
 
 // ---- program fields ----
 
+/** A web address the API stores, held to the one rule of urls.ts; an empty one is none (the caller's `transform`). */
+export const webAddress = (rule?: UrlRule) =>
+  z.string().superRefine((text, ctx) => {
+    const problem = text === '' ? null : urlProblem(text, rule);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 /** A string held to one of the readers of dates.ts (the issue says why); it stays as sent. */
 const checkedBy = (problemOf: (text: string) => string | null) =>
   z.string().superRefine((text, ctx) => {
@@ -125,10 +133,7 @@ export const field = {
    * loads outside images over https only, so an http one would show nowhere. Rows stored before
    * this rule are read as they are; a change to such a record gives it an https image or none.
    */
-  productImageUrl: z
-    .url({ protocol: /^https?$/ })
-    .max(2000)
-    .refine((url) => !/^http:/i.test(url), 'must start with https:// (pages served over HTTPS block images from plain http addresses)')
+  productImageUrl: webAddress(urlRules.productImage)
     .nullish()
     .transform((v) => v || null),
 };
