@@ -162,6 +162,17 @@ describe('Date', () => {
 describe("the admin API's inputs that hold dates", () => {
   const errorOf = (res: { body: { errors?: any[] } }) => res.body.errors?.[0]?.extensions;
 
+  it('names a date written inside an input object by its path', async () => {
+    const res = await admin(
+      'mutation { record_activity(input: { event_id: "e-1", customer_id: "c-1", campaign_type: review, occurred_at: "2026-04-31T10:00:00Z" }) { points_awarded } }',
+    );
+    expect(res.status).toBe(422);
+    expect(errorOf(res)).toMatchObject({
+      code: 'validation_error',
+      details: { 'input.occurred_at': ['This is not a date: April 2026 has 30 days.'] },
+    });
+  });
+
   it('refuses a booster starting on 30 February, a rule ending on 31 April and a birthday on 29 February 2026', async () => {
     const booster = await admin('mutation ($i: BoosterCampaignInput!) { create_booster_campaign(input: $i) { id } }', {
       i: { name: 'Leap', multiplier: 2, campaign_types: ['purchase'], starts_at: '2026-02-30T00:00:00Z' },
