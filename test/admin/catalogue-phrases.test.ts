@@ -5,8 +5,9 @@ import { messages, sentence } from '../../src/domain/shared/messages.js';
 
 describe('catalogue sentences for the API key, webhook, storefront, finance and date rules', () => {
   it.each([
-    ['must be https', messages.url],
     ['must be an absolute URL', messages.url],
+    ['must start with https://', messages.url],
+    ['must start with https:// or http://', messages.url],
     ['must be at most 168 (7 days)', messages.atMost(168)],
     ['must be at most 1 (every point redeemed)', messages.atMost(1)],
     ['must be 0 or more', messages.atLeast(0)],
