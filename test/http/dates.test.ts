@@ -140,6 +140,9 @@ describe('Date', () => {
       code: 'validation_error',
       details: { from: ['This is not a date: February 2026 has 28 days.'] },
     });
+    // the same document again (its validation is cached): the same answer
+    const again = await admin('{ points_liability(from: "2026-02-30", to: "2026-03-31") { from to } }');
+    expect([again.status, again.body.errors]).toEqual([422, literal.body.errors]);
     const ok = await admin(LIABILITY, { from: '2026-02-28', to: '2026-03-31' });
     expect(ok.body.data.points_liability).toEqual({ from: '2026-02-28', to: '2026-03-31' });
   });
