@@ -68,7 +68,7 @@ interface FeedEvent {
   id: string;
   type: string;
   created_at: string;
-  version: number | null;
+  version: number;
   data: any;
 }
 
@@ -179,7 +179,7 @@ describe('catching up after an endpoint was disabled', () => {
     const stored = await app.db.outboxEvent.findMany({ where: { merchantId: merchant.id } });
     for (const e of rest) {
       const body = JSON.parse(stored.find((s) => s.id === e.id)!.body);
-      expect(e).toEqual({ id: body.id, type: body.type, created_at: body.created_at, version: body.version ?? null, data: body.data });
+      expect(e).toEqual({ id: body.id, type: body.type, created_at: body.created_at, version: body.version ?? 1, data: body.data });
     }
     // newest first
     expect(rest.map((e) => e.created_at)).toEqual(

@@ -126,9 +126,3 @@ export function yearlyMonthDays(today: string): string[] {
   const monthDay = today.slice(5);
   return monthDay === '02-28' && !leap ? ['02-28', '02-29'] : [monthDay];
 }
-
-/** Whether YYYY-MM-DD names a day of the Gregorian calendar (2025-02-29 does not). */
-export function isCalendarDate(date: string): boolean {
-  const parsed = new Date(`${date}T12:00:00Z`);
-  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(date);
-}

@@ -2,8 +2,10 @@
 // referral program), in the public field names. One definition serves the admin API, the
 // import file and seed data. Also the one rule for identifiers a merchant chooses.
 import { z } from 'zod';
+import { dateOrDateTimeProblem, dateProblem, dateTimeProblem } from './dates.js';
 import { validationError } from './errors.js';
 import { MAX_POINTS } from './limits.js';
+import { type UrlRule, urlProblem, urlRules } from './urls.js';
 
 // ---- identifiers ----
 //
@@ -125,11 +127,30 @@ export const asciiUpper = (s: string) => s.replace(/[a-z]+/g, (m) => m.toUpperCa
 
 // ---- program fields ----
 
+/** A web address the API stores, held to the one rule of urls.ts; an empty one is none (the caller's `transform`). */
+export const webAddress = (rule?: UrlRule) =>
+  z.string().superRefine((text, ctx) => {
+    const problem = text === '' ? null : urlProblem(text, rule);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** A string held to one of the readers of dates.ts (the issue says why); it stays as sent. */
+const checkedBy = (problemOf: (text: string) => string | null) =>
+  z.string().superRefine((text, ctx) => {
+    const problem = problemOf(text);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 export const field = {
   id: z.uuid(),
   name: z.string().trim().min(1, 'is required').max(200),
   description: z.string().trim().max(2000).nullish(),
-  timestamp: z.iso.datetime({ offset: true }),
+  /** A date and time with its offset (dates.ts says which forms). */
+  timestamp: checkedBy(dateTimeProblem),
+  /** A date, YYYY-MM-DD, a day of the calendar. */
+  date: checkedBy(dateProblem),
+  /** Either of the two (an earning rule's dates: a local date of the merchant's calendar, or an instant). */
+  dateOrTimestamp: checkedBy(dateOrDateTimeProblem),
   points: z.number().int().min(0).max(MAX_POINTS),
   // an empty product name or image is none: stored as null
   /** The display name of a product the record names (the store's id stays the key). */
@@ -145,10 +166,7 @@ export const field = {
    * loads outside images over https only, so an http one would show nowhere. Rows stored before
    * this rule are read as they are; a change to such a record gives it an https image or none.
    */
-  productImageUrl: z
-    .url({ protocol: /^https?$/ })
-    .max(2000)
-    .refine((url) => !/^http:/i.test(url), 'must start with https:// (pages served over HTTPS block images from plain http addresses)')
+  productImageUrl: webAddress(urlRules.productImage)
     .nullish()
     .transform((v) => v || null),
 };

@@ -24,7 +24,7 @@ import {
 } from '../shared/pagination.js';
 import { isUuid } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
-import { webhookEventTypes } from './event-types.js';
+import { eventTypeNames } from './event-types.js';
 
 export interface FeedFilters {
   /** Event types; an entry may list several, comma-separated (`points.credited,points.debited`). */
@@ -46,8 +46,8 @@ export interface FeedEvent {
   id: string;
   type: string;
   created_at: Date;
-  /** The body's `version`, when it has one. */
-  version: number | null;
+  /** The body's `version`; 1 for a body written before bodies carried one (webhooks.md: read them as 1). */
+  version: number;
   /** The body's `data`. */
   data: unknown;
 }
@@ -73,8 +73,8 @@ const filtersSchema = z
       .transform((types) => [...new Set(types.flatMap((t) => t.split(',')))])
       .superRefine((types, ctx) => {
         for (const type of types) {
-          if (!(webhookEventTypes as readonly string[]).includes(type)) {
-            ctx.addIssue({ code: 'custom', message: `unknown event type "${type}" (types: ${webhookEventTypes.join(', ')})` });
+          if (!(eventTypeNames as readonly string[]).includes(type)) {
+            ctx.addIssue({ code: 'custom', message: `unknown event type "${type}" (types: ${eventTypeNames.join(', ')})` });
           }
         }
       })
@@ -136,7 +136,7 @@ function feedEvent(row: Row): FeedEvent {
     type: row.type,
     // as delivered: on a cluster the row's own time may differ from the body's by a millisecond
     created_at: typeof body.created_at === 'string' ? new Date(body.created_at) : row.createdAt,
-    version: typeof body.version === 'number' ? body.version : null,
+    version: typeof body.version === 'number' ? body.version : 1,
     data: body.data ?? null,
   };
 }
