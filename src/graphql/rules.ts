@@ -8,23 +8,31 @@ import { identifierPattern, NOT_BLANK } from '../domain/shared/fields.js';
 /** JSON Schema keywords of a rule, without the type (GraphQL's type gives it). */
 export type RuleSchema = Record<string, unknown>;
 
-// z.toJSONSchema bounds every .int() by the safe integers; GraphQL's Int (int32) is narrower
+// z.toJSONSchema bounds every .int() by the safe integers; GraphQL's Int (int32) is narrower.
+// The structure (types, an input object's fields) is GraphQL's to say.
 const SAFE = Number.MAX_SAFE_INTEGER;
-const typeKeywords = new Set(['$schema', 'type', 'format']);
+const structure = new Set(['$schema', 'type', 'format', 'properties', 'required', 'additionalProperties']);
 
 /** The constraint keywords of `schema` (its nullable branch unwrapped: GraphQL's nullability says that). */
 function ruleSchema(schema: z.ZodType): RuleSchema {
-  let json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   const branches = json.anyOf as Record<string, unknown>[] | undefined;
   if (branches?.length === 2 && branches.some((b) => b.type === 'null')) {
-    json = { ...branches.find((b) => b.type !== 'null'), ...(json.default !== undefined && { default: json.default }) };
+    return constraints({ ...branches.find((b) => b.type !== 'null'), ...(json.default !== undefined && { default: json.default }) });
   }
+  return constraints(json);
+}
+
+function constraints(json: Record<string, unknown>): RuleSchema {
   const rule: RuleSchema = {};
   for (const [key, value] of Object.entries(json)) {
-    if (typeKeywords.has(key) || (key === 'minimum' && value === -SAFE) || (key === 'maximum' && value === SAFE)) continue;
-    // an array's items are typed by GraphQL; their own rules sit on the item's input type
-    if (key === 'items' && typeof value === 'object') continue;
-    rule[key] = value;
+    if (structure.has(key) || (key === 'minimum' && value === -SAFE) || (key === 'maximum' && value === SAFE)) continue;
+    if (key !== 'items') rule[key] = value;
+    else {
+      // a list's items: their own constraints, if any
+      const items = constraints(value as Record<string, unknown>);
+      if (Object.keys(items).length > 0) rule.items = items;
+    }
   }
   return rule;
 }

@@ -72,7 +72,9 @@ function valueSchema(scalars: Record<string, Json>, type: GraphQLInputType | Gra
   if (isListType(inner)) schema = { type: 'array', items: typeSchema(scalars, inner.ofType) };
   else if (isScalarType(inner)) schema = { ...scalars[inner.name] };
   else schema = ref(inner.name);
-  return rule ? { ...schema, ...rule } : schema;
+  if (!rule) return schema;
+  // a rule on a list's items adds to what GraphQL says of them
+  return { ...schema, ...rule, ...(rule.items ? { items: { ...schema.items, ...(rule.items as Json) } } : {}) };
 }
 
 /** The schema of `type`, null included unless it is non-null. */
