@@ -32,8 +32,11 @@ function literal(name: string, reader: (text: unknown) => Date | { problem: stri
   };
 }
 
+// Each scalar carries its JSON Schema (`extensions.jsonSchema`): the OpenAPI document types
+// REST fields and parameters of the scalar with it (src/http/rest/openapi.ts).
 builder.scalarType('DateTime', {
   subGraphs: ['public', 'admin'],
+  extensions: { jsonSchema: { type: 'string', format: 'date-time' } },
   description:
     'A date and time, RFC 3339 (ISO 8601): YYYY-MM-DDThh:mm:ss, optional fractional seconds (read to the millisecond), then Z ' +
     'or an offset ±hh:mm, e.g. 2026-11-21T08:30:00Z or 2026-11-21T09:30:00.5+01:00 (T and Z may be lower case). No other ISO 8601 ' +
@@ -48,6 +51,7 @@ builder.scalarType('DateTime', {
 
 builder.scalarType('Date', {
   subGraphs: ['public', 'admin'],
+  extensions: { jsonSchema: { type: 'string', format: 'date' } },
   description:
     'A calendar date, YYYY-MM-DD, from 0001-01-01 to 9999-12-31: a day of the calendar (2026-02-30 is refused with validation_error)',
   serialize: (value) => (typeof value === 'string' ? read(readDate, value) : value).toISOString().slice(0, 10),
@@ -58,6 +62,7 @@ builder.scalarType('Date', {
 builder.scalarType('JSON', {
   subGraphs: ['public', 'admin'],
   description: 'A JSON value; as an input, its shape is validated by the field that takes it',
+  extensions: { jsonSchema: {} },
   serialize: (value) => value,
   parseValue: (value) => value,
   parseLiteral: (node: ValueNode, variables) => {

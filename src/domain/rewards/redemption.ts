@@ -196,7 +196,9 @@ export async function withFreshCode<T>(db: Db, issue: (db: Db, code: string) => 
   }
 }
 
-const redeemInput = z.object({ reward_id: identifier(255) });
+/** The redemption's rule (the API's descriptions and OpenAPI document state it from here). */
+export const redeemRules = { reward_id: identifier(255) };
+const redeemInput = z.object(redeemRules);
 
 /** The statement's row: the customer reward's own columns, flat with its reward's. */
 type RedemptionRow = Omit<Redemption, 'reward'> & { reward_id: string; reward_name: string; reward_type: RewardType };

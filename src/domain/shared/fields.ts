@@ -64,16 +64,49 @@ function identifierProblem(value: string): string | null {
   return null;
 }
 
+/**
+ * The identifier rule as a JSON Schema pattern, for the API's documents: no space at either end,
+ * and none of the refused characters, written out as a class (the identifiers test holds it to
+ * ANY_REFUSED for every code point). Below U+10000 as regex escapes; above, the characters
+ * themselves, which ECMAScript and Python regular expressions both read (their escapes for
+ * astral code points differ: `\u{…}`, `\U…`).
+ */
+export const identifierPattern =
+  '^(?! )(?!.* $)[^\\u0000-\\u001f\\u007f-\\u00a0\\u00ad\\u0600-\\u0605\\u061c\\u06dd\\u070f\\u0890-\\u0891\\u08e2\\u1680' +
+  '\\u180e\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u2064\\u2066-\\u206f\\u3000\\ud800-\\udfff\\ufeff\\ufff9-\\ufffb' +
+  '\u{110bd}\u{110cd}\u{13430}-\u{1343f}\u{1bca0}-\u{1bca3}\u{1d173}-\u{1d17a}\u{e0001}\u{e0020}-\u{e007f}]*$';
+
+/** Text without NUL (U+0000), which no input may hold (PostgreSQL text cannot store it), as a JSON Schema pattern. */
+export const NO_NUL = '^[^\\u0000]*$';
+/** Text with a character other than white space, and no NUL: a reason that is not blank, as a JSON Schema pattern. */
+export const NOT_BLANK = '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$';
+
+/**
+ * `schema` with at most `max` characters counted as JSON Schema's maxLength counts them, in
+ * code points (an emoji is one character, where zod's max counts its two UTF-16 units), so the
+ * API's documents state the limit the service holds.
+ */
+export function maxChars<T extends z.ZodType<string>>(schema: T, max: number): T {
+  return schema
+    .superRefine((value, ctx) => {
+      let length = 0;
+      for (const _ of value) length++;
+      if (length > max) ctx.addIssue({ code: 'too_big', origin: 'string', maximum: max, inclusive: true, input: value });
+    })
+    .meta({ maxLength: max });
+}
+
 /** An identifier input field: required, at most `max` characters, and the identifier rule. */
 export const identifier = (max = 255) =>
-  z
-    .string()
-    .min(1, 'is required')
-    .max(max, `must be at most ${max} characters`)
+  maxChars(z.string().min(1, 'is required'), max)
     .superRefine((value, ctx) => {
       const problem = identifierProblem(value);
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    });
+    })
+    .meta({ pattern: identifierPattern });
+
+/** What a lookup's identifier may be: no record has a longer one. */
+export const lookupRule = identifier(255);
 
 /**
  * A lookup's identifier argument (`name` is the field the client sent): undefined when absent
@@ -82,8 +115,8 @@ export const identifier = (max = 255) =>
  */
 export function lookupIdentifier(name: string, value: string | null | undefined): string | undefined {
   if (value == null || value === '') return undefined;
-  const problem = identifierProblem(value);
-  if (problem) throw validationError({ [name]: [problem] }, `${name} is not a valid identifier`);
+  const parsed = lookupRule.safeParse(value);
+  if (!parsed.success) throw validationError({ [name]: parsed.error.issues.map((i) => i.message) }, `${name} is not a valid identifier`);
   return value;
 }
 

@@ -64,28 +64,30 @@ export interface EventDelivery {
 }
 
 const MAX_TYPES = 50;
+/** Event types, comma-separated, as a JSON Schema pattern (the API's documents state the rule from it). */
+const typeList = (() => {
+  const type = `(${eventTypeNames.map((t) => t.replace('.', '\\.')).join('|')})`;
+  return `^${type}(,${type})*$`;
+})();
 
-const filtersSchema = z
-  .object({
-    types: z
-      .array(z.string())
-      .max(MAX_TYPES, `at most ${MAX_TYPES} types`)
-      .transform((types) => [...new Set(types.flatMap((t) => t.split(',')))])
-      .superRefine((types, ctx) => {
-        for (const type of types) {
-          if (!(eventTypeNames as readonly string[]).includes(type)) {
-            ctx.addIssue({ code: 'custom', message: `unknown event type "${type}" (types: ${eventTypeNames.join(', ')})` });
-          }
+/** The `types` filter: repeated, or comma-separated in one value, each an event type. */
+export const typesRule = z.array(z.string().meta({ pattern: typeList })).max(MAX_TYPES, `at most ${MAX_TYPES} types`);
+
+const filtersSchema = z.object({
+  types: typesRule
+    .transform((types) => [...new Set(types.flatMap((t) => t.split(',')))])
+    .superRefine((types, ctx) => {
+      for (const type of types) {
+        if (!(eventTypeNames as readonly string[]).includes(type)) {
+          ctx.addIssue({ code: 'custom', message: `unknown event type "${type}" (types: ${eventTypeNames.join(', ')})` });
         }
-      })
-      .optional(),
-    created_after: z.date().optional(),
-    created_before: z.date().optional(),
-  })
-  .refine((f) => !f.created_after || !f.created_before || f.created_after <= f.created_before, {
-    path: ['created_before'],
-    message: 'must not be earlier than created_after',
-  });
+      }
+    })
+    .optional(),
+  created_after: z.date().optional(),
+  // a window that ends before it starts is valid and holds no event, as a page past the end is empty
+  created_before: z.date().optional(),
+});
 
 /** The statement's condition on events `e` of the merchant for these filters (422 for bad ones). */
 function feedWhere(merchantId: string, filters: FeedFilters): Prisma.Sql {

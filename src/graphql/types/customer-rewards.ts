@@ -13,6 +13,7 @@ import {
   redeemableConnections,
   redeemablePages,
   redeemReward,
+  redeemRules,
 } from '../../domain/rewards/redemption.js';
 import { findRewards } from '../../domain/rewards/rewards.js';
 import type { Reward } from '../../generated/prisma/client.js';
@@ -23,6 +24,7 @@ import { CustomerRewardStatusEnum, RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, resultOf } from '../envelopes.js';
 import { link } from '../links.js';
 import { byIdOf } from '../loaders.js';
+import { ruled } from '../rules.js';
 import { CustomerRef } from './customers.js';
 import { RewardRef } from './rewards.js';
 
@@ -160,7 +162,7 @@ builder.mutationFields((t) => ({
       'an excluded customer: reward_unavailable; an unknown or inactive reward: not_found. ' +
       'REST: POST /v1/customers/rewards/redeem?customer_id=',
     authScopes: { scope: 'write:rewards' },
-    args: { ...customerRefArgs, reward_id: t.arg.id({ required: true, description: 'The reward to redeem' }) },
+    args: { ...customerRefArgs, reward_id: t.arg.id({ required: true, ...ruled(redeemRules.reward_id, 'The reward to redeem') }) },
     resolve: async (_root, args, ctx) => {
       const customer = await visibleCustomer(ctx.db, ctx, args);
       return { data: await redeemReward(ctx.db, customer, { reward_id: String(args.reward_id) }) };

@@ -3,6 +3,7 @@
 // GraphQL only, `events_connection` (Relay). Admin face: `webhook_events`, each event with its
 // deliveries.
 import { findCustomer } from '../../domain/customers/customers.js';
+import { lookupRule } from '../../domain/shared/fields.js';
 import { eventTypeNames } from '../../domain/webhooks/event-types.js';
 import {
   deliveriesOf,
@@ -11,9 +12,11 @@ import {
   type FeedEvent,
   type FeedFilters,
   listEvents,
+  typesRule,
 } from '../../domain/webhooks/feed.js';
 import { builder, type Context } from '../builder.js';
 import { connectionOf, cursorArgs, listOf, pageArgs } from '../envelopes.js';
+import { ruled } from '../rules.js';
 
 const EventDeliveryRef = builder.objectRef<EventDelivery>('EventDelivery').implement({
   subGraphs: ['admin'],
@@ -58,10 +61,8 @@ const EventRef = builder.objectRef<AdminEvent>('Event').implement({
 const EventList = listOf('Event', EventRef);
 
 const filterArgs = builder.args((t) => ({
-  types: t.stringList({
-    description: 'Only these types, of those Event.type lists (repeat `types`, or comma-separate them in one)',
-  }),
-  customer_id: t.string({ description: 'Only events about this customer (its id on the e-commerce platform)' }),
+  types: t.stringList(ruled(typesRule, 'Only these types, of those Event.type lists (repeat `types`, or comma-separate them in one)')),
+  customer_id: t.string(ruled(lookupRule, 'Only events about this customer (its id on the e-commerce platform)')),
   created_after: t.field({ type: 'DateTime', description: 'Only events created at or after this time' }),
   created_before: t.field({ type: 'DateTime', description: 'Only events created before this time' }),
   delivery_success: t.boolean({
