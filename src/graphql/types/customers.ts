@@ -7,6 +7,7 @@ import { type CustomerProfile, customerProfile, listCustomers, withTier } from '
 import { createCustomer, updateCustomer } from '../../domain/customers/customer-writes.js';
 import { type Balance, balanceOf, balancesOf } from '../../domain/ledger/balances.js';
 import { builder, forShoppers } from '../builder.js';
+import { cachedByCustomer } from '../cached.js';
 import { customerRefArgs } from '../customer-args.js';
 import { perCustomer } from '../customer-links.js';
 import { CustomerStatusEnum } from '../enums.js';
@@ -36,6 +37,7 @@ const BalanceRef = builder.objectRef<Balance>('Balance').implement({
 builder.queryFields((t) => ({
   customer_balance: t.field({
     subGraphs: ['public'],
+    ...cachedByCustomer,
     ...forShoppers,
     type: resultOf('Balance', BalanceRef),
     description: "A customer's points balance. REST: GET /v1/customers/balance",
@@ -134,6 +136,7 @@ builder.queryFields((t) => {
     }),
     customer: t.field({
       subGraphs: ['public'],
+      ...cachedByCustomer,
       ...forShoppers,
       type: resultOf('Customer', CustomerRef),
       description: 'One customer, by internal id (uuid) or platform id. REST: GET /v1/customers/{id}',

@@ -5,6 +5,7 @@ import { platformIdOf } from '../../domain/customers/customers.js';
 import { adjustPoints, parseAdjustment } from '../../domain/ledger/adjustments.js';
 import { listTransactions, transactionConnections, transactionPages } from '../../domain/ledger/points-history.js';
 import { builder, forShoppers } from '../builder.js';
+import { cachedByCustomer } from '../cached.js';
 import { customerIdArgs, customerRefArgs, customerUuid } from '../customer-args.js';
 import { scrollableLinks } from '../customer-links.js';
 import { TransactionSourceEnum, TransactionTypeEnum } from '../enums.js';
@@ -78,6 +79,7 @@ builder.queryFields((t) => {
   return {
     customer_transactions: t.field({
       subGraphs: ['public'],
+      ...cachedByCustomer,
       ...forShoppers,
       type: PointsTransactionList,
       description: "A customer's points transaction history, newest first. REST: GET /v1/customers/transactions",
