@@ -4,11 +4,14 @@
 // instances sharing one database, with a clock moved across local midnights, a local New Year,
 // points and code expiries, booster starts and a rolling tier window, and after each change
 // every storefront document read through both caching instances equals what an instance that
-// caches nothing answers at that moment.
+// caches nothing answers at that moment. Clock moves land just before and just after each moment
+// an answer changes with no write (a code's expiry, a booster's start or end, points leaving a
+// rolling tier window), so a kept answer meets each of them.
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPrisma, type Db } from '../../src/db/client.js';
+import { boostersChangeAt } from '../../src/domain/earning/booster-campaigns.js';
 import { expirePoints } from '../../src/domain/ledger/expiry.js';
 import { approvePendingPoints } from '../../src/domain/ledger/pending.js';
 import { importProgram } from '../../src/domain/program-import/program-import.js';
@@ -62,6 +65,8 @@ interface World {
   boosters: string[];
   rules: string[];
   pendingReferees: string[];
+  /** Customers that were referred (a referral shows their platform id once they order). */
+  referees: number[];
   session?: string;
 }
 
@@ -126,6 +131,7 @@ describe('cached storefront answers equal uncached ones', () => {
       boosters: [],
       rules: [],
       pendingReferees: [],
+      referees: [],
     };
     await admin(w, `mutation { update_merchant_settings(timezone: "${ZONES[0]}", points_expiry_days: 2) { timezone } }`);
     for (const [name, position, threshold, window] of [
@@ -177,6 +183,7 @@ describe('cached storefront answers equal uncached ones', () => {
       i: { referrer_code: first!.referralCode, referee_email: `friend-${w.merchantId.slice(0, 8)}@example.com` },
     });
     await createCustomer(w, 0, `friend-${w.merchantId.slice(0, 8)}@example.com`);
+    w.referees.push(w.customers.length - 1);
     await order(w, w.customers.length - 1, 25, app);
     void second;
     await mintSession(w);
@@ -288,20 +295,15 @@ describe('cached storefront answers equal uncached ones', () => {
       );
       if (!r.body.errors) w.pendingReferees.push(email);
     },
-    newCustomer: async (w) => createCustomer(w, 5, w.pendingReferees.shift()),
-    renameCustomer: async (w, i, n, via) => {
-      const c = pick(live(w), i);
-      const platformId = n % 2 ? `c-${randomUUID().slice(0, 8)}` : c.platformId;
-      const r = await tryAdmin(
-        w,
-        `mutation($id: ID!, $p: CustomerPatch!) { update_customer(id: $id, input: $p) { id } }`,
-        {
-          id: c.id,
-          p: { customer_id: platformId, first_name: `Pat ${n}` },
-        },
-        via,
-      );
-      if (!r.body.errors) c.platformId = platformId;
+    newCustomer: async (w) => {
+      const referee = w.pendingReferees.shift();
+      await createCustomer(w, 5, referee);
+      if (referee) w.referees.push(w.customers.length - 1);
+    },
+    renameCustomer: (w, i, n, via) => rename(w, pick(live(w), i), n, via),
+    renameReferee: async (w, i, n, via) => {
+      const referees = w.referees.map((k) => w.customers[k]!).filter((c) => !c.erased);
+      if (referees.length) await rename(w, pick(referees, i), n | 1, via);
     },
     erase: async (w, i, _n, via) => {
       if (live(w).length <= 2) return;
@@ -336,7 +338,8 @@ describe('cached storefront answers equal uncached ones', () => {
         `mutation($id: ID!, $p: TierPatch!) { update_tier(id: $id, input: $p) { id } }`,
         {
           id: pick(w.tiers.slice(1), i),
-          p: { threshold: 20 + (n % 200), name: `Tier ${n}` },
+          // a threshold marks the ladder changed (the merchant's row); a name alone does not
+          p: n % 2 ? { name: `Tier ${n}` } : { threshold: 20 + (n % 200), name: `Tier ${n}` },
         },
         via,
       ),
@@ -356,7 +359,11 @@ describe('cached storefront answers equal uncached ones', () => {
         `mutation($id: ID!, $p: BoosterCampaignPatch!) { update_booster_campaign(id: $id, input: $p) { id } }`,
         {
           id: w.boosters[0],
-          p: { name: `Booster ${n}`, starts_at: new Date(Date.now() + ((n % 5) - 1) * HOUR).toISOString() },
+          p: {
+            name: `Booster ${n}`,
+            starts_at: new Date(Date.now() + ((n % 5) - 1) * HOUR).toISOString(),
+            ends_at: new Date(Date.now() + (4 + (n % 20)) * HOUR).toISOString(),
+          },
         },
         via,
       ),
@@ -400,6 +407,26 @@ describe('cached storefront answers equal uncached ones', () => {
       vi.setSystemTime(new Date(addPeriods('year', periodStart('year', new Date(), zone), 1, zone).getTime() + MINUTE));
       await mintSession(w);
     },
+    // just before the next moment an answer changes by the clock alone (answers are kept there), then just after it
+    acrossCodeExpiry: (w) =>
+      across(w, 'a code expires', async () => {
+        const [row] = await app.db.$queryRaw<{ at: Date | null }[]>`
+        SELECT min(expires_at) AS at FROM customer_rewards
+         WHERE merchant_id = ${w.merchantId}::uuid AND status = 'issued' AND expires_at > ${new Date()}`;
+        return row?.at ?? null;
+      }),
+    acrossBoosterChange: (w) => across(w, 'a booster starts or ends', () => boostersChangeAt(app.db, w.merchantId, new Date())),
+    acrossRollingWindow: (w) =>
+      across(w, 'points leave a rolling window', async () => {
+        const zone = await zoneOf(w);
+        const credits = await app.db.pointsTransaction.findMany({
+          where: { merchantId: w.merchantId, type: 'credit' },
+          select: { createdAt: true },
+        });
+        const now = Date.now();
+        const leaving = credits.map((c) => addPeriods('month', c.createdAt, 12, zone).getTime()).filter((at) => at > now);
+        return leaving.length ? new Date(Math.min(...leaving)) : null;
+      }),
     days: async (w, _i, n) => {
       advance((1 + (n % 3)) * DAY);
       await mintSession(w);
@@ -409,6 +436,29 @@ describe('cached storefront answers equal uncached ones', () => {
       await mintSession(w);
     },
   };
+  /** A new first name, and (odd `n`) a new platform id. */
+  async function rename(w: World, c: World['customers'][number], n: number, via: Instance) {
+    const platformId = n % 2 ? `c-${randomUUID().slice(0, 8)}` : c.platformId;
+    const r = await tryAdmin(
+      w,
+      `mutation($id: ID!, $p: CustomerPatch!) { update_customer(id: $id, input: $p) { id } }`,
+      {
+        id: c.id,
+        p: { customer_id: platformId, first_name: `Pat ${n}` },
+      },
+      via,
+    );
+    if (!r.body.errors) c.platformId = platformId;
+  }
+
+  async function across(w: World, what: string, next: () => Promise<Date | null>) {
+    const at = await next();
+    if (!at) return;
+    vi.setSystemTime(new Date(at.getTime() - 30_000));
+    await mintSession(w);
+    await compareAll(w, `just before ${what}`);
+    vi.setSystemTime(new Date(at.getTime() + 30_000));
+  }
   const zoneOf = async (w: World) =>
     (await app.db.merchant.findUniqueOrThrow({ where: { id: w.merchantId }, select: { timezone: true } })).timezone;
 

@@ -2,10 +2,13 @@
 -- one per customer, one per merchant row and one per merchant's program. Each changes in the
 -- transaction of every write that can change what a storefront is answered, so an answer cached
 -- under the revisions read before it was computed is never served once they moved, on any
--- instance. Where a write already rewrites the customer's row (the ledger, tier changes,
--- profile edits, erasure, orders, and every activity or transaction added or removed, which the
--- row counts) its BEFORE trigger moves the revision without a statement of its own; the other
--- writes get a trigger each, none of them on the ledger function's path.
+-- instance. Where a write rewrites the customer's row in its transaction (the ledger and so
+-- redemptions, expiry and approvals; tier changes with their memberships; profile edits and
+-- erasure; orders and refunds with the pending points they void; every activity or transaction
+-- added or removed, which the row counts) its BEFORE trigger moves the revision without a
+-- statement of its own. The writes that leave the row alone get a trigger each: a referral (the
+-- referrer's), a referee's platform id (its referrers'), the program tables. None is on the
+-- ledger function's path. test/cache/exact-answers.test.ts fails without any one of them.
 -- AlterTable
 ALTER TABLE "merchants" ADD COLUMN     "revision" BIGINT NOT NULL DEFAULT 0;
 
@@ -41,24 +44,20 @@ END $$;
 CREATE TRIGGER customers_revised BEFORE UPDATE ON customers FOR EACH ROW EXECUTE FUNCTION loyalty_revise_row();
 CREATE TRIGGER merchants_revised BEFORE UPDATE ON merchants FOR EACH ROW EXECUTE FUNCTION loyalty_revise_row();
 
--- A customer's records that change without its row: the customer named by the column the
--- trigger's argument names (old and new row) is rewritten, which moves its revision.
-CREATE FUNCTION loyalty_revise_customer() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE m uuid; c uuid;
+-- The referrals a customer made (recorded, completed, rejected, a referee's email erased) change
+-- without the referrer's row: it is rewritten, which moves its revision.
+CREATE FUNCTION referrals_revise_referrer() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  FOR m, c IN SELECT DISTINCT (r ->> 'merchant_id')::uuid, (r ->> TG_ARGV[0])::uuid
-                FROM (VALUES (to_jsonb(OLD)), (to_jsonb(NEW))) AS v(r) WHERE r IS NOT NULL LOOP
-    UPDATE customers SET revision = revision + 1 WHERE merchant_id = m AND id = c;
-  END LOOP;
+  IF TG_OP <> 'INSERT' THEN
+    UPDATE customers SET revision = revision + 1 WHERE merchant_id = OLD.merchant_id AND id = OLD.referrer_id;
+  END IF;
+  IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.referrer_id IS DISTINCT FROM OLD.referrer_id) THEN
+    UPDATE customers SET revision = revision + 1 WHERE merchant_id = NEW.merchant_id AND id = NEW.referrer_id;
+  END IF;
   RETURN NULL;
 END $$;
--- the referrals a customer made (recorded, completed, rejected, a referee's email erased)
 CREATE TRIGGER referrals_revise_referrer AFTER INSERT OR UPDATE OR DELETE ON referrals
-  FOR EACH ROW EXECUTE FUNCTION loyalty_revise_customer('referrer_id');
--- pending points voided by a refund (approval is the ledger's, which rewrites the row itself)
-CREATE TRIGGER activities_revise_on_void AFTER UPDATE OF status ON activities
-  FOR EACH ROW WHEN (NEW.status = 'voided' AND OLD.status IS DISTINCT FROM NEW.status)
-  EXECUTE FUNCTION loyalty_revise_customer('customer_id');
+  FOR EACH ROW EXECUTE FUNCTION referrals_revise_referrer();
 
 -- A referral shows its referee's platform id (referral-records.ts): a change of it (an edit, an
 -- erasure) moves the revisions of the customers who referred them.
