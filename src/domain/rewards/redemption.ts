@@ -48,6 +48,11 @@ function effectiveStatus(status: CustomerRewardStatus, expiresAt: Date | null, n
   return status === 'issued' && expiresAt && expiresAt <= now ? 'expired' : status;
 }
 
+/** When an issued code's status next changes by the clock alone: it turns expired at its expiry. */
+export function statusChangesAt(held: Pick<CustomerRewardRecord, 'status' | 'expires_at'>): Date | null {
+  return held.status === 'issued' ? held.expires_at : null;
+}
+
 /** An excluded customer takes no part in the program, so it can redeem nothing. */
 const canRedeem = (customer: Pick<Customer, 'status'>) => customer.status !== 'excluded';
 

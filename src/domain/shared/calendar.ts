@@ -85,6 +85,13 @@ export function addPeriods(period: CalendarPeriod, at: Date, n: number, zone: st
 }
 
 /**
+ * The start of the local day `n` days from the day of `at`: moving a day start keeps its time of
+ * day, which is 01:00 where a daylight-saving change skips midnight, so the day's own start is taken.
+ */
+export const dayStartFrom = (at: Date, n: number, zone: string) =>
+  periodStart('day', addPeriods('day', periodStart('day', at, zone), n, zone), zone);
+
+/**
  * The period holding `at` as a key, named by its first local date: 2026-11-21, week-2026-11-16
  * (its Monday), 2026-11, 2026-Q4, 2026.
  */

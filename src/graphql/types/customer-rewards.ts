@@ -14,10 +14,12 @@ import {
   redeemablePages,
   redeemReward,
   redeemRules,
+  statusChangesAt,
 } from '../../domain/rewards/redemption.js';
 import { findRewards } from '../../domain/rewards/rewards.js';
 import type { Reward } from '../../generated/prisma/client.js';
 import { builder, forShoppers } from '../builder.js';
+import { cachedByCustomer, changesAt } from '../cached.js';
 import { customerRefArgs } from '../customer-args.js';
 import { connectionLink, pageLink } from '../customer-links.js';
 import { CustomerRewardStatusEnum, RewardTypeEnum } from '../enums.js';
@@ -50,7 +52,10 @@ function customerRewardFields<T extends CustomerRewardRecord>(t: FieldBuilder<T>
     status: t.field({
       type: CustomerRewardStatusEnum,
       description: 'issued, used, expired (an issued code past expires_at) or cancelled',
-      resolve: (r) => r.status,
+      resolve: (r, _args, ctx) => {
+        changesAt(ctx, statusChangesAt(r));
+        return r.status;
+      },
     }),
     points_spent: t.int({ resolve: (r) => r.points_spent }),
     issued_at: t.field({ type: 'DateTime', resolve: (r) => r.issued_at }),
@@ -78,6 +83,7 @@ const RedemptionRef = builder.objectRef<Redemption>('Redemption').implement({
 builder.queryFields((t) => ({
   customer_rewards: t.field({
     subGraphs: ['public'],
+    ...cachedByCustomer,
     ...forShoppers,
     type: listOf('CustomerReward', CustomerRewardRef),
     description: 'The rewards a customer has redeemed, newest first. REST: GET /v1/customers/rewards',
@@ -90,6 +96,7 @@ builder.queryFields((t) => ({
   }),
   redeemable_rewards: t.field({
     subGraphs: ['public'],
+    ...cachedByCustomer,
     ...forShoppers,
     type: listOf('RedeemableReward', RewardRef),
     description:

@@ -8,6 +8,7 @@ import { createCustomer, updateCustomer } from '../../domain/customers/customer-
 import { type Balance, balanceOf, balancesOf } from '../../domain/ledger/balances.js';
 import { lookupRule } from '../../domain/shared/fields.js';
 import { builder, forShoppers } from '../builder.js';
+import { cachedByCustomer } from '../cached.js';
 import { customerRefArgs } from '../customer-args.js';
 import { perCustomer } from '../customer-links.js';
 import { CustomerStatusEnum } from '../enums.js';
@@ -38,6 +39,7 @@ const BalanceRef = builder.objectRef<Balance>('Balance').implement({
 builder.queryFields((t) => ({
   customer_balance: t.field({
     subGraphs: ['public'],
+    ...cachedByCustomer,
     ...forShoppers,
     type: resultOf('Balance', BalanceRef),
     description: "A customer's points balance. REST: GET /v1/customers/balance",
@@ -138,6 +140,7 @@ builder.queryFields((t) => {
     }),
     customer: t.field({
       subGraphs: ['public'],
+      ...cachedByCustomer,
       ...forShoppers,
       type: resultOf('Customer', CustomerRef),
       description: 'One customer, by internal id (uuid) or platform id. REST: GET /v1/customers/{id}',

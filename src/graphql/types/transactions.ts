@@ -6,6 +6,7 @@ import { adjustmentRules, adjustPoints, parseAdjustment } from '../../domain/led
 import { listTransactions, transactionConnections, transactionPages } from '../../domain/ledger/points-history.js';
 import { lookupRule } from '../../domain/shared/fields.js';
 import { builder, forShoppers } from '../builder.js';
+import { cachedByCustomer } from '../cached.js';
 import { customerIdArgs, customerRefArgs, customerUuid } from '../customer-args.js';
 import { scrollableLinks } from '../customer-links.js';
 import { TransactionSourceEnum, TransactionTypeEnum } from '../enums.js';
@@ -80,6 +81,7 @@ builder.queryFields((t) => {
   return {
     customer_transactions: t.field({
       subGraphs: ['public'],
+      ...cachedByCustomer,
       ...forShoppers,
       type: PointsTransactionList,
       description: "A customer's points transaction history, newest first. REST: GET /v1/customers/transactions",
