@@ -7,8 +7,9 @@ import type { Db } from '../../db/client.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { RewardType } from '../../generated/prisma/enums.js';
 import { checkRewardRule } from '../rewards/reward-rules.js';
-import { field } from '../shared/fields.js';
+import { field, webAddress } from '../shared/fields.js';
 import { MAX_DECIMAL_14_2 } from '../shared/limits.js';
+import { urlRules } from '../shared/urls.js';
 import { parseInput } from '../shared/validation.js';
 import { fraudChecksInput } from './fraud-signals.js';
 
@@ -23,7 +24,10 @@ export const referralProgramInput = z
       .strict()
       .superRefine((r, ctx) => checkRewardRule(r.reward_type, r.reward_rule, ctx)),
     min_order_subtotal: money.nullish(),
-    share_url_template: z.string().max(2000).nullish(),
+    /** The link a shopper shares: an https address, `{referral_code}` standing for the sharer's code. */
+    share_url_template: webAddress(urlRules.shareLink)
+      .nullish()
+      .transform((v) => v || null),
     /** Absent: the checks stay as they are (a new program: the defaults); given: replaced whole. */
     fraud_checks: fraudChecksInput.nullish(),
   })

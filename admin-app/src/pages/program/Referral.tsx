@@ -2,6 +2,7 @@
 // checks that hold a referral for review.
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
+import { urlRules } from '../../../../src/domain/shared/urls';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
 import { Alert, CheckboxField, FormFooter, SelectField, TextField } from '../../ui';
@@ -19,6 +20,7 @@ import {
   ruleNumberErrors,
   ruleValues,
   toNumber,
+  urlErrors,
 } from './kit';
 
 const ProgramQuery = graphql(`
@@ -86,6 +88,7 @@ function ReferralForm({ program }: { program: Program }) {
       ...numberErrors({ 'referrer_reward.points': { text: v.points, integer: true, required: true }, min_order_subtotal: { text: v.min } }),
       ...ruleNumberErrors(v.type, v.rule, 'referee_reward.reward_rule'),
       ...checksNumberErrors(v.checks),
+      ...urlErrors({ share_url_template: { text: v.url, rule: urlRules.shareLink } }),
     };
     setLocal(problems);
     if (Object.keys(problems).length) return;
