@@ -425,7 +425,7 @@ function buildBatch(
   const ops: Prisma.PrismaPromise<unknown>[] = [];
 
   // tiers first: customers reference the default tier
-  const tiers = parsed.tiers.map(({ value: t }) => ({ id: t.id ?? randomUUID(), merchantId, ...tierRow(t) }));
+  const tiers = parsed.tiers.map(({ value: t }) => ({ id: t.id ?? randomUUID(), merchantId, ...tierRow(t), createdAt: date(t.created_at) ?? now }));
   if (tiers.length) ops.push(db.tier.createMany({ data: tiers }));
 
   // Members join the default tier: those already here without a tier now, imported ones as inserted.
@@ -484,6 +484,7 @@ function buildBatch(
     ...(b.id && { id: b.id }),
     merchantId,
     ...boosterRow(b),
+    createdAt: date(b.created_at) ?? now,
   }));
   for (const chunk of chunks(boosters)) ops.push(db.boosterCampaign.createMany({ data: chunk }));
 
