@@ -54,6 +54,7 @@ export interface Options {
     'overlap-hours'?: string;
     enable?: boolean;
     disable?: boolean;
+    'award-points'?: boolean;
     timezone?: string;
     at?: string;
     from?: string;
@@ -369,8 +370,8 @@ export const commands: Record<string, Command> = {
     text: (k: StorefrontKeyView) => `Publishable storefront key ${k.id} revoked at ${new Date(k.revoked_at!).toISOString()}.`,
   },
   import: {
-    usage: 'import --merchant <slug> --file <program.json>',
-    summary: 'Import a loyalty program (all or nothing)',
+    usage: 'import --merchant <slug> --file <program.json> [--award-points]',
+    summary: 'Import a loyalty program (all or nothing), its past orders as history (with --award-points: earning as late orders)',
     async run(db, { values }) {
       const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
       const path = required(values.file, 'file');
@@ -383,7 +384,7 @@ export const commands: Record<string, Command> = {
       } catch (err) {
         throw validationError({ file: [`is not valid JSON: ${(err as Error).message}`] });
       }
-      return importProgram(db, merchant.id, data);
+      return importProgram(db, merchant.id, data, { awardPoints: values['award-points'] ?? false });
     },
     text: (s) =>
       `Imported: ${Object.entries(s)

@@ -62,6 +62,7 @@ async function main(argv: string[]) {
         to: { type: 'string' },
         group: { type: 'string' },
         csv: { type: 'boolean' },
+        'award-points': { type: 'boolean' },
       },
     });
     json = values.json ?? false;

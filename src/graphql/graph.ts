@@ -31,6 +31,7 @@ import './types/audit.js';
 import './types/customer-sessions.js';
 import './types/storefront-keys.js';
 import './types/events-feed.js';
+import './types/program-import.js';
 
 /**
  * The whole graph, built once. Each face is filtered from it by the sub-graph plugin's own

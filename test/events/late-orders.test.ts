@@ -124,12 +124,9 @@ describe('an order recorded after it was placed', () => {
     expect(gql.body.data.customer_transactions.data).toEqual(
       rows.map(({ transaction_id, placed_at, created_at }) => ({ transaction_id, placed_at, created_at })),
     );
-    const admin = await s.admin.ok(
-      `query ($id: ID!) { customer_transactions(id: $id) { data { transaction_id placed_at } } }`,
-      {
-        id: c.platformId,
-      },
-    );
+    const admin = await s.admin.ok(`query ($id: ID!) { customer_transactions(id: $id) { data { transaction_id placed_at } } }`, {
+      id: c.platformId,
+    });
     expect(admin.customer_transactions.data).toContainEqual({
       transaction_id: october.transaction_id,
       placed_at: '2026-10-05T15:00:00.000Z',

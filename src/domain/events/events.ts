@@ -99,7 +99,7 @@ export const timestampSchema = z
 // ---- when an event happened ----
 
 /** How far ahead of the service's clock a placed time is still taken as now (a platform's clock may run ahead). */
-export const CLOCK_SKEW_MS = 5 * 60_000;
+const CLOCK_SKEW_MS = 5 * 60_000;
 const DAY_MS = 86_400_000;
 
 /**
