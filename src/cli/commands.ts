@@ -55,6 +55,7 @@ export interface Options {
     enable?: boolean;
     disable?: boolean;
     'award-points'?: boolean;
+    by?: string;
     timezone?: string;
     at?: string;
     from?: string;

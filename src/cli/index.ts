@@ -63,6 +63,7 @@ async function main(argv: string[]) {
         group: { type: 'string' },
         csv: { type: 'boolean' },
         'award-points': { type: 'boolean' },
+        by: { type: 'string' },
       },
     });
     json = values.json ?? false;

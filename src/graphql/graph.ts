@@ -23,6 +23,7 @@ import './types/tiers.js';
 import './types/transactions.js';
 import './types/dashboard.js';
 import './types/liability.js';
+import './types/order-periods.js';
 import './types/valuation.js';
 import './types/replay.js';
 import './types/webhooks.js';
