@@ -1,5 +1,5 @@
 // The points ledger. Every balance change is one call of the database function
-// loyalty_apply_points (migration merchant_scoped_keys): it updates the balance conditionally
+// loyalty_apply_points (migration merchant_scoped_keys; its placed time since late_orders): it updates the balance conditionally
 // and writes the transaction and its activity from the updated row, so a balance always equals
 // the sum of its transactions and concurrent debits can never overdraw: under READ COMMITTED a
 // second UPDATE re-checks the condition against the row the first one committed. One
