@@ -1,4 +1,4 @@
-// The program in force at a past instant, read from its history (program_revisions, written by a
+// The program in force at a past instant, read from its history (program_versions, written by a
 // trigger on each table: migration late_orders), so an order or action recorded late is judged
 // as it would have been when it happened. Each record counts as it stood then (its latest
 // revision from before the instant): an edit, a deactivation or a reactivation since changes
@@ -19,7 +19,7 @@ export function programTable(table: ProgramTable, merchantId: string, at: Date |
   return Prisma.sql`(
     SELECT (jsonb_populate_record(NULL::${Prisma.raw(table)}, r.record)).*
       FROM (SELECT DISTINCT ON (record_id) record
-              FROM program_revisions
+              FROM program_versions
              WHERE merchant_id = ${merchantId}::uuid AND kind = ${table}
              ORDER BY record_id, valid_from > ${instant}::timestamptz, valid_from DESC, written_at DESC) r)`;
 }

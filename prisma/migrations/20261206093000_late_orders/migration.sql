@@ -1,6 +1,6 @@
 -- Orders and activities recorded after they happened (docs/admin.md, "Late orders and activities"):
 -- the ledger keeps when what moved the points happened (placed_at) beside when it posted them
--- (created_at); the program keeps its history (program_revisions), so an order recorded late is
+-- (created_at); the program keeps its history (program_versions), so an order recorded late is
 -- judged by the program in force when it was placed; a merchant sets how late an order may still
 -- earn (late_earning_days); orders imported as history are marked.
 
@@ -17,7 +17,7 @@ ALTER COLUMN "placed_at" SET DEFAULT CURRENT_TIMESTAMP;
 ALTER TABLE "orders" ADD COLUMN     "history" BOOLEAN NOT NULL DEFAULT false;
 
 -- CreateTable
-CREATE TABLE "program_revisions" (
+CREATE TABLE "program_versions" (
     "id" UUID NOT NULL,
     "merchant_id" UUID NOT NULL,
     "kind" TEXT NOT NULL,
@@ -26,20 +26,20 @@ CREATE TABLE "program_revisions" (
     "written_at" TIMESTAMPTZ(6) NOT NULL DEFAULT clock_timestamp(),
     "record" JSONB NOT NULL,
 
-    CONSTRAINT "program_revisions_pkey" PRIMARY KEY ("merchant_id","id")
+    CONSTRAINT "program_versions_pkey" PRIMARY KEY ("merchant_id","id")
 );
 
 -- CreateIndex
-CREATE INDEX "program_revisions_merchant_id_kind_record_id_valid_from_idx" ON "program_revisions"("merchant_id", "kind", "record_id", "valid_from");
+CREATE INDEX "program_versions_merchant_id_kind_record_id_valid_from_idx" ON "program_versions"("merchant_id", "kind", "record_id", "valid_from");
 
 -- CreateIndex
 CREATE INDEX "orders_merchant_id_placed_at_idx" ON "orders"("merchant_id", "placed_at");
 
 -- distributed beside the program it records (see ended_customer_sessions)
-SELECT loyalty_distribute_beside_customers('program_revisions');
+SELECT loyalty_distribute_beside_customers('program_versions');
 
 -- AddForeignKey
-ALTER TABLE "program_revisions" ADD CONSTRAINT "program_revisions_merchant_id_fkey" FOREIGN KEY ("merchant_id") REFERENCES "merchants"("id") ON DELETE CASCADE ON UPDATE NO ACTION;
+ALTER TABLE "program_versions" ADD CONSTRAINT "program_versions_merchant_id_fkey" FOREIGN KEY ("merchant_id") REFERENCES "merchants"("id") ON DELETE CASCADE ON UPDATE NO ACTION;
 
 -- Trigger DDL on a Citus cluster's distributed tables needs this (their triggers then fire
 -- without it); plain PostgreSQL keeps it as a placeholder setting for this transaction.
@@ -49,27 +49,27 @@ SET LOCAL citus.enable_unsafe_triggers = on;
 -- transaction time, or from a created row's created_at when that is earlier (an import dates a
 -- record's creation in the system it came from). The table's name is the trigger's argument: on
 -- a shard TG_TABLE_NAME names the shard. Records are never deleted (only deactivated).
-CREATE FUNCTION loyalty_program_revision() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION loyalty_program_version() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO program_revisions (id, merchant_id, kind, record_id, valid_from, record)
+  INSERT INTO program_versions (id, merchant_id, kind, record_id, valid_from, record)
   VALUES (gen_random_uuid(), NEW.merchant_id, TG_ARGV[0], NEW.id,
           CASE WHEN TG_OP = 'INSERT' THEN least(NEW.created_at, now()) ELSE now() END, to_jsonb(NEW));
   RETURN NULL;
 END $$;
 
-CREATE TRIGGER earning_rules_revised AFTER INSERT OR UPDATE ON earning_rules
-  FOR EACH ROW EXECUTE FUNCTION loyalty_program_revision('earning_rules');
-CREATE TRIGGER booster_campaigns_revised AFTER INSERT OR UPDATE ON booster_campaigns
-  FOR EACH ROW EXECUTE FUNCTION loyalty_program_revision('booster_campaigns');
-CREATE TRIGGER tiers_revised AFTER INSERT OR UPDATE ON tiers
-  FOR EACH ROW EXECUTE FUNCTION loyalty_program_revision('tiers');
+CREATE TRIGGER earning_rules_versioned AFTER INSERT OR UPDATE ON earning_rules
+  FOR EACH ROW EXECUTE FUNCTION loyalty_program_version('earning_rules');
+CREATE TRIGGER booster_campaigns_versioned AFTER INSERT OR UPDATE ON booster_campaigns
+  FOR EACH ROW EXECUTE FUNCTION loyalty_program_version('booster_campaigns');
+CREATE TRIGGER tiers_versioned AFTER INSERT OR UPDATE ON tiers
+  FOR EACH ROW EXECUTE FUNCTION loyalty_program_version('tiers');
 
 -- the program so far: each record as it stands, from its creation (its earlier edits are not known)
-INSERT INTO program_revisions (id, merchant_id, kind, record_id, valid_from, record)
+INSERT INTO program_versions (id, merchant_id, kind, record_id, valid_from, record)
 SELECT gen_random_uuid(), merchant_id, 'earning_rules', id, created_at, to_jsonb(r) FROM earning_rules r;
-INSERT INTO program_revisions (id, merchant_id, kind, record_id, valid_from, record)
+INSERT INTO program_versions (id, merchant_id, kind, record_id, valid_from, record)
 SELECT gen_random_uuid(), merchant_id, 'booster_campaigns', id, created_at, to_jsonb(b) FROM booster_campaigns b;
-INSERT INTO program_revisions (id, merchant_id, kind, record_id, valid_from, record)
+INSERT INTO program_versions (id, merchant_id, kind, record_id, valid_from, record)
 SELECT gen_random_uuid(), merchant_id, 'tiers', id, created_at, to_jsonb(t) FROM tiers t;
 
 -- The ledger's change (migration merchant_scoped_keys) with one more argument, p_placed_at: when
