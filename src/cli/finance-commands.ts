@@ -15,7 +15,7 @@ import { type ReplayReport, replayProgram } from '../domain/finance/replay.js';
 import { merchantBySlug } from '../domain/merchants/merchants.js';
 import { validationError } from '../domain/shared/errors.js';
 import type { Command, Options } from './commands.js';
-import { required, UsageError } from './commands.js';
+import { moment, required, UsageError } from './commands.js';
 import { replayHeap } from './replay-heap.js';
 
 /** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
@@ -126,8 +126,7 @@ export const financeCommands: Record<string, Command> = {
     summary: "Every customer's points at an instant (default now); they sum to the liability then",
     async run(db, { values }) {
       const merchant = await merchantOf(db, values);
-      const at = values.at ? new Date(values.at) : new Date();
-      if (Number.isNaN(at.getTime())) throw new UsageError(`--at takes an ISO 8601 time, got "${values.at}"`);
+      const at = moment(values.at);
       const balances = [];
       let after: string | undefined;
       do {

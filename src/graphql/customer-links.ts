@@ -14,11 +14,12 @@ import { loaderName, loaderOf } from './loaders.js';
 
 /**
  * The resolver of a customer's link `name`: `read` answers for every customer the request
- * reaches at once (one batch per link and arguments), in their order.
+ * reaches at once (one batch per link and arguments), in their order; an Error in its answer
+ * fails that customer's link alone.
  */
 export function perCustomer<A extends object, V>(
   name: string,
-  read: (ctx: Context, customers: readonly CustomerProfile[], args: A) => Promise<V[]>,
+  read: (ctx: Context, customers: readonly CustomerProfile[], args: A) => Promise<(V | Error)[]>,
 ) {
   return (customer: CustomerProfile, args: A, ctx: Context) =>
     loaderOf(
@@ -62,7 +63,7 @@ export function pageLink<T>(
 
 /**
  * A list a storefront scrolls (activities, transactions) as two links: `name` by page, as its
- * REST twin answers it, and `<name>_connection` by cursor (Relay `first`/`after`).
+ * REST twin answers it, and `<name>_connection` by cursor (Relay `first`/`after`, `last`/`before`).
  */
 export function scrollableLinks<T>(
   t: FieldBuilder,
@@ -71,7 +72,7 @@ export function scrollableLinks<T>(
     what: string;
     twin: string;
     pages: BatchRead<PageArgs, Paginated<T>>;
-    connections: BatchRead<CursorArgs, Connection<T>>;
+    connections: BatchRead<CursorArgs, Connection<T> | Error>;
   },
 ) {
   return {
@@ -82,18 +83,18 @@ export function scrollableLinks<T>(
     }),
     [`${list.name}_connection`]: connectionLink(t, {
       ...list,
-      description: `${list.what} as a Relay connection, newest first: scroll with first/after`,
+      description: `${list.what} as a Relay connection, newest first: scroll down with first/after, up with last/before`,
       connections: (ctx, cs, args) => list.connections(ctx.db, ctx.merchantId, idsOf(cs), args),
     }),
   };
 }
 
-/** A customer's list as a Relay connection (`first`/`after`, keyset cursors): `<typeName>Connection`. */
+/** A customer's list as a Relay connection (keyset cursors): `<typeName>Connection`. */
 export function connectionLink<T>(
   t: FieldBuilder,
   list: LinkedList<T> & {
     description: string;
-    connections: (ctx: Context, customers: readonly CustomerProfile[], args: CursorArgs) => Promise<Connection<T>[]>;
+    connections: (ctx: Context, customers: readonly CustomerProfile[], args: CursorArgs) => Promise<(Connection<T> | Error)[]>;
   },
 ) {
   return t.field({

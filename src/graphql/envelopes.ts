@@ -2,8 +2,9 @@
 // ({ data, meta: { pagination } } and { data }, spec 2.4), the page arguments, and how an
 // admin input drops the fields the client left out.
 import type { ObjectRef } from '@pothos/core';
-import type { Connection, Paginated, PaginationMeta } from '../domain/shared/pagination.js';
+import { type Connection, type Paginated, type PaginationMeta, pageRules } from '../domain/shared/pagination.js';
 import { builder } from './builder.js';
+import { ruled } from './rules.js';
 
 type Ref<T> = ObjectRef<typeof builder.$inferSchemaTypes, T>;
 
@@ -50,10 +51,10 @@ export function resultOf<T>(name: string, item: Ref<T>) {
   });
 }
 
-/** `page` / `per_page` (defaults 1 and 20; per_page 1 to 100), validated in domain/pagination. */
+/** `page` / `per_page`, as domain/pagination checks them. */
 export const pageArgs = builder.args((t) => ({
-  page: t.int({ description: 'Page number, from 1 (default 1)' }),
-  per_page: t.int({ description: 'Records per page, 1 to 100 (default 20)' }),
+  page: t.int(ruled(pageRules.page, 'Page number')),
+  per_page: t.int(ruled(pageRules.per_page, 'Records per page')),
 }));
 
 /** An input object's fields without the ones the client left out (GraphQL gives no key for them). */
@@ -61,18 +62,25 @@ export function provided<T extends object>(input: T): T {
   return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as T;
 }
 
-// Relay connections, for the graph's scrolling lists (Customer.activities_connection...). Their
-// names follow the Relay connection spec (edges, node, cursor, pageInfo, hasNextPage,
-// endCursor) so that Relay-aware clients page them as they are; they are graph-only types.
+// Relay connections, for the graph's scrolling lists (Customer.activities_connection...). They
+// follow the Relay Cursor Connections spec (edges, node, cursor, pageInfo with hasNextPage,
+// hasPreviousPage, startCursor, endCursor; first/after and last/before) so that Relay-aware
+// clients page them as they are; they are graph-only types.
 const PageInfo = builder.objectRef<Connection<unknown>['pageInfo']>('PageInfo').implement({
   subGraphs: ['graph'],
   fields: (t) => ({
-    hasNextPage: t.exposeBoolean('hasNextPage'),
+    hasNextPage: t.exposeBoolean('hasNextPage', {
+      description: 'More rows past endCursor: with first, whether it held them back; with before, whether the list goes on there',
+    }),
+    hasPreviousPage: t.exposeBoolean('hasPreviousPage', {
+      description: 'More rows before startCursor: with last, whether it held them back; with after, whether the list goes on there',
+    }),
+    startCursor: t.exposeString('startCursor', { nullable: true, description: 'Pass as `before` for the rows before these' }),
     endCursor: t.exposeString('endCursor', { nullable: true, description: 'Pass as `after` for the next rows' }),
   }),
 });
 
-/** `<Name>Connection`: rows after a cursor, each an edge with its cursor. */
+/** `<Name>Connection`: a window of a list, each row an edge with its cursor. */
 export function connectionOf<T>(name: string, item: Ref<T>) {
   const Edge = builder.objectRef<Connection<T>['edges'][number]>(`${name}Edge`).implement({
     subGraphs: ['graph'],
@@ -83,7 +91,7 @@ export function connectionOf<T>(name: string, item: Ref<T>) {
   });
   return builder.objectRef<Connection<T>>(`${name}Connection`).implement({
     subGraphs: ['graph'],
-    description: `${name} records after a cursor (Relay connection)`,
+    description: `${name} records between cursors (Relay connection)`,
     fields: (t) => ({
       edges: t.expose('edges', { type: [Edge] }),
       pageInfo: t.expose('pageInfo', { type: PageInfo }),
@@ -92,8 +100,10 @@ export function connectionOf<T>(name: string, item: Ref<T>) {
   });
 }
 
-/** `first` / `after`: a connection's window (first 1 to 100, default 20). */
+/** A connection's window, validated in domain/pagination: `first` or `last` (1 to 100, default first 20), `after`, `before`. */
 export const cursorArgs = builder.args((t) => ({
-  first: t.int({ description: 'Records to return, 1 to 100 (default 20)' }),
-  after: t.string({ description: 'The endCursor of the previous rows; absent: from the newest' }),
+  first: t.int({ description: 'The first rows (after `after`), 1 to 100 (default 20 when `last` is absent); not with `last`' }),
+  after: t.string({ description: 'The endCursor of the previous rows: only the rows after it; absent: from the top of the list' }),
+  last: t.int({ description: 'The last rows (before `before`), 1 to 100; not with `first`' }),
+  before: t.string({ description: 'The startCursor of the following rows: only the rows before it; absent: up from the end of the list' }),
 }));

@@ -13,13 +13,13 @@ type WithLoaders = Context & { [LOADERS]?: Map<string, DataLoader<unknown, unkno
 
 /**
  * The request's loader named `name` (which also names any arguments its reads depend on, such
- * as a page); `batch` answers its keys in order. Keys are compared by `cacheKey` (default:
- * the key itself).
+ * as a page); `batch` answers its keys in order (an Error fails that key's load alone). Keys are
+ * compared by `cacheKey` (default: the key itself).
  */
 export function loaderOf<K, V, C = K>(
   ctx: Context,
   name: string,
-  batch: (keys: readonly K[]) => Promise<V[]>,
+  batch: (keys: readonly K[]) => Promise<(V | Error)[]>,
   cacheKey?: (key: K) => C,
 ): DataLoader<K, V, C> {
   const loaders = ((ctx as WithLoaders)[LOADERS] ??= new Map());

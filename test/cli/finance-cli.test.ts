@@ -164,10 +164,30 @@ describeOnOwnEmbedded('loyalty liability', () => {
     });
   }, 240_000);
 
-  it('refuses a bad range with validation_error, and --csv where there is no table', async () => {
+  it('refuses a bad range or an impossible date with validation_error, and --csv where there is no table', async () => {
     const bad = await cli('liability', '--merchant', 'books', '--from', '2026-05-02', '--to', '2026-05-01');
     expect(bad.code).toBe(1);
     expect(bad.json.error).toMatchObject({ code: 'validation_error', details: { to: [expect.any(String)] } });
+    // an impossible date is refused, never rolled over to the next month
+    for (const args of [
+      ['liability', '--from', '2026-02-30', '--to', '2026-03-31'],
+      ['replay', '--from', '2026-11-01', '--to', '2026-11-31', '--file', path.join(dataDir, 'draft.json')],
+    ]) {
+      const impossible = await cli(...args, '--merchant', 'books');
+      expect(impossible.code, args.join(' ')).toBe(1);
+      expect(impossible.json.error.code).toBe('validation_error');
+      expect(Object.values(impossible.json.error.details)).toEqual([
+        [expect.stringMatching(/^This is not a date: (February|November) 2026 has (28|30) days\.$/)],
+      ]);
+    }
+    const at = await cli('liability', 'balances', '--merchant', 'books', '--at', '2026-02-30T00:00:00Z');
+    expect([at.code, at.json.error.code, at.json.error.details]).toEqual([
+      1,
+      'validation_error',
+      { at: ['This is not a date: February 2026 has 28 days.'] },
+    ]);
+    const noOffset = await cli('tiers', 'rejudge', '--at', '2026-03-01T00:00:00');
+    expect([noOffset.code, noOffset.json.error.code]).toEqual([1, 'validation_error']);
     const noTable = await text('keys', 'list', '--merchant', 'books', '--csv');
     expect(noTable.code).toBe(2);
     expect(noTable.stderr).toContain('has no --csv output');

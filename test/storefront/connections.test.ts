@@ -1,6 +1,7 @@
 // Relay connections on every list a storefront scrolls: the rewards a customer holds, what it
-// can redeem, its referrals and its tier memberships, each read by keyset cursor (first/after)
-// in exactly the order of its REST twin, beside the page-numbered links that stay as they were.
+// can redeem, its referrals and its tier memberships, each read by keyset cursor (down with
+// first/after, up with last/before) in exactly the order of its REST twin, beside the
+// page-numbered links that stay as they were.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 import { restSelection as all } from './rest-selection.js';
@@ -72,36 +73,80 @@ beforeAll(async () => {
   });
 });
 
-/** Scrolls a connection two rows at a time to its end: every node, in order. */
-async function scroll(link: string, itemType: string, over: (selection: string) => string, read: (data: any) => any) {
+/** Scrolls a connection two rows at a time to its end (`up`: from its end to its top): every node, in order. */
+async function scroll(link: string, itemType: string, up = false) {
   const seen: unknown[] = [];
-  let after: string | null = null;
+  let cursor: string | null = null;
   for (let guard = 0; guard < 20; guard++) {
+    const window = up ? 'last: 2, before: $cursor' : 'first: 2, after: $cursor';
     const res: any = await api.gql(
-      over(`${link}(first: 2, after: $after) { edges { cursor node ${all(itemType)} } pageInfo { hasNextPage endCursor } total_count }`),
-      { id: holder.id, after },
+      `query Scroll($id: ID!, $cursor: String) { customer(id: $id) { data {
+        ${link}(${window}) { edges { cursor node ${all(itemType)} } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } total_count }
+      } } }`,
+      { id: holder.id, cursor },
     );
     expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
-    const connection = read(res.body.data)[link];
-    expect(connection.edges.length).toBeLessThanOrEqual(2);
-    expect(connection.pageInfo.endCursor).toBe(connection.edges.at(-1)?.cursor ?? null);
-    seen.push(...connection.edges.map((e: any) => e.node));
-    if (!connection.pageInfo.hasNextPage) return { seen, total: connection.total_count as number };
-    after = connection.pageInfo.endCursor;
+    const { edges, pageInfo, total_count } = res.body.data.customer.data[link];
+    expect(edges.length).toBeLessThanOrEqual(2);
+    expect([pageInfo.startCursor, pageInfo.endCursor]).toEqual([edges[0]?.cursor ?? null, edges.at(-1)?.cursor ?? null]);
+    // the side a page starts from goes on when a cursor was given there
+    expect(up ? pageInfo.hasNextPage : pageInfo.hasPreviousPage).toBe(cursor !== null);
+    const nodes = edges.map((e: any) => e.node);
+    if (up) seen.unshift(...nodes);
+    else seen.push(...nodes);
+    if (!(up ? pageInfo.hasPreviousPage : pageInfo.hasNextPage)) return { seen, total: total_count as number };
+    cursor = up ? pageInfo.startCursor : pageInfo.endCursor;
   }
   throw new Error(`${link} never ended`);
 }
 
-const onCustomer = (selection: string) => `query Scroll($id: ID!, $after: String) { customer(id: $id) { data { ${selection} } } }`;
-
 describe('Customer connections', () => {
-  it.each(lists)('scrolls %s in the order of GET /v1/customers/%s, each row once', async (link, rest, itemType) => {
+  it.each(lists)('scrolls %s down and up in the order of GET /v1/customers/%s, each row once', async (link, rest, itemType) => {
     const twin = await api.rest('GET', `/v1/customers/${rest}?customer_id=${holder.platformId}&per_page=100`);
     expect(twin.status).toBe(200);
-    const { seen, total } = await scroll(link, itemType, onCustomer, (data) => data.customer.data);
+    const { seen, total } = await scroll(link, itemType);
     expect(seen).toEqual(twin.body.data);
     expect(total).toBe(twin.body.meta.pagination.total);
     expect(seen.length).toBeGreaterThan(4);
+    expect((await scroll(link, itemType, true)).seen).toEqual(twin.body.data);
+  });
+
+  it("refuses a cursor of another of the customer's connections, naming the argument", async () => {
+    const held = await api.gql(`{ customer(id: "${holder.id}") { data { rewards_connection(first: 1) { pageInfo { endCursor } } } } }`);
+    const cursor = held.body.data.customer.data.rewards_connection.pageInfo.endCursor;
+    for (const [link] of lists.filter(([link]) => link !== 'rewards_connection')) {
+      const res = await api.gql(
+        `query ($c: String) { customer(id: "${holder.id}") { data { ${link}(last: 2, before: $c) { total_count } } } }`,
+        {
+          c: cursor,
+        },
+      );
+      expect(res.body.data.customer.data[link]).toBeNull();
+      expect(res.body.errors![0].extensions).toEqual({
+        code: 'validation_error',
+        details: { before: ['is a cursor of rewards_connection, not of this connection'] },
+      });
+    }
+  });
+
+  it('keeps a cursor of what a customer can redeem a position when its reward is retired', async () => {
+    const read = (after: string | null) =>
+      api.gql(
+        `query ($after: String) { customer(id: "${holder.id}") { data {
+          redeemable_rewards_connection(first: 2, after: $after) { edges { node { name } } pageInfo { endCursor } } } } }`,
+        { after },
+      );
+    const top = (await read(null)).body.data.customer.data.redeemable_rewards_connection;
+    const next = (await read(top.pageInfo.endCursor)).body.data.customer.data.redeemable_rewards_connection;
+    const retired = top.edges[1].node.name;
+    await app.db.reward.updateMany({ where: { merchantId, name: retired }, data: { isActive: false } });
+    try {
+      const after = await read(top.pageInfo.endCursor);
+      expect(after.body.errors).toBeUndefined();
+      expect(after.body.data.customer.data.redeemable_rewards_connection.edges).toEqual(next.edges);
+    } finally {
+      await app.db.reward.updateMany({ where: { merchantId, name: retired }, data: { isActive: true } });
+    }
   });
 
   it('keeps the page-numbered links beside them, unchanged', async () => {
@@ -125,7 +170,10 @@ describe('Customer connections', () => {
     for (const [link] of lists) {
       const res = await api.gql(`{ customer(id: "${holder.id}") { data { id ${link}(after: "nope") { total_count } } } }`);
       expect(res.body.data.customer.data).toEqual({ id: holder.id, [link]: null });
-      expect(res.body.errors![0]).toMatchObject({ path: ['customer', 'data', link], extensions: { code: 'validation_error' } });
+      expect(res.body.errors![0]).toMatchObject({
+        path: ['customer', 'data', link],
+        extensions: { code: 'validation_error', details: { after: ['is not a cursor of this list'] } },
+      });
     }
     const tooMany = await api.gql(`{ customer(id: "${holder.id}") { data { referrals_connection(first: 101) { total_count } } } }`);
     expect(tooMany.body.errors![0].extensions.code).toBe('validation_error');

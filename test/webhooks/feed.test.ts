@@ -2,6 +2,7 @@
 // the admin API), black-box: an integrator whose endpoint was disabled while things changed
 // catches up from the feed alone. Deliveries are made by the dispatcher (queue jobs stubbed: no
 // worker runs, so a delivery stays pending until the test attempts it).
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -67,7 +68,7 @@ interface FeedEvent {
   id: string;
   type: string;
   created_at: string;
-  version: number | null;
+  version: number;
   data: any;
 }
 
@@ -178,7 +179,7 @@ describe('catching up after an endpoint was disabled', () => {
     const stored = await app.db.outboxEvent.findMany({ where: { merchantId: merchant.id } });
     for (const e of rest) {
       const body = JSON.parse(stored.find((s) => s.id === e.id)!.body);
-      expect(e).toEqual({ id: body.id, type: body.type, created_at: body.created_at, version: body.version ?? null, data: body.data });
+      expect(e).toEqual({ id: body.id, type: body.type, created_at: body.created_at, version: body.version ?? 1, data: body.data });
     }
     // newest first
     expect(rest.map((e) => e.created_at)).toEqual(
@@ -204,6 +205,147 @@ describe('catching up after an endpoint was disabled', () => {
     expect(after.body.meta.pagination).toMatchObject({ total: 4, has_more: true });
     const shifted = await feed.rest('GET', '/v1/events?per_page=3&page=2');
     expect(shifted.body.data[0]).toEqual(first.body.data.at(-1));
+  });
+});
+
+describe('the connection', () => {
+  /** A shop with 45 events: two statements of customers, so events tie on their time within each (the id breaks it). */
+  async function busyShop(label: string) {
+    const shopped = await shop(label);
+    for (const [batch, count] of [20, 25].entries()) {
+      await app.db.customer.createMany({
+        data: Array.from({ length: count }, (_, i) => ({
+          merchantId: shopped.merchant.id,
+          platformId: `${label}-${batch}-${i}`,
+          email: `${label}-${batch}-${i}@example.com`,
+          referralCode: `${label}${batch}x${i}`.toUpperCase(),
+        })),
+      });
+    }
+    return shopped;
+  }
+
+  interface Page {
+    edges: { cursor: string; node: { id: string } }[];
+    pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  }
+
+  async function read(feed: Feed, window: { first?: number; after?: string | null; last?: number; before?: string | null }) {
+    const res = await feed.gql(
+      `query($first: Int, $after: String, $last: Int, $before: String) {
+         events_connection(first: $first, after: $after, last: $last, before: $before) {
+           edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`,
+      window,
+    );
+    return { page: (res.body.data?.events_connection ?? null) as Page | null, errors: res.body.errors };
+  }
+
+  async function page(feed: Feed, window: Parameters<typeof read>[1]) {
+    const { page, errors } = await read(feed, window);
+    expect(errors, JSON.stringify(errors)).toBeUndefined();
+    expect([page!.pageInfo.startCursor, page!.pageInfo.endCursor]).toEqual([
+      page!.edges[0]?.cursor ?? null,
+      page!.edges.at(-1)?.cursor ?? null,
+    ]);
+    return page!;
+  }
+
+  const ids = (p: Page) => p.edges.map((e) => e.node.id);
+
+  it('pages down with first/after and up with last/before, each event once in order, pageInfo right at both ends', async () => {
+    const { feed } = await busyShop('relay');
+    const expected = (await readAllRest(feed)).map((e) => e.id);
+    expect(expected).toHaveLength(45);
+
+    const down: string[] = [];
+    const downInfo: boolean[][] = [];
+    for (let after: string | null = null, guard = 0; guard < 10; guard++) {
+      const p = await page(feed, { first: 10, after });
+      down.push(...ids(p));
+      downInfo.push([p.pageInfo.hasPreviousPage, p.pageInfo.hasNextPage]);
+      if (!p.pageInfo.hasNextPage) break;
+      after = p.pageInfo.endCursor;
+    }
+    expect(down).toEqual(expected);
+    expect(downInfo).toEqual([
+      [false, true],
+      [true, true],
+      [true, true],
+      [true, true],
+      [true, false],
+    ]);
+
+    const up: string[] = [];
+    const upInfo: boolean[][] = [];
+    for (let before: string | null = null, guard = 0; guard < 10; guard++) {
+      const p = await page(feed, { last: 10, before });
+      up.unshift(...ids(p));
+      upInfo.push([p.pageInfo.hasPreviousPage, p.pageInfo.hasNextPage]);
+      if (!p.pageInfo.hasPreviousPage) break;
+      before = p.pageInfo.startCursor;
+    }
+    expect(up).toEqual(expected);
+    expect(upInfo).toEqual([
+      [true, false],
+      [true, true],
+      [true, true],
+      [true, true],
+      [false, true],
+    ]);
+
+    const all = await page(feed, { first: 45 });
+    const range = await page(feed, { last: 3, after: all.edges[9]!.cursor, before: all.edges[20]!.cursor });
+    expect(ids(range)).toEqual(expected.slice(17, 20));
+    expect(range.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: true });
+  });
+
+  it('keeps a cursor a position after its event is forgotten', async () => {
+    const { merchant, feed } = await busyShop('pruned');
+    const top = await page(feed, { first: 5 });
+    const next = await page(feed, { first: 5, after: top.pageInfo.endCursor });
+    const above = await page(feed, { last: 5, before: next.pageInfo.startCursor });
+    await app.db.outboxEvent.deleteMany({
+      where: { merchantId: merchant.id, id: { in: [...ids(top).slice(-1), ...ids(next).slice(0, 1)] } },
+    });
+    expect(ids(await page(feed, { first: 4, after: top.pageInfo.endCursor }))).toEqual(ids(next).slice(1));
+    expect(ids(await page(feed, { last: 4, before: next.pageInfo.startCursor }))).toEqual(ids(above).slice(0, -1));
+  });
+
+  it("refuses, naming the argument, a cursor of another merchant's feed, of another connection, or none", async () => {
+    const mine = await shop('mine');
+    const theirs = await busyShop('theirs');
+    const customer = await newCustomer(app, mine.merchant.id);
+    await mine.api.rest('POST', `/v1/customers/transactions?customer_id=${customer.platformId}`, { points: 5, description: 'x' });
+    const refused = async (window: Parameters<typeof read>[1], arg: string) => {
+      const { page, errors } = await read(mine.feed, window);
+      expect(page).toBeNull();
+      expect(errors![0].extensions.code).toBe('validation_error');
+      expect(Object.keys(errors![0].extensions.details)).toEqual([arg]);
+      return errors![0].extensions.details[arg][0];
+    };
+    const theirCursor = (await page(theirs.feed, { first: 3 })).pageInfo.endCursor!;
+    const mineCursor = (await page(mine.feed, { first: 1 })).pageInfo.endCursor!;
+    const history = await mine.api.gql(
+      `{ customer(id: "${customer.id}") { data { transactions_connection { pageInfo { endCursor } } } } }`,
+    );
+    const listCursor = history.body.data.customer.data.transactions_connection.pageInfo.endCursor;
+    for (const arg of ['after', 'before']) {
+      expect(await refused({ [arg]: theirCursor }, arg)).toBe('is a cursor of this connection for another merchant');
+      expect(await refused({ [arg]: listCursor }, arg)).toBe('is a cursor of transactions_connection, not of this connection');
+      // the form feed cursors had before they were bound to a feed
+      const unbound = Buffer.from(`event:${new Date().toISOString()}|${randomUUID()}`).toString('base64url');
+      expect(await refused({ [arg]: unbound }, arg)).toBe('is not a cursor of this list');
+      // the feed's own list and owner with a made-up position: a time no event can have is none
+      const [, list, owner] = Buffer.from(mineCursor, 'base64url').toString().split(':');
+      const at = (time: string) => Buffer.from(`v1:${list}:${owner}:${time}|${randomUUID()}`).toString('base64url');
+      for (const time of ['-200000-01-01T00:00:00.000Z', '0000-01-01T00:00:00.000Z', '2026-02-30T00:00:00.000Z', '2026-11-01T00:00:00Z']) {
+        expect(await refused({ [arg]: at(time) }, arg), time).toBe('is not a cursor of this list');
+      }
+      // and a time it can: a position, though no event is there
+      expect((await page(mine.feed, { first: 5, [arg]: at('9999-12-31T23:59:59.999Z') })).edges).toHaveLength(arg === 'after' ? 2 : 0);
+    }
+    expect(await refused({ first: 2, last: 2 }, 'last')).toMatch(/cannot be given with first/);
+    expect(await refused({ last: 101 }, 'last')).toBe('must be between 1 and 100');
   });
 });
 
@@ -314,9 +456,9 @@ describe('bad input', () => {
     await refused('types=points.credited,', 'types');
     await refused('starting_after=not-an-id', 'starting_after');
     await refused('starting_after=00000000-0000-4000-8000-000000000000', 'starting_after');
-    expect(await refused('created_after=2026-11-02T00:00:00Z&created_before=2026-11-01T00:00:00Z', 'created_before')).toEqual([
-      'must not be earlier than created_after',
-    ]);
+    // a window that ends before it starts holds nothing; it is no mistake of the request's form
+    const inverted = await feed.rest('GET', '/v1/events?created_after=2026-11-02T00:00:00Z&created_before=2026-11-01T00:00:00Z');
+    expect([inverted.status, inverted.body.data, inverted.body.meta.pagination.total]).toEqual([200, [], 0]);
     await refused('created_after=yesterday', 'created_after');
     await refused('delivery_success=maybe', 'delivery_success');
     await refused('per_page=101', 'per_page');

@@ -8,7 +8,8 @@
 import type { Db } from '../../db/client.js';
 import { recordActivity } from '../events/activities.js';
 import { eachInBatches, type Page } from '../shared/batches.js';
-import { addPeriods, isCalendarDate, localDate, startOfLocalDate, yearlyMonthDays } from '../shared/calendar.js';
+import { addPeriods, localDate, startOfLocalDate, yearlyMonthDays } from '../shared/calendar.js';
+import { isCalendarDate } from '../shared/dates.js';
 import { AppError } from '../shared/errors.js';
 
 type CalendarCampaign = 'birthday' | 'anniversary';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { AppError, validationError } from '../shared/errors.js';
-import { identifier } from '../shared/fields.js';
+import { field, identifier } from '../shared/fields.js';
 import { rowKey } from '../shared/keys.js';
 import { messages } from '../shared/messages.js';
 
@@ -90,11 +90,8 @@ export async function processClaimed<T extends object>(
 /** The platform's event id and its order and customer ids: identifiers (src/domain/shared/fields.ts), never trimmed. */
 export const eventIdSchema = identifier(255);
 export const platformIdSchema = identifier(255);
-/** A Date (from the admin schema's DateTime scalar) or an ISO 8601 string. */
-export const timestampSchema = z
-  .union([z.date(), z.iso.datetime({ offset: true })])
-  .transform((v) => new Date(v))
-  .refine((d) => !Number.isNaN(d.getTime()), 'must be a valid time');
+/** A Date (from the admin schema's DateTime scalar) or a date and time (the import file). */
+export const timestampSchema = z.union([z.date(), field.timestamp]).transform((v) => new Date(v));
 
 // ---- when an event happened ----
 

@@ -19,6 +19,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { expiryCutoff } from '../ledger/expiry.js';
 import { addPeriods, localDate, periodStart, startOfLocalDate } from '../shared/calendar.js';
 import { validationError } from '../shared/errors.js';
+import { field } from '../shared/fields.js';
 import { parseInput } from '../shared/validation.js';
 
 export const liabilityGroupings = ['day', 'week', 'month', 'quarter'] as const;
@@ -83,9 +84,8 @@ export interface LiabilityReport {
   pending: { points: number; customers: number };
 }
 
-const localDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD');
 const reportInput = z
-  .object({ from: localDay, to: localDay, grouping: z.enum(liabilityGroupings).default('month') })
+  .object({ from: field.date, to: field.date, grouping: z.enum(liabilityGroupings).default('month') })
   .refine((r) => r.from <= r.to, { path: ['to'], message: 'must be on or after from' });
 
 export type LiabilityInput = z.input<typeof reportInput>;

@@ -39,6 +39,7 @@ import type { LimitPeriod } from '../earning/rule-config.js';
 import { owedFor } from '../events/orders.js';
 import { addPeriods, periodStart, startOfLocalDate } from '../shared/calendar.js';
 import { type ErrorDetails, notFound, validationError } from '../shared/errors.js';
+import { field } from '../shared/fields.js';
 import { detailsFromZod, parseInput } from '../shared/validation.js';
 import { judgeStanding, type LadderTier, type TierMetrics, windowStart } from '../tiers/standing.js';
 import { tierInput, tierRow } from '../tiers/tiers.js';
@@ -61,9 +62,8 @@ const LIMIT_PERIOD: Record<LimitPeriod, string> = {
 
 // ---- the draft ----
 
-const localDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD');
 const replayInput = z
-  .object({ from: localDay, to: localDay, top: z.number().int().min(0).max(1000).default(20) })
+  .object({ from: field.date, to: field.date, top: z.number().int().min(0).max(1000).default(20) })
   .refine((r) => r.from <= r.to, { path: ['to'], message: 'must be on or after from' });
 
 /**

@@ -3,7 +3,7 @@
 import type { Db } from '../../db/client.js';
 import { columnsOf } from '../../db/sql.js';
 import { type Activity, Prisma } from '../../generated/prisma/client.js';
-import { type CursorArgs, connectEach, type OwnedList, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
+import { type ConnectedList, type CursorArgs, connectEach, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
 
 /** A bound parameter, or SQL over the columns of the statement's `from` (Prisma.sql`points_balance`). */
 type Value = Prisma.Sql | string | number | Date | null;
@@ -50,7 +50,7 @@ export function insertActivity(row: ActivityRow, from?: Prisma.Sql): Prisma.Sql 
 }
 
 /** A customer's log, newest first by when it happened. */
-const activityLog: OwnedList<Activity> = {
+const activityLog: ConnectedList<Activity> = {
   table: 'activities',
   ownerType: 'uuid',
   where: (customer) => Prisma.sql`customer_id = ${customer}`,
@@ -59,6 +59,7 @@ const activityLog: OwnedList<Activity> = {
   total: (customer, merchant) =>
     Prisma.sql`SELECT activity_count AS _total FROM customers WHERE id = ${customer} AND merchant_id = ${merchant}`,
   keyset: 'occurred_at, created_at, id',
+  name: 'activities',
   orderIndexed: true,
   columns: columnsOf(Prisma.ActivityScalarFieldEnum, 'x'),
 };

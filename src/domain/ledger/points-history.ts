@@ -2,9 +2,9 @@
 import type { Db } from '../../db/client.js';
 import { columnsOf } from '../../db/sql.js';
 import { type PointsTransaction, Prisma } from '../../generated/prisma/client.js';
-import { type CursorArgs, connectEach, type OwnedList, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
+import { type ConnectedList, type CursorArgs, connectEach, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
 
-const history: OwnedList<PointsTransaction> = {
+const history: ConnectedList<PointsTransaction> = {
   table: 'points_transactions',
   ownerType: 'uuid',
   where: (customer) => Prisma.sql`customer_id = ${customer}`,
@@ -13,6 +13,7 @@ const history: OwnedList<PointsTransaction> = {
   total: (customer, merchant) =>
     Prisma.sql`SELECT transaction_count AS _total FROM customers WHERE id = ${customer} AND merchant_id = ${merchant}`,
   keyset: 'created_at, id',
+  name: 'transactions',
   orderIndexed: true,
   columns: columnsOf(Prisma.PointsTransactionScalarFieldEnum, 'x'),
 };

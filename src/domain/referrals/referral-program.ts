@@ -6,8 +6,9 @@ import type { Db } from '../../db/client.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { RewardType } from '../../generated/prisma/enums.js';
 import { checkRewardRule } from '../rewards/reward-rules.js';
-import { field } from '../shared/fields.js';
+import { field, webAddress } from '../shared/fields.js';
 import { MAX_DECIMAL_14_2 } from '../shared/limits.js';
+import { urlRules } from '../shared/urls.js';
 import { parseInput } from '../shared/validation.js';
 
 const money = z.number().nonnegative().max(MAX_DECIMAL_14_2);
@@ -21,7 +22,10 @@ export const referralProgramInput = z
       .strict()
       .superRefine((r, ctx) => checkRewardRule(r.reward_type, r.reward_rule, ctx)),
     min_order_subtotal: money.nullish(),
-    share_url_template: z.string().max(2000).nullish(),
+    /** The link a shopper shares: an https address, `{referral_code}` standing for the sharer's code. */
+    share_url_template: webAddress(urlRules.shareLink)
+      .nullish()
+      .transform((v) => v || null),
   })
   .strict();
 export type ReferralProgramInput = z.infer<typeof referralProgramInput>;

@@ -10,6 +10,7 @@ const referralsMade = {
   where: (referrer) => Prisma.sql`referrer_id = ${referrer}`,
   order: 'created_at DESC, id DESC',
   keyset: 'created_at, id',
+  name: 'referrals',
   // the referee's platform id, once they are a customer, in the same statement
   columns: Prisma.sql`${columnsOf(Prisma.ReferralScalarFieldEnum, 'x')}, c.platform_id AS referee_platform_id`,
   join: (merchant) => Prisma.sql`LEFT JOIN customers c ON c.merchant_id = ${merchant} AND c.id = x.referee_id`,

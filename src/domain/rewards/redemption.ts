@@ -16,10 +16,9 @@ import { identifier } from '../shared/fields.js';
 import { rowKey } from '../shared/keys.js';
 import { MAX_BALANCE } from '../shared/limits.js';
 import {
+  type ConnectedList,
   type CursorArgs,
   connectEach,
-  noConnection,
-  type OwnedList,
   type PageArgs,
   type Paginated,
   paginated,
@@ -49,6 +48,11 @@ function effectiveStatus(status: CustomerRewardStatus, expiresAt: Date | null, n
   return status === 'issued' && expiresAt && expiresAt <= now ? 'expired' : status;
 }
 
+/** When an issued code's status next changes by the clock alone: it turns expired at its expiry. */
+export function statusChangesAt(held: Pick<CustomerRewardRecord, 'status' | 'expires_at'>): Date | null {
+  return held.status === 'issued' ? held.expires_at : null;
+}
+
 /** An excluded customer takes no part in the program, so it can redeem nothing. */
 const canRedeem = (customer: Pick<Customer, 'status'>) => customer.status !== 'excluded';
 
@@ -71,12 +75,13 @@ interface HeldRow extends Reward {
 }
 
 /** The codes a customer holds, newest first. */
-const heldRewards: OwnedList<HeldReward> = {
+const heldRewards: ConnectedList<HeldReward> = {
   table: 'customer_rewards',
   ownerType: 'uuid',
   where: (customer) => Prisma.sql`customer_id = ${customer}`,
   order: 'issued_at DESC, id DESC',
   keyset: 'issued_at, id',
+  name: 'rewards',
   // each code with its catalogue reward, in the page's statement
   columns: Prisma.sql`${heldColumns}, ${columnsOf(Prisma.RewardScalarFieldEnum, 'r')}`,
   join: (merchant) => Prisma.sql`JOIN rewards r ON r.merchant_id = ${merchant} AND r.id = x.reward_id`,
@@ -123,13 +128,16 @@ export async function listCustomerRewards(db: Db, customer: Holder, args: PageAr
 }
 
 /** Active catalogue rewards costing at most a balance, cheapest first: what a customer with it can afford. */
-const affordable: OwnedList<Reward> = {
+const affordable: ConnectedList<Reward> = {
   table: 'rewards',
   ownerType: 'int',
   where: (balance) => Prisma.sql`is_active AND points_cost <= ${balance}`,
   order: 'points_cost ASC, created_at DESC, id DESC',
   // the cheapest first is the highest negated cost first: every keyset column then descends
   keyset: '-points_cost, created_at, id',
+  name: 'redeemable_rewards',
+  // a cursor stays a position when its reward is retired or the balance changes
+  member: () => Prisma.sql`true`,
   columns: columnsOf(Prisma.RewardScalarFieldEnum, 'x'),
 };
 
@@ -144,11 +152,16 @@ export async function redeemablePages(db: Db, customers: readonly Holder[], args
 }
 
 /** What each customer (of one merchant) can redeem now after a cursor, in as many statements as for one. */
-export async function redeemableConnections(db: Db, customers: readonly Holder[], args: CursorArgs) {
-  const balances = [...new Set(customers.filter(canRedeem).map((c) => c.pointsBalance))];
-  const connections = await connectEach(db, customers[0]?.merchantId ?? '', balances, args, affordable);
-  const byBalance = new Map(balances.map((b, i) => [b, connections[i]!]));
-  return customers.map((c) => (canRedeem(c) && byBalance.get(c.pointsBalance)) || noConnection<Reward>());
+export function redeemableConnections(db: Db, customers: readonly Holder[], args: CursorArgs) {
+  // an excluded customer redeems nothing; customers with the same balance share one window
+  return connectEach(
+    db,
+    customers[0]?.merchantId ?? '',
+    customers.map((c) => c.id),
+    args,
+    affordable,
+    (_, i) => (canRedeem(customers[i]!) ? customers[i]!.pointsBalance : null),
+  );
 }
 
 /** Active rewards the customer can afford now, cheapest first. */
@@ -188,7 +201,9 @@ export async function withFreshCode<T>(db: Db, issue: (db: Db, code: string) => 
   }
 }
 
-const redeemInput = z.object({ reward_id: identifier(255) });
+/** The redemption's rule (the API's descriptions and OpenAPI document state it from here). */
+export const redeemRules = { reward_id: identifier(255) };
+const redeemInput = z.object(redeemRules);
 
 /** The statement's row: the customer reward's own columns, flat with its reward's. */
 type RedemptionRow = Omit<Redemption, 'reward'> & { reward_id: string; reward_name: string; reward_type: RewardType };

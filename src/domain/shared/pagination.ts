@@ -1,8 +1,12 @@
-// Page-number pagination shared by every list (spec 2.4 and section 8).
+// Page-number pagination shared by every list (spec 2.4 and section 8), and the keyset windows
+// of the graph's Relay connections.
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { rowsOf } from '../../db/sql.js';
 import { Prisma } from '../../generated/prisma/client.js';
+import { type AppError, type ErrorDetails, validationError } from './errors.js';
+import { isUuid } from './records.js';
 import { parseInput } from './validation.js';
 
 export const MAX_PER_PAGE = 100;
@@ -20,18 +24,21 @@ export interface Page {
   take: number;
 }
 
-/** Records per page (or per window of a connection). */
-const perPage = z
+/** Records per page, or per window of a connection (`first`, `last`). */
+const windowSize = z
   .number()
   .int()
   .min(1, `must be between 1 and ${MAX_PER_PAGE}`)
-  .max(MAX_PER_PAGE, `must be between 1 and ${MAX_PER_PAGE}`)
-  .default(DEFAULT_PER_PAGE);
+  .max(MAX_PER_PAGE, `must be between 1 and ${MAX_PER_PAGE}`);
+const perPage = windowSize.default(DEFAULT_PER_PAGE);
 
-const pageSchema = z.object({
+/** The page arguments' rules (the API's descriptions and OpenAPI document state them from here). */
+export const pageRules = {
   page: z.number().int().min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000').default(1),
   per_page: perPage,
-});
+};
+
+const pageSchema = z.object(pageRules);
 
 export function toPage(args: PageArgs): Page {
   const { page, per_page } = parseInput(pageSchema, {
@@ -160,13 +167,37 @@ interface OwnedListBase {
    * negated), so that the rows after a cursor row are those whose columns compare lower.
    */
   keyset?: string;
+  /** Lists read by cursor: the name their cursors carry (`<name>_connection`). */
+  name?: string;
+  /**
+   * The condition a cursor's row meets in one owner's list (default `where`): a list whose rows
+   * come and go with its owner's state (what a balance affords) takes any row of its table, so a
+   * cursor stays a position while the list changes.
+   */
+  member?: (owner: Prisma.Sql) => Prisma.Sql;
 }
 
 interface Window {
   skip: number;
   take: number;
-  /** Only the rows after this one (by `keyset`). */
+  /** Only the rows after this row and before that one (ids of rows of the owner's list, by `keyset`). */
   after?: string;
+  before?: string;
+  /** Read up from `before` (or the end): the rows come nearest it first. */
+  backward?: boolean;
+}
+
+interface OwnerWindow<T> {
+  rows: T[];
+  total: number;
+  /** With a cursor: whether its row is in the owner's list. */
+  afterFound?: boolean;
+  beforeFound?: boolean;
+  /**
+   * With a cursor: whether the list has rows at or past the cursor the read starts from, on the
+   * side the read leaves behind (`after`'s when reading down, `before`'s when reading up).
+   */
+  behind?: boolean;
 }
 
 /**
@@ -180,48 +211,71 @@ async function windowEach<T extends { id: string }>(
   owners: readonly (string | number)[],
   window: Window,
   list: OwnedList<T>,
-): Promise<{ rows: T[]; total: number }[]> {
+): Promise<OwnerWindow<T>[]> {
   if (owners.length === 0) return [];
   const table = Prisma.raw(list.table);
-  const order = Prisma.raw(list.order);
-  const mine = (owner: Prisma.Sql) => Prisma.sql`merchant_id = ${merchantId}::uuid AND ${list.where(owner)}`;
+  const owner = Prisma.sql`o._owner`;
+  const merchant = Prisma.sql`${merchantId}::uuid`;
+  const mine = Prisma.sql`merchant_id = ${merchant} AND ${list.where(owner)}`;
   const keyset = Prisma.raw(list.keyset ?? 'id');
-  const after = window.after
-    ? Prisma.sql`AND (${keyset}) < (SELECT ${keyset} FROM ${table} WHERE id = ${window.after}::uuid AND merchant_id = ${merchantId}::uuid)`
-    : Prisma.empty;
-  const total = list.total
-    ? list.total(Prisma.sql`o._owner`, Prisma.sql`${merchantId}::uuid`)
-    : Prisma.sql`SELECT count(*)::int AS _total FROM ${table} WHERE ${mine(Prisma.sql`o._owner`)}`;
-  const owned = Prisma.sql`${mine(Prisma.sql`o._owner`)} ${after} ORDER BY ${order} OFFSET ${window.skip} LIMIT ${window.take}`;
+  // reading up is the same index scan backwards: every keyset column ascending
+  const order = Prisma.raw(window.backward ? `${(list.keyset ?? 'id').split(',').join(' ASC,')} ASC` : list.order);
+  const member = Prisma.sql`merchant_id = ${merchant} AND ${(list.member ?? list.where)(owner)}`;
+  /** The keyset of a cursor's row, when it is a row of the owner's list (else NULL: no row compares to it). */
+  const at = (id: string) => Prisma.sql`(SELECT ${keyset} FROM ${table} WHERE ${member} AND id = ${id}::uuid)`;
+  const bounds = Prisma.sql`${window.after ? Prisma.sql`AND (${keyset}) < ${at(window.after)}` : Prisma.empty}
+    ${window.before ? Prisma.sql`AND (${keyset}) > ${at(window.before)}` : Prisma.empty}`;
+  const total = list.total ? list.total(owner, merchant) : Prisma.sql`SELECT count(*)::int AS _total FROM ${table} WHERE ${mine}`;
+  const owned = Prisma.sql`${mine} ${bounds} ORDER BY ${order} OFFSET ${window.skip} LIMIT ${window.take}`;
   let page: Prisma.Sql;
   if (list.join) {
     // joined tables may share the order's column names: the page is numbered before the join
     page = Prisma.sql`SELECT ${list.columns}, x._n
       FROM (SELECT *, row_number() OVER (ORDER BY ${order}) AS _n FROM ${table} WHERE ${owned}) x
-      ${list.join(Prisma.sql`${merchantId}::uuid`)}`;
+      ${list.join(merchant)}`;
   } else {
     // a deep page (offset 4,780) fetched every skipped row from the table: 3-4x the time
     const rowsOfWindow =
       list.orderIndexed && window.skip > 0
         ? Prisma.sql`(SELECT id AS _id FROM ${table} WHERE ${owned}) w
-            JOIN ${table} x ON x.merchant_id = ${merchantId}::uuid AND x.id = w._id`
+            JOIN ${table} x ON x.merchant_id = ${merchant} AND x.id = w._id`
         : Prisma.sql`${table} x WHERE ${owned}`;
     page = Prisma.sql`SELECT ${list.columns}, row_number() OVER (ORDER BY ${order}) AS _n FROM ${rowsOfWindow}`;
   }
-  const found = await rowsOf<{ _i: bigint | string; id: string | null; _total: number }>(
+  const found = (id: string | undefined) =>
+    id ? Prisma.sql`EXISTS (SELECT 1 FROM ${table} WHERE ${member} AND id = ${id}::uuid)` : Prisma.sql`NULL::boolean`;
+  const from = window.backward ? window.before : window.after;
+  const behind = from
+    ? Prisma.sql`EXISTS (SELECT 1 FROM ${table} WHERE ${mine} AND (${keyset}) ${Prisma.raw(window.backward ? '<=' : '>=')} ${at(from)})`
+    : Prisma.sql`NULL::boolean`;
+  // the cursors' rows, looked up in the page's statement: a cursor naming no row of the list is
+  // told from an empty page without a round trip of its own
+  const cursors = window.after || window.before;
+  const rows = await rowsOf<{
+    _i: bigint | string;
+    id: string | null;
+    _total: number;
+    _after?: boolean;
+    _before?: boolean;
+    _behind?: boolean;
+  }>(
     db,
     Prisma.sql`
-    SELECT o._i, COALESCE(t._total, 0) AS _total, p.*
+    SELECT o._i, COALESCE(t._total, 0) AS _total, ${cursors ? Prisma.sql`c.*,` : Prisma.empty} p.*
       FROM unnest(${[...owners]}::${Prisma.raw(`${list.ownerType}[]`)}) WITH ORDINALITY AS o(_owner, _i)
       -- once per owner: a scalar subquery here or in the select list ran once per row of the page
       LEFT JOIN LATERAL (${total}) t ON true
+      ${cursors ? Prisma.sql`LEFT JOIN LATERAL (SELECT ${found(window.after)} AS _after, ${found(window.before)} AS _before, ${behind} AS _behind) c ON true` : Prisma.empty}
       LEFT JOIN LATERAL (${page}) p ON true
      ORDER BY o._i, p._n`,
   );
-  const windows = owners.map(() => ({ rows: [] as T[], total: 0 }));
-  for (const f of found) {
+  const windows = owners.map((): OwnerWindow<T> => ({ rows: [], total: 0 }));
+  for (const f of rows) {
     const w = windows[Number(f._i) - 1]!;
     w.total = f._total;
+    if (f._after != null) w.afterFound = f._after;
+    if (f._before != null) w.beforeFound = f._before;
+    if (f._behind != null) w.behind = f._behind;
     if (f.id !== null) w.rows.push(list.shape ? list.shape(f as never) : (f as unknown as T));
   }
   return windows;
@@ -252,54 +306,162 @@ export async function paginateOne<T extends { id: string }>(
   return page!;
 }
 
-// ---- cursors (Relay-style connections of the GraphQL graph) ----
+// ---- cursors (Relay connections of the GraphQL graph) ----
 
 export interface CursorArgs {
   first?: number | null;
   after?: string | null;
+  last?: number | null;
+  before?: string | null;
 }
 
-/** A Relay connection: the rows after a cursor, each with its own cursor. */
+interface PageInfo {
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  startCursor: string | null;
+  endCursor: string | null;
+}
+
+/** A Relay connection: a window of a list, each row with its own cursor. */
 export interface Connection<T> {
   edges: { cursor: string; node: T }[];
-  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  pageInfo: PageInfo;
   total: number;
 }
 
-/** A cursor names the row it follows (opaque to clients). */
-const cursorOf = (id: string) => Buffer.from(`cursor:${id}`).toString('base64url');
+/**
+ * A cursor is base64url of `v1:<list>:<owner>:<position>`: the connection that gave it, whose
+ * list it is (a digest of the merchant and the owner, a customer or the merchant itself: short,
+ * and it shows no id) and where in it. List and owner are checked before any read, so a cursor
+ * of another connection or owner is refused, never read as a position of this list.
+ */
+const CURSOR = /^v1:([a-z_]+):([\w-]{12}):(.+)$/;
 
-const cursorSchema = z.object({
-  first: perPage,
-  after: z
-    .string()
-    .transform((s) => /^cursor:([0-9a-f-]{36})$/.exec(Buffer.from(s, 'base64url').toString())?.[1])
-    .refine((id) => id !== undefined, 'is not a cursor of this list')
-    .optional(),
-});
+/** The `owner` of the cursors of `owner`'s list (a customer's id, or the merchant's for its feed). */
+export const ownerTag = (merchantId: string, owner: string) =>
+  createHash('sha256').update(`${merchantId}:${owner}`).digest('base64url').slice(0, 12);
 
-/** The `first` rows after the cursor of each owner's list, in one statement whatever the number of owners. */
+export const cursorOf = (list: string, owner: string, position: string) =>
+  Buffer.from(`v1:${list}:${owner}:${position}`).toString('base64url');
+
+/** A connection's arguments, read: how many rows, from which end, between which cursors. */
+export interface CursorWindow<P> {
+  /** `first`, or `last` when reading up. */
+  size: number;
+  /** `last`: the rows nearest `before` (or the end of the list). */
+  backward: boolean;
+  after?: { owner: string; position: P };
+  before?: { owner: string; position: P };
+}
+
+/**
+ * `first`/`after`/`last`/`before` of connection `list` (422 naming the argument): `first` with
+ * `last` is refused (the spec discourages it and no client needs it); `after` with `before` is
+ * the range between them. `position` reads a cursor's position (undefined: not one).
+ */
+export function readCursors<P>(args: CursorArgs, list: string, position: (text: string) => P | undefined): CursorWindow<P> {
+  const cursor = z.string().transform((text, ctx) => {
+    const [, name, owner, at] = CURSOR.exec(Buffer.from(text, 'base64url').toString()) ?? [];
+    const found = name === list && at !== undefined ? position(at) : undefined;
+    if (found !== undefined) return { owner: owner!, position: found };
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        name !== undefined && name !== list ? `is a cursor of ${name}_connection, not of this connection` : 'is not a cursor of this list',
+    });
+    return z.NEVER;
+  });
+  const schema = z
+    .object({ first: windowSize.optional(), last: windowSize.optional(), after: cursor.optional(), before: cursor.optional() })
+    .refine((a) => a.first === undefined || a.last === undefined, {
+      path: ['last'],
+      message: 'cannot be given with first: read down the list with first and after, up it with last and before',
+    });
+  const a = parseInput(schema, {
+    first: args.first ?? undefined,
+    last: args.last ?? undefined,
+    after: args.after ?? undefined,
+    before: args.before ?? undefined,
+  });
+  return { size: a.last ?? a.first ?? DEFAULT_PER_PAGE, backward: a.last !== undefined, after: a.after, before: a.before };
+}
+
+/** The refusal of a window's cursors that are of another owner's list (`whose`: what owns such lists), or null. */
+export function foreignCursor(window: CursorWindow<unknown>, owner: string, whose: string): AppError | null {
+  const details: ErrorDetails = {};
+  for (const arg of ['after', 'before'] as const) {
+    if (window[arg] && window[arg].owner !== owner) details[arg] = [`is a cursor of this connection for another ${whose}`];
+  }
+  return Object.keys(details).length > 0 ? validationError(details) : null;
+}
+
+/**
+ * A window's connection from its rows as read (at most `size` + 1, nearest the end it starts
+ * from first), in the list's order. pageInfo as the Relay spec reckons it: the side read towards
+ * has more when the extra row came; the side started from, when `behind` (a cursor given there,
+ * and the list has rows at or past it).
+ */
+export function connectionFrom<R, T>(
+  window: CursorWindow<unknown>,
+  rows: readonly R[],
+  behind: boolean,
+  edge: (row: R) => { cursor: string; node: T },
+  total: number,
+): Connection<T> {
+  const more = rows.length > window.size;
+  const kept = rows.slice(0, window.size);
+  if (window.backward) kept.reverse();
+  const edges = kept.map(edge);
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: window.backward ? behind : more,
+      hasPreviousPage: window.backward ? more : behind,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+    total,
+  };
+}
+
+/** A list read by cursor as well as by page. */
+export type ConnectedList<T extends { id: string }> = OwnedList<T> & { name: string; keyset: string };
+
+/**
+ * Each owner's connection of `list` (customers' lists), in the order of `owners`, in one
+ * statement whatever their number: a cursor is of one owner's list, and the others are refused
+ * without a read. `rowOwner` gives the owner of the rows when the list reads them by another
+ * value (what a balance affords: customers with the same balance share one window); null: none.
+ */
 export async function connectEach<T extends { id: string }>(
   db: Db,
   merchantId: string,
-  owners: readonly (string | number)[],
+  owners: readonly string[],
   args: CursorArgs,
-  list: OwnedList<T>,
-): Promise<Connection<T>[]> {
-  const { first, after } = parseInput(cursorSchema, { first: args.first ?? undefined, after: args.after ?? undefined });
-  // one more row than asked says whether there is a next page
-  const windows = await windowEach(db, merchantId, owners, { skip: 0, take: first + 1, after }, list);
-  return windows.map((w) => {
-    const edges = w.rows.slice(0, first).map((node) => ({ cursor: cursorOf(node.id), node }));
-    return {
-      edges,
-      pageInfo: { hasNextPage: w.rows.length > first, endCursor: edges.at(-1)?.cursor ?? null },
-      total: w.total,
-    };
+  list: ConnectedList<T>,
+  rowOwner: (owner: string, i: number) => string | number | null = (owner) => owner,
+): Promise<(Connection<T> | AppError)[]> {
+  const window = readCursors(args, list.name, (id) => (isUuid(id) ? id : undefined));
+  const tags = owners.map((owner) => ownerTag(merchantId, owner));
+  const refused = tags.map((tag) => foreignCursor(window, tag, 'customer'));
+  const keys = owners.map((owner, i) => (refused[i] ? null : rowOwner(owner, i)));
+  const read = [...new Set(keys.filter((k) => k !== null))];
+  // one more row than asked says whether there is more on the side read towards
+  const windows = await windowEach(
+    db,
+    merchantId,
+    read,
+    { skip: 0, take: window.size + 1, after: window.after?.position, before: window.before?.position, backward: window.backward },
+    list,
+  );
+  const byKey = new Map(read.map((key, i) => [key, windows[i]!]));
+  return owners.map((_, i) => {
+    const key = keys[i]!;
+    const w = byKey.get(key) ?? { rows: [], total: 0 };
+    const gone: ErrorDetails = {};
+    if (w.afterFound === false) gone.after = ['names no row of this list'];
+    if (w.beforeFound === false) gone.before = ['names no row of this list'];
+    if (refused[i] || Object.keys(gone).length > 0) return refused[i] ?? validationError(gone);
+    return connectionFrom(window, w.rows, w.behind ?? false, (node) => ({ cursor: cursorOf(list.name, tags[i]!, node.id), node }), w.total);
   });
-}
-
-/** A connection with no rows (an owner the list cannot have any for). */
-export function noConnection<T>(): Connection<T> {
-  return { edges: [], pageInfo: { hasNextPage: false, endCursor: null }, total: 0 };
 }

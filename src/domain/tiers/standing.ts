@@ -41,6 +41,7 @@ const tierHistory = {
   where: (customer) => Prisma.sql`customer_id = ${customer}`,
   order: 'started_at DESC, id DESC',
   keyset: 'started_at, id',
+  name: 'memberships',
   // the tier's name, in the same statement
   columns: Prisma.sql`${columnsOf(Prisma.TierMembershipScalarFieldEnum, 'x')}, t.name AS tier_name`,
   join: (merchant) => Prisma.sql`JOIN tiers t ON t.merchant_id = ${merchant} AND t.id = x.tier_id`,
@@ -80,40 +81,48 @@ async function customerMetrics(
   customerIds: readonly string[],
   now: Date,
   zone: string,
-): Promise<TierMetrics[]> {
+): Promise<{ metrics: TierMetrics; rollingSince: Date | null }[]> {
   const year = windowStart('calendar_year', now, zone)!.toISOString();
   const rolling = windowStart('rolling_12_months', now, zone)!.toISOString();
   const merchant = Prisma.sql`${merchantId}::uuid`;
   // no upper bound at `now`: a credit just written by the database's clock must count
-  const rows = await db.$queryRaw<{ i: bigint; points: [number, number, number]; spent: [string, string, string] }[]>`
+  const rows = await db.$queryRaw<
+    { i: bigint; points: [number, number, number]; spent: [string, string, string]; rolling_since: Date | null }[]
+  >`
     SELECT o.i,
            ARRAY[p.lifetime, p.year, p.rolling] AS points,
-           ARRAY[s.lifetime, s.year, s.rolling]::text[] AS spent
+           ARRAY[s.lifetime, s.year, s.rolling]::text[] AS spent,
+           LEAST(p.rolling_since, s.rolling_since) AS rolling_since
       FROM unnest(${[...customerIds]}::uuid[]) WITH ORDINALITY AS o(id, i)
       LEFT JOIN LATERAL (
         SELECT COALESCE(SUM(points), 0)::float8 AS lifetime,
                COALESCE(SUM(points) FILTER (WHERE placed_at >= ${year}::timestamptz), 0)::float8 AS year,
-               COALESCE(SUM(points) FILTER (WHERE placed_at >= ${rolling}::timestamptz), 0)::float8 AS rolling
+               COALESCE(SUM(points) FILTER (WHERE placed_at >= ${rolling}::timestamptz), 0)::float8 AS rolling,
+               MIN(placed_at) FILTER (WHERE placed_at >= ${rolling}::timestamptz) AS rolling_since
           FROM points_transactions
          WHERE merchant_id = ${merchant} AND customer_id = o.id AND type = 'credit'::"TransactionType"
       ) p ON true
       LEFT JOIN LATERAL (
         SELECT COALESCE(SUM(subtotal), 0) AS lifetime,
                COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${year}::timestamptz), 0) AS year,
-               COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${rolling}::timestamptz), 0) AS rolling
+               COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${rolling}::timestamptz), 0) AS rolling,
+               MIN(placed_at) FILTER (WHERE placed_at >= ${rolling}::timestamptz) AS rolling_since
           FROM orders
          WHERE merchant_id = ${merchant} AND customer_id = o.id AND refunded_at IS NULL
            AND EXISTS (SELECT 1 FROM tiers
                         WHERE merchant_id = ${merchant} AND is_active AND qualification = 'amount_spent'::"TierQualification")
       ) s ON true
      ORDER BY o.i`;
-  return rows.map(({ points, spent }) => ({
-    'points_earned:lifetime': points[0],
-    'points_earned:calendar_year': points[1],
-    'points_earned:rolling_12_months': points[2],
-    'amount_spent:lifetime': Number(spent[0]),
-    'amount_spent:calendar_year': Number(spent[1]),
-    'amount_spent:rolling_12_months': Number(spent[2]),
+  return rows.map(({ points, spent, rolling_since }) => ({
+    metrics: {
+      'points_earned:lifetime': points[0],
+      'points_earned:calendar_year': points[1],
+      'points_earned:rolling_12_months': points[2],
+      'amount_spent:lifetime': Number(spent[0]),
+      'amount_spent:calendar_year': Number(spent[1]),
+      'amount_spent:rolling_12_months': Number(spent[2]),
+    },
+    rollingSince: rolling_since,
   }));
 }
 
@@ -131,6 +140,12 @@ export interface TierStanding<T extends LadderTier = Tier> {
   metricOf: (tier: Pick<Tier, 'qualification' | 'window'>) => number;
   /** Lifetime points earned, the figure shown when there are no tiers. */
   lifetimePoints: number;
+  /**
+   * When the standing next changes with the clock alone, within the merchant's day (null: not
+   * before it ends; calendar windows move at local midnights only): the oldest credit or order
+   * counted in a rolling window leaves it.
+   */
+  changesAt?: Date | null;
 }
 
 /**
@@ -178,7 +193,13 @@ async function tierStandings(
     : await ladderOf(db, merchantId).then(
         async (ladder) => [ladder, await customerMetrics(db, merchantId, customerIds, now, ladder.zone)] as const,
       );
-  return metricsOf.map((metrics) => judgeStanding(tiers, metrics, now, zone));
+  // a rolling window drops what it counted 12 months after it happened (addPeriods moves no later than the window does)
+  const rolling = tiers.some((t) => t.window === 'rolling_12_months');
+  return metricsOf.map(({ metrics, rollingSince }) =>
+    Object.assign(judgeStanding(tiers, metrics, now, zone), {
+      changesAt: rolling && rollingSince ? addPeriods('month', rollingSince, 12, zone) : null,
+    }),
+  );
 }
 
 /**
@@ -284,6 +305,8 @@ export interface CustomerTierStatus {
   };
   window: TierWindow;
   tier_expires_at: Date | null;
+  /** When this status next changes with the clock alone (TierStanding.changesAt); not a field of the API. */
+  changes_at: Date | null;
 }
 
 /**
@@ -322,5 +345,6 @@ function tierStatus(standing: TierStanding): CustomerTierStatus {
     },
     window: measured?.window ?? 'lifetime',
     tier_expires_at: standing.expiresAt,
+    changes_at: standing.changesAt ?? null,
   };
 }

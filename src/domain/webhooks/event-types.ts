@@ -147,6 +147,9 @@ export const eventTypes = {
 
 export type EventTypeName = keyof typeof eventTypes;
 
+/** Every type an event may have, as the feed holds them (webhook.ping too), in the docs' order. */
+export const eventTypeNames = Object.keys(eventTypes) as [EventTypeName, ...EventTypeName[]];
+
 /** The types an endpoint subscribes to (event_types). */
 export const webhookEventTypes = (Object.keys(eventTypes) as EventTypeName[]).filter((t) => eventTypes[t].subscribable) as [
   EventTypeName,

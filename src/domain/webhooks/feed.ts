@@ -10,10 +10,21 @@ import type { Db } from '../../db/client.js';
 import { rowsOf } from '../../db/sql.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { validationError } from '../shared/errors.js';
-import { type Connection, type CursorArgs, MAX_PER_PAGE, type PageArgs, type Paginated, pageRows } from '../shared/pagination.js';
+import {
+  type Connection,
+  type CursorArgs,
+  connectionFrom,
+  cursorOf,
+  foreignCursor,
+  ownerTag,
+  type PageArgs,
+  type Paginated,
+  pageRows,
+  readCursors,
+} from '../shared/pagination.js';
 import { isUuid } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
-import { webhookEventTypes } from './event-types.js';
+import { eventTypeNames } from './event-types.js';
 
 export interface FeedFilters {
   /** Event types; an entry may list several, comma-separated (`points.credited,points.debited`). */
@@ -35,8 +46,8 @@ export interface FeedEvent {
   id: string;
   type: string;
   created_at: Date;
-  /** The body's `version`, when it has one. */
-  version: number | null;
+  /** The body's `version`; 1 for a body written before bodies carried one (webhooks.md: read them as 1). */
+  version: number;
   /** The body's `data`. */
   data: unknown;
 }
@@ -53,28 +64,30 @@ export interface EventDelivery {
 }
 
 const MAX_TYPES = 50;
+/** Event types, comma-separated, as a JSON Schema pattern (the API's documents state the rule from it). */
+const typeList = (() => {
+  const type = `(${eventTypeNames.map((t) => t.replace('.', '\\.')).join('|')})`;
+  return `^${type}(,${type})*$`;
+})();
 
-const filtersSchema = z
-  .object({
-    types: z
-      .array(z.string())
-      .max(MAX_TYPES, `at most ${MAX_TYPES} types`)
-      .transform((types) => [...new Set(types.flatMap((t) => t.split(',')))])
-      .superRefine((types, ctx) => {
-        for (const type of types) {
-          if (!(webhookEventTypes as readonly string[]).includes(type)) {
-            ctx.addIssue({ code: 'custom', message: `unknown event type "${type}" (types: ${webhookEventTypes.join(', ')})` });
-          }
+/** The `types` filter: repeated, or comma-separated in one value, each an event type. */
+export const typesRule = z.array(z.string().meta({ pattern: typeList })).max(MAX_TYPES, `at most ${MAX_TYPES} types`);
+
+const filtersSchema = z.object({
+  types: typesRule
+    .transform((types) => [...new Set(types.flatMap((t) => t.split(',')))])
+    .superRefine((types, ctx) => {
+      for (const type of types) {
+        if (!(eventTypeNames as readonly string[]).includes(type)) {
+          ctx.addIssue({ code: 'custom', message: `unknown event type "${type}" (types: ${eventTypeNames.join(', ')})` });
         }
-      })
-      .optional(),
-    created_after: z.date().optional(),
-    created_before: z.date().optional(),
-  })
-  .refine((f) => !f.created_after || !f.created_before || f.created_after <= f.created_before, {
-    path: ['created_before'],
-    message: 'must not be earlier than created_after',
-  });
+      }
+    })
+    .optional(),
+  created_after: z.date().optional(),
+  // a window that ends before it starts is valid and holds no event, as a page past the end is empty
+  created_before: z.date().optional(),
+});
 
 /** The statement's condition on events `e` of the merchant for these filters (422 for bad ones). */
 function feedWhere(merchantId: string, filters: FeedFilters): Prisma.Sql {
@@ -125,7 +138,7 @@ function feedEvent(row: Row): FeedEvent {
     type: row.type,
     // as delivered: on a cluster the row's own time may differ from the body's by a millisecond
     created_at: typeof body.created_at === 'string' ? new Date(body.created_at) : row.createdAt,
-    version: typeof body.version === 'number' ? body.version : null,
+    version: typeof body.version === 'number' ? body.version : 1,
     data: body.data ?? null,
   };
 }
@@ -161,48 +174,58 @@ export async function listEvents(
   return { ...page, data: page.data.map(feedEvent) };
 }
 
-// A connection's cursor holds the position itself (time and id), so it stays valid after its
-// event is pruned.
-const cursorOf = (row: Row) => Buffer.from(`event:${row.createdAt.toISOString()}|${row.id}`).toString('base64url');
+// A feed cursor's position is the event's time and id, not a reference to its row: it stays
+// valid after its event is pruned. It is bound to the merchant's feed, not to the filters: the
+// same position in a differently filtered feed is still a position.
+const eventCursor = (owner: string, row: Row) => cursorOf('events', owner, `${row.createdAt.toISOString()}|${row.id}`);
 
-const cursorSchema = z.object({
-  first: z
-    .number()
-    .int()
-    .min(1, `must be between 1 and ${MAX_PER_PAGE}`)
-    .max(MAX_PER_PAGE, `must be between 1 and ${MAX_PER_PAGE}`)
-    .default(20),
-  after: z
-    .string()
-    .transform((s) => {
-      const [, at, id] = /^event:([^|]+)\|([0-9a-f-]{36})$/.exec(Buffer.from(s, 'base64url').toString()) ?? [];
-      const time = new Date(at ?? '');
-      return at && id && isUuid(id) && !Number.isNaN(time.getTime()) ? { at: time, id } : undefined;
-    })
-    .refine((c) => c !== undefined, 'is not a cursor of this list')
-    .optional(),
-});
+/** A position as eventCursor writes it: a time outside years 1000 to 9999 (which PostgreSQL may not hold) is none. */
+function eventPosition(text: string) {
+  const [, at, id] = /^([1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)\|([0-9a-f-]{36})$/.exec(text) ?? [];
+  const time = new Date(at ?? '');
+  return id && isUuid(id) && !Number.isNaN(time.getTime()) && time.toISOString() === at ? { at: time, id } : undefined;
+}
 
-/** The merchant's events after a cursor, newest first, as a Relay connection (`total`: the whole filtered feed). */
+/** The position's row comparison with the events `e`: `<` older, `>` newer. */
+const position = (op: '<' | '>' | '<=' | '>=', p: { at: Date; id: string }) =>
+  Prisma.sql`(e.created_at, e.id) ${Prisma.raw(op)} (${p.at}::timestamptz, ${p.id}::uuid)`;
+
+/**
+ * A window of the merchant's events, newest first, as a Relay connection (`first`/`after` down
+ * the feed, `last`/`before` up it; `total`: the whole filtered feed), in one statement.
+ */
 export async function eventConnection(db: Db, merchantId: string, filters: FeedFilters, args: CursorArgs): Promise<Connection<FeedEvent>> {
-  const { first, after } = parseInput(cursorSchema, { first: args.first ?? undefined, after: args.after ?? undefined });
+  const window = readCursors(args, 'events', eventPosition);
+  const owner = ownerTag(merchantId, merchantId);
+  const foreign = foreignCursor(window, owner, 'merchant');
+  if (foreign) throw foreign;
+  const { after, before, backward } = window;
   const where = feedWhere(merchantId, filters);
-  const windowed = after ? Prisma.sql`${where} AND ${olderThan(after.at, after.id)}` : where;
-  // one more row than asked says whether there is a next page; the total beside it, one statement
-  const found = await rowsOf<Row & { _total: number }>(
+  const conditions = [where];
+  if (after) conditions.push(position('<', after.position));
+  if (before) conditions.push(position('>', before.position));
+  // whether the feed has events at or past the cursor the window starts from (pageInfo's other side)
+  const from = backward ? before && position('<=', before.position) : after && position('>=', after.position);
+  const behind = from ? Prisma.sql`EXISTS (SELECT 1 FROM events e WHERE ${where} AND ${from})` : Prisma.sql`false`;
+  const order = backward ? Prisma.sql`e.created_at, e.id` : newestFirst;
+  // one more row than asked says whether there is more on the side read towards
+  const found = await rowsOf<Row & { _total: number; _behind: boolean }>(
     db,
     Prisma.sql`
-      SELECT t._total, p.* FROM (SELECT count(*)::int AS _total FROM events e WHERE ${where}) t
-        LEFT JOIN LATERAL (SELECT ${columns} FROM events e WHERE ${windowed} ORDER BY ${newestFirst} LIMIT ${first + 1}) p ON true
-       ORDER BY p."createdAt" DESC, p.id DESC`,
+      SELECT t._total, t._behind, p.* FROM (SELECT count(*)::int AS _total, ${behind} AS _behind FROM events e WHERE ${where}) t
+        LEFT JOIN LATERAL (
+          SELECT ${columns}, row_number() OVER (ORDER BY ${order}) AS _n
+            FROM events e WHERE ${Prisma.join(conditions, ' AND ')} ORDER BY ${order} LIMIT ${window.size + 1}
+        ) p ON true
+       ORDER BY p._n`,
   );
-  const rows = found.filter((r) => r.id != null);
-  const edges = rows.slice(0, first).map((row) => ({ cursor: cursorOf(row), node: feedEvent(row) }));
-  return {
-    edges,
-    pageInfo: { hasNextPage: rows.length > first, endCursor: edges.at(-1)?.cursor ?? null },
-    total: found[0]?._total ?? 0,
-  };
+  return connectionFrom(
+    window,
+    found.filter((r) => r.id != null),
+    found[0]?._behind ?? false,
+    (row) => ({ cursor: eventCursor(owner, row), node: feedEvent(row) }),
+    found[0]?._total ?? 0,
+  );
 }
 
 /** The deliveries of these events of the merchant, oldest first, by event id. */

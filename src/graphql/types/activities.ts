@@ -2,6 +2,7 @@
 import { visibleCustomer } from '../../domain/access/customer-sessions.js';
 import { activityConnections, activityPages, listActivities } from '../../domain/ledger/activity-log.js';
 import { builder, forShoppers } from '../builder.js';
+import { cachedByCustomer } from '../cached.js';
 import { customerIdArgs, customerRefArgs, customerUuid } from '../customer-args.js';
 import { scrollableLinks } from '../customer-links.js';
 import { ActivityStatusEnum } from '../enums.js';
@@ -47,6 +48,7 @@ builder.queryFields((t) => {
   return {
     customer_activities: t.field({
       subGraphs: ['public'],
+      ...cachedByCustomer,
       ...forShoppers,
       type: ActivityList,
       description: "A customer's activity log, newest first. REST: GET /v1/customers/activities",

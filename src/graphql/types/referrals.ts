@@ -7,6 +7,7 @@ import { listReferrals, referralConnections, referralPages } from '../../domain/
 import type { RewardRule } from '../../domain/rewards/reward-rules.js';
 import type { ReferralProgram } from '../../generated/prisma/client.js';
 import { builder, forGuests, forShoppers } from '../builder.js';
+import { cachedByCustomer, cachedByProgram } from '../cached.js';
 import { customerRefArgs } from '../customer-args.js';
 import { connectionLink, idsOf, pageLink } from '../customer-links.js';
 import { ReferralStatusEnum, RewardTypeEnum } from '../enums.js';
@@ -123,6 +124,7 @@ const ReferralProgramInput = builder.inputType('ReferralProgramInput', {
 builder.queryFields((t) => ({
   customer_referrals: t.field({
     subGraphs: ['public'],
+    ...cachedByCustomer,
     ...forShoppers,
     type: listOf('Referral', ReferralRef),
     description: 'Referrals the customer made, newest first. REST: GET /v1/customers/referrals',
@@ -135,6 +137,7 @@ builder.queryFields((t) => ({
   }),
   referral_program: t.field({
     subGraphs: ['public'],
+    ...cachedByProgram,
     ...forGuests('read:referrals'),
     type: resultOf('ReferralProgram', ReferralProgramRef),
     description: "The merchant's referral program. REST: GET /v1/referrals/program",
@@ -166,7 +169,7 @@ builder.objectFields(CustomerRef, (t) => ({
     typeName: 'Referral',
     item: ReferralRef,
     scope: 'read:referrals',
-    description: 'Referrals the customer made as a Relay connection, newest first: scroll with first/after',
+    description: 'Referrals the customer made as a Relay connection, newest first: scroll down with first/after, up with last/before',
     connections: (ctx, cs, args) => referralConnections(ctx.db, ctx.merchantId, idsOf(cs), args),
   }),
 }));

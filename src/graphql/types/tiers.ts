@@ -12,7 +12,8 @@ import {
   membershipPages,
 } from '../../domain/tiers/standing.js';
 import { allTiers, createTier, listTiers, updateTier } from '../../domain/tiers/tiers.js';
-import { builder, forGuests, forShoppers } from '../builder.js';
+import { builder, type Context, forGuests, forShoppers } from '../builder.js';
+import { cachedByCustomer, cachedByProgram, changesAt } from '../cached.js';
 import { customerIdArgs, customerRefArgs, customerUuid } from '../customer-args.js';
 import { connectionLink, idsOf, pageLink, perCustomer } from '../customer-links.js';
 import { MembershipSourceEnum, MembershipStatusEnum, TierQualificationEnum, TierWindowEnum } from '../enums.js';
@@ -97,12 +98,20 @@ builder.objectFields(MembershipRef, (t) => ({
   }),
 }));
 
+/** Statuses as read, each change with the clock alone noted for a cached answer. */
+function noteChanges(ctx: Context, statuses: CustomerTierStatus[]) {
+  for (const status of statuses) changesAt(ctx, status.changes_at);
+  return statuses;
+}
+
 builder.objectFields(CustomerRef, (t) => ({
   tier_status: t.field({
     ...link('read:tiers'),
     type: CustomerTierStatusRef,
     description: 'VIP tier status and progress to the next tier, as GET /v1/customers/tiers',
-    resolve: perCustomer('tier_status', (ctx, cs) => customerTierStatuses(ctx.db, ctx.merchantId, idsOf(cs), cs[0]?.zone)),
+    resolve: perCustomer('tier_status', (ctx, cs) =>
+      customerTierStatuses(ctx.db, ctx.merchantId, idsOf(cs), cs[0]?.zone).then((statuses) => noteChanges(ctx, statuses)),
+    ),
   }),
   memberships: pageLink(t, {
     name: 'memberships',
@@ -117,7 +126,7 @@ builder.objectFields(CustomerRef, (t) => ({
     typeName: 'Membership',
     item: MembershipRef,
     scope: 'read:customers',
-    description: 'Tier memberships as a Relay connection, newest first: scroll with first/after',
+    description: 'Tier memberships as a Relay connection, newest first: scroll down with first/after, up with last/before',
     connections: (ctx, cs, args) => membershipConnections(ctx.db, ctx.merchantId, idsOf(cs), args),
   }),
 }));
@@ -160,6 +169,7 @@ builder.queryFields((t) => {
   return {
     tiers: t.field({
       subGraphs: ['public'],
+      ...cachedByProgram,
       ...forGuests('read:tiers'),
       type: TierList,
       description: 'The active VIP tiers, lowest position first. REST: GET /v1/tiers',
@@ -175,6 +185,7 @@ builder.queryFields((t) => {
     }),
     customer_tier: t.field({
       subGraphs: ['public'],
+      ...cachedByCustomer,
       ...forShoppers,
       type: resultOf('CustomerTierStatus', CustomerTierStatusRef),
       description: "A customer's VIP tier status and progress to the next tier. REST: GET /v1/customers/tiers",
@@ -182,7 +193,8 @@ builder.queryFields((t) => {
       args: customerRefArgs,
       resolve: async (_root, args, ctx) => {
         const customer = await visibleCustomer(ctx.db, ctx, args);
-        return { data: await customerTierStatus(ctx.db, ctx.merchantId, customer.id) };
+        const [status] = noteChanges(ctx, [await customerTierStatus(ctx.db, ctx.merchantId, customer.id)]);
+        return { data: status! };
       },
     }),
     admin_customer_tier: t.field({
@@ -194,6 +206,7 @@ builder.queryFields((t) => {
     }),
     customer_memberships: t.field({
       subGraphs: ['public'],
+      ...cachedByCustomer,
       ...forShoppers,
       type: listOf('Membership', MembershipRef),
       description: "A customer's tier memberships, newest first. REST: GET /v1/customers/memberships",

@@ -1,6 +1,7 @@
 // The referral program: what a referrer earns and what the referred friend gets.
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
+import { urlRules } from '../../../../src/domain/shared/urls';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
 import { Alert, CheckboxField, FormFooter, SelectField, TextField } from '../../ui';
@@ -17,6 +18,7 @@ import {
   ruleNumberErrors,
   ruleValues,
   toNumber,
+  urlErrors,
 } from './kit';
 
 const ProgramQuery = graphql(`
@@ -74,6 +76,7 @@ function ReferralForm({ program }: { program: Program }) {
     const problems = {
       ...numberErrors({ 'referrer_reward.points': { text: v.points, integer: true, required: true }, min_order_subtotal: { text: v.min } }),
       ...ruleNumberErrors(v.type, v.rule, 'referee_reward.reward_rule'),
+      ...urlErrors({ share_url_template: { text: v.url, rule: urlRules.shareLink } }),
     };
     setLocal(problems);
     if (Object.keys(problems).length) return;
