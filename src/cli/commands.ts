@@ -55,6 +55,8 @@ export interface Options {
     'overlap-hours'?: string;
     enable?: boolean;
     disable?: boolean;
+    'award-points'?: boolean;
+    by?: string;
     timezone?: string;
     at?: string;
     from?: string;
@@ -371,8 +373,8 @@ export const commands: Record<string, Command> = {
     text: (k: StorefrontKeyView) => `Publishable storefront key ${k.id} revoked at ${new Date(k.revoked_at!).toISOString()}.`,
   },
   import: {
-    usage: 'import --merchant <slug> --file <program.json>',
-    summary: 'Import a loyalty program (all or nothing)',
+    usage: 'import --merchant <slug> --file <program.json> [--award-points]',
+    summary: 'Import a loyalty program (all or nothing), its past orders as history (with --award-points: earning as late orders)',
     async run(db, { values }) {
       const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
       const path = required(values.file, 'file');
@@ -385,7 +387,7 @@ export const commands: Record<string, Command> = {
       } catch (err) {
         throw validationError({ file: [`is not valid JSON: ${(err as Error).message}`] });
       }
-      return importProgram(db, merchant.id, data);
+      return importProgram(db, merchant.id, data, { awardPoints: values['award-points'] ?? false });
     },
     text: (s) =>
       `Imported: ${Object.entries(s)

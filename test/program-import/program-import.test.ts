@@ -120,6 +120,9 @@ describe('importProgram', () => {
       referral_program: true,
       settings: false,
       points_imported: 1540,
+      orders: 0,
+      orders_skipped: 0,
+      points_awarded: 0,
     });
 
     const rewards = await api.rest('GET', '/v1/rewards');

@@ -23,6 +23,8 @@ export const boosterCampaignInput = z
     starts_at: field.timestamp,
     ends_at: field.timestamp.nullish(),
     is_active: z.boolean().default(true),
+    /** An import's: when it was created in the system it came from (its history starts then). */
+    created_at: field.timestamp.nullish(),
   })
   .strict()
   .refine((b) => !b.ends_at || Date.parse(b.ends_at) > Date.parse(b.starts_at), {

@@ -1,8 +1,10 @@
-// Orders and refunds from the e-commerce platform. An order earns points from the active
-// `purchase` rules (the calculator), adds its subtotal to the customer's amount spent,
-// re-judges the tier and may complete a referral; a refund claws the points back. With a
-// return window (the merchant's points_pending_days) the points are held pending instead
-// (ledger/pending.ts) and a refund before their approval voids them.
+// Orders and refunds from the e-commerce platform. An order earns points from the `purchase`
+// rules (the calculator) in force when it was placed (its created_at: an order recorded late is
+// judged as it would have been then, within the merchant's late_earning_days), adds its
+// subtotal to the customer's amount spent, re-judges the tier and may complete a referral; a
+// refund claws the points back. With a return window (the merchant's points_pending_days,
+// counted from the placed time) the points are held pending instead (ledger/pending.ts) and a
+// refund before their approval voids them.
 // Idempotency: EngineEvent rows for the order (and its event id, when given) are inserted
 // before anything is awarded, and the result is stored on them, in the same transaction.
 import { z } from 'zod';
@@ -24,6 +26,7 @@ import { reevaluateTier } from '../tiers/standing.js';
 import {
   claimEvent,
   eventIdSchema,
+  placedTime,
   platformIdSchema,
   processClaimed,
   releaseEvent,
@@ -85,7 +88,10 @@ export const recordOrder = (db: Db, merchantId: string, raw: OrderInput) => atom
 async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promise<OrderResult> {
   const input = parseInput(orderInput, raw);
   const [merchant, customer] = await Promise.all([
-    db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { currency: true, pointsPendingDays: true } }),
+    db.merchant.findUniqueOrThrow({
+      where: { id: merchantId },
+      select: { currency: true, pointsPendingDays: true, lateEarningDays: true },
+    }),
     findCustomer(db, merchantId, { customer_id: input.customer_id }),
   ]);
   const currency = checkCurrency(input.currency, merchant.currency);
@@ -112,9 +118,27 @@ async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promi
   }
   claimIds.push(claim.id);
 
-  const placedAt = input.created_at ?? new Date();
+  const now = new Date();
   let orderId: string | null = null;
+  // when the order was placed (the claimed run sets it): what completes a referral is judged then
+  let placedAt = now;
   const result = await processClaimed(db, merchantId, claimIds, async (): Promise<OrderResult> => {
+    // recorded before its result could be stored (or imported as history): answer from the row
+    const recorded = async () => {
+      const existing = await db.order.findUnique({
+        where: { merchantId_platformOrderId: { merchantId, platformOrderId: input.order_id } },
+        include: { customer: { select: { platformId: true } } },
+      });
+      return existing && recordedOrder(db, existing, existing.customer.platformId);
+    };
+    try {
+      placedAt = placedTime(input.created_at, now, merchant.lateEarningDays, 'created_at');
+    } catch (err) {
+      const answer = await recorded();
+      if (answer) return answer;
+      throw err;
+    }
+    const late = placedAt.getTime() < now.getTime();
     const [order] = await db.order.createManyAndReturn({
       data: [
         {
@@ -133,12 +157,9 @@ async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promi
       skipDuplicates: true,
     });
     if (!order) {
-      // recorded before its result could be stored: answer from the row
-      const existing = await db.order.findUniqueOrThrow({
-        where: { merchantId_platformOrderId: { merchantId, platformOrderId: input.order_id } },
-        include: { customer: { select: { platformId: true } } },
-      });
-      return recordedOrder(db, existing, existing.customer.platformId);
+      const answer = await recorded();
+      if (answer) return answer;
+      throw stillProcessing(input.order_id);
     }
     try {
       // the cart as judged, kept for a replay of history; deleted with the order if earning fails
@@ -154,16 +175,18 @@ async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promi
           })),
         });
       }
-      const calculation = await earn(db, merchantId, customer, 'purchase', input, placedAt);
+      const calculation = await earn(db, merchantId, customer, 'purchase', input, { at: placedAt, late });
       const earned = {
         merchantId,
         customerId: customer.id,
         description: `Purchase: order ${input.order_id}`,
         activityType: 'purchase',
         reference: { kind: 'order', id: input.order_id },
+        ...(late && { placedAt }),
       };
-      // inside the return window the points are held, not credited
-      const hold = merchant.pointsPendingDays > 0 && calculation.points > 0;
+      // inside the return window (from the placed time) the points are held, not credited
+      const windowEnds = placedAt.getTime() + merchant.pointsPendingDays * 86_400_000;
+      const hold = merchant.pointsPendingDays > 0 && calculation.points > 0 && windowEnds > now.getTime();
       const tx = hold ? null : await creditEarned(db, calculation, earned);
       if (hold) await holdPoints(db, { ...earned, points: calculation.points });
       orderId = order.id;

@@ -5,6 +5,10 @@
 // number of quarter hours, so a period's edge is a bucket's; an instant inside a bucket (the
 // valuation's `at`) reads that one bucket's ledger rows.
 //
+// Periods are the ledger's, by when it recorded each change (created_at): a period once closed
+// never changes, and an order recorded late is in the period it was recorded in; the orders report
+// (order-periods.ts) shows orders by when they were placed.
+//
 // Every ledger row falls in exactly one category (loyalty_ledger_category), so a period's
 // closing is its opening plus its movements, and the closing at an instant is the sum of every
 // balance then: both are the same sums, cut at the same edges.
@@ -68,6 +72,8 @@ export interface LiabilityPeriod {
 export interface LiabilityReport {
   timezone: string;
   grouping: LiabilityGrouping;
+  /** Each change falls in the period the ledger recorded it in (a closed period never changes; a late order is in the period it was recorded in). */
+  grouped_by: 'recorded';
   /** The first and the last local date of the range. */
   from: string;
   to: string;
@@ -156,13 +162,22 @@ function edgesOf(grouping: LiabilityGrouping, from: Date, end: Date, zone: strin
   return [...edges, end];
 }
 
-/** Points outstanding, opening to closing, per local day, week, month or quarter of a range. */
-export async function liabilityRollForward(db: Db, merchantId: string, input: LiabilityInput): Promise<LiabilityReport> {
+/**
+ * A range of the merchant's local dates (`from`–`to`, both included) cut into its local days,
+ * weeks, months or quarters: the instants of the edges, the first one the range's start and the
+ * last its end. What every per-period report of finance reads.
+ */
+export async function localPeriods(db: Db, merchantId: string, input: LiabilityInput) {
   const { from, to, grouping } = parseInput(reportInput, input);
   const { timezone } = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { timezone: true } });
   const start = startOfLocalDate(from, timezone);
   const end = addPeriods('day', startOfLocalDate(to, timezone), 1, timezone);
-  const edges = edgesOf(grouping, start, end, timezone);
+  return { from, to, grouping, timezone, start, end, edges: edgesOf(grouping, start, end, timezone) };
+}
+
+/** Points outstanding, opening to closing, per local day, week, month or quarter of a range, by when the ledger recorded each change. */
+export async function liabilityRollForward(db: Db, merchantId: string, input: LiabilityInput): Promise<LiabilityReport> {
+  const { from, to, grouping, timezone, start, end, edges } = await localPeriods(db, merchantId, input);
   const [spans, pending, held_referrals] = await Promise.all([
     sumsBetween(db, merchantId, edges),
     pendingPoints(db, merchantId),
@@ -179,7 +194,17 @@ export async function liabilityRollForward(db: Db, merchantId: string, input: Li
     periods.push(p);
     opening = p.closing;
   }
-  return { timezone, grouping, from, to, periods, total: period(from, start, end, openingOfRange, whole), pending, held_referrals };
+  return {
+    timezone,
+    grouping,
+    grouped_by: 'recorded',
+    from,
+    to,
+    periods,
+    total: period(from, start, end, openingOfRange, whole),
+    pending,
+    held_referrals,
+  };
 }
 
 /** The ledger's totals before an instant: outstanding, issued (and by orders), redeemed and expired. */

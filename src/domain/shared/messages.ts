@@ -44,6 +44,10 @@ export const messages = {
   locale: 'This is not a language and region: choose one from the list, such as en-US.',
   after: (field: string) => `This must be later than “${field}”: pick a later date and time.`,
   onOrAfter: (field: string) => `This must be on or after “${field}”: pick a later date.`,
+  placedAhead: (minutes: number) =>
+    `This is in the future: enter when it happened, at most ${count(minutes)} minutes ahead of the service's clock.`,
+  placedTooLongAgo: (days: number) =>
+    `This is more than ${count(days)} days ago, longer ago than orders and actions may still earn points: import it as history, or raise the late earning days.`,
   tooManyPeriods: (max: number) => `This range has more than ${count(max)} periods: choose a shorter range or a longer grouping.`,
   unknownField: (keys: readonly string[]) => `This is not a field here: remove ${keys.join(', ')}.`,
   format: 'This is not in the expected form: check what you entered.',
@@ -195,6 +199,8 @@ const labels: Record<string, string> = {
   campaign_types: 'Actions it boosts',
   points_expiry_days: 'Days without activity',
   points_pending_days: 'Pending days for order points',
+  late_earning_days: 'Late earning days',
+  placed_at: 'Placed',
   timezone: 'Time zone',
   locale: 'Language and region',
   per_amount: 'Per amount spent',

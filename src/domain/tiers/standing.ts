@@ -69,10 +69,11 @@ export type TierMetrics = Record<MetricKey, number>;
 
 /**
  * The customer's qualifying figures for every window at once, in one statement. Points earned =
- * every credit in the window, whatever its source (imported balances stand for history earned
- * elsewhere); debits (spending, refund claw-backs) never lower status. Amount spent = subtotals
- * of unrefunded orders placed in the window, summed only when an active tier qualifies by it
- * (the statement asks, so it need not wait for the ladder).
+ * every credit placed in the window (an order's when it was placed, even if recorded or approved
+ * later), whatever its source (imported balances stand for history earned elsewhere); debits
+ * (spending, refund claw-backs) never lower status. Amount spent = subtotals of unrefunded orders
+ * placed in the window (history imported without points too), summed only when an active tier
+ * qualifies by it (the statement asks, so it need not wait for the ladder).
  */
 async function customerMetrics(
   db: Db,
@@ -95,9 +96,9 @@ async function customerMetrics(
       FROM unnest(${[...customerIds]}::uuid[]) WITH ORDINALITY AS o(id, i)
       LEFT JOIN LATERAL (
         SELECT COALESCE(SUM(points), 0)::float8 AS lifetime,
-               COALESCE(SUM(points) FILTER (WHERE created_at >= ${year}::timestamptz), 0)::float8 AS year,
-               COALESCE(SUM(points) FILTER (WHERE created_at >= ${rolling}::timestamptz), 0)::float8 AS rolling,
-               MIN(created_at) FILTER (WHERE created_at >= ${rolling}::timestamptz) AS rolling_since
+               COALESCE(SUM(points) FILTER (WHERE placed_at >= ${year}::timestamptz), 0)::float8 AS year,
+               COALESCE(SUM(points) FILTER (WHERE placed_at >= ${rolling}::timestamptz), 0)::float8 AS rolling,
+               MIN(placed_at) FILTER (WHERE placed_at >= ${rolling}::timestamptz) AS rolling_since
           FROM points_transactions
          WHERE merchant_id = ${merchant} AND customer_id = o.id AND type = 'credit'::"TransactionType"
       ) p ON true

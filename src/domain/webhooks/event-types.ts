@@ -47,7 +47,8 @@ const pointsChange = z.object({
   source: z.enum(values(TransactionSource)),
   balance_after: z.int(),
   reference: z.object({ kind: z.string(), id: z.string() }).nullable(),
-  created_at: timestamp,
+  placed_at: timestamp.describe('When what moved the points happened (an order placed, an action): created_at unless it was recorded late'),
+  created_at: timestamp.describe('When the ledger recorded it'),
 });
 
 interface EventType {

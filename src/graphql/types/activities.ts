@@ -34,8 +34,11 @@ const ActivityRef = builder.prismaObject('Activity', {
       nullable: true,
       resolve: (a) => (a.referenceKind && a.referenceId ? { kind: a.referenceKind, id: a.referenceId } : null),
     }),
-    occurred_at: t.expose('occurredAt', { type: 'DateTime' }),
-    created_at: t.expose('createdAt', { type: 'DateTime' }),
+    occurred_at: t.expose('occurredAt', {
+      type: 'DateTime',
+      description: 'When it happened (an order placed, an action): created_at unless it was recorded late; the log is newest first by it',
+    }),
+    created_at: t.expose('createdAt', { type: 'DateTime', description: 'When it was recorded' }),
   }),
 });
 

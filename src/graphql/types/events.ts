@@ -98,7 +98,11 @@ const OrderEventInput = builder.inputType('OrderEventInput', {
     subtotal: t.float({ required: true }),
     currency: t.string({ description: 'Must be the shop currency when given' }),
     line_items: t.field({ type: [LineItemInput] }),
-    created_at: t.field({ type: 'DateTime', description: 'When the order was placed (default now)' }),
+    created_at: t.field({
+      type: 'DateTime',
+      description:
+        "When the order was placed (default now): it earns as it would have then. Up to 5 minutes ahead is taken as now; further ahead, or longer ago than the merchant's late_earning_days, is validation_error",
+    }),
     ...identifierArgs(t, 'the buyer'),
   }),
 });
@@ -118,7 +122,10 @@ const ActivityEventInput = builder.inputType('ActivityEventInput', {
     event_id: t.string({ required: true }),
     customer_id: t.string({ required: true }),
     campaign_type: t.field({ type: CampaignTypeEnum, required: true, description: 'Any type but purchase (orders)' }),
-    occurred_at: t.field({ type: 'DateTime' }),
+    occurred_at: t.field({
+      type: 'DateTime',
+      description: 'When it happened (default now), judged as created_at of an order is',
+    }),
   }),
 });
 

@@ -9,12 +9,20 @@ import {
   liabilityGroupings,
   liabilityRollForward,
 } from '../../domain/finance/liability.js';
+import { reportTimes } from '../../domain/finance/order-periods.js';
 import { builder } from '../builder.js';
 
-const LiabilityGroupingEnum = builder.enumType('LiabilityGrouping', {
+export const LiabilityGroupingEnum = builder.enumType('LiabilityGrouping', {
   subGraphs: ['admin'],
   description: "Periods of the merchant's local calendar; weeks start on Monday",
   values: liabilityGroupings,
+});
+
+export const ReportTimeEnum = builder.enumType('ReportTime', {
+  subGraphs: ['admin'],
+  description:
+    'The time a per-period report groups by: placed (when an order was placed, an action happened) or recorded (when the service recorded it, and the ledger posted its points)',
+  values: reportTimes,
 });
 
 const IssuedRef = builder.objectRef<LiabilityPeriod['issued']>('PointsIssuedBySource').implement({
@@ -67,6 +75,10 @@ const ReportRef = builder.objectRef<LiabilityReport>('PointsLiability').implemen
   fields: (t) => ({
     timezone: t.exposeString('timezone', { description: "The merchant's time zone, in which the periods are cut" }),
     grouping: t.expose('grouping', { type: LiabilityGroupingEnum }),
+    grouped_by: t.expose('grouped_by', {
+      type: ReportTimeEnum,
+      description: 'Always recorded: a change is in the period the ledger recorded it in (a closed period never changes)',
+    }),
     from: t.exposeString('from', { description: 'The first local date of the range' }),
     to: t.exposeString('to', { description: 'The last local date of the range (included)' }),
     periods: t.expose('periods', { type: [PeriodRef], description: "Each period's closing is the next one's opening" }),

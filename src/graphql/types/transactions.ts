@@ -71,7 +71,11 @@ const PointsTransactionRef = builder.prismaObject('PointsTransaction', {
     description: t.exposeString('description'),
     source: t.expose('source', { type: TransactionSourceEnum }),
     balance_after: t.exposeInt('balanceAfter'),
-    created_at: t.expose('createdAt', { type: 'DateTime' }),
+    placed_at: t.expose('placedAt', {
+      type: 'DateTime',
+      description: 'When what moved the points happened (an order placed, an action): created_at unless it was recorded late',
+    }),
+    created_at: t.expose('createdAt', { type: 'DateTime', description: 'When the ledger recorded it' }),
   }),
 });
 
