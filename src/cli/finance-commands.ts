@@ -86,6 +86,7 @@ export const financeCommands: Record<string, Command> = {
             `${p.label}  opening ${n(p.opening)}  +${n(p.issued.total)}  -${n(p.reversed + p.redeemed + p.expired + p.manual_debits)}  closing ${n(p.closing)}`,
         ),
         `Pending (not yet outstanding): ${n(r.pending.points)} points, ${r.pending.customers} customers`,
+        `Held referrals (not issued until approved): ${n(r.held_referrals.points)} points, ${r.held_referrals.referrals} referrals`,
       ].join('\n'),
     csv: (r: Awaited<ReturnType<typeof liabilityRollForward>>) => csvTable(periodColumns, r.periods.map(periodRow)),
   },

@@ -31,6 +31,8 @@ export interface Context {
   config?: Config;
   /** Admin face: who acts, for the audit log (`token:<admin token prefix>` or `session:<id>`). */
   actor?: string;
+  /** Public face: the client's address as TRUST_PROXY decides it ('local' in process). */
+  clientAddress?: string;
   /** Public face, an answer that may be cached: when it stops being true by the clock alone (cached.ts). */
   answerLife?: AnswerLife;
 }

@@ -98,9 +98,9 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
     maskedErrors: { maskError },
     cors: corsFor(config.CORS_ORIGINS),
     context: (initial) => {
-      const { principal } = requestState(initial);
+      const { principal, client } = requestState(initial);
       if (!principal) throw invalidApiKey();
-      return { db, merchantId: principal.merchantId, principal, sessionLimits, verifySession };
+      return { db, merchantId: principal.merchantId, principal, sessionLimits, verifySession, clientAddress: client };
     },
     plugins: requestPath({
       face: 'public',

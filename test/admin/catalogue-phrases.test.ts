@@ -1,9 +1,9 @@
-// The rules' own phrases that the API keys, webhooks, storefront and finance pages can meet, as the
+// The rules' own phrases that the API keys, webhooks, storefront, finance and referral pages can meet, as the
 // catalogue's sentences (the admin API answers them in these words; the pages show them).
 import { describe, expect, it } from 'vitest';
 import { messages, sentence } from '../../src/domain/shared/messages.js';
 
-describe('catalogue sentences for the API key, webhook, storefront, finance and date rules', () => {
+describe('catalogue sentences for the API key, webhook, storefront, finance, date and referral rules', () => {
   it.each([
     ['must be an absolute URL', messages.url],
     ['must start with https://', messages.url],
@@ -15,6 +15,9 @@ describe('catalogue sentences for the API key, webhook, storefront, finance and 
     ['must be more than 0', messages.above(0)],
     ['must be an origin like https://shop.example.com (scheme, host and port only)', messages.origin],
     ['at most 20 origins', messages.maxItems(20)],
+    ['must be an IP address', messages.ipAddress],
+    ['must be an IP address or range', messages.ipRange],
+    ['must be a domain', messages.domain],
     ['must be on or after from', messages.onOrAfter('From')],
     ['a custom key needs at least one scope', messages.noScope],
     ['a merchant has at most 20 live publishable keys: revoke one first', messages.tooManyLiveKeys(20)],

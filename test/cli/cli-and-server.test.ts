@@ -52,10 +52,28 @@ describeOnOwnEmbedded('npm start and the CLI', () => {
       JSON.stringify({
         customers: [{ customer_id: 'c-1', email: 'c1@example.com', points_balance: 300 }],
         rewards: [{ name: '$5 off', reward_type: 'fixed_discount', points_cost: 100, reward_rule: { discount_value: 5 } }],
+        referral_program: {
+          referrer_reward: { points: 500 },
+          referee_reward: { reward_type: 'free_shipping' },
+          fraud_checks: { not_first_order: { enabled: true }, blocklist: { domains: ['mailinator.com'] } },
+        },
       }),
     );
     const imported = await cli('import', '--merchant', 'acme', '--file', file);
     expect(imported.code).toBe(0);
+    // the referral program's fraud checks, as the admin API reads them: the ones left out at their defaults
+    const checks = await fetch(`${base}/admin/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${merchant.json.admin_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: '{ referral_program { fraud_checks { not_first_order { enabled } similar_email { similarity } blocklist { domains } } } }',
+      }),
+    });
+    expect((await checks.json()).data.referral_program.fraud_checks).toEqual({
+      not_first_order: { enabled: true },
+      similar_email: { similarity: 0.8 },
+      blocklist: { domains: ['mailinator.com'] },
+    });
 
     const key = await cli(
       'keys',

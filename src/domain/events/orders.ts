@@ -16,6 +16,7 @@ import { cartSchema, cents, checkCurrency } from '../earning/calculator.js';
 import { creditEarned, earn } from '../earning/earn.js';
 import { clawBack, reversalDescription } from '../ledger/claw-back.js';
 import { holdPoints, voidPendingPoints } from '../ledger/pending.js';
+import { identifierFields } from '../referrals/fraud-signals.js';
 import { completeReferral, reverseReferral } from '../referrals/referrals.js';
 import { notFound } from '../shared/errors.js';
 import { rowKey } from '../shared/keys.js';
@@ -40,6 +41,8 @@ const orderInput = z.object({
   customer_id: platformIdSchema,
   ...cartSchema,
   created_at: timestampSchema.nullish(),
+  // the buyer's, for the referral fraud signals
+  ...identifierFields,
 });
 export type OrderInput = z.input<typeof orderInput>;
 
@@ -117,6 +120,8 @@ async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promi
 
   const now = new Date();
   let orderId: string | null = null;
+  // when the order was placed (the claimed run sets it): what completes a referral is judged then
+  let placedAt = now;
   const result = await processClaimed(db, merchantId, claimIds, async (): Promise<OrderResult> => {
     // recorded before its result could be stored (or imported as history): answer from the row
     const recorded = async () => {
@@ -126,7 +131,6 @@ async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promi
       });
       return existing && recordedOrder(db, existing, existing.customer.platformId);
     };
-    let placedAt: Date;
     try {
       placedAt = placedTime(input.created_at, now, merchant.lateEarningDays, 'created_at');
     } catch (err) {
@@ -144,6 +148,10 @@ async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promi
           subtotal: input.subtotal,
           currency,
           placedAt,
+          clientIp: input.client_ip ?? null,
+          deviceId: input.device_id ?? null,
+          paymentFingerprint: input.payment_fingerprint ?? null,
+          shippingAddressHash: input.shipping_address_hash ?? null,
         },
       ],
       skipDuplicates: true,
@@ -207,7 +215,7 @@ async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promi
        SET amount_spent = amount_spent + ${input.subtotal}::numeric, last_activity_at = now(), updated_at = now()
      WHERE merchant_id = ${merchantId}::uuid AND id IN (SELECT customer_id FROM recorded)`;
   await reevaluateTier(db, merchantId, customer.id);
-  await completeReferral(db, merchantId, customer, { orderId: input.order_id, subtotal: input.subtotal });
+  await completeReferral(db, merchantId, customer, { ...input, id: orderId, orderId: input.order_id, placedAt });
   return result;
 }
 

@@ -82,6 +82,8 @@ export interface LiabilityReport {
   total: LiabilityPeriod;
   /** Points earned and still held back (an order's return window): not owed yet, shown apart. */
   pending: { points: number; customers: number };
+  /** Referrals held for the merchant's review with their friend's order: not issued until approved, shown apart. */
+  held_referrals: { referrals: number; points: number };
 }
 
 const reportInput = z
@@ -176,7 +178,11 @@ export async function localPeriods(db: Db, merchantId: string, input: LiabilityI
 /** Points outstanding, opening to closing, per local day, week, month or quarter of a range, by when the ledger recorded each change. */
 export async function liabilityRollForward(db: Db, merchantId: string, input: LiabilityInput): Promise<LiabilityReport> {
   const { from, to, grouping, timezone, start, end, edges } = await localPeriods(db, merchantId, input);
-  const [spans, pending] = await Promise.all([sumsBetween(db, merchantId, edges), pendingPoints(db, merchantId)]);
+  const [spans, pending, held_referrals] = await Promise.all([
+    sumsBetween(db, merchantId, edges),
+    pendingPoints(db, merchantId),
+    heldReferrals(db, merchantId),
+  ]);
   const periods: LiabilityPeriod[] = [];
   let opening = period('', start, start, 0, spans.get(0)).closing;
   const openingOfRange = opening;
@@ -197,6 +203,7 @@ export async function liabilityRollForward(db: Db, merchantId: string, input: Li
     periods,
     total: period(from, start, end, openingOfRange, whole),
     pending,
+    held_referrals,
   };
 }
 
@@ -220,6 +227,19 @@ async function pendingPoints(db: Db, merchantId: string) {
       FROM activities WHERE merchant_id = ${merchantId}::uuid AND status = 'pending'::"ActivityStatus"`,
   );
   return { points: Number(row?.points ?? 0), customers: Number(row?.customers ?? 0) };
+}
+
+/** Held referrals whose approval would issue the referrer's points now (the program's), as of now. */
+async function heldReferrals(db: Db, merchantId: string) {
+  const [row] = await rowsOf<{ referrals: number; points: string }>(
+    db,
+    Prisma.sql`
+    SELECT count(*)::int AS referrals, COALESCE(sum(p.referrer_points), 0)::text AS points
+      FROM referrals r JOIN referral_programs p ON p.merchant_id = r.merchant_id
+     WHERE r.merchant_id = ${merchantId}::uuid AND p.merchant_id = ${merchantId}::uuid
+       AND r.status = 'held'::"ReferralStatus" AND r.order_id IS NOT NULL`,
+  );
+  return { referrals: Number(row?.referrals ?? 0), points: Number(row?.points ?? 0) };
 }
 
 export interface CustomerBalance {

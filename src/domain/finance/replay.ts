@@ -12,7 +12,8 @@
 // to the recording of the last order placed in the period (one recorded late comes after it),
 // with the program as it stands for orders placed before `from` (that reproduces the recorded
 // state at `from`) and the draft for those placed from then on. Credits that are not an order's
-// earnings (manual, engagement, referrals, imports) count towards tiers as recorded; an order's
+// earnings (manual, engagement, referrals, imports) count towards tiers as recorded (a referral
+// held for review has no credit until it is approved, so it counts from its approval); an order's
 // earnings count when the ledger credited them (at once, or after the return window), scaled to
 // the points replayed. Two lanes run side by side: the program as it stands (`replayed`, which
 // must equal what was recorded, order by order) and the draft. An order imported as history

@@ -1,8 +1,18 @@
-// What the public API reads of referrals: a customer's referrals, as referrer.
+// What the APIs read of referrals: a customer's referrals, as referrer (public), and the
+// merchant's referrals by status, such as those held for review (admin).
 import type { Db } from '../../db/client.js';
 import { columnsOf } from '../../db/sql.js';
-import { Prisma, type Referral } from '../../generated/prisma/client.js';
-import { type CursorArgs, connectEach, type OwnedList, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
+import { Prisma, type Referral, type ReferralStatus } from '../../generated/prisma/client.js';
+import {
+  type CursorArgs,
+  connectEach,
+  newestFirst,
+  type OwnedList,
+  type PageArgs,
+  paginate,
+  paginateEach,
+  paginateOne,
+} from '../shared/pagination.js';
 
 const referralsMade = {
   table: 'referrals',
@@ -32,4 +42,14 @@ export function referralPages(db: Db, merchantId: string, referrerIds: readonly 
 /** Each customer's referrals after a cursor, in as many statements as one's. */
 export function referralConnections(db: Db, merchantId: string, referrerIds: readonly string[], args: CursorArgs) {
   return connectEach(db, merchantId, referrerIds, args, referralsMade);
+}
+
+/** The merchant's referrals, newest first, of one status or all. */
+export function merchantReferrals(db: Db, merchantId: string, args: PageArgs & { status?: ReferralStatus | null }) {
+  const where = { merchantId, ...(args.status && { status: args.status }) };
+  return paginate(
+    args,
+    (p) => db.referral.findMany({ where, orderBy: newestFirst, include: { referee: { select: { platformId: true } } }, ...p }),
+    () => db.referral.count({ where }),
+  );
 }

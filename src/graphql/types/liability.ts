@@ -62,6 +62,14 @@ const PendingRef = builder.objectRef<LiabilityReport['pending']>('PendingPoints'
   }),
 });
 
+const HeldReferralsRef = builder.objectRef<LiabilityReport['held_referrals']>('HeldReferralPoints').implement({
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    referrals: t.exposeInt('referrals', { description: "Referrals held for review with their friend's order" }),
+    points: t.exposeFloat('points', { description: "The referrer's points their approval would issue now: not issued until then" }),
+  }),
+});
+
 const ReportRef = builder.objectRef<LiabilityReport>('PointsLiability').implement({
   subGraphs: ['admin'],
   fields: (t) => ({
@@ -76,6 +84,7 @@ const ReportRef = builder.objectRef<LiabilityReport>('PointsLiability').implemen
     periods: t.expose('periods', { type: [PeriodRef], description: "Each period's closing is the next one's opening" }),
     total: t.expose('total', { type: PeriodRef, description: 'The whole range as one period' }),
     pending: t.expose('pending', { type: PendingRef, description: 'Now, whatever the range' }),
+    held_referrals: t.expose('held_referrals', { type: HeldReferralsRef, description: 'Now, whatever the range' }),
   }),
 });
 
