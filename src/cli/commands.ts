@@ -14,6 +14,7 @@ import { createMerchant, merchantBySlug, rotateAdminToken, updateMerchantSetting
 import { eraseCustomer } from '../domain/privacy/erasure.js';
 import { exportCustomer } from '../domain/privacy/export.js';
 import { importProgram } from '../domain/program-import/program-import.js';
+import { readDateTime } from '../domain/shared/dates.js';
 import { validationError } from '../domain/shared/errors.js';
 import { apiFields } from '../domain/shared/model-fields.js';
 import { createStorefrontKey, listStorefrontKeys, revokeStorefrontKey } from '../domain/storefront/storefront-keys.js';
@@ -54,6 +55,8 @@ export interface Options {
     'overlap-hours'?: string;
     enable?: boolean;
     disable?: boolean;
+    'award-points'?: boolean;
+    by?: string;
     timezone?: string;
     at?: string;
     from?: string;
@@ -158,14 +161,15 @@ type DeliveryView = ReturnType<typeof deliveryView>;
 type Endpoint = ReturnType<typeof endpointView>;
 const endpointLine = (e: Endpoint) =>
   `${e.id}  ${e.enabled ? 'enabled ' : 'disabled'}  ${e.url}  [${e.event_types.length ? e.event_types.join(' ') : 'all events'}]${e.disabled_reason ? `  (${e.disabled_reason})` : ''}`;
-/** `--at <ISO time>`: the moment a calendar job runs as (default now), e.g. to catch up a missed day. */
-function moment(at: string | undefined): Date {
+/**
+ * `--at <ISO time>`: an instant (default now), read as the API reads a DateTime (an impossible
+ * date or time is refused: validation_error naming `at`), e.g. a calendar job run as of a missed day.
+ */
+export function moment(at: string | undefined): Date {
   if (at === undefined) return new Date();
-  const date = new Date(at);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(at) || Number.isNaN(date.getTime())) {
-    throw new UsageError(`--at takes an ISO 8601 time with its offset, e.g. 2026-11-23T12:00:00Z; got "${at}"`);
-  }
-  return date;
+  const date = readDateTime(at);
+  if (date instanceof Date) return date;
+  throw validationError({ at: [date.problem] }, `--at takes an ISO 8601 time with its offset, e.g. 2026-11-23T12:00:00Z; got "${at}"`);
 }
 
 /**
@@ -369,8 +373,8 @@ export const commands: Record<string, Command> = {
     text: (k: StorefrontKeyView) => `Publishable storefront key ${k.id} revoked at ${new Date(k.revoked_at!).toISOString()}.`,
   },
   import: {
-    usage: 'import --merchant <slug> --file <program.json>',
-    summary: 'Import a loyalty program (all or nothing)',
+    usage: 'import --merchant <slug> --file <program.json> [--award-points]',
+    summary: 'Import a loyalty program (all or nothing), its past orders as history (with --award-points: earning as late orders)',
     async run(db, { values }) {
       const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
       const path = required(values.file, 'file');
@@ -383,7 +387,7 @@ export const commands: Record<string, Command> = {
       } catch (err) {
         throw validationError({ file: [`is not valid JSON: ${(err as Error).message}`] });
       }
-      return importProgram(db, merchant.id, data);
+      return importProgram(db, merchant.id, data, { awardPoints: values['award-points'] ?? false });
     },
     text: (s) =>
       `Imported: ${Object.entries(s)

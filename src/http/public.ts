@@ -25,6 +25,7 @@ import { useIdempotency } from './plugins/idempotency.js';
 import { usePartialData } from './plugins/partial-data.js';
 import { persistedOperations } from './plugins/persisted-operations.js';
 import { useRateLimit } from './plugins/rate-limit.js';
+import { useResponseCache } from './plugins/response-cache.js';
 import { useRestArguments } from './plugins/rest-arguments.js';
 import { useRestScope } from './plugins/rest-scope.js';
 import { useRouting } from './plugins/routing.js';
@@ -99,9 +100,9 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
     maskedErrors: { maskError },
     cors: corsFor(config.CORS_ORIGINS),
     context: (initial) => {
-      const { principal } = requestState(initial);
+      const { principal, client } = requestState(initial);
       if (!principal) throw invalidApiKey();
-      return { db, merchantId: principal.merchantId, principal, sessionLimits, verifySession, programs };
+      return { db, merchantId: principal.merchantId, principal, sessionLimits, verifySession, programs, clientAddress: client };
     },
     plugins: requestPath({
       face: 'public',
@@ -117,7 +118,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
       afterBody: [useRestArguments()],
       idempotency,
       documents: persistedOperations(storefronts),
-      execution: [useCompiledExecution(), usePartialData()],
+      execution: [useCompiledExecution(), ...useResponseCache(config.RESPONSE_CACHE_BYTES), usePartialData()],
       endpoints: [
         useOpenApiDocument(restSchema, REST_BASE),
         useSofaOver(restSchema, {

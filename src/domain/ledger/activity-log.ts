@@ -21,6 +21,8 @@ export interface ActivityRow {
   reference: { kind: Value; id: Value };
   /** occurred_at and created_at; by default the statement's now(). */
   at?: Value;
+  /** occurred_at when the activity happened before it was recorded (`at`). */
+  occurredAt?: Value;
   /** approved by default; pending: points held, not yet a ledger transaction (pending.ts). */
   status?: 'approved' | 'pending';
 }
@@ -36,6 +38,7 @@ const value = (v: Value) => (v instanceof Prisma.Sql ? Prisma.sql`(${v})` : v);
  */
 export function insertActivity(row: ActivityRow, from?: Prisma.Sql): Prisma.Sql {
   const at = value(row.at ?? Prisma.sql`now()`);
+  const occurredAt = row.occurredAt === undefined ? at : value(row.occurredAt);
   return Prisma.sql`
     INSERT INTO activities
       (id, merchant_id, customer_id, type, description, points_change, balance_after, status,
@@ -43,7 +46,7 @@ export function insertActivity(row: ActivityRow, from?: Prisma.Sql): Prisma.Sql 
     SELECT ${value(row.id)}::uuid, ${row.merchantId}::uuid, ${value(row.customerId)}::uuid, ${value(row.type)}::text,
            ${value(row.description)}::text, ${value(row.pointsChange)}::int, ${value(row.balanceAfter)}::int,
            ${row.status ?? 'approved'}::"ActivityStatus", ${value(row.reference.kind)}::text, ${value(row.reference.id)}::text,
-           ${at}::timestamptz, ${at}::timestamptz
+           ${occurredAt}::timestamptz, ${at}::timestamptz
     ${from ? Prisma.sql`FROM ${from}` : Prisma.empty}`;
 }
 

@@ -71,6 +71,7 @@ export const settingsInput = z
     currency: z.string().regex(/^[A-Z]{3}$/, 'is a 3-letter ISO 4217 code, e.g. USD'),
     points_expiry_days: z.number().int().min(1).max(36_500).nullable(),
     points_pending_days: z.number().int().min(0).max(365),
+    late_earning_days: z.number().int().min(0).max(36_500),
     timezone: timeZoneSchema,
     locale: localeSchema,
   })
@@ -86,6 +87,7 @@ export function settingsRow(input: SettingsInput) {
     ...(input.currency !== undefined && { currency: input.currency }),
     ...(input.points_expiry_days !== undefined && { pointsExpiryDays: input.points_expiry_days }),
     ...(input.points_pending_days !== undefined && { pointsPendingDays: input.points_pending_days }),
+    ...(input.late_earning_days !== undefined && { lateEarningDays: input.late_earning_days }),
     ...(input.timezone !== undefined && { timezone: input.timezone }),
     ...(input.locale !== undefined && { locale: input.locale }),
   };
@@ -93,7 +95,8 @@ export function settingsRow(input: SettingsInput) {
 
 /**
  * Name, currency, points expiry (null turns expiry off), the pending window for order points
- * (0 turns it off; points already pending are approved by the next approval run) and time zone;
+ * (0 turns it off; points already pending are approved by the next approval run), how many days
+ * after it happened an order or action may still earn points, and time zone;
  * absent fields are left alone. A new time zone governs what is computed from then on: stored
  * instants (memberships' expiry, rule dates, past limit periods' slots) keep their UTC values.
  */

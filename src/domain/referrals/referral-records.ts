@@ -1,9 +1,10 @@
-// What the public API reads of referrals: a customer's referrals, as referrer.
+// What the APIs read of referrals: a customer's referrals, as referrer (public), and the
+// merchant's referrals by status, such as those held for review (admin).
 import type { Db } from '../../db/client.js';
 import { columnsOf, timeFieldsOf } from '../../db/sql.js';
-import { Prisma, type Referral } from '../../generated/prisma/client.js';
+import { Prisma, type Referral, type ReferralStatus } from '../../generated/prisma/client.js';
 import { ownRows } from '../customers/customer-parts.js';
-import { type OwnedList, type PageArgs, paginateOne } from '../shared/pagination.js';
+import { newestFirst, type OwnedList, type PageArgs, paginate, paginateOne } from '../shared/pagination.js';
 
 const referralsMade = {
   table: 'referrals',
@@ -28,3 +29,13 @@ export function listReferrals(db: Db, merchantId: string, referrerId: string, ar
 
 /** The referrals each customer made as the graph's links read them, beside the customer. */
 export const referralRows = ownRows(referralsMade);
+
+/** The merchant's referrals, newest first, of one status or all. */
+export function merchantReferrals(db: Db, merchantId: string, args: PageArgs & { status?: ReferralStatus | null }) {
+  const where = { merchantId, ...(args.status && { status: args.status }) };
+  return paginate(
+    args,
+    (p) => db.referral.findMany({ where, orderBy: newestFirst, include: { referee: { select: { platformId: true } } }, ...p }),
+    () => db.referral.count({ where }),
+  );
+}

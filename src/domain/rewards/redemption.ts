@@ -50,6 +50,11 @@ function effectiveStatus(status: CustomerRewardStatus, expiresAt: Date | null, n
   return status === 'issued' && expiresAt && expiresAt <= now ? 'expired' : status;
 }
 
+/** When an issued code's status next changes by the clock alone: it turns expired at its expiry. */
+export function statusChangesAt(held: Pick<CustomerRewardRecord, 'status' | 'expires_at'>): Date | null {
+  return held.status === 'issued' ? held.expires_at : null;
+}
+
 /** An excluded customer takes no part in the program, so it can redeem nothing. */
 const canRedeem = (customer: Pick<Customer, 'status'>) => customer.status !== 'excluded';
 
@@ -171,7 +176,9 @@ export async function withFreshCode<T>(db: Db, issue: (db: Db, code: string) => 
   }
 }
 
-const redeemInput = z.object({ reward_id: identifier(255) });
+/** The redemption's rule (the API's descriptions and OpenAPI document state it from here). */
+export const redeemRules = { reward_id: identifier(255) };
+const redeemInput = z.object(redeemRules);
 
 /** The statement's row: the customer reward's own columns, flat with its reward's. */
 type RedemptionRow = Omit<Redemption, 'reward'> & { reward_id: string; reward_name: string; reward_type: RewardType };

@@ -85,6 +85,13 @@ export function addPeriods(period: CalendarPeriod, at: Date, n: number, zone: st
 }
 
 /**
+ * The start of the local day `n` days from the day of `at`: moving a day start keeps its time of
+ * day, which is 01:00 where a daylight-saving change skips midnight, so the day's own start is taken.
+ */
+export const dayStartFrom = (at: Date, n: number, zone: string) =>
+  periodStart('day', addPeriods('day', periodStart('day', at, zone), n, zone), zone);
+
+/**
  * The period holding `at` as a key, named by its first local date: 2026-11-21, week-2026-11-16
  * (its Monday), 2026-11, 2026-Q4, 2026.
  */
@@ -125,12 +132,6 @@ export function yearlyMonthDays(today: string): string[] {
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   const monthDay = today.slice(5);
   return monthDay === '02-28' && !leap ? ['02-28', '02-29'] : [monthDay];
-}
-
-/** Whether YYYY-MM-DD names a day of the Gregorian calendar (2025-02-29 does not). */
-export function isCalendarDate(date: string): boolean {
-  const parsed = new Date(`${date}T12:00:00Z`);
-  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(date);
 }
 
 // ---- what a read derives from the calendar, kept per local day ----

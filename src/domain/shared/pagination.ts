@@ -32,10 +32,13 @@ const windowSize = z
   .max(MAX_PER_PAGE, `must be between 1 and ${MAX_PER_PAGE}`);
 const perPage = windowSize.default(DEFAULT_PER_PAGE);
 
-const pageSchema = z.object({
+/** The page arguments' rules (the API's descriptions and OpenAPI document state them from here). */
+export const pageRules = {
   page: z.number().int().min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000').default(1),
   per_page: perPage,
-});
+};
+
+const pageSchema = z.object(pageRules);
 
 export function toPage(args: PageArgs): Page {
   const { page, per_page } = parseInput(pageSchema, {

@@ -11,7 +11,7 @@ import type { TierQualification, TierWindow } from '../../generated/prisma/enums
 import { type CustomerPart, ownRows } from '../customers/customer-parts.js';
 import { insertActivity } from '../ledger/activity-log.js';
 import { type Program, readProgram } from '../merchants/program.js';
-import { nextYearStart, yearBefore, yearStart } from '../shared/calendar.js';
+import { addPeriods, nextYearStart, yearBefore, yearStart } from '../shared/calendar.js';
 import { type OwnedList, type PageArgs, paginateOne } from '../shared/pagination.js';
 
 /** Where a tier's window starts in `zone` (null = the beginning of time). */
@@ -66,10 +66,13 @@ export type TierMetrics = Record<MetricKey, number>;
 /**
  * A customer's qualifying figures for every window at once, as SQL of one JSON array over the
  * customer's id `customer` (an expression of the enclosing statement). Points earned = every
- * credit in the window, whatever its source (imported balances stand for history earned
- * elsewhere); debits (spending, refund claw-backs) never lower status. Amount spent = subtotals
- * of unrefunded orders placed in the window, summed only when an active tier qualifies by it:
- * given the ladder, the statement knows; otherwise it asks, so it need not wait for the ladder.
+ * credit placed in the window (an order's when it was placed, even if recorded or approved
+ * later), whatever its source (imported balances stand for history earned elsewhere); debits
+ * (spending, refund claw-backs) never lower status. Amount spent = subtotals of unrefunded orders
+ * placed in the window (history imported without points too), summed only when an active tier
+ * qualifies by it: given the ladder, the statement knows; otherwise it asks, so it need not wait
+ * for the ladder. Last, the oldest placed time a rolling window counts (when the figures next
+ * drop with the clock alone).
  */
 function metricsValue(merchantId: string, customer: Prisma.Sql, now: Date, zone: string, ladder?: readonly LadderTier[]): Prisma.Sql {
   const year = windowStart('calendar_year', now, zone)!.toISOString();
@@ -77,11 +80,12 @@ function metricsValue(merchantId: string, customer: Prisma.Sql, now: Date, zone:
   const merchant = Prisma.sql`${merchantId}::uuid`;
   const spent =
     ladder && !ladder.some((t) => t.qualification === 'amount_spent')
-      ? Prisma.sql`SELECT 0 AS lifetime, 0 AS year, 0 AS rolling`
+      ? Prisma.sql`SELECT 0 AS lifetime, 0 AS year, 0 AS rolling, NULL::timestamptz AS rolling_since`
       : Prisma.sql`
         SELECT COALESCE(SUM(subtotal), 0) AS lifetime,
                COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${year}::timestamptz), 0) AS year,
-               COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${rolling}::timestamptz), 0) AS rolling
+               COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${rolling}::timestamptz), 0) AS rolling,
+               MIN(placed_at) FILTER (WHERE placed_at >= ${rolling}::timestamptz) AS rolling_since
           FROM orders
          WHERE merchant_id = ${merchant} AND customer_id = ${customer} AND refunded_at IS NULL
          ${
@@ -92,31 +96,42 @@ function metricsValue(merchantId: string, customer: Prisma.Sql, now: Date, zone:
          }`;
   // no upper bound at `now`: a credit just written by the database's clock must count
   return Prisma.sql`(
-    SELECT json_build_array(p.lifetime, p.year, p.rolling, s.lifetime, s.year, s.rolling)
+    SELECT json_build_array(p.lifetime, p.year, p.rolling, s.lifetime, s.year, s.rolling, LEAST(p.rolling_since, s.rolling_since))
       FROM (
         SELECT COALESCE(SUM(points), 0)::float8 AS lifetime,
-               COALESCE(SUM(points) FILTER (WHERE created_at >= ${year}::timestamptz), 0)::float8 AS year,
-               COALESCE(SUM(points) FILTER (WHERE created_at >= ${rolling}::timestamptz), 0)::float8 AS rolling
+               COALESCE(SUM(points) FILTER (WHERE placed_at >= ${year}::timestamptz), 0)::float8 AS year,
+               COALESCE(SUM(points) FILTER (WHERE placed_at >= ${rolling}::timestamptz), 0)::float8 AS rolling,
+               MIN(placed_at) FILTER (WHERE placed_at >= ${rolling}::timestamptz) AS rolling_since
           FROM points_transactions
          WHERE merchant_id = ${merchant} AND customer_id = ${customer} AND type = 'credit'::"TransactionType"
       ) p, (${spent}) s)`;
 }
 
+interface Figures {
+  metrics: TierMetrics;
+  /** The oldest placed time a rolling window counts: 12 months after it, the figures drop. */
+  rollingSince: Date | null;
+}
+
 /** The figures of a `metricsValue`. */
-function metricsOf([pointsLifetime, pointsYear, pointsRolling, spentLifetime, spentYear, spentRolling]: number[]): TierMetrics {
+function metricsOf(value: unknown[]): Figures {
+  const [pointsLifetime, pointsYear, pointsRolling, spentLifetime, spentYear, spentRolling, rollingSince] = value as number[];
   return {
-    'points_earned:lifetime': pointsLifetime!,
-    'points_earned:calendar_year': pointsYear!,
-    'points_earned:rolling_12_months': pointsRolling!,
-    'amount_spent:lifetime': Number(spentLifetime),
-    'amount_spent:calendar_year': Number(spentYear),
-    'amount_spent:rolling_12_months': Number(spentRolling),
+    metrics: {
+      'points_earned:lifetime': pointsLifetime!,
+      'points_earned:calendar_year': pointsYear!,
+      'points_earned:rolling_12_months': pointsRolling!,
+      'amount_spent:lifetime': Number(spentLifetime),
+      'amount_spent:calendar_year': Number(spentYear),
+      'amount_spent:rolling_12_months': Number(spentRolling),
+    },
+    rollingSince: rollingSince ? new Date(rollingSince) : null,
   };
 }
 
 /** The qualifying figures of many customers of one merchant, in one statement. */
 async function customerMetrics(db: Db, merchantId: string, customerIds: readonly string[], now: Date, program: Program) {
-  const rows = await rowsOf<{ metrics: number[] }>(
+  const rows = await rowsOf<{ metrics: unknown[] }>(
     db,
     Prisma.sql`
     SELECT ${metricsValue(merchantId, Prisma.sql`o.id`, now, program.zone, program.tiers)} AS metrics
@@ -140,6 +155,12 @@ export interface TierStanding<T extends LadderTier = Tier> {
   metricOf: (tier: Pick<Tier, 'qualification' | 'window'>) => number;
   /** Lifetime points earned, the figure shown when there are no tiers. */
   lifetimePoints: number;
+  /**
+   * When the standing next changes with the clock alone, within the merchant's day (null: not
+   * before it ends; calendar windows move at local midnights only): the oldest credit or order
+   * counted in a rolling window leaves it.
+   */
+  changesAt?: Date | null;
 }
 
 /**
@@ -154,8 +175,17 @@ async function tierStanding(db: Db, merchantId: string, customerId: string, now 
 /** The standings of many customers of one merchant, judged on its program as stored now: two statements. */
 async function tierStandings(db: Db, merchantId: string, customerIds: readonly string[], now = new Date()): Promise<TierStanding[]> {
   const program = await readProgram(db, merchantId);
-  const metrics = await customerMetrics(db, merchantId, customerIds, now, program);
-  return metrics.map((m) => judgeStanding(program.tiers, m, now, program.zone));
+  const figures = await customerMetrics(db, merchantId, customerIds, now, program);
+  return figures.map((f) => standingOf(program, f, now));
+}
+
+/** A standing judged on `program`, with when it next changes with the clock alone. */
+function standingOf(program: Program, { metrics, rollingSince }: Figures, now: Date): TierStanding {
+  // a rolling window drops what it counted 12 months after it happened (addPeriods moves no later than the window does)
+  const rolling = program.tiers.some((t) => t.window === 'rolling_12_months');
+  return Object.assign(judgeStanding(program.tiers, metrics, now, program.zone), {
+    changesAt: rolling && rollingSince ? addPeriods('month', rollingSince, 12, program.zone) : null,
+  });
 }
 
 /**
@@ -261,6 +291,8 @@ export interface CustomerTierStatus {
   };
   window: TierWindow;
   tier_expires_at: Date | null;
+  /** When this status next changes with the clock alone (TierStanding.changesAt); not a field of the API. */
+  changes_at: Date | null;
 }
 
 /**
@@ -279,7 +311,7 @@ export async function customerTierStatus(db: Db, merchantId: string, customerId:
 export function tierStatusPart(merchantId: string, program: Program, now: Date): CustomerPart<CustomerTierStatus> {
   return {
     sql: (c) => metricsValue(merchantId, c.id, now, program.zone, program.tiers),
-    read: (metrics) => tierStatus(judgeStanding(program.tiers, metricsOf(metrics as number[]), now, program.zone)),
+    read: (metrics) => tierStatus(standingOf(program, metricsOf(metrics as unknown[]), now)),
   };
 }
 
@@ -299,5 +331,6 @@ function tierStatus(standing: TierStanding): CustomerTierStatus {
     },
     window: measured?.window ?? 'lifetime',
     tier_expires_at: standing.expiresAt,
+    changes_at: standing.changesAt ?? null,
   };
 }

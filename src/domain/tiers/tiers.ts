@@ -26,6 +26,8 @@ export const tierInput = z
     benefits: z.array(z.string().trim().min(1).max(500)).max(50).default([]),
     is_default: z.boolean().default(false),
     is_active: z.boolean().default(true),
+    /** An import's: when it was created in the system it came from (its history starts then). */
+    created_at: field.timestamp.nullish(),
   })
   .strict()
   .refine((t) => t.is_active || !t.is_default, { path: ['is_active'], message: 'the default tier cannot be inactive' });

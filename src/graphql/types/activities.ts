@@ -2,6 +2,7 @@
 import { visibleCustomer } from '../../domain/access/customer-sessions.js';
 import { activityRows, listActivities } from '../../domain/ledger/activity-log.js';
 import { builder, forShoppers } from '../builder.js';
+import { cachedByCustomer } from '../cached.js';
 import { customerIdArgs, customerRefArgs, customerUuid } from '../customer-args.js';
 import { scrollableLinks } from '../customer-links.js';
 import { ActivityStatusEnum } from '../enums.js';
@@ -33,8 +34,11 @@ const ActivityRef = builder.prismaObject('Activity', {
       nullable: true,
       resolve: (a) => (a.referenceKind && a.referenceId ? { kind: a.referenceKind, id: a.referenceId } : null),
     }),
-    occurred_at: t.expose('occurredAt', { type: 'DateTime' }),
-    created_at: t.expose('createdAt', { type: 'DateTime' }),
+    occurred_at: t.expose('occurredAt', {
+      type: 'DateTime',
+      description: 'When it happened (an order placed, an action): created_at unless it was recorded late; the log is newest first by it',
+    }),
+    created_at: t.expose('createdAt', { type: 'DateTime', description: 'When it was recorded' }),
   }),
 });
 
@@ -44,6 +48,7 @@ builder.queryFields((t) => {
   return {
     customer_activities: t.field({
       subGraphs: ['public'],
+      ...cachedByCustomer,
       ...forShoppers,
       type: ActivityList,
       description: "A customer's activity log, newest first. REST: GET /v1/customers/activities",

@@ -20,6 +20,7 @@ import { notFound } from '../../domain/shared/errors.js';
 import { addPersistedOperation, listPersistedOperations, removePersistedOperation } from '../../domain/storefront/persisted-operations.js';
 import { rotateSessionSecret, storefrontSettings, updateStorefrontSettings } from '../../domain/storefront/storefront-settings.js';
 import { builder, type Context, forShoppers } from '../builder.js';
+import { cachedByCustomer } from '../cached.js';
 import { customerRefArgs } from '../customer-args.js';
 import { planLinks, withPlan } from '../customer-plan.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
@@ -56,6 +57,7 @@ const CustomerSessionRef = builder.objectRef<MintedSession>('CustomerSession').i
 builder.queryFields((t) => ({
   me: t.field({
     subGraphs: ['graph'],
+    ...cachedByCustomer,
     ...forShoppers,
     type: CustomerRef,
     description: "The customer session's own customer (customer sessions only)",

@@ -11,7 +11,8 @@ import {
   tierStatusPart,
 } from '../../domain/tiers/standing.js';
 import { createTier, listTiers, updateTier } from '../../domain/tiers/tiers.js';
-import { builder, forGuests, forShoppers } from '../builder.js';
+import { builder, type Context, forGuests, forShoppers } from '../builder.js';
+import { cachedByCustomer, cachedByProgram, changesAt } from '../cached.js';
 import { customerIdArgs, customerRefArgs, customerUuid } from '../customer-args.js';
 import { connectionLink, customerLink, pageLink } from '../customer-links.js';
 import { programOf } from '../customer-plan.js';
@@ -96,12 +97,22 @@ builder.objectFields(MembershipRef, (t) => ({
   }),
 }));
 
+/** Statuses as read, each change with the clock alone noted for a cached answer. */
+function noteChanges(ctx: Context, statuses: CustomerTierStatus[]) {
+  for (const status of statuses) changesAt(ctx, status.changes_at);
+  return statuses;
+}
+
 builder.objectFields(CustomerRef, (t) => ({
   tier_status: t.field({
     ...customerLink('tier_status', {
       scope: 'read:tiers',
       usesProgram: true,
-      part: (ctx, _args, { program, now }) => tierStatusPart(ctx.merchantId, program!, now),
+      part: (ctx, _args, { program, now }) => {
+        const part = tierStatusPart(ctx.merchantId, program!, now);
+        // a cached answer showing the status lasts until the clock alone would change it
+        return { ...part, read: (value, customer) => noteChanges(ctx, [part.read(value, customer)])[0]! };
+      },
     }),
     type: CustomerTierStatusRef,
     description: 'VIP tier status and progress to the next tier, as GET /v1/customers/tiers',
@@ -162,6 +173,7 @@ builder.queryFields((t) => {
   return {
     tiers: t.field({
       subGraphs: ['public'],
+      ...cachedByProgram,
       ...forGuests('read:tiers'),
       type: TierList,
       description: 'The active VIP tiers, lowest position first. REST: GET /v1/tiers',
@@ -177,6 +189,7 @@ builder.queryFields((t) => {
     }),
     customer_tier: t.field({
       subGraphs: ['public'],
+      ...cachedByCustomer,
       ...forShoppers,
       type: resultOf('CustomerTierStatus', CustomerTierStatusRef),
       description: "A customer's VIP tier status and progress to the next tier. REST: GET /v1/customers/tiers",
@@ -184,7 +197,8 @@ builder.queryFields((t) => {
       args: customerRefArgs,
       resolve: async (_root, args, ctx) => {
         const customer = await visibleCustomer(ctx.db, ctx, args);
-        return { data: await customerTierStatus(ctx.db, ctx.merchantId, customer.id) };
+        const [status] = noteChanges(ctx, [await customerTierStatus(ctx.db, ctx.merchantId, customer.id)]);
+        return { data: status! };
       },
     }),
     admin_customer_tier: t.field({
@@ -196,6 +210,7 @@ builder.queryFields((t) => {
     }),
     customer_memberships: t.field({
       subGraphs: ['public'],
+      ...cachedByCustomer,
       ...forShoppers,
       type: listOf('Membership', MembershipRef),
       description: "A customer's tier memberships, newest first. REST: GET /v1/customers/memberships",
