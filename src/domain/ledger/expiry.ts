@@ -5,7 +5,7 @@
 // activity after the day of the last activity, and lapse at the local midnight ending the Nth.
 import type { Db } from '../../db/client.js';
 import { eachInBatches, type Page } from '../shared/batches.js';
-import { dayStartFrom, perLocalDay } from '../shared/calendar.js';
+import { addPeriods, dayStartFrom, perLocalDay } from '../shared/calendar.js';
 import { tryApplyPoints } from './ledger.js';
 
 /** When a balance whose last activity was at `since` lapses, for N = `days`, in `zone`. */
