@@ -73,8 +73,9 @@ function countedInstance() {
       },
     },
   }) as unknown as Db;
-  // with the database's URL: its caches (keys, sessions, programs) live on notifications
-  const instance = createApp({ db, databaseUrl: app.url, config: testConfig() });
+  // with the database's URL: its caches (keys, sessions, programs) live on notifications; no
+  // answer cache, whose hits would run no query at all: this counts what an answer reads
+  const instance = createApp({ db, databaseUrl: app.url, config: testConfig({ RESPONSE_CACHE_BYTES: '0' }) });
   // what authenticates a request is the request path's, cached once the feeds are up
   const query = () =>
     statements.filter((s) => !/api_keys|^(StorefrontSettings|StorefrontKey|EndedCustomerSession|IdempotencyKey)\./.test(s));
