@@ -430,9 +430,9 @@ async function measurePlan(
         const turn = (round - 1) % Math.max(1, targets.length);
         for (const t of [...targets.slice(turn), ...targets.slice(0, turn)]) {
           const rowPhase = t.slot.phase ?? phase;
-          // the server's CPU and its database backends', per request (none for the embedded database, in the server's process)
-          const databaseUrl = (t.slot.spec.database as { url?: string }).url;
-          const cpuOf = databaseUrl ? databaseName(databaseUrl) : undefined;
+          // every row on a PostgreSQL server counts the CPU of the server and of its database's backends
+          const { url } = t.slot.spec.database as { url?: string };
+          const cpuOf = url ? databaseName(url) : undefined;
           let m: Measurement;
           for (let attempt = 1; ; attempt++) {
             await ensureAlive(t.slot);

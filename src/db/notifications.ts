@@ -11,6 +11,9 @@ import pg from 'pg';
  */
 export const AUTH_CHANNEL = 'loyalty_auth';
 
+/** The channel on which a change to a merchant's program (tiers, settings) is announced, by its merchant's id (domain/merchants/program.ts). */
+export const PROGRAM_CHANNEL = 'loyalty_program';
+
 export interface NotificationFeed {
   /** True while notifications on the channel are being received. */
   readonly live: boolean;

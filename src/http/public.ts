@@ -12,6 +12,7 @@ import { invalidApiKey } from '../domain/access/api-keys.js';
 import { verifyCustomerSession } from '../domain/access/customer-sessions.js';
 import { endedSessions } from '../domain/access/ended-sessions.js';
 import { keyAuthenticator } from '../domain/access/key-cache.js';
+import { programCache } from '../domain/merchants/program.js';
 import { guestPrincipal } from '../domain/storefront/storefront-keys.js';
 import { storefrontCache } from '../domain/storefront/storefront-settings.js';
 import type { Context } from '../graphql/builder.js';
@@ -77,6 +78,7 @@ function corsFor(origins: string[]) {
 export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }: PublicApiOptions) {
   const keys = keyAuthenticator(db, databaseUrl);
   const storefronts = storefrontCache(db, databaseUrl);
+  const programs = programCache(db, databaseUrl);
   const cors = storefrontCors({ db, storefronts, operatorOrigins: config.CORS_ORIGINS, graphqlPath: GRAPHQL_PATH });
   const ended = endedSessions(db, databaseUrl, (err) => logger.warn({ err }, 'ended sessions purge failed'));
   const verifySession = (token: string) => verifyCustomerSession(token, storefronts.get, ended.has);
@@ -100,7 +102,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
     context: (initial) => {
       const { principal, client } = requestState(initial);
       if (!principal) throw invalidApiKey();
-      return { db, merchantId: principal.merchantId, principal, sessionLimits, verifySession, clientAddress: client };
+      return { db, merchantId: principal.merchantId, principal, sessionLimits, verifySession, programs, clientAddress: client };
     },
     plugins: requestPath({
       face: 'public',
@@ -139,7 +141,7 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
     yoga,
     async close() {
       idempotency.stop();
-      await Promise.all([keys.close(), storefronts.close(), ended.close()]);
+      await Promise.all([keys.close(), storefronts.close(), ended.close(), programs.close()]);
     },
   };
 }

@@ -1,9 +1,10 @@
 // The customer-visible activity log: the one way a row is written, and
 // the list, newest first by when it happened.
 import type { Db } from '../../db/client.js';
-import { columnsOf } from '../../db/sql.js';
+import { columnsOf, timeFieldsOf } from '../../db/sql.js';
 import { type Activity, Prisma } from '../../generated/prisma/client.js';
-import { type ConnectedList, type CursorArgs, connectEach, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
+import { ownRows } from '../customers/customer-parts.js';
+import { type ConnectedList, type PageArgs, paginateOne } from '../shared/pagination.js';
 
 /** A bound parameter, or SQL over the columns of the statement's `from` (Prisma.sql`points_balance`). */
 type Value = Prisma.Sql | string | number | Date | null;
@@ -62,18 +63,13 @@ const activityLog: ConnectedList<Activity> = {
   name: 'activities',
   orderIndexed: true,
   columns: columnsOf(Prisma.ActivityScalarFieldEnum, 'x'),
+  times: timeFieldsOf('Activity'),
+  fields: Object.keys(Prisma.ActivityScalarFieldEnum),
 };
 
 export function listActivities(db: Db, merchantId: string, customerId: string, args: PageArgs) {
   return paginateOne(db, merchantId, customerId, args, activityLog);
 }
 
-/** The same page of each customer's log, in as many statements as one. */
-export function activityPages(db: Db, merchantId: string, customerIds: readonly string[], args: PageArgs) {
-  return paginateEach(db, merchantId, customerIds, args, activityLog);
-}
-
-/** Each customer's log after a cursor, in as many statements as one's. */
-export function activityConnections(db: Db, merchantId: string, customerIds: readonly string[], args: CursorArgs) {
-  return connectEach(db, merchantId, customerIds, args, activityLog);
-}
+/** The customer's log as the graph's links read it, beside the customer. */
+export const activityRows = ownRows(activityLog);

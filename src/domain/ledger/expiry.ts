@@ -5,12 +5,12 @@
 // activity after the day of the last activity, and lapse at the local midnight ending the Nth.
 import type { Db } from '../../db/client.js';
 import { eachInBatches, type Page } from '../shared/batches.js';
-import { addPeriods, dayStartFrom } from '../shared/calendar.js';
+import { addPeriods, dayStartFrom, perLocalDay } from '../shared/calendar.js';
 import { tryApplyPoints } from './ledger.js';
 
 /** When a balance whose last activity was at `since` lapses, for N = `days`, in `zone`. */
 export function pointsExpireAt(since: Date, days: number, zone: string): Date {
-  return dayStartFrom(since, days + 1, zone);
+  return perLocalDay(since, zone, `expiry:${days}`, (at) => dayStartFrom(at, days + 1, zone));
 }
 
 /** Activity before this instant has lapsed by `now`: the start of the local day N days ago. */

@@ -10,6 +10,7 @@ import { AppError, notFound } from '../shared/errors.js';
 import { messages } from '../shared/messages.js';
 import type { Patch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
+import { announceProgramChange, programChangedHere } from './program.js';
 
 const createSchema = z.object({
   slug: z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'lowercase letters, digits and dashes, 2 to 63 characters'),
@@ -101,7 +102,12 @@ export function settingsRow(input: SettingsInput) {
  */
 export async function updateMerchantSettings(db: Db, merchantId: string, patch: Patch): Promise<Merchant> {
   const input = parseInput(settingsInput, patch);
-  return db.merchant.update({ where: { id: merchantId }, data: settingsRow(input) });
+  const [merchant] = await db.$transaction([
+    db.merchant.update({ where: { id: merchantId }, data: settingsRow(input) }),
+    announceProgramChange(db, merchantId),
+  ]);
+  programChangedHere(merchantId);
+  return merchant;
 }
 
 /** The merchant's time zone, the calendar its program is computed in. */

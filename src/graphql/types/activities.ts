@@ -1,6 +1,6 @@
 // The activity log: GET /customers/activities, and the admin's customer page.
 import { visibleCustomer } from '../../domain/access/customer-sessions.js';
-import { activityConnections, activityPages, listActivities } from '../../domain/ledger/activity-log.js';
+import { activityRows, listActivities } from '../../domain/ledger/activity-log.js';
 import { builder, forShoppers } from '../builder.js';
 import { cachedByCustomer } from '../cached.js';
 import { customerIdArgs, customerRefArgs, customerUuid } from '../customer-args.js';
@@ -77,7 +77,6 @@ builder.objectFields(CustomerRef, (t) =>
     scope: 'read:activities',
     what: 'The activity log',
     twin: 'GET /v1/customers/activities',
-    pages: activityPages,
-    connections: activityConnections,
+    rows: activityRows,
   }),
 );

@@ -5,13 +5,11 @@ import type { ObjectFieldBuilder } from '@pothos/core';
 import { visibleCustomer } from '../../domain/access/customer-sessions.js';
 import {
   type CustomerRewardRecord,
-  customerRewardConnections,
-  customerRewardPages,
+  heldRewardRows,
   listCustomerRewards,
   listRedeemableRewards,
   type Redemption,
-  redeemableConnections,
-  redeemablePages,
+  redeemableRows,
   redeemReward,
   redeemRules,
   statusChangesAt,
@@ -119,7 +117,7 @@ builder.objectFields(CustomerRef, (t) => ({
     item: CustomerRewardRef,
     scope: 'read:rewards',
     description: 'The rewards the customer holds (redeemed codes), newest first, as GET /v1/customers/rewards',
-    pages: (ctx, cs, args) => customerRewardPages(ctx.db, cs, args),
+    rows: heldRewardRows,
   }),
   redeemable_rewards: pageLink(t, {
     name: 'redeemable_rewards',
@@ -127,7 +125,7 @@ builder.objectFields(CustomerRef, (t) => ({
     item: RewardRef,
     scope: 'read:rewards',
     description: 'Active rewards the customer can afford now, cheapest first, as GET /v1/customers/rewards/redeemable',
-    pages: (ctx, cs, args) => redeemablePages(ctx.db, cs, args),
+    rows: redeemableRows,
   }),
   rewards_connection: connectionLink(t, {
     name: 'rewards',
@@ -135,7 +133,7 @@ builder.objectFields(CustomerRef, (t) => ({
     item: CustomerRewardRef,
     scope: 'read:rewards',
     description: 'The rewards the customer holds as a Relay connection, newest first: scroll down with first/after, up with last/before',
-    connections: (ctx, cs, args) => customerRewardConnections(ctx.db, cs, args),
+    rows: heldRewardRows,
   }),
   redeemable_rewards_connection: connectionLink(t, {
     name: 'redeemable_rewards',
@@ -144,7 +142,7 @@ builder.objectFields(CustomerRef, (t) => ({
     scope: 'read:rewards',
     description:
       'Active rewards the customer can afford now as a Relay connection, cheapest first: scroll down with first/after, up with last/before',
-    connections: (ctx, cs, args) => redeemableConnections(ctx.db, cs, args),
+    rows: redeemableRows,
   }),
 }));
 

@@ -7,7 +7,7 @@ import { visibleCustomer } from '../../domain/access/customer-sessions.js';
 import { withTier } from '../../domain/customers/customer-records.js';
 import { type FraudChecks, fraudChecksOf, type Signal, signalNames } from '../../domain/referrals/fraud-signals.js';
 import { getReferralProgram, setReferralProgram } from '../../domain/referrals/referral-program.js';
-import { listReferrals, merchantReferrals, referralConnections, referralPages } from '../../domain/referrals/referral-records.js';
+import { listReferrals, merchantReferrals, referralRows } from '../../domain/referrals/referral-records.js';
 import { approveReferral, referFriend, rejectReferral } from '../../domain/referrals/referrals.js';
 import type { RewardRule } from '../../domain/rewards/reward-rules.js';
 import type { ReferralProgram } from '../../generated/prisma/client.js';
@@ -15,7 +15,7 @@ import { ReferralParty, ReferralReview } from '../../generated/prisma/enums.js';
 import { builder, forGuests, forShoppers } from '../builder.js';
 import { cachedByCustomer, cachedByProgram } from '../cached.js';
 import { customerRefArgs } from '../customer-args.js';
-import { connectionLink, idsOf, pageLink } from '../customer-links.js';
+import { connectionLink, pageLink } from '../customer-links.js';
 import { ReferralStatusEnum, RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 import { byIdOf } from '../loaders.js';
@@ -355,7 +355,7 @@ builder.objectFields(CustomerRef, (t) => ({
     item: ReferralRef,
     scope: 'read:referrals',
     description: 'Referrals the customer made, newest first, as GET /v1/customers/referrals',
-    pages: (ctx, cs, args) => referralPages(ctx.db, ctx.merchantId, idsOf(cs), args),
+    rows: referralRows,
   }),
   referrals_connection: connectionLink(t, {
     name: 'referrals',
@@ -363,7 +363,7 @@ builder.objectFields(CustomerRef, (t) => ({
     item: ReferralRef,
     scope: 'read:referrals',
     description: 'Referrals the customer made as a Relay connection, newest first: scroll down with first/after, up with last/before',
-    connections: (ctx, cs, args) => referralConnections(ctx.db, ctx.merchantId, idsOf(cs), args),
+    rows: referralRows,
   }),
 }));
 

@@ -6,20 +6,19 @@ import { visibleCustomer } from '../../domain/access/customer-sessions.js';
 import {
   type CustomerTierStatus,
   customerTierStatus,
-  customerTierStatuses,
   listMemberships,
-  membershipConnections,
-  membershipPages,
+  membershipRows,
+  tierStatusPart,
 } from '../../domain/tiers/standing.js';
-import { allTiers, createTier, listTiers, updateTier } from '../../domain/tiers/tiers.js';
+import { createTier, listTiers, updateTier } from '../../domain/tiers/tiers.js';
 import { builder, type Context, forGuests, forShoppers } from '../builder.js';
 import { cachedByCustomer, cachedByProgram, changesAt } from '../cached.js';
 import { customerIdArgs, customerRefArgs, customerUuid } from '../customer-args.js';
-import { connectionLink, idsOf, pageLink, perCustomer } from '../customer-links.js';
+import { connectionLink, customerLink, pageLink } from '../customer-links.js';
+import { programOf } from '../customer-plan.js';
 import { MembershipSourceEnum, MembershipStatusEnum, TierQualificationEnum, TierWindowEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 import { link } from '../links.js';
-import { byIdOf } from '../loaders.js';
 import { CustomerRef } from './customers.js';
 
 const TierRef = builder.prismaObject('Tier', {
@@ -93,8 +92,8 @@ builder.objectFields(MembershipRef, (t) => ({
     ...link('read:tiers'),
     type: TierRef,
     description: 'The tier held, as GET /v1/tiers lists it',
-    // the merchant's ladder is short: read it once per request, whatever the number of memberships
-    resolve: (membership, _args, ctx) => byIdOf(ctx, 'tiers', () => allTiers(ctx.db, ctx.merchantId)).load(membership.tierId),
+    // the merchant's ladder (its active tiers), as the instance caches it
+    resolve: async (membership, _args, ctx) => (await programOf(ctx)).tiers.find((tier) => tier.id === membership.tierId) ?? null,
   }),
 }));
 
@@ -106,12 +105,17 @@ function noteChanges(ctx: Context, statuses: CustomerTierStatus[]) {
 
 builder.objectFields(CustomerRef, (t) => ({
   tier_status: t.field({
-    ...link('read:tiers'),
+    ...customerLink('tier_status', {
+      scope: 'read:tiers',
+      usesProgram: true,
+      part: (ctx, _args, { program, now }) => {
+        const part = tierStatusPart(ctx.merchantId, program!, now);
+        // a cached answer showing the status lasts until the clock alone would change it
+        return { ...part, read: (value, customer) => noteChanges(ctx, [part.read(value, customer)])[0]! };
+      },
+    }),
     type: CustomerTierStatusRef,
     description: 'VIP tier status and progress to the next tier, as GET /v1/customers/tiers',
-    resolve: perCustomer('tier_status', (ctx, cs) =>
-      customerTierStatuses(ctx.db, ctx.merchantId, idsOf(cs), cs[0]?.zone).then((statuses) => noteChanges(ctx, statuses)),
-    ),
   }),
   memberships: pageLink(t, {
     name: 'memberships',
@@ -119,7 +123,7 @@ builder.objectFields(CustomerRef, (t) => ({
     item: MembershipRef,
     scope: 'read:customers',
     description: 'Tier memberships, newest first, as GET /v1/customers/memberships',
-    pages: (ctx, cs, args) => membershipPages(ctx.db, ctx.merchantId, idsOf(cs), args),
+    rows: membershipRows,
   }),
   memberships_connection: connectionLink(t, {
     name: 'memberships',
@@ -127,7 +131,7 @@ builder.objectFields(CustomerRef, (t) => ({
     item: MembershipRef,
     scope: 'read:customers',
     description: 'Tier memberships as a Relay connection, newest first: scroll down with first/after, up with last/before',
-    connections: (ctx, cs, args) => membershipConnections(ctx.db, ctx.merchantId, idsOf(cs), args),
+    rows: membershipRows,
   }),
 }));
 

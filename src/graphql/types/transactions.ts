@@ -3,7 +3,7 @@ import { visibleCustomer } from '../../domain/access/customer-sessions.js';
 import { type CustomerProfile, customerProfile } from '../../domain/customers/customer-records.js';
 import { platformIdOf } from '../../domain/customers/customers.js';
 import { adjustmentRules, adjustPoints, parseAdjustment } from '../../domain/ledger/adjustments.js';
-import { listTransactions, transactionConnections, transactionPages } from '../../domain/ledger/points-history.js';
+import { listTransactions, transactionRows } from '../../domain/ledger/points-history.js';
 import { lookupRule } from '../../domain/shared/fields.js';
 import { builder, forShoppers } from '../builder.js';
 import { cachedByCustomer } from '../cached.js';
@@ -114,8 +114,7 @@ builder.objectFields(CustomerRef, (t) =>
     scope: 'read:transactions',
     what: 'The points transaction history',
     twin: 'GET /v1/customers/transactions',
-    pages: transactionPages,
-    connections: transactionConnections,
+    rows: transactionRows,
   }),
 );
 
