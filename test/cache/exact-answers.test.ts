@@ -1,5 +1,6 @@
 // The storefront answer cache is exact: random sequences of every change that can alter an
-// answer (orders, refunds, adjustments, redemptions, referrals, customer edits, erasure, import,
+// answer (orders, late orders, refunds, adjustments, redemptions, referrals, referrals held for
+// review and the merchant's approval or rejection, customer edits, erasure, import,
 // program and settings edits, the expiry, pending-points and tier jobs) made through two
 // instances sharing one database, with a clock moved across local midnights, a local New Year,
 // points and code expiries, booster starts and a rolling tier window, and after each change
@@ -77,6 +78,8 @@ describe('cached storefront answers equal uncached ones', () => {
   let cached: Instance[];
   let reference: Instance;
   let hits = 0;
+  /** Held referrals approved or rejected (each run ends with one of each, while any is held). */
+  let decisions = 0;
 
   const instance = (overrides: Record<string, string> = {}): Instance => {
     const db = createPrisma(app.url, 3);
@@ -187,6 +190,17 @@ describe('cached storefront answers equal uncached ones', () => {
     await createCustomer(w, 0, `friend-${w.merchantId.slice(0, 8)}@example.com`);
     w.referees.push(w.customers.length - 1);
     await order(w, w.customers.length - 1, 25, app);
+    // the second referred their own mailbox twice (held for review), one of whom ordered
+    const second = w.customers[1]!;
+    for (const tag of ['a', 'b']) {
+      const email = second.email.replace('@', `+${tag}@`);
+      await admin(w, `mutation($i: ReferralEventInput!) { record_referral(input: $i) { id } }`, {
+        i: { referrer_code: second.referralCode, referee_email: email },
+      });
+      await createCustomer(w, 0, email);
+      w.referees.push(w.customers.length - 1);
+    }
+    await order(w, w.customers.length - 1, 40, app);
     // a code that expires (Coffee: a day after it is issued)
     await gql(app, w.key, `mutation($c: String, $r: ID!) { redeem_reward(customer_id: $c, reward_id: $r) { data { code } } }`, {
       c: first!.platformId,
@@ -216,13 +230,14 @@ describe('cached storefront answers equal uncached ones', () => {
       );
   }
 
-  async function order(w: World, who: number, subtotal: number, via: Instance) {
+  /** An order; `placedAt`: one recorded late, placed then. */
+  async function order(w: World, who: number, subtotal: number, via: Instance, placedAt?: Date) {
     const c = w.customers[who % w.customers.length]!;
     const orderId = `o-${randomUUID().slice(0, 8)}`;
     const r = await tryAdmin(
       w,
       `mutation($i: OrderEventInput!) { record_order(input: $i) { order_id } }`,
-      { i: { order_id: orderId, customer_id: c.platformId, subtotal } },
+      { i: { order_id: orderId, customer_id: c.platformId, subtotal, ...(placedAt && { created_at: placedAt.toISOString() }) } },
       via,
     );
     if (!r.body.errors) w.orders.push(orderId);
@@ -273,6 +288,7 @@ describe('cached storefront answers equal uncached ones', () => {
         body: JSON.stringify({ points: n % 3 === 0 ? -(n % 40) - 1 : n, description: `Adjusted ${n}` }),
       }),
     order: (w, i, n, via) => order(w, w.customers.indexOf(pick(live(w), i)), 5 + n, via),
+    lateOrder: (w, i, n, via) => order(w, w.customers.indexOf(pick(live(w), i)), 5 + n, via, new Date(Date.now() - (1 + (n % 72)) * HOUR)),
     refund: async (w, i, n, via) => {
       if (!w.orders.length) return;
       await tryAdmin(
@@ -301,6 +317,21 @@ describe('cached storefront answers equal uncached ones', () => {
       );
       if (!r.body.errors) w.pendingReferees.push(email);
     },
+    // a friend whose email is the referrer's own mailbox (a plus-tag): held for review
+    referHeld: async (w, i, _n, via) => {
+      const referrer = pick(live(w), i);
+      const [local, domain] = referrer.email.split('@');
+      const email = `${local}+${randomUUID().slice(0, 4)}@${domain}`;
+      const r = await tryAdmin(
+        w,
+        `mutation($i: ReferralEventInput!) { record_referral(input: $i) { id } }`,
+        { i: { referrer_code: referrer.referralCode, referee_email: email } },
+        via,
+      );
+      if (!r.body.errors) w.pendingReferees.push(email);
+    },
+    approveHeld: (w, i, _n, via) => review(w, i, 'approve_referral', via),
+    rejectHeld: (w, i, _n, via) => review(w, i, 'reject_referral', via),
     newCustomer: async (w) => {
       const referee = w.pendingReferees.shift();
       await createCustomer(w, 5, referee);
@@ -425,12 +456,13 @@ describe('cached storefront answers equal uncached ones', () => {
     acrossRollingWindow: (w) =>
       across(w, 'points leave a rolling window', async () => {
         const zone = await zoneOf(w);
+        // a credit counts in the window of when it was placed (a late order's before it was recorded)
         const credits = await app.db.pointsTransaction.findMany({
           where: { merchantId: w.merchantId, type: 'credit' },
-          select: { createdAt: true },
+          select: { placedAt: true },
         });
         const now = Date.now();
-        const leaving = credits.map((c) => addPeriods('month', c.createdAt, 12, zone).getTime()).filter((at) => at > now);
+        const leaving = credits.map((c) => addPeriods('month', c.placedAt, 12, zone).getTime()).filter((at) => at > now);
         return leaving.length ? new Date(Math.min(...leaving)) : null;
       }),
     days: async (w, _i, n) => {
@@ -455,6 +487,15 @@ describe('cached storefront answers equal uncached ones', () => {
       via,
     );
     if (!r.body.errors) c.platformId = platformId;
+  }
+
+  /** The merchant's decision on one of its held referrals, if it has any. */
+  async function review(w: World, i: number, decision: 'approve_referral' | 'reject_referral', via: Instance) {
+    const held = await admin(w, `{ referrals(status: held, per_page: 100) { data { id } } }`);
+    const ids = (held.referrals.data as { id: string }[]).map((r) => r.id);
+    if (!ids.length) return;
+    const r = await tryAdmin(w, `mutation($id: ID!) { ${decision}(id: $id) { id } }`, { id: pick(ids, i) }, via);
+    if (!r.body.errors) decisions += 1;
   }
 
   async function across(w: World, what: string, next: () => Promise<Date | null>) {
@@ -486,10 +527,15 @@ describe('cached storefront answers equal uncached ones', () => {
           await changes[s.change]!(w, s.i, s.n, cached[Number(s.second)]!);
           await compareAll(w, `step ${k} ${s.change}(${s.i}, ${s.n}) via ${s.second ? 'second' : 'first'}`);
         }
+        for (const [k, decision] of (['approveHeld', 'rejectHeld'] as const).entries()) {
+          await changes[decision]!(w, 0, 1, cached[k]!);
+          await compareAll(w, `last: ${decision}`);
+        }
       }),
       { numRuns: Number(process.env.CACHE_RUNS ?? 4), endOnFailure: true },
     );
     // the comparison saw answers served from the caches, not only fresh ones
     expect(hits).toBeGreaterThan(100);
+    expect(decisions).toBeGreaterThan(0);
   }, 900_000);
 });
