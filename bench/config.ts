@@ -125,7 +125,8 @@ export function parseSettings(argv = process.argv.slice(2)): Settings {
 export const usage = `npm run bench [-- options]
   --quick               10k customers / 100k transactions, one run a row
   --ops a,b             only these operations (rewards, balance, transactions_p1, transactions_deep,
-                        customers, estimate, panel, panel_session, panel_rest, create_transaction)
+                        customers, estimate, panel, panel_session, panel_cached, panel_session_cached,
+                        panel_rest, create_transaction)
   --concurrency 1,64    connection counts
   --duration N          measured seconds per run (default 5); --warmup N (default 2), each run's own
   --repeat N            runs of each row of the main (and Citus) phase, as N rounds of the whole

@@ -1,7 +1,7 @@
 // The load generator: a separate process (forked by run.ts) that runs autocannon for each job
 // it is sent: a warm-up whose figures are dropped, then the measured run. A job of a panel of
 // parallel calls runs the panel driver instead (autocannon sends one request per connection
-// at a time).
+// at a time), and a job of reads each after a write the driver after writes.
 import http from 'node:http';
 import autocannon from 'autocannon';
 import type { RequestSpec } from './operations.js';
@@ -22,6 +22,12 @@ export interface LoadJob {
    * panels with a call not answered 2xx; `statusCodes` and `errors`: their calls).
    */
   panel?: RequestSpec[];
+  /**
+   * Sent before each `request` on the same connection, for the same customer (`__CUST__` drawn
+   * once for both) and not counted: the driver after writes (`connections` clients, one request
+   * at a time each) then counts the reads alone.
+   */
+  before?: RequestSpec;
 }
 
 export interface LoadResult {
@@ -161,35 +167,34 @@ function call(agent: http.Agent, url: URL, req: RequestSpec, customer: string): 
   });
 }
 
+/** One round of a client: when its counted part was sent, its calls' answers, and whether it counts as answered 2xx. */
+type Round = (agent: http.Agent, customer: string) => Promise<{ sent: number; answers: { status: number; error?: string }[]; ok: boolean }>;
+
 /**
- * The panel driver: `connections` clients, each with its own keep-alive agent of 6 sockets per
- * host (a browser's), sends every call of a panel at once for one random customer, waits for
- * all the answers, and starts the next panel.
+ * The drivers of rounds of several calls: `connections` clients, each with its own keep-alive
+ * agent of `sockets` sockets, run one round after another for a random customer each.
  *
  * The measured window opens after the warm-up and not before every client has had its first
- * panel answered: that panel opens the client's six connections, and at concurrency 64 the
- * server accepts 384 of them one per turn of its event loop, which took 0.5-2.8 s on a quiet
- * machine (a panel started before the window and ending after it would otherwise stand for the
- * whole window). The window then lasts `duration`; a panel counts when it ends inside it (with
- * the time from its first call to its last answer), so the rate is panels answered per second
- * of window, whatever their length. Panels still running at its end are awaited, not counted.
+ * round answered: that round opens the client's connections, and at concurrency 64 the server
+ * accepts them one per turn of its event loop (a panel's 384 took 0.5-2.8 s on a quiet machine;
+ * a round started before the window and ending after it would otherwise stand for the whole
+ * window). The window then lasts `duration`; a round counts when it ends inside it (with the
+ * time from its counted part's sending to its last answer), so the rate is rounds answered per
+ * second of window, whatever their length. Rounds still running at its end are awaited, not counted.
  */
-async function runPanels(job: LoadJob): Promise<LoadResult> {
-  const calls = job.panel!;
-  const url = new URL(job.url);
+async function runRounds(job: LoadJob, sockets: number, round: Round): Promise<LoadResult> {
   const earliest = nowUs() + job.warmup * 1e6;
-  // the window, set once every client's first panel is answered
+  // the window, set once every client's first round is answered
   const t = tally(Infinity);
   t.to = Infinity;
   let opened = 0;
   const client = async () => {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 6 });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
     let first = true;
     try {
       while (nowUs() < t.to) {
         const customer = String(2 + Math.floor(Math.random() * (job.customers - 1)));
-        const sent = nowUs();
-        const answers = await Promise.all(calls.map((req) => call(agent, url, req, customer)));
+        const { sent, answers, ok } = await round(agent, customer);
         const done = nowUs();
         t.all += 1;
         if (first) {
@@ -205,7 +210,7 @@ async function runPanels(job: LoadJob): Promise<LoadResult> {
           if (a.error) failedCall(t, a.error);
           else t.statusCodes[a.status] = (t.statusCodes[a.status] ?? 0) + 1;
         }
-        if (answers.every((a) => a.status >= 200 && a.status < 300)) t.latencies.push((done - sent) / 1000);
+        if (ok) t.latencies.push((done - sent) / 1000);
       }
     } finally {
       agent.destroy();
@@ -215,8 +220,31 @@ async function runPanels(job: LoadJob): Promise<LoadResult> {
   return summarise(t);
 }
 
+const is2xx = (a: { status: number }) => a.status >= 200 && a.status < 300;
+
+/** The panel driver: every call of a panel at once for one customer, on a browser's 6 sockets per host. */
+function runPanels(job: LoadJob): Promise<LoadResult> {
+  const url = new URL(job.url);
+  return runRounds(job, 6, async (agent, customer) => {
+    const sent = nowUs();
+    const answers = await Promise.all(job.panel!.map((req) => call(agent, url, req, customer)));
+    return { sent, answers, ok: answers.every(is2xx) };
+  });
+}
+
+/** The driver after writes: on one connection, the write for a customer, then the read for it, which alone is timed. */
+function runAfterWrites(job: LoadJob): Promise<LoadResult> {
+  const url = new URL(job.url);
+  return runRounds(job, 1, async (agent, customer) => {
+    const wrote = await call(agent, url, job.before!, customer);
+    const sent = nowUs();
+    const read = await call(agent, url, job.request, customer);
+    return { sent, answers: [wrote, read], ok: is2xx(read) };
+  });
+}
+
 process.on('message', (job: LoadJob) => {
-  (job.panel ? runPanels(job) : run(job)).then(
+  (job.panel ? runPanels(job) : job.before ? runAfterWrites(job) : run(job)).then(
     (result) => process.send!({ ok: true, result }),
     (err: Error) => process.send!({ ok: false, error: err.message }),
   );

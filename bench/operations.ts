@@ -1,8 +1,10 @@
 // The operations the benchmark measures, each as a REST request and as the GraphQL document
 // that selects the same fields (every field, as SOFA does), built from the live public schema.
-// Request templates: `__CUST__` becomes a random customer number (2..N) per request and
+// Request templates: `__CUST__` becomes a random customer number (2..N) per request, `__HOT__`
+// one of the first few (templates.ts), and
 // `"__POINTS__"` a random credit (70%, 1..100) or debit (30%, -1..-50).
 import { type GraphQLObjectType, type GraphQLSchema, getNamedType, isNonNullType, isObjectType } from 'graphql';
+import { HOT_CUSTOMERS } from './templates.js';
 
 export interface RequestSpec {
   method: 'GET' | 'POST';
@@ -25,6 +27,11 @@ export interface Operation {
   document?: string;
   /** `session`: every server is called with the shopper's customer session instead of the API key. */
   credential?: 'key' | 'session';
+  /**
+   * Each read follows a credit of 1 point to the same customer, sent by the same client and not
+   * measured, so the read is never answered from a cache (bench/load.ts's driver after writes).
+   */
+  afterWrite?: boolean;
   /**
    * A panel built from several REST calls sent together (paths; `__CUST__` is one customer for
    * all of them): measured in panels on the service only, by bench/load.ts's panel driver.
@@ -124,17 +131,36 @@ export function operations(deepPage: number): Operation[] {
     },
     {
       name: 'panel',
-      title: 'The LoyaltyPanel document over GraphQL, API key (random customer)',
+      title: 'The LoyaltyPanel document over GraphQL, API key (random customer), each read after a write to that customer',
       kind: 'read',
       rest: { method: 'GET', path: '/bench/panel?customer_id=c__CUST__' },
       graphql: { field: 'customer', args: { customer: 'c__CUST__' } },
       document: PANEL_DOCUMENT,
+      afterWrite: true,
     },
     {
       name: 'panel_session',
-      title: `The LoyaltyPanel document over GraphQL, the shopper's customer session (${SHOPPER})`,
+      title: `The LoyaltyPanel document over GraphQL, the shopper's customer session (${SHOPPER}), each read after a write to her`,
       kind: 'read',
       // the baselines take the customer from the session, as the service checks it against hers
+      rest: { method: 'GET', path: '/bench/panel' },
+      graphql: { field: 'customer', args: { customer: SHOPPER } },
+      document: PANEL_DOCUMENT,
+      credential: 'session',
+      afterWrite: true,
+    },
+    {
+      name: 'panel_cached',
+      title: `The LoyaltyPanel document over GraphQL, API key, one of ${HOT_CUSTOMERS} customers, no writes (the service answers from its cache)`,
+      kind: 'read',
+      rest: { method: 'GET', path: '/bench/panel?customer_id=c__HOT__' },
+      graphql: { field: 'customer', args: { customer: 'c__HOT__' } },
+      document: PANEL_DOCUMENT,
+    },
+    {
+      name: 'panel_session_cached',
+      title: `The LoyaltyPanel document over GraphQL, the shopper's session (${SHOPPER}), no writes (the service answers from its cache)`,
+      kind: 'read',
       rest: { method: 'GET', path: '/bench/panel' },
       graphql: { field: 'customer', args: { customer: SHOPPER } },
       document: PANEL_DOCUMENT,
@@ -191,6 +217,17 @@ export function graphqlDocument(schema: GraphQLSchema, op: Operation): string | 
 }
 
 const json = { 'content-type': 'application/json' };
+
+/** The write before each read of an `afterWrite` operation: a credit of 1 point to the customer it reads. */
+export function writeBefore(op: Operation, key: string): RequestSpec {
+  const customer = op.credential === 'session' ? SHOPPER : 'c__CUST__';
+  return {
+    method: 'POST',
+    path: `/v1/customers/transactions?customer_id=${customer}`,
+    body: JSON.stringify({ points: 1, description: 'bench write before a read' }),
+    headers: { authorization: `Bearer ${key}`, ...json },
+  };
+}
 
 export function restRequest(op: Operation, key: string): RequestSpec {
   return {

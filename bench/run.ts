@@ -37,7 +37,16 @@ import {
   workerUrls,
 } from './data.js';
 import type { LoadJob, LoadResult } from './load.js';
-import { graphqlDocument, graphqlRequest, type Operation, operations, type RequestSpec, restRequest, SHOPPER } from './operations.js';
+import {
+  graphqlDocument,
+  graphqlRequest,
+  type Operation,
+  operations,
+  type RequestSpec,
+  restRequest,
+  SHOPPER,
+  writeBefore,
+} from './operations.js';
 import { type PanelResult, panelRow, panelTable } from './panel.js';
 import { checkPanels, type PanelCheck, seedPanelCustomers } from './panel-check.js';
 import { type ProfileSummary, printProfile, summariseProfile } from './profile.js';
@@ -229,7 +238,7 @@ async function probe(server: RunningServer, req: RequestSpec, protocol: Protocol
 
 /** Every call of a panel answers (the first failure otherwise); the body is the first call's. */
 async function probeAll(server: RunningServer, load: Load, protocol: Protocol, customers: number) {
-  const calls = Array.isArray(load) ? load : [load];
+  const calls = Array.isArray(load) ? load : 'read' in load ? [load.read] : [load];
   const customer = String(2 + Math.floor(Math.random() * (customers - 1)));
   const answers = await Promise.all(
     calls.map((req) => probe(server, { ...req, path: req.path.replaceAll('__CUST__', customer) }, protocol, customers)),
@@ -290,6 +299,13 @@ async function measure(
   log(
     `  ${phase} ${server.kind} ${protocol} ${op.name} c=${connections}${of}: ${r.rps.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms` +
       `${m.alloc_kb_per_request !== undefined ? `, ${m.alloc_kb_per_request} KB allocated/request` : ''}` +
+      `${
+        m.cpu_ms_per_request
+          ? `, CPU ms/request ${Object.entries(m.cpu_ms_per_request)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(', ')}`
+          : ''
+      }` +
       `${r.non2xx ? `, non-2xx ${r.non2xx} ${JSON.stringify(r.statusCodes)}` : ''}${r.errors ? `, errors ${r.errors}` : ''}` +
       `${error ? `; logged: ${m.logged_error}` : ''}`,
   );
@@ -300,8 +316,14 @@ async function measure(
 let shopperSession: string | null = null;
 
 /** What a row sends: one request (autocannon), or a panel of calls sent together (bench/load.ts's panel driver). */
-type Load = RequestSpec | RequestSpec[];
-const sent = (load: Load) => (Array.isArray(load) ? { request: load[0]!, panel: load } : { request: load });
+/** A request, a panel of calls sent together, or a read sent after a write (operations.ts `afterWrite`). */
+type Load = RequestSpec | RequestSpec[] | { before: RequestSpec; read: RequestSpec };
+const sent = (load: Load) =>
+  Array.isArray(load)
+    ? { request: load[0]!, panel: load }
+    : 'read' in load
+      ? { request: load.read, before: load.before }
+      : { request: load };
 
 function requestsFor(kind: ServerKind, op: Operation, key: string): [Protocol, Load | string][] {
   if (op.calls) {
@@ -312,8 +334,11 @@ function requestsFor(kind: ServerKind, op: Operation, key: string): [Protocol, L
     const credential = op.credential === 'session' ? shopperSession : key;
     if (!credential) return [[kind === 'service' ? 'graphql' : 'rest', 'no shopper session was minted']];
     // the baselines' hand-written panel; the service's GraphQL document
-    if (kind !== 'service') return [['rest', restRequest(op, credential)]];
-    return [['graphql', graphqlRequest(op.document, op, credential)]];
+    const [protocol, read] =
+      kind !== 'service'
+        ? (['rest', restRequest(op, credential)] as const)
+        : (['graphql', graphqlRequest(op.document, op, credential)] as const);
+    return [[protocol, op.afterWrite ? { before: writeBefore(op, key), read } : read]];
   }
   const out: [Protocol, Load | string][] = [['rest', restRequest(op, key)]];
   if (kind === 'service') {
@@ -405,8 +430,9 @@ async function measurePlan(
         const turn = (round - 1) % Math.max(1, targets.length);
         for (const t of [...targets.slice(turn), ...targets.slice(0, turn)]) {
           const rowPhase = t.slot.phase ?? phase;
-          const cpuOf =
-            rowPhase === 'citus' || rowPhase === 'citus-single' ? databaseName((t.slot.spec.database as { url: string }).url) : undefined;
+          // every row on a PostgreSQL server counts the CPU of the server and of its database's backends
+          const { url } = t.slot.spec.database as { url?: string };
+          const cpuOf = url ? databaseName(url) : undefined;
           let m: Measurement;
           for (let attempt = 1; ; attempt++) {
             await ensureAlive(t.slot);

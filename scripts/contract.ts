@@ -35,11 +35,31 @@ export function breakingRestChanges(releasedText: string, currentText: string): 
   const found: BreakingChange[] = [];
   const resolve = (doc: Json, schema: Json | undefined): Json | undefined =>
     schema?.$ref ? resolve(doc, doc.components.schemas[schema.$ref.split('/').pop()]) : schema;
+  // OpenAPI 3.1's null: `type: [t, "null"]`, or `anyOf: [schema, {type: "null"}]`
+  const withoutNull = (doc: Json, schema: Json | undefined): { schema?: Json; nullable: boolean } => {
+    const branches = schema?.anyOf as Json[] | undefined;
+    if (branches?.length === 2 && branches.some((b) => b.type === 'null')) {
+      return {
+        schema: resolve(
+          doc,
+          branches.find((b) => b.type !== 'null'),
+        ),
+        nullable: true,
+      };
+    }
+    const resolved = resolve(doc, schema);
+    if (!Array.isArray(resolved?.type)) return { schema: resolved, nullable: false };
+    const types = resolved.type.filter((t: string) => t !== 'null');
+    return { schema: { ...resolved, type: types.length === 1 ? types[0] : types }, nullable: types.length < resolved.type.length };
+  };
   const compareOutput = (subject: string, before: Json | undefined, after: Json | undefined, where: string, depth = 0) => {
-    const [b, a] = [resolve(released!, before), resolve(current!, after)];
+    const [was, now] = [withoutNull(released!, before), withoutNull(current!, after)];
+    const [b, a] = [was.schema, now.schema];
     if (!b || depth > 6) return;
     if (!a) return void found.push({ subject, message: `${where} was removed` });
-    if (b.type !== a.type) return void found.push({ subject, message: `${where} changed type from ${b.type} to ${a.type}` });
+    if (now.nullable && !was.nullable) found.push({ subject, message: `${where} may now be null` });
+    if (String(b.type) !== String(a.type))
+      return void found.push({ subject, message: `${where} changed type from ${b.type} to ${a.type}` });
     for (const [name, schema] of Object.entries((b.properties ?? {}) as Json)) {
       compareOutput(subject, schema, a.properties?.[name], `${where}.${name}`, depth + 1);
     }

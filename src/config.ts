@@ -106,6 +106,12 @@ const schema = z.object({
   /** The proxies in front, believed about the client's address: a count, or addresses/CIDRs; none by default. */
   TRUST_PROXY: trustProxy,
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+  /** The bytes of storefront answers each process keeps to serve again (http/plugins/response-cache.ts); 0: none. */
+  RESPONSE_CACHE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(32 * 1_048_576),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
   /** Origins (scheme://host[:port], comma-separated; domain/shared/origins.ts) whose pages may call /graphql and /v1 from a browser; none by default. */
   CORS_ORIGINS: z

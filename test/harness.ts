@@ -10,6 +10,7 @@ import { type CreateKeyInput, createApiKey } from '../src/domain/access/api-keys
 import { createMerchant } from '../src/domain/merchants/merchants.js';
 import { createApp } from '../src/http/app.js';
 import { SNAPSHOT } from './global-setup.js';
+import { type ContractCheck, contractCheck } from './openapi-check.js';
 import { ownDatabase } from './own-database.js';
 
 export interface TestApp {
@@ -26,6 +27,23 @@ export interface TestApp {
 }
 
 let shared: Promise<TestApp> | undefined;
+let contract: Promise<ContractCheck> | undefined;
+
+/**
+ * `fetch` of an app, with every REST answer checked against the OpenAPI document the app serves
+ * (openapi-check.ts): a test fails whatever it asserts when an answer breaks the contract.
+ */
+function checkedFetch(fetch: (url: string, init?: RequestInit) => Promise<Response>) {
+  return async (url: string, init?: RequestInit) => {
+    const response = await fetch(url, init);
+    const parsed = new URL(url);
+    if (parsed.pathname.startsWith('/v1/') && parsed.pathname !== '/v1/openapi.json') {
+      contract ??= fetch(new URL('/v1/openapi.json', parsed).toString()).then(async (r) => contractCheck(await r.json()));
+      await (await contract).check(init?.method ?? 'GET', parsed, response);
+    }
+    return response;
+  };
+}
 
 /** Service configuration for tests: quiet logs, no rate limits and no sign-in lockout unless a test asks. */
 export function testConfig(overrides: Record<string, string> = {}) {
@@ -58,11 +76,12 @@ export function testApp({ ownDatabase: own = false }: { ownDatabase?: boolean } 
     const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
     const db = createPrisma(database.url, 10, { preparedStatements: onPostgres, pipelined: onPostgres });
     const app = createApp({ db, databaseUrl: database.url, config: testConfig() });
+    const fetch = checkedFetch(app.fetch);
     return {
       db,
       url: database.url,
       env: { DATABASE_URL: database.url, DB_PREPARED_STATEMENTS: String(onPostgres), DB_PIPELINE: String(onPostgres) },
-      fetch: (path, init) => app.fetch(`http://loyalty.test${path}`, init),
+      fetch: (path, init) => fetch(`http://loyalty.test${path}`, init),
       async close() {
         await app.close();
         await db.$disconnect();

@@ -30,7 +30,7 @@ import {
   updateEndpoint,
 } from '../domain/webhooks/endpoints.js';
 import type { ApiKey, Prisma, StorefrontKey, WebhookEndpoint } from '../generated/prisma/client.js';
-import { type Command, type Options, required, UsageError } from './command.js';
+import { type Command, moment, type Options, required, UsageError } from './command.js';
 import { financeCommands } from './finance-commands.js';
 import { demoProgram } from './seed/demo-program.js';
 
@@ -111,15 +111,6 @@ type DeliveryView = ReturnType<typeof deliveryView>;
 type Endpoint = ReturnType<typeof endpointView>;
 const endpointLine = (e: Endpoint) =>
   `${e.id}  ${e.enabled ? 'enabled ' : 'disabled'}  ${e.url}  [${e.event_types.length ? e.event_types.join(' ') : 'all events'}]${e.disabled_reason ? `  (${e.disabled_reason})` : ''}`;
-/** `--at <ISO time>`: the moment a calendar job runs as (default now), e.g. to catch up a missed day. */
-function moment(at: string | undefined): Date {
-  if (at === undefined) return new Date();
-  const date = new Date(at);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(at) || Number.isNaN(date.getTime())) {
-    throw new UsageError(`--at takes an ISO 8601 time with its offset, e.g. 2026-11-23T12:00:00Z; got "${at}"`);
-  }
-  return date;
-}
 
 /**
  * A calendar job as a command: run at `--at` (default now), for every merchant or only
@@ -322,8 +313,8 @@ export const commands: Record<string, Command> = {
     text: (k: StorefrontKeyView) => `Publishable storefront key ${k.id} revoked at ${new Date(k.revoked_at!).toISOString()}.`,
   },
   import: {
-    usage: 'import --merchant <slug> --file <program.json>',
-    summary: 'Import a loyalty program (all or nothing)',
+    usage: 'import --merchant <slug> --file <program.json> [--award-points]',
+    summary: 'Import a loyalty program (all or nothing), its past orders as history (with --award-points: earning as late orders)',
     async run(db, { values }) {
       const merchant = await merchantBySlug(db, required(values.merchant, 'merchant'));
       const path = required(values.file, 'file');
@@ -336,7 +327,7 @@ export const commands: Record<string, Command> = {
       } catch (err) {
         throw validationError({ file: [`is not valid JSON: ${(err as Error).message}`] });
       }
-      return importProgram(db, merchant.id, data);
+      return importProgram(db, merchant.id, data, { awardPoints: values['award-points'] ?? false });
     },
     text: (s) =>
       `Imported: ${Object.entries(s)

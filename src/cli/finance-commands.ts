@@ -10,10 +10,11 @@ import {
   type LiabilityPeriod,
   liabilityRollForward,
 } from '../domain/finance/liability.js';
+import { type OrderPeriod, type OrderPeriodsReport, orderPeriods, type ReportTime } from '../domain/finance/order-periods.js';
 import { type ReplayReport, replayProgram } from '../domain/finance/replay.js';
 import { merchantBySlug } from '../domain/merchants/merchants.js';
 import { validationError } from '../domain/shared/errors.js';
-import { type Command, type Options, required, UsageError } from './command.js';
+import { type Command, moment, type Options, required, UsageError } from './command.js';
 import { replayHeap } from './replay-heap.js';
 
 /** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
@@ -61,6 +62,12 @@ const periodRow = (p: LiabilityPeriod) => [
   p.closing,
 ];
 const n = (x: number) => x.toLocaleString('en-US');
+/** A per-period report's range and grouping, as the options give them. */
+const rangeOf = (values: Options['values']) => ({
+  from: values.from ?? '',
+  to: values.to ?? '',
+  grouping: values.group as LiabilityGrouping | undefined,
+});
 
 export const financeCommands: Record<string, Command> = {
   liability: {
@@ -68,31 +75,58 @@ export const financeCommands: Record<string, Command> = {
     summary:
       "Points outstanding per period of the merchant's local calendar: opening, issued by source, reversed, redeemed, expired, closing",
     async run(db, { values }) {
-      const merchant = await merchantOf(db, values);
-      return liabilityRollForward(db, merchant.id, {
-        from: values.from ?? '',
-        to: values.to ?? '',
-        grouping: values.group as LiabilityGrouping | undefined,
-      });
+      return liabilityRollForward(db, (await merchantOf(db, values)).id, rangeOf(values));
     },
     text: (r: Awaited<ReturnType<typeof liabilityRollForward>>) =>
       [
-        `Points liability ${r.from} to ${r.to} (${r.timezone}), by ${r.grouping}`,
+        `Points liability ${r.from} to ${r.to} (${r.timezone}), by ${r.grouping} of recorded time`,
         ...r.periods.map(
           (p) =>
             `${p.label}  opening ${n(p.opening)}  +${n(p.issued.total)}  -${n(p.reversed + p.redeemed + p.expired + p.manual_debits)}  closing ${n(p.closing)}`,
         ),
         `Pending (not yet outstanding): ${n(r.pending.points)} points, ${r.pending.customers} customers`,
+        `Held referrals (not issued until approved): ${n(r.held_referrals.points)} points, ${r.held_referrals.referrals} referrals`,
       ].join('\n'),
     csv: (r: Awaited<ReturnType<typeof liabilityRollForward>>) => csvTable(periodColumns, r.periods.map(periodRow)),
+  },
+  orders: {
+    usage: 'orders --merchant <slug> --from <YYYY-MM-DD> --to <YYYY-MM-DD> [--group day|week|month|quarter] [--by placed|recorded] [--csv]',
+    summary:
+      "Orders, sales and points per period of the merchant's local calendar, by when they were placed (default) or recorded: late orders and history apart",
+    async run(db, { values }) {
+      return orderPeriods(db, (await merchantOf(db, values)).id, { ...rangeOf(values), by: values.by as ReportTime | undefined });
+    },
+    text: (r: OrderPeriodsReport) =>
+      [
+        `Orders ${r.from} to ${r.to} (${r.timezone}), by ${r.grouping} of ${r.grouped_by} time`,
+        ...[...r.periods, r.total].map(
+          (p, i) =>
+            `${i === r.periods.length ? 'total' : p.label}  ${n(p.orders)} orders  sales ${n(p.sales)}  points ${n(p.points_awarded)}  late ${n(p.late_orders)}  history ${n(p.history_orders)}`,
+        ),
+      ].join('\n'),
+    csv: (r: OrderPeriodsReport) =>
+      csvTable(
+        ['period', 'start', 'end', 'orders', 'sales', 'points_awarded', 'late_orders', 'late_points', 'history_orders', 'history_sales'],
+        r.periods.map((p: OrderPeriod) => [
+          p.label,
+          p.start,
+          p.end,
+          p.orders,
+          p.sales,
+          p.points_awarded,
+          p.late_orders,
+          p.late_points,
+          p.history_orders,
+          p.history_sales,
+        ]),
+      ),
   },
   'liability balances': {
     usage: 'liability balances --merchant <slug> [--at <ISO time>] [--csv]',
     summary: "Every customer's points at an instant (default now); they sum to the liability then",
     async run(db, { values }) {
       const merchant = await merchantOf(db, values);
-      const at = values.at ? new Date(values.at) : new Date();
-      if (Number.isNaN(at.getTime())) throw new UsageError(`--at takes an ISO 8601 time, got "${values.at}"`);
+      const at = moment(values.at);
       const balances = [];
       let after: string | undefined;
       do {
@@ -159,7 +193,7 @@ export const financeCommands: Record<string, Command> = {
     },
     text: (r: ReplayReport) =>
       [
-        `Replay ${r.from} to ${r.to} (${r.timezone}): ${n(r.orders)} orders (${n(r.orders_read)} read)`,
+        `Replay ${r.from} to ${r.to} (${r.timezone}): ${n(r.orders)} orders placed then (${n(r.orders_read)} read, ${n(r.history_orders)} imported as history)`,
         `Points issued: actual ${n(r.issued.actual)}, draft ${n(r.issued.draft)} (${r.issued.difference >= 0 ? '+' : ''}${n(r.issued.difference)})`,
         ...(r.mismatched_orders
           ? [`Note: ${n(r.mismatched_orders)} orders replay differently under the program as it stands (it changed since)`]

@@ -64,6 +64,8 @@ async function main(argv: string[]) {
         to: { type: 'string' },
         group: { type: 'string' },
         csv: { type: 'boolean' },
+        'award-points': { type: 'boolean' },
+        by: { type: 'string' },
       },
     });
     json = values.json ?? false;

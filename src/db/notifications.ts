@@ -19,11 +19,14 @@ import { watchNotifications } from '../observability/metrics.js';
  */
 export const AUTH_CHANNEL = 'loyalty_auth';
 
+/** The channel on which a change to a merchant's program (tiers, settings) is announced, by its merchant's id (domain/merchants/program.ts). */
+export const PROGRAM_CHANNEL = 'loyalty_program';
+
 export interface NotificationFeed {
   /** True while notifications on the channel are being received. */
   readonly live: boolean;
-  /** Passes each payload and each reset to `handlers` until the returned function is called. */
-  subscribe(handlers: FeedHandlers): () => void;
+  /** Passes each payload on `channel` (default the feed's first) and each reset to `handlers` until the returned function is called. */
+  subscribe(handlers: FeedHandlers, channel?: string): () => void;
   close(): Promise<void>;
 }
 
@@ -40,8 +43,10 @@ const HEARTBEAT = { everyMs: 30_000, withinMs: 10_000 };
 /** A heartbeat's payload starts so: no subscriber ever sees one. */
 const HEARTBEAT_PAYLOAD = 'heartbeat:';
 
-export function listenTo(url: string, channel: string, logger: Logger, heartbeat = HEARTBEAT): NotificationFeed {
-  const subscribers = new Set<FeedHandlers>();
+export function listenTo(url: string, channels: readonly string[], logger: Logger, heartbeat = HEARTBEAT): NotificationFeed {
+  // its own heartbeats go on the first channel
+  const [channel] = channels as [string, ...string[]];
+  const subscribers = new Set<FeedHandlers & { channel: string }>();
   const reset = () => {
     for (const s of subscribers) s.onReset();
   };
@@ -107,10 +112,10 @@ export function listenTo(url: string, channel: string, logger: Logger, heartbeat
     next.on('error', (err) => lost(err.message));
     next.on('end', () => lost('connection closed'));
     next.on('notification', (message) => {
-      if (message.channel !== channel) return;
+      if (!channels.includes(message.channel)) return;
       const payload = message.payload ?? '';
       if (!payload.startsWith(HEARTBEAT_PAYLOAD)) {
-        for (const s of subscribers) s.onMessage(payload);
+        for (const s of subscribers) if (s.channel === message.channel) s.onMessage(payload);
       } else if (payload === awaited?.payload) {
         const { heard } = awaited;
         awaited = undefined;
@@ -120,7 +125,7 @@ export function listenTo(url: string, channel: string, logger: Logger, heartbeat
     });
     try {
       await next.connect();
-      await next.query(`LISTEN "${channel}"`);
+      for (const c of channels) await next.query(`LISTEN "${c}"`);
       if (closed || client !== next) return void next.end().catch(() => {});
       // live once its own first notification has come back
       beat(next, live(next));
@@ -134,9 +139,10 @@ export function listenTo(url: string, channel: string, logger: Logger, heartbeat
     get live() {
       return state === 'up';
     },
-    subscribe(handlers: FeedHandlers) {
-      subscribers.add(handlers);
-      return () => void subscribers.delete(handlers);
+    subscribe(handlers: FeedHandlers, on = channel) {
+      const subscriber = { ...handlers, channel: on };
+      subscribers.add(subscriber);
+      return () => void subscribers.delete(subscriber);
     },
     async close() {
       closed = true;

@@ -4,6 +4,7 @@
 // writes and transactions stay with Prisma. A client without a registered pool (a transaction's)
 // runs the same statement through `$queryRaw`.
 import pg from 'pg';
+import { getDatamodel } from '../generated/pothos-types.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { tracedQuery } from '../observability/tracing.js';
 import { snakeCase } from './names.js';
@@ -100,4 +101,25 @@ export function columnsOf(fields: Record<string, string>, table: string, { textA
       .map((f) => `${table}.${snakeCase(f)}${textArrays.includes(f) ? '::text[]' : ''} AS "${f}"`)
       .join(', '),
   );
+}
+
+type Models = Record<string, { fields: readonly { name: string; type: string }[] }>;
+let models: Models | undefined;
+
+/** The fields of a model that hold a time (DateTime): in a row read as JSON they come as text. */
+export function timeFieldsOf(model: Prisma.ModelName): string[] {
+  models ??= getDatamodel().datamodel.models as Models;
+  return models[model]!.fields.filter((f) => f.type === 'DateTime').map((f) => f.name);
+}
+
+/**
+ * A row read as JSON (json_agg) with its `times` as `Date`s, as `rowsOf` reads them: PostgreSQL
+ * writes a timestamptz there as ISO 8601 with its offset, a date as YYYY-MM-DD (midnight UTC).
+ */
+export function timesFromJson(row: Record<string, unknown>, times: readonly string[]): Record<string, unknown> {
+  for (const name of times) {
+    const value = row[name];
+    if (typeof value === 'string') row[name] = new Date(value.length === 10 ? `${value}T00:00:00Z` : value);
+  }
+  return row;
 }

@@ -11,9 +11,11 @@ import type { Db } from '../db/client.js';
 import type { SessionLimits } from '../domain/access/customer-sessions.js';
 import type { Principal, SessionPrincipal } from '../domain/access/principal.js';
 import { allows, type ScopeGrant } from '../domain/access/scopes.js';
+import type { ProgramCache } from '../domain/merchants/program.js';
 import { AppError } from '../domain/shared/errors.js';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
+import type { AnswerLife } from './cached.js';
 
 /** One context for both faces: the merchant every resolver is bound to, and the principal of a
  * public request, an API key or a customer session (null on the admin face, whose token grants
@@ -30,6 +32,12 @@ export interface Context {
   config?: Config;
   /** Admin face: who acts, for the audit log (`token:<admin token prefix>` or `session:<id>`). */
   actor?: string;
+  /** Public face: the merchants' programs (time zone, expiry, tier ladder), cached per instance. */
+  programs?: ProgramCache;
+  /** Public face: the client's address as TRUST_PROXY decides it ('local' in process). */
+  clientAddress?: string;
+  /** Public face, an answer that may be cached: when it stops being true by the clock alone (cached.ts). */
+  answerLife?: AnswerLife;
 }
 
 /** The scope(s) a failed check required, for the 403 message. */

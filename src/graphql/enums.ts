@@ -36,7 +36,12 @@ export const TierQualificationEnum = builder.enumType(TierQualification, {
 export const TierWindowEnum = builder.enumType(TierWindow, { name: 'TierWindow', subGraphs: ['public', 'admin'] });
 export const MembershipStatusEnum = builder.enumType(MembershipStatus, { name: 'MembershipStatus', subGraphs: ['public'] });
 export const MembershipSourceEnum = builder.enumType(MembershipSource, { name: 'MembershipSource', subGraphs: ['public'] });
-export const ReferralStatusEnum = builder.enumType(ReferralStatus, { name: 'ReferralStatus', subGraphs: ['public', 'admin'] });
+export const ReferralStatusEnum = builder.enumType(ReferralStatus, {
+  name: 'ReferralStatus',
+  subGraphs: ['public', 'admin'],
+  description:
+    "held: under review by the shop (a fraud check flagged it): no reward to either side until the shop approves it; rejected: the shop rejected it, or the friend's order was refunded",
+});
 export const ApiKeyTypeEnum = builder.enumType(ApiKeyType, {
   name: 'ApiKeyType',
   subGraphs: ['admin'],

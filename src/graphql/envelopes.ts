@@ -2,8 +2,9 @@
 // ({ data, meta: { pagination } } and { data }, spec 2.4), the page arguments, and how an
 // admin input drops the fields the client left out.
 import type { ObjectRef } from '@pothos/core';
-import type { Connection, Paginated, PaginationMeta } from '../domain/shared/pagination.js';
+import { type Connection, type Paginated, type PaginationMeta, pageRules } from '../domain/shared/pagination.js';
 import { builder } from './builder.js';
+import { ruled } from './rules.js';
 
 type Ref<T> = ObjectRef<typeof builder.$inferSchemaTypes, T>;
 
@@ -50,10 +51,10 @@ export function resultOf<T>(name: string, item: Ref<T>) {
   });
 }
 
-/** `page` / `per_page` (defaults 1 and 20; per_page 1 to 100), validated in domain/pagination. */
+/** `page` / `per_page`, as domain/pagination checks them. */
 export const pageArgs = builder.args((t) => ({
-  page: t.int({ description: 'Page number, from 1 (default 1)' }),
-  per_page: t.int({ description: 'Records per page, 1 to 100 (default 20)' }),
+  page: t.int(ruled(pageRules.page, 'Page number')),
+  per_page: t.int(ruled(pageRules.per_page, 'Records per page')),
 }));
 
 /** An input object's fields without the ones the client left out (GraphQL gives no key for them). */

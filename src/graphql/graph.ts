@@ -23,6 +23,7 @@ import './types/tiers.js';
 import './types/transactions.js';
 import './types/dashboard.js';
 import './types/liability.js';
+import './types/order-periods.js';
 import './types/valuation.js';
 import './types/replay.js';
 import './types/webhooks.js';
@@ -31,6 +32,7 @@ import './types/audit.js';
 import './types/customer-sessions.js';
 import './types/storefront-keys.js';
 import './types/events-feed.js';
+import './types/program-import.js';
 
 /**
  * The whole graph, built once. Each face is filtered from it by the sub-graph plugin's own

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Config, loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
-import { AUTH_CHANNEL, listenTo } from '../db/notifications.js';
+import { AUTH_CHANNEL, listenTo, PROGRAM_CHANNEL } from '../db/notifications.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { tracedFetch, tracedListener } from '../observability/tracing.js';
 import { ADMIN_APP_PATH, ADMIN_PATH, createAdminApi } from './admin.js';
@@ -62,7 +62,7 @@ export function createApp({
       windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
       redis,
     });
-  const notifications = databaseUrl ? listenTo(databaseUrl, AUTH_CHANNEL, logger) : undefined;
+  const notifications = databaseUrl ? listenTo(databaseUrl, [AUTH_CHANNEL, PROGRAM_CHANNEL], logger) : undefined;
   const { yoga: publicApi, close: closePublicApi } = createPublicApi({ db, notifications, config, logger, rateLimiter: limiter });
   const { yoga: adminApi, app: adminApp, close: closeAdminApi } = createAdminApi({ db, config, logger, appDist: adminAppDist, redis });
   const faces = { admin: adminApi, app: adminApp, public: publicApi };

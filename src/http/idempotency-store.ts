@@ -16,7 +16,9 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const TTL_MS = 24 * 3600_000;
 /** How long a retry waits for a first request still running before it is 409. */
 const IN_PROGRESS_WAIT_MS = 2_000;
-const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+/** 1 to 255 visible ASCII characters (the OpenAPI document states it from here). */
+export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7e]{1,255}$';
+const KEY_SHAPE = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 
 export function fingerprint(who: string, request: Request, url: URL, body: string) {
   const query = [...url.searchParams.entries()].sort(([a], [b]) => a.localeCompare(b));

@@ -13,6 +13,7 @@ import { invalidApiKey } from '../domain/access/api-keys.js';
 import { verifyCustomerSession } from '../domain/access/customer-sessions.js';
 import { endedSessions } from '../domain/access/ended-sessions.js';
 import { keyAuthenticator } from '../domain/access/key-cache.js';
+import { programCache } from '../domain/merchants/program.js';
 import { guestPrincipal } from '../domain/storefront/storefront-keys.js';
 import { storefrontCache } from '../domain/storefront/storefront-settings.js';
 import type { Context } from '../graphql/builder.js';
@@ -25,6 +26,7 @@ import { useIdempotency } from './plugins/idempotency.js';
 import { usePartialData } from './plugins/partial-data.js';
 import { persistedOperations } from './plugins/persisted-operations.js';
 import { useRateLimit } from './plugins/rate-limit.js';
+import { useResponseCache } from './plugins/response-cache.js';
 import { useRestArguments } from './plugins/rest-arguments.js';
 import { useRestScope } from './plugins/rest-scope.js';
 import { useRouting } from './plugins/routing.js';
@@ -77,6 +79,7 @@ function corsFor(origins: string[]) {
 export function createPublicApi({ db, notifications, config, logger, rateLimiter }: PublicApiOptions) {
   const keys = keyAuthenticator(db, notifications);
   const storefronts = storefrontCache(db, notifications);
+  const programs = programCache(db, notifications);
   const cors = storefrontCors({ db, storefronts, operatorOrigins: config.CORS_ORIGINS, graphqlPath: GRAPHQL_PATH });
   const ended = endedSessions(db, notifications, (err) => logger.warn({ err }, 'ended sessions purge failed'));
   const verifySession = (token: string) => verifyCustomerSession(token, storefronts.get, ended.has);
@@ -98,9 +101,9 @@ export function createPublicApi({ db, notifications, config, logger, rateLimiter
     maskedErrors: { maskError },
     cors: corsFor(config.CORS_ORIGINS),
     context: (initial) => {
-      const { principal } = requestState(initial);
+      const { principal, client } = requestState(initial);
       if (!principal) throw invalidApiKey();
-      return { db, merchantId: principal.merchantId, principal, sessionLimits, verifySession };
+      return { db, merchantId: principal.merchantId, principal, sessionLimits, verifySession, programs, clientAddress: client };
     },
     plugins: requestPath({
       face: 'public',
@@ -116,7 +119,7 @@ export function createPublicApi({ db, notifications, config, logger, rateLimiter
       afterBody: [useRestArguments()],
       idempotency,
       documents: persistedOperations(storefronts),
-      execution: [useCompiledExecution(), usePartialData()],
+      execution: [useCompiledExecution(), ...useResponseCache(config.RESPONSE_CACHE_BYTES), usePartialData()],
       endpoints: [
         useOpenApiDocument(restSchema, REST_BASE),
         useSofaOver(restSchema, {
@@ -142,6 +145,7 @@ export function createPublicApi({ db, notifications, config, logger, rateLimiter
       keys.close();
       storefronts.close();
       ended.close();
+      programs.close();
     },
   };
 }

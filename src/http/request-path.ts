@@ -9,11 +9,13 @@ import type { Config } from '../config.js';
 import type { Context } from '../graphql/builder.js';
 import type { Logger } from '../observability/logger.js';
 import { useTracing } from '../observability/tracing.js';
+import { forMerchant } from './errors.js';
 import { useBody } from './plugins/body.js';
 import { useCacheHeaders } from './plugins/cache-headers.js';
 import { useClientAddress } from './plugins/client-address.js';
 import { useCostReport } from './plugins/cost-report.js';
 import { graphqlLimits } from './plugins/graphql-limits.js';
+import { useLiteralValues } from './plugins/literal-values.js';
 import { useRequestLog } from './plugins/request-log.js';
 import { useRequestMetrics } from './plugins/request-metrics.js';
 import { useScopeCacheRelease } from './plugins/scope-cache-release.js';
@@ -60,6 +62,7 @@ export function requestPath(p: RequestPath): Plugin[] {
     p.idempotency,
     ...(p.documents ?? []),
     ...graphqlLimits({ introspection: p.config.GRAPHQL_INTROSPECTION }),
+    useLiteralValues(p.face === 'admin' ? forMerchant : undefined),
     useCostReport(),
     ...(p.execution ?? []),
     useScopeCacheRelease(),

@@ -7,6 +7,7 @@
 
 import type { OpenTransaction } from '../db/transaction.js';
 import type { Principal } from '../domain/access/principal.js';
+import type { NamedCustomers } from '../domain/storefront/revisions.js';
 import type { RateBudget } from './rate-limiter.js';
 import type { MatchedRoute } from './rest/routes.js';
 
@@ -52,6 +53,8 @@ export interface RequestState {
   originGranted?: boolean;
   /** A publishable key's read of the public program, answered without an error: any cache may keep it briefly. */
   publicAnswer?: boolean;
+  /** GraphQL: a query whose answer may be cached (plugins/response-cache.ts): the customers it names, the merchant's zone once read. */
+  answer?: { named: NamedCustomers; zone?: string };
 }
 
 export interface IdempotentRequest {

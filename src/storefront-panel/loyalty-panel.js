@@ -11,7 +11,7 @@
  * default the page's lang), strings (JSON; or the `strings` property, an object): any of the
  * texts below. Themed by CSS custom properties (--loyalty-accent, --loyalty-text, …, see
  * STYLE) and ::part(panel|heading|button|code|error). Events: `loyalty-redeemed` (detail:
- * reward, code), `loyalty-error` (detail: code, message).
+ * reward, code), `loyalty-referred` (detail: email, status), `loyalty-error` (detail: code, message).
  *
  * Served as it is written (no build step): plain JavaScript the browsers of the last years run.
  */
@@ -52,6 +52,18 @@
     referralOffer: 'Earn {n} points for each friend you refer.',
     referralLink: 'Your referral link',
     referralCode: 'Your referral code',
+    friendEmail: 'Your friend’s email',
+    send: 'Send invitation',
+    sending: 'Sending…',
+    referred: '{email} is invited.',
+    referredHeld: 'Thanks: your referral of {email} is under review.',
+    referError: 'This friend could not be referred.',
+    yourReferrals: 'Your referrals',
+    pending: 'Invited',
+    completed: 'Completed',
+    held: 'Under review',
+    rejected: 'Not accepted',
+    expired: 'Expired',
     empty: 'Nothing here yet.',
     error: 'Rewards could not be loaded.',
     redeemError: 'The reward could not be redeemed.',
@@ -78,7 +90,10 @@ button { font: inherit; cursor: pointer; border-radius: var(--loyalty-radius, 8p
   background: var(--loyalty-accent, #1d4ed8); color: var(--loyalty-accent-text, #fff); border: 1px solid transparent; }
 button.secondary { background: transparent; color: var(--loyalty-accent, #1d4ed8); border-color: currentColor; }
 button:disabled { opacity: .6; cursor: progress; }
-button:focus-visible, .code:focus-visible { outline: 3px solid var(--loyalty-focus, #f59e0b); outline-offset: 2px; }
+input { font: inherit; padding: .3rem .5rem; border: 1px solid var(--loyalty-border, #d1d5db); border-radius: var(--loyalty-radius, 8px);
+  background: var(--loyalty-background, #fff); color: inherit; max-width: 100%; }
+form { margin: .5rem 0; }
+button:focus-visible, input:focus-visible, .code:focus-visible { outline: 3px solid var(--loyalty-focus, #f59e0b); outline-offset: 2px; }
 progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4ed8); }
 .code { background: var(--loyalty-surface, #f3f4f6); border-radius: var(--loyalty-radius, 8px); padding: .6rem .8rem; margin: .5rem 0; }
 .code strong { font-family: var(--loyalty-code-font, ui-monospace, monospace); font-size: 1.15em; letter-spacing: .05em; }
@@ -98,6 +113,7 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
   const SHOPPER = `query LoyaltyPanelShopper {
   me {
     first_name referral_code points_balance
+    referrals(per_page: 5) { data { id referee_email status } }
     tier_status { current_tier { name } next_tier { name } progress { value next_threshold remaining } }
     redeemable_rewards(per_page: 20) { data { id name points_cost } }
     activities(per_page: 5) ${ACTIVITY}
@@ -107,6 +123,9 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
 }`;
   const REDEEM = `mutation LoyaltyPanelRedeem($id: ID!) {
   redeem_reward(reward_id: $id) { data { code reward { name } } }
+}`;
+  const REFER = `mutation LoyaltyPanelRefer($email: String!) {
+  refer_friend(referee_email: $email) { data { referee_email status } }
 }`;
 
   /** An element with attributes (on*: listeners) and children (strings become text, never HTML). */
@@ -120,6 +139,9 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
     for (const child of children.flat(Infinity)) if (child != null && child !== false) el.append(child);
     return el;
   }
+
+  /** A fresh Idempotency-Key for one click: a retried request never acts twice. */
+  const oneKey = () => ({ 'idempotency-key': crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}` });
 
   let ids = 0;
   const sheet = typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype ? new CSSStyleSheet() : null;
@@ -139,6 +161,7 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
       this._strings = {};
       this._id = `lp${++ids}`;
       this._issued = null;
+      this._referred = null;
       this._loading = 0;
     }
 
@@ -191,6 +214,7 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
       if (name === 'strings' || name === 'locale') this._render();
       else {
         this._issued = null;
+        this._referred = null;
         this.load();
       }
     }
@@ -258,9 +282,7 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
       button.textContent = this.t('redeeming');
       this._redeemError = null;
       try {
-        // one key per click: a retried request never redeems twice
-        const key = crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`;
-        const data = await this._ask(REDEEM, { id: reward.id }, { 'idempotency-key': key });
+        const data = await this._ask(REDEEM, { id: reward.id }, oneKey());
         const issued = data.redeem_reward.data;
         this._issued = { name: issued.reward.name, code: issued.code };
         this._emit('loyalty-redeemed', { reward: reward.id, code: issued.code });
@@ -274,6 +296,29 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
         const alert = this._root.getElementById(`${this._id}-redeem-error`);
         if (alert) alert.focus();
       }
+    }
+
+    async _refer(form) {
+      const input = form.elements.email;
+      const button = form.querySelector('button');
+      const email = input.value.trim();
+      if (!email) return input.focus();
+      button.disabled = true;
+      button.textContent = this.t('sending');
+      try {
+        const data = await this._ask(REFER, { email }, oneKey());
+        const referral = data.refer_friend.data;
+        // a referral held for review is an answer, not an error: the shopper is told so
+        this._referred = { text: this.t(referral.status === 'held' ? 'referredHeld' : 'referred', { email: referral.referee_email }) };
+        this._emit('loyalty-referred', { email: referral.referee_email, status: referral.status });
+        await this.load();
+      } catch (err) {
+        this._referred = { error: true, text: this.t('referError') };
+        this._emit('loyalty-error', { code: err.code, message: err.message });
+        this._render();
+      }
+      const said = this._root.getElementById(`${this._id}-referred`);
+      if (said) said.focus();
     }
 
     _render() {
@@ -316,16 +361,54 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
       );
     }
 
-    _referral(data, code) {
+    _referral(data, me) {
       const program = data.referral_program.data;
       if (!program?.is_active) return [];
       const points = program.referrer_reward ? program.referrer_reward.points : 0;
       const out = [h('h3', {}, this.t('referral')), points ? h('p', {}, this.t('referralOffer', { n: this._n(points) })) : null];
-      if (code) {
-        const link = program.share_url_template ? program.share_url_template.replace('{referral_code}', encodeURIComponent(code)) : null;
+      if (!me) return out;
+      const code = me.referral_code;
+      const link = program.share_url_template ? program.share_url_template.replace('{referral_code}', encodeURIComponent(code)) : null;
+      const said = this._referred;
+      const field = `${this._id}-friend`;
+      out.push(
+        h('p', { class: 'muted' }, this.t(link ? 'referralLink' : 'referralCode')),
+        h('p', { class: 'link' }, h('strong', {}, link || code), ' ', this._copyButton(link || code)),
+        h(
+          'form',
+          {
+            onsubmit: (event) => {
+              event.preventDefault();
+              this._refer(event.currentTarget);
+            },
+          },
+          h('label', { for: field }, this.t('friendEmail')),
+          ' ',
+          h('input', { id: field, name: 'email', type: 'email', autocomplete: 'off', required: true }),
+          ' ',
+          h('button', { type: 'submit', part: 'button' }, this.t('send')),
+        ),
+        said
+          ? h(
+              'p',
+              {
+                id: `${this._id}-referred`,
+                tabindex: '-1',
+                ...(said.error ? { role: 'alert', class: 'error', part: 'error' } : { role: 'status' }),
+              },
+              said.text,
+            )
+          : null,
+      );
+      const referrals = me.referrals.data;
+      if (referrals.length) {
         out.push(
-          h('p', { class: 'muted' }, this.t(link ? 'referralLink' : 'referralCode')),
-          h('p', { class: 'link' }, h('strong', {}, link || code), ' ', this._copyButton(link || code)),
+          ...this._section(
+            'yourReferrals',
+            referrals.map((r) =>
+              h('li', {}, h('span', { class: 'link' }, r.referee_email), h('span', { class: 'muted' }, this.t(r.status))),
+            ),
+          ),
         );
       }
       return out;
@@ -443,7 +526,7 @@ progress { width: 100%; height: .6rem; accent-color: var(--loyalty-accent, #1d4e
           this.t('noActivity'),
         ),
         ...this._earning(data),
-        ...this._referral(data, me.referral_code),
+        ...this._referral(data, me),
       ];
     }
   }

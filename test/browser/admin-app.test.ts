@@ -686,7 +686,7 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await expect.poll(() => reward.innerText()).toMatch(/1,250/);
   });
 
-  it('changes the settings (points expiry, time zone, pending days), then signs out: the session is gone', async () => {
+  it('changes the settings (points expiry, time zone, pending days, late earning days), then signs out: the session is gone', async () => {
     await fresh();
     await page.getByRole('link', { name: 'Settings' }).click();
     await heading('Settings');
@@ -710,12 +710,17 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await page.getByRole('button', { name: 'Save settings' }).click();
     await expect.poll(() => page.getByLabel('Pending days for order points').getAttribute('aria-invalid')).toBe('true');
     await page.getByLabel('Pending days for order points').fill('14');
+    await page.getByLabel('Late earning days').fill('-1');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => page.getByLabel('Late earning days').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Late earning days').fill('30');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Settings saved.').waitFor();
     expect(await test.db.merchant.findUniqueOrThrow({ where: { id: merchant.id } })).toMatchObject({
       pointsExpiryDays: 365,
       timezone: 'Pacific/Auckland',
       pointsPendingDays: 14,
+      lateEarningDays: 30,
     });
     await accessible('settings');
     await shot('settings');

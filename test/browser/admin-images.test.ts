@@ -4,7 +4,8 @@
 // fails, or one named by a plain http address (which the CSP refuses; the API refuses it on
 // input, but a row stored before may hold one), leaves a square named the same. The https host
 // is answered by the test through Playwright's routing: the request leaves the page, so the
-// page's CSP decides first whether it may be made at all.
+// page's CSP decides first whether it may be made at all. The form refuses, before sending, an
+// address the API would refuse (the same rule, src/domain/shared/urls.ts).
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.js';
@@ -119,6 +120,32 @@ describe.skipIf(!hasChromium)('product images in the admin app (/admin) in Chrom
     await expect.poll(() => rule.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
     expect(await rule.getAttribute('src')).toBe(`${CDN}/tote.png?size=small`);
     expect(await axeViolations(page)).toEqual([]);
+  });
+
+  it("refuses in the form, before sending, an image address the API would refuse, in the API's words", async () => {
+    await page.getByRole('navigation', { name: 'Program' }).getByRole('link', { name: 'Rewards' }).click();
+    await page.getByRole('button', { name: 'Edit Free tote' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit Free tote' });
+    const sent: string[] = [];
+    const watch = (request: { postData(): string | null }) => {
+      if (request.postData()?.includes('update_reward')) sent.push(request.postData()!);
+    };
+    page.on('request', watch);
+    const field = dialog.getByLabel('Product image address');
+    for (const [address, told] of [
+      ['javascript:alert(document.cookie)', 'This is not a web address: enter one starting with https://.'],
+      ['http://images.shop.example/tote.png', 'Must start with https:// (pages served over HTTPS block images from plain http addresses).'],
+    ] as const) {
+      await field.fill(address);
+      await dialog.getByRole('button', { name: 'Save reward' }).click();
+      await dialog.getByText(told).waitFor();
+    }
+    expect(sent).toEqual([]);
+    await field.fill(`${CDN}/tote.png`);
+    await dialog.getByRole('button', { name: 'Save reward' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    page.off('request', watch);
+    expect(sent).toHaveLength(1);
   });
 
   it('asked nothing of the network but the service and the CDN, and logged no error but the missing image', () => {

@@ -1,8 +1,9 @@
 // The <loyalty-panel> element and publishable keys in a real browser: a shop's page (its own
 // origin, another port) loads the panel's script from the service and shows the guest view
 // with a publishable key; the same page at an origin the shop does not list gets no answer
-// (no CORS grant: the panel shows its error); with a customer session the shopper's view, and
-// a redemption made with the keyboard shows the code. Each state is checked with axe-core and
+// (no CORS grant: the panel shows its error); with a customer session the shopper's view, a
+// redemption made with the keyboard shows the code, and a friend referred from the panel is
+// invited or, held by a fraud check, said to be under review. Each state is checked with axe-core and
 // saved as a screenshot (test-results/screenshots/panel-*.png). Nothing loads from elsewhere.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -49,6 +50,7 @@ describe.skipIf(!hasChromium)('<loyalty-panel> in Chromium', () => {
   let key: string;
   let allowed: string;
   let foreign: string;
+  let shopper: Awaited<ReturnType<typeof newCustomer>>;
   const problems: string[] = [];
   const outside: string[] = [];
 
@@ -136,6 +138,7 @@ describe.skipIf(!hasChromium)('<loyalty-panel> in Chromium', () => {
 
   it("shows the shopper's view with a customer session, themed and translated by the page", async () => {
     const customer = await newCustomer(test, merchantId, { points: 2600 });
+    shopper = customer;
     await test.db.customer.update({ where: { merchantId_id: { merchantId, id: customer.id } }, data: { firstName: 'Ada' } });
     const { token } = await mintCustomerSession(
       test.db,
@@ -218,6 +221,42 @@ describe.skipIf(!hasChromium)('<loyalty-panel> in Chromium', () => {
     ).resolves.toBe(true);
     await accessible('after a redemption');
     await shot('redeemed');
+  });
+
+  it('refers a friend by email: an invitation says so, a referral held for review says it is under review, not an error', async () => {
+    const send = async (email: string) => {
+      await panel().getByLabel('Your friend’s email').fill(email);
+      await panel().getByRole('button', { name: 'Send invitation' }).click();
+    };
+    await send('grace@example.org');
+    await panel().getByRole('status').filter({ hasText: 'grace@example.org is invited.' }).waitFor();
+    // the shopper's own mailbox under a plus-tag: held by the similar-email check
+    const [local, domain = ''] = shopper.email.split('@');
+    await send(`${local}+friend@${domain}`);
+    const said = panel()
+      .getByRole('status')
+      .filter({ hasText: `Thanks: your referral of ${local}+friend@${domain} is under review.` });
+    await said.waitFor();
+    await expect(page.evaluate(() => document.getElementById('panel')!.shadowRoot!.activeElement?.getAttribute('role'))).resolves.toBe(
+      'status',
+    );
+    const list = panel().getByRole('list', { name: 'Your referrals' });
+    await expect(list.getByRole('listitem').allInnerTexts()).resolves.toEqual([
+      expect.stringMatching(new RegExp(`^${local}\\+friend@${domain.replace('.', '\\.')}\\s+Under review$`)),
+      expect.stringMatching(/^grace@example\.org\s+Invited$/),
+    ]);
+    const rows = await test.db.referral.findMany({ where: { merchantId, referrerId: shopper.id }, orderBy: { createdAt: 'asc' } });
+    expect(rows.map((r) => [r.refereeEmail, r.status, r.registeredBy])).toEqual([
+      ['grace@example.org', 'pending', 'referrer'],
+      [`${local}+friend@${domain}`, 'held', 'referrer'],
+    ]);
+    // one the program refuses (already referred) is an alert
+    await send('grace@example.org');
+    await panel().getByRole('status').filter({ hasText: 'grace@example.org is invited.' }).waitFor();
+    await send(shopper.email);
+    await panel().getByRole('alert').filter({ hasText: 'This friend could not be referred.' }).waitFor();
+    await accessible('after referring friends');
+    await shot('referred');
   });
 
   it('the demo storefront page shows the panel from the service itself', async () => {

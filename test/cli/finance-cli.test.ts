@@ -105,10 +105,89 @@ describeOnOwnEmbedded('loyalty liability', () => {
     expect(bad.code).toBe(2);
   }, 120_000);
 
-  it('refuses a bad range with validation_error, and --csv where there is no table', async () => {
+  it('imports past orders as history or earning, and shows them by the time they were placed', async () => {
+    const history = path.join(dataDir, 'history.json');
+    writeFileSync(
+      history,
+      JSON.stringify({
+        settings: { late_earning_days: 36500 },
+        earning_rules: [{ name: '1 per €1', campaign_type: 'purchase', earning_rule: { type: 'variable', value: 1, per_amount: 1 } }],
+        orders: [{ order_id: 'h-1', customer_id: 'c-1', subtotal: 30, placed_at: '2026-03-10T10:00:00Z' }],
+      }),
+    );
+    const imported = await cli('import', '--merchant', 'books', '--file', history);
+    expect(imported.json).toMatchObject({ earning_rules: 1, orders: 1, orders_skipped: 0, points_awarded: 0 });
+    const earning = path.join(dataDir, 'earning.json');
+    writeFileSync(
+      earning,
+      JSON.stringify({
+        orders: [
+          { order_id: 'p-1', customer_id: 'c-2', subtotal: 20, placed_at: '2026-03-12T10:00:00Z' },
+          { order_id: 'h-1', customer_id: 'c-1', subtotal: 30, placed_at: '2026-03-10T10:00:00Z' },
+        ],
+      }),
+    );
+    const awarded = await cli('import', '--merchant', 'books', '--file', earning, '--award-points');
+    expect(awarded.json).toMatchObject({ orders: 1, orders_skipped: 1, points_awarded: 20 });
+
+    const march = await cli('orders', '--merchant', 'books', '--from', '2026-03-01', '--to', '2026-03-31', '--group', 'month');
+    expect(march.json).toMatchObject({
+      grouped_by: 'placed',
+      total: { orders: 2, sales: 50, points_awarded: 20, late_orders: 1, history_orders: 1 },
+    });
+    const csv = await text(
+      'orders',
+      '--merchant',
+      'books',
+      '--from',
+      '2026-03-01',
+      '--to',
+      '2026-03-31',
+      '--group',
+      'month',
+      '--by',
+      'recorded',
+      '--csv',
+    );
+    expect(csv.stdout.trimEnd().split('\r\n')).toEqual([
+      'period,start,end,orders,sales,points_awarded,late_orders,late_points,history_orders,history_sales',
+      expect.stringMatching(/^2026-03-01,2026-02-28T23:00:00.000Z,2026-03-31T22:00:00.000Z,0,0,0,0,0,0,0$/),
+    ]);
+    const replay = path.join(dataDir, 'same.json');
+    writeFileSync(replay, '{}');
+    const replayed = await cli('replay', '--merchant', 'books', '--from', '2026-03-01', '--to', '2026-03-31', '--file', replay);
+    expect(replayed.json).toMatchObject({
+      grouped_by: 'placed',
+      orders: 2,
+      history_orders: 1,
+      issued: { actual: 20, replayed: 20, draft: 50 },
+    });
+  }, 240_000);
+
+  it('refuses a bad range or an impossible date with validation_error, and --csv where there is no table', async () => {
     const bad = await cli('liability', '--merchant', 'books', '--from', '2026-05-02', '--to', '2026-05-01');
     expect(bad.code).toBe(1);
     expect(bad.json.error).toMatchObject({ code: 'validation_error', details: { to: [expect.any(String)] } });
+    // an impossible date is refused, never rolled over to the next month
+    for (const args of [
+      ['liability', '--from', '2026-02-30', '--to', '2026-03-31'],
+      ['replay', '--from', '2026-11-01', '--to', '2026-11-31', '--file', path.join(dataDir, 'draft.json')],
+    ]) {
+      const impossible = await cli(...args, '--merchant', 'books');
+      expect(impossible.code, args.join(' ')).toBe(1);
+      expect(impossible.json.error.code).toBe('validation_error');
+      expect(Object.values(impossible.json.error.details)).toEqual([
+        [expect.stringMatching(/^This is not a date: (February|November) 2026 has (28|30) days\.$/)],
+      ]);
+    }
+    const at = await cli('liability', 'balances', '--merchant', 'books', '--at', '2026-02-30T00:00:00Z');
+    expect([at.code, at.json.error.code, at.json.error.details]).toEqual([
+      1,
+      'validation_error',
+      { at: ['This is not a date: February 2026 has 28 days.'] },
+    ]);
+    const noOffset = await cli('tiers', 'rejudge', '--at', '2026-03-01T00:00:00');
+    expect([noOffset.code, noOffset.json.error.code]).toEqual([1, 'validation_error']);
     const noTable = await text('keys', 'list', '--merchant', 'books', '--csv');
     expect(noTable.code).toBe(2);
     expect(noTable.stderr).toContain('has no --csv output');

@@ -58,5 +58,12 @@ describe('what counts as breaking', () => {
     expect(mutate((d) => (d.components.schemas[balance].properties.points_balance = { type: 'string' }))).toContain(
       'GET /customers/balance: response 200.data.points_balance changed type from integer to string',
     );
+    // OpenAPI 3.1's null, in both its forms
+    expect(mutate((d) => (d.components.schemas[balance].properties.points_balance.type = ['integer', 'null']))).toEqual([
+      'GET /customers/balance: response 200.data.points_balance may now be null',
+    ]);
+    expect(
+      mutate((d) => (d.components.schemas[balance].properties.points_pending = { anyOf: [{ type: 'integer' }, { type: 'null' }] })),
+    ).toEqual(['GET /customers/balance: response 200.data.points_pending may now be null']);
   });
 });

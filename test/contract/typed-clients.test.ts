@@ -29,7 +29,7 @@ const files = {
     include: ['*.ts'],
   }),
   'use-rest.ts': `
-import { Api, type Customer } from './loyalty-api.ts';
+import { Api, type Balance, type Customer } from './loyalty-api.ts';
 
 export async function balanceOf(api: Api<unknown>, customerId: string): Promise<number> {
   const res = await api.customers.customerBalanceQuery({ customer_id: customerId });
@@ -42,6 +42,23 @@ export async function balanceOf(api: Api<unknown>, customerId: string): Promise<
 }
 
 export const email = (c: Customer): string => c.email;
+// dates are strings on the wire (ISO 8601), and a field the API may send as null is typed so
+export const created = (c: Customer): string => c.created_at;
+export const birthday = (c: Customer): string | null => c.birthday;
+// @ts-expect-error: a customer may have no tier
+export const tierName = (c: Customer): string => c.tier.name;
+export const expiry = (b: Balance): string | undefined => b.next_expiry?.expires_at;
+// @ts-expect-error: next_expiry may be null
+export const expiryPoints = (b: Balance): number => b.next_expiry.points;
+
+export async function credit(api: Api<unknown>, customerId: string): Promise<'credit' | 'debit'> {
+  const res = await api.customers.createCustomerTransactionMutation(
+    { customer_id: customerId },
+    { points: 5, description: 'Thanks' },
+    { headers: { 'Idempotency-Key': 'typed-client-1' } },
+  );
+  return res.data.data.type;
+}
 `,
   'use-graphql.ts': `
 import { graphql, type ResultOf, type VariablesOf } from './graphql.ts';
@@ -114,5 +131,13 @@ describe('typed clients from openapi.json and schema.graphql', () => {
     // the same answer as a plain request
     const plain = await client(app, key).rest('GET', `/v1/customers/balance?customer_id=${customer.platformId}`);
     expect(res.data).toEqual(plain.body);
+    // a POST with its query parameter, body and Idempotency-Key, as generated
+    const credited = await api.customers.createCustomerTransactionMutation(
+      { customer_id: customer.platformId },
+      { points: 5, description: 'Thanks' },
+      { headers: { 'Idempotency-Key': 'typed-client-1' } },
+    );
+    expect(credited.status).toBe(201);
+    expect(credited.data.data).toMatchObject({ points: 5, type: 'credit' });
   });
 });

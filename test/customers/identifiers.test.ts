@@ -5,6 +5,7 @@
 // The rule: src/domain/shared/fields.ts (identifierProblem).
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { identifierPattern, lookupRule } from '../../src/domain/shared/fields.js';
 import { RECORD_ORDER, RECORD_REFERRAL, REFUND_ORDER } from '../admin-ops.js';
 import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 
@@ -255,5 +256,21 @@ describe('identifiers that are legitimate', () => {
     // lower-case ASCII finds the referrer (then meets the merchant's inactive program)
     const lower = await admin(RECORD_REFERRAL, { input: { referrer_code: 'ssss2345', referee_email: 'f2@example.com' } });
     expect(lower.body.errors?.[0]).toMatchObject({ message: 'The referral program is not active.' });
+  });
+});
+
+describe('the identifier rule as the OpenAPI document states it (identifierPattern)', () => {
+  it('accepts and refuses exactly what the service does, for every code point, inside and at either end', () => {
+    const pattern = new RegExp(identifierPattern, 'u');
+    const differ: string[] = [];
+    for (let c = 0; c <= 0x10ffff; c++) {
+      const char = String.fromCodePoint(c);
+      for (const id of [`a${char}b`, `${char}b`, `a${char}`]) {
+        const service = lookupRule.safeParse(id).success;
+        if (pattern.test(id) !== service) differ.push(`U+${c.toString(16).toUpperCase()} in ${JSON.stringify(id)}`);
+      }
+      if (differ.length > 5) break;
+    }
+    expect(differ).toEqual([]);
   });
 });

@@ -249,20 +249,17 @@ describe('orders: estimate == awarded', () => {
     expect((await balanceOf(api, other.platformId)).points_balance).toBe(first.points_awarded);
   });
 
-  it('judges a backdated order by the program in force when it is recorded', async () => {
+  it('refuses an order placed longer ago than the late earning days, recording nothing', async () => {
     const c = await newCustomer(app, merchantId);
-    const estimate = await api.rest('POST', '/v1/points/estimate', { customer_id: c.platformId, subtotal: 40 });
-    const result = await recordOrder(app.db, merchantId, {
-      order_id: 'backdated-1',
-      customer_id: c.platformId,
-      subtotal: 40,
-      created_at: '2020-01-01T00:00:00Z',
+    const old = { order_id: 'backdated-1', customer_id: c.platformId, subtotal: 40, created_at: '2020-01-01T00:00:00Z' };
+    await expect(recordOrder(app.db, merchantId, old)).rejects.toMatchObject({
+      code: 'validation_error',
+      details: { created_at: [expect.stringMatching(/more than 365 days ago/)] },
     });
-    // 40 + 20, with the running 1.5x booster although it started after created_at
-    expect(estimate.body.data.points).toBe(90);
-    expect(result.points_awarded).toBe(90);
-    const order = await app.db.order.findFirstOrThrow({ where: { merchantId, platformOrderId: 'backdated-1' } });
-    expect(order.placedAt.toISOString()).toBe('2020-01-01T00:00:00.000Z');
+    expect(await app.db.order.count({ where: { merchantId, platformOrderId: 'backdated-1' } })).toBe(0);
+    expect(await app.db.engineEvent.count({ where: { merchantId, eventId: 'order:backdated-1' } })).toBe(0);
+    // refused, it can be sent again once corrected
+    expect(await recordOrder(app.db, merchantId, { ...old, created_at: null })).toMatchObject({ replayed: false });
   });
 
   it('refuses bad input (422), an unknown customer (404) and another currency (422)', async () => {
@@ -383,6 +380,8 @@ describe('activities', () => {
   let api: Api;
   beforeAll(async () => {
     ({ merchantId, api } = await shop('activities'));
+    // the actions below happened on fixed dates: they may earn however long ago that is
+    await app.db.merchant.update({ where: { id: merchantId }, data: { lateEarningDays: 36_500 } });
     await rule(merchantId, 'signup', 'Welcome', { type: 'fixed', value: 100 });
     await rule(merchantId, 'daily_visit', 'Daily visit', { type: 'fixed', value: 5 });
     await rule(merchantId, 'birthday', 'Happy birthday', { type: 'fixed', value: 50 });
@@ -413,7 +412,7 @@ describe('activities', () => {
     const paid = [];
     for (const occurred_at of visits) paid.push((await act(c.platformId, 'daily_visit', { occurred_at })).points_awarded);
     expect(paid).toEqual([5, 0, 5]);
-    const birthdays = ['2026-05-01T10:00:00Z', '2026-05-01T11:00:00Z', '2027-05-01T10:00:00Z'];
+    const birthdays = ['2025-05-01T10:00:00Z', '2025-05-01T11:00:00Z', '2026-05-01T10:00:00Z'];
     const gifts = [];
     for (const occurred_at of birthdays) gifts.push((await act(c.platformId, 'birthday', { occurred_at })).points_awarded);
     expect(gifts).toEqual([50, 0, 50]);

@@ -113,7 +113,7 @@ describe('the notification feed', () => {
     await proxy.open();
     closing.push(() => proxy.cut().catch(() => {}));
     const { logger, errors, warnings } = capturedLogger();
-    const feed = listenTo(through(proxy), AUTH_CHANNEL, logger, { everyMs: 200, withinMs: 500 });
+    const feed = listenTo(through(proxy), [AUTH_CHANNEL], logger, { everyMs: 200, withinMs: 500 });
     closing.unshift(() => feed.close());
     const heard: string[] = [];
     feed.subscribe({ onMessage: (payload) => heard.push(payload), onReset: () => {} });

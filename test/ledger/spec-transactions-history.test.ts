@@ -9,7 +9,17 @@ let merchantId: string;
 let customer: Awaited<ReturnType<typeof newCustomer>>;
 const ids: string[] = []; // in the order made
 
-const TRANSACTION_FIELDS = ['balance_after', 'created_at', 'customer_id', 'description', 'points', 'source', 'transaction_id', 'type'];
+const TRANSACTION_FIELDS = [
+  'balance_after',
+  'created_at',
+  'customer_id',
+  'description',
+  'placed_at',
+  'points',
+  'source',
+  'transaction_id',
+  'type',
+];
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute));
 const list = (query: string) => api.rest('GET', `/v1/customers/transactions?${query}`);
@@ -26,6 +36,8 @@ beforeAll(async () => {
     description: 'Order #55',
     source: 'earning_rule',
     activityType: 'purchase',
+    // an order recorded the morning after it was placed
+    placedAt: new Date('2025-12-31T23:00:00.000Z'),
   });
   ids.push(credit.transactionId);
   // through the public endpoint, as an integration would
@@ -46,14 +58,15 @@ beforeAll(async () => {
   ids.push(booster.transactionId);
   // distinct, known times (the ledger stamps now(), equal within a millisecond)
   for (const [i, id] of ids.entries()) {
-    await app.db.pointsTransaction.updateMany({ where: { id }, data: { createdAt: at(10 * (i + 1)) } });
+    const posted = at(10 * (i + 1));
+    await app.db.pointsTransaction.updateMany({ where: { id }, data: { createdAt: posted, ...(i > 0 && { placedAt: posted }) } });
   }
   // another customer's movements never show
   await newCustomer(app, merchantId, { customerId: 'hist-2', points: 999 });
 });
 
 describe('GET /v1/customers/transactions', () => {
-  it('lists the history newest first with the 2.3 fields plus description, source, balance_after, created_at', async () => {
+  it('lists the history newest first with the 2.3 fields plus description, source, balance_after, placed_at, created_at', async () => {
     const res = await list('customer_id=hist-1');
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['data', 'meta']);
@@ -69,6 +82,7 @@ describe('GET /v1/customers/transactions', () => {
         description: 'Booster bonus',
         source: 'booster',
         balance_after: 225,
+        placed_at: '2026-01-01T00:30:00.000Z',
         created_at: '2026-01-01T00:30:00.000Z',
       },
       {
@@ -79,6 +93,7 @@ describe('GET /v1/customers/transactions', () => {
         description: 'Manual correction',
         source: 'manual',
         balance_after: 180,
+        placed_at: '2026-01-01T00:20:00.000Z',
         created_at: '2026-01-01T00:20:00.000Z',
       },
       {
@@ -89,6 +104,7 @@ describe('GET /v1/customers/transactions', () => {
         description: 'Order #55',
         source: 'earning_rule',
         balance_after: 300,
+        placed_at: '2025-12-31T23:00:00.000Z',
         created_at: '2026-01-01T00:10:00.000Z',
       },
     ]);
@@ -145,7 +161,7 @@ describe('GET /v1/customers/transactions', () => {
     const rest = await list('customer_id=hist-1&per_page=2');
     const res = await api.gql(
       `query ($id: String) { customer_transactions(customer_id: $id, per_page: 2) {
-      data { transaction_id customer_id points type description source balance_after created_at }
+      data { transaction_id customer_id points type description source balance_after placed_at created_at }
       meta { pagination { current_page per_page total last_page has_more } } } }`,
       { id: 'hist-1' },
     );

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { demoProgram } from '../../src/cli/seed/demo-program.js';
 import { importProgram, type ProgramFile } from '../../src/domain/program-import/program-import.js';
 import { AppError } from '../../src/domain/shared/errors.js';
-import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
+import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
 import { deadline } from '../load.js';
 
 let app: TestApp;
@@ -121,6 +121,9 @@ describe('importProgram', () => {
       referral_program: true,
       settings: false,
       points_imported: 1540,
+      orders: 0,
+      orders_skipped: 0,
+      points_awarded: 0,
     });
 
     const rewards = await api.rest('GET', '/v1/rewards');
@@ -351,6 +354,30 @@ describe('importProgram', () => {
     const programs = await app.db.referralProgram.findMany({ where: { merchantId } });
     expect(programs).toHaveLength(1);
     expect(programs[0]).toMatchObject({ referrerPoints: 700, refereeRewardType: 'store_credit' });
+  });
+
+  it("sets the referral program's fraud checks, each left-out check at its default, and lists a bad one's fields", async () => {
+    const merchant = await newMerchant(app, 'import-checks');
+    const program = { referrer_reward: { points: 100 }, referee_reward: { reward_type: 'free_shipping' } };
+    const details = await refusal(merchant.id, {
+      referral_program: { ...program, fraud_checks: { blocklist: { addresses: ['10.0.0.0/40'] }, not_first_order: { on: true } } },
+    });
+    expect(Object.keys(details).sort()).toEqual([
+      'referral_program.fraud_checks.blocklist.addresses.0',
+      'referral_program.fraud_checks.not_first_order.on',
+    ]);
+    await importProgram(app.db, merchant.id, {
+      referral_program: { ...program, fraud_checks: { not_first_order: { enabled: true }, blocklist: { domains: ['mailinator.com'] } } },
+    });
+    const admin = adminClient(app, merchant.admin_token);
+    const read = await admin(
+      '{ referral_program { fraud_checks { not_first_order { enabled } similar_email { enabled similarity } blocklist { domains } } } }',
+    );
+    expect(read.body.data.referral_program.fraud_checks).toEqual({
+      not_first_order: { enabled: true },
+      similar_email: { enabled: true, similarity: 0.8 },
+      blocklist: { domains: ['mailinator.com'] },
+    });
   });
 
   it('imports the demo program cleanly', async () => {

@@ -38,10 +38,13 @@ describe('automatic persisted queries', () => {
     expect(miss.body.errors?.[0]).toMatchObject({ message: 'PersistedQueryNotFound', extensions: { code: 'persisted_query_not_found' } });
     expect(miss.headers.get('cache-control')).toBe('private, no-store');
     const register = await post(key, { query, extensions: persisted(hash) });
-    expect(register.body).toEqual({ data: { tiers: { data: [] } }, extensions: { cost: expect.anything() } });
+    expect(register.body).toEqual({
+      data: { tiers: { data: [] } },
+      extensions: { cost: expect.anything(), responseCache: expect.anything() },
+    });
     const hit = await get(key, { extensions: persisted(hash) });
     expect(hit.status).toBe(200);
-    expect(hit.body).toEqual({ data: { tiers: { data: [] } }, extensions: { cost: expect.anything() } });
+    expect(hit.body).toEqual({ data: { tiers: { data: [] } }, extensions: { cost: expect.anything(), responseCache: expect.anything() } });
     // about the key's merchant, as every answer to a key: no cache keeps it, whatever its URL
     expect(hit.headers.get('cache-control')).toBe('private, no-store');
     expect(hit.headers.get('vary')).toContain('Authorization');
@@ -79,7 +82,7 @@ describe('automatic persisted queries', () => {
     await post(token, { query: panel, extensions: persisted(sha256(panel)) });
     expect((await get(token, { extensions: persisted(sha256(panel)) })).body).toEqual({
       data: { me: { points_balance: 40 } },
-      extensions: { cost: expect.anything() },
+      extensions: { cost: expect.anything(), responseCache: expect.anything() },
     });
   });
 });
@@ -104,7 +107,7 @@ describe('persisted operations only (the merchant allow-list)', () => {
 
     expect((await get(shopKey, { extensions: persisted(sha256(listed)) })).body).toEqual({
       data: { tiers: { data: [] } },
-      extensions: { cost: expect.anything() },
+      extensions: { cost: expect.anything(), responseCache: expect.anything() },
     });
     expect((await post(shopKey, { query: listed })).status).toBe(200);
     const refused = await post(shopKey, { query: other });

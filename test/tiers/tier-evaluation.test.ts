@@ -128,14 +128,14 @@ describe('reevaluateTier', () => {
     const old = await move(merchantId, customer.id, 900);
     await app.db.pointsTransaction.updateMany({
       where: { id: old.transactionId },
-      data: { createdAt: new Date('2025-12-31T23:59:59.000Z') },
+      data: { createdAt: new Date('2025-12-31T23:59:59.000Z'), placedAt: new Date('2025-12-31T23:59:59.000Z') },
     });
     expect((await reevaluateTier(app.db, merchantId, customer.id, now)).to).toBe(bronze.id);
 
     const fresh = await move(merchantId, customer.id, 600);
     await app.db.pointsTransaction.updateMany({
       where: { id: fresh.transactionId },
-      data: { createdAt: new Date('2026-01-01T00:00:00.000Z') },
+      data: { createdAt: new Date('2026-01-01T00:00:00.000Z'), placedAt: new Date('2026-01-01T00:00:00.000Z') },
     });
     expect(await reevaluateTier(app.db, merchantId, customer.id, now)).toMatchObject({ changed: true, to: silver.id });
     const active = await app.db.tierMembership.findFirstOrThrow({ where: { customerId: customer.id, status: 'active' } });
@@ -149,12 +149,12 @@ describe('reevaluateTier', () => {
     const tx = await move(merchantId, customer.id, 600);
     await app.db.pointsTransaction.updateMany({
       where: { id: tx.transactionId },
-      data: { createdAt: new Date('2025-06-15T11:59:59.000Z') },
+      data: { createdAt: new Date('2025-06-15T11:59:59.000Z'), placedAt: new Date('2025-06-15T11:59:59.000Z') },
     });
     expect((await reevaluateTier(app.db, merchantId, customer.id, now)).to).toBe(bronze.id);
     await app.db.pointsTransaction.updateMany({
       where: { id: tx.transactionId },
-      data: { createdAt: new Date('2025-06-15T12:00:01.000Z') },
+      data: { createdAt: new Date('2025-06-15T12:00:01.000Z'), placedAt: new Date('2025-06-15T12:00:01.000Z') },
     });
     expect((await reevaluateTier(app.db, merchantId, customer.id, now)).to).toBe(silver.id);
     const active = await app.db.tierMembership.findFirstOrThrow({ where: { customerId: customer.id, status: 'active' } });

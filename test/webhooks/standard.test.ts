@@ -102,6 +102,8 @@ describe('every event type', () => {
     });
     const ada = await newCustomer(app, merchant.id, { email: 'ada@example.com' });
     await recordReferral(app.db, merchant.id, { referrer_code: ada.referralCode, referee_email: 'friend@example.com' });
+    // the referrer's own mailbox under a plus-tag: held for review (referral.flagged)
+    await recordReferral(app.db, merchant.id, { referrer_code: ada.referralCode, referee_email: 'ada+2@example.com' });
     const friend = await newCustomer(app, merchant.id, { email: 'friend@example.com' });
     await recordOrder(app.db, merchant.id, { order_id: 'o-1', customer_id: friend.platformId, subtotal: 150 });
     expect((await api.rest('POST', `/v1/customers/rewards/redeem?customer_id=${friend.platformId}`, { reward_id: reward.id })).status).toBe(

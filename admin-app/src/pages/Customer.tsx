@@ -36,7 +36,7 @@ const ActivitiesQuery = graphql(`
 const TransactionsQuery = graphql(`
   query CustomerTransactions($id: ID!, $page: Int) {
     customer_transactions(id: $id, page: $page, per_page: 10) {
-      data { transaction_id points type description source balance_after created_at }
+      data { transaction_id points type description source balance_after placed_at created_at }
       meta { pagination { current_page last_page total } }
     }
   }
@@ -245,7 +245,14 @@ export function Customer({ id }: { id: string }) {
           rowKey={(t) => t.transaction_id}
           empty="No transactions yet."
           columns={[
-            { header: 'When', cell: (t) => formatDateTime(t.created_at) },
+            {
+              header: 'When',
+              // an order recorded late shows when it was placed too
+              cell: (t) =>
+                t.placed_at === t.created_at
+                  ? formatDateTime(t.created_at)
+                  : `${formatDateTime(t.created_at)} (placed ${formatDateTime(t.placed_at)})`,
+            },
             { header: 'Source', cell: (t) => humanize(t.source) },
             { header: 'Description', rowHeader: true, cell: (t) => t.description },
             { header: 'Points', num: true, cell: (t) => signed(t.points), className: (t) => (t.points < 0 ? 'negative' : undefined) },

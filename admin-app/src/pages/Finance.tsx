@@ -29,6 +29,7 @@ const LiabilityQuery = graphql(
     points_liability(from: $from, to: $to, grouping: $grouping) {
       from to grouping timezone
       pending { customers points }
+      held_referrals { referrals points }
       periods { ...PeriodFields }
       total { ...PeriodFields }
     }
@@ -267,6 +268,11 @@ function RollForward({ timezone }: { timezone: string }) {
               label="Pending"
               value={pts(l.pending.points)}
               hint={`not owed yet: ${formatNumber(l.pending.customers)} customer(s)’ orders in their return window, now`}
+            />
+            <Stat
+              label="Held referrals"
+              value={pts(l.held_referrals.points)}
+              hint={`not issued until approved: ${formatNumber(l.held_referrals.referrals)} referral(s) under review, now`}
             />
           </dl>
           <RollForwardChart l={l} />

@@ -1,11 +1,12 @@
 // Program: the rewards, earning rules, tiers, booster campaigns and referral program, one tab each,
-// and a draft of the program tried on a past period
+// the referrals held for review, and a draft of the program tried on a past period
 // (each a page of its own path, so it can be linked to).
 import { Link } from '../router';
 import { NotFound, PageTitle } from '../ui';
 import { Boosters } from './program/Boosters';
 import { EarningRules } from './program/EarningRules';
 import { Referral } from './program/Referral';
+import { ReferralReview } from './program/ReferralReview';
 import { Rewards } from './program/Rewards';
 import { Tiers } from './program/Tiers';
 import { TryChange } from './program/TryChange';
@@ -16,6 +17,7 @@ const parts = [
   { path: '/program/tiers', label: 'VIP tiers', Page: Tiers },
   { path: '/program/boosters', label: 'Boosters', Page: Boosters },
   { path: '/program/referrals', label: 'Referral program', Page: Referral },
+  { path: '/program/referral-review', label: 'Referrals under review', Page: ReferralReview },
   { path: '/program/try', label: 'Try a change', Page: TryChange },
 ];
 

@@ -1,5 +1,5 @@
-// The merchant's settings: the shop's name, currency, time zone, points expiry and the pending
-// window of order points.
+// The merchant's settings: the shop's name, currency, time zone, points expiry, the pending
+// window of order points and how late an order may still earn.
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../api';
@@ -11,14 +11,18 @@ import { numberErrors } from './program/kit';
 import { LocalePicker, TimeZonePicker } from './settings-pickers';
 
 const MerchantQuery = graphql(`
-  query Merchant { merchant { id slug name currency timezone locale points_expiry_days points_pending_days } }
+  query Merchant { merchant { id slug name currency timezone locale points_expiry_days points_pending_days late_earning_days } }
 `);
 const UpdateSettings = graphql(`
-  mutation UpdateSettings($name: String, $currency: String, $timezone: String, $locale: String, $points_expiry_days: Int, $points_pending_days: Int) {
+  mutation UpdateSettings(
+    $name: String, $currency: String, $timezone: String, $locale: String, $points_expiry_days: Int, $points_pending_days: Int,
+    $late_earning_days: Int
+  ) {
     update_merchant_settings(
-      name: $name, currency: $currency, timezone: $timezone, locale: $locale, points_expiry_days: $points_expiry_days, points_pending_days: $points_pending_days
+      name: $name, currency: $currency, timezone: $timezone, locale: $locale, points_expiry_days: $points_expiry_days,
+      points_pending_days: $points_pending_days, late_earning_days: $late_earning_days
     ) {
-      id name currency timezone locale points_expiry_days points_pending_days
+      id name currency timezone locale points_expiry_days points_pending_days late_earning_days
     }
   }
 `);
@@ -45,6 +49,7 @@ function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery
     expires: m.points_expiry_days !== null,
     days: String(m.points_expiry_days ?? 365),
     pending: String(m.points_pending_days),
+    late: String(m.late_earning_days),
   });
   const [local, setLocal] = useState<FieldErrors>({});
   const [result, save] = useMutation(UpdateSettings);
@@ -56,7 +61,10 @@ function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery
     setSaved(false);
     const problems = {
       ...(v.expires ? numberErrors({ points_expiry_days: { text: v.days, integer: true, required: true } }) : {}),
-      ...numberErrors({ points_pending_days: { text: v.pending, integer: true, required: true } }),
+      ...numberErrors({
+        points_pending_days: { text: v.pending, integer: true, required: true },
+        late_earning_days: { text: v.late, integer: true, required: true },
+      }),
     };
     setLocal(problems);
     if (Object.keys(problems).length) return;
@@ -67,6 +75,7 @@ function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery
       locale: v.locale,
       points_expiry_days: v.expires ? Number(v.days) : null,
       points_pending_days: Number(v.pending),
+      late_earning_days: Number(v.late),
     });
     if (res.data) {
       updateMerchant(res.data.update_merchant_settings);
@@ -121,10 +130,18 @@ function SettingsForm({ merchant: m }: { merchant: ResultOf<typeof MerchantQuery
         onChange={(e) => setV({ ...v, pending: e.target.value })}
         errors={errors.points_pending_days}
       />
+      <TextField
+        label="Late earning days"
+        hint={`${formatNumber(0)} to ${formatNumber(36_500)}: an order or action recorded up to this many days after it happened earns as it would have then; an older one is refused (import it as history)`}
+        inputMode="numeric"
+        value={v.late}
+        onChange={(e) => setV({ ...v, late: e.target.value })}
+        errors={errors.late_earning_days}
+      />
       <Alert tone="success">{saved && 'Settings saved.'}</Alert>
       <FormFooter
         errors={errors}
-        shown={['name', 'currency', 'timezone', 'locale', 'points_expiry_days', 'points_pending_days']}
+        shown={['name', 'currency', 'timezone', 'locale', 'points_expiry_days', 'points_pending_days', 'late_earning_days']}
         error={result.error}
         busy={result.fetching}
         submit="Save settings"

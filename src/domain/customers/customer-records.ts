@@ -8,6 +8,7 @@ import { notFound, validationError } from '../shared/errors.js';
 import { lookupIdentifier } from '../shared/fields.js';
 import { type PageArgs, pageRows } from '../shared/pagination.js';
 import { isUuid } from '../shared/records.js';
+import { type CustomerPart, partColumns, profileColumns, withParts } from './customer-parts.js';
 import { customerColumns, emailMatches } from './customers.js';
 
 /** What a Prisma read of a customer includes to make a CustomerProfile of it (the writes' answers). */
@@ -21,8 +22,9 @@ export interface CustomerFilter extends PageArgs {
 /**
  * Customers, newest first, optionally filtered by platform id (exactly) and/or email (ASCII
  * case-insensitive); a filter that breaks the identifier rule is 422 (src/domain/shared/fields.ts).
+ * `parts` are read beside each customer, in the page's statement.
  */
-export function listCustomers(db: Db, merchantId: string, args: CustomerFilter) {
+export async function listCustomers(db: Db, merchantId: string, args: CustomerFilter, parts: readonly CustomerPart[] = []) {
   const platformId = lookupIdentifier('customer_id', args.customer_id);
   const email = lookupIdentifier('email', args.email);
   const where = Prisma.join(
@@ -33,8 +35,9 @@ export function listCustomers(db: Db, merchantId: string, args: CustomerFilter) 
     ],
     ' AND ',
   );
-  return pageRows<CustomerProfile>(db, args, {
+  const page = await pageRows<CustomerProfile & Record<string, unknown>>(db, args, {
     columns: Prisma.sql`${customerColumns}, ${tierColumn}`,
+    beside: partColumns(parts, profileColumns('p')),
     from: Prisma.sql`customers c LEFT JOIN tiers t ON t.merchant_id = c.merchant_id AND t.id = c.tier_id`,
     where,
     order: Prisma.sql`c.created_at DESC, c.id DESC`,
@@ -44,35 +47,43 @@ export function listCustomers(db: Db, merchantId: string, args: CustomerFilter) 
         ? Prisma.sql`(SELECT count(*)::int FROM customers c WHERE ${where})`
         : Prisma.sql`(SELECT coalesce((SELECT customer_count FROM merchant_stats WHERE merchant_id = ${merchantId}::uuid), 0))`,
   });
+  return { ...page, data: page.data.map((row) => withParts(row, parts)) };
 }
 
 /** The tier's id and name beside each customer `c` of a statement (`t` joined on c.tier_id). */
 const tierColumn = Prisma.sql`CASE WHEN t.id IS NULL THEN NULL ELSE json_build_object('id', t.id, 'name', t.name) END AS tier`;
 
 /**
- * One customer by internal uuid or platform id, with its tier, in one statement (an id that is
- * both one customer's uuid and another's platform id names the first); another merchant's, or
- * an erased one, is not found. 422 if `id` breaks the identifier rule.
+ * One customer by internal uuid or platform id, with its tier and `parts` read beside it, in one
+ * statement (an id that is both one customer's uuid and another's platform id names the first);
+ * another merchant's, or an erased one, is not found. 422 if `id` breaks the identifier rule.
  */
-export async function customerProfile(db: Db, merchantId: string, id: string): Promise<CustomerProfile> {
+export async function customerProfile(
+  db: Db,
+  merchantId: string,
+  id: string,
+  parts: readonly CustomerPart[] = [],
+): Promise<CustomerProfile> {
   if (!lookupIdentifier('id', id)) throw validationError({ id: ['is required'] });
   const byId = isUuid(id);
-  const [customer] = await rowsOf<CustomerProfile>(
-    db,
-    Prisma.sql`
-    SELECT ${customerColumns}, ${tierColumn}, m.timezone AS zone
-      FROM customers c JOIN merchants m ON m.id = c.merchant_id
-      LEFT JOIN tiers t ON t.merchant_id = c.merchant_id AND t.id = c.tier_id
+  const found = Prisma.sql`
+    SELECT ${customerColumns}, ${tierColumn}
+      FROM customers c LEFT JOIN tiers t ON t.merchant_id = c.merchant_id AND t.id = c.tier_id
      WHERE c.merchant_id = ${merchantId}::uuid AND c.erased_at IS NULL
        AND ${byId ? Prisma.sql`(c.id = ${id}::uuid OR c.platform_id = ${id})` : Prisma.sql`c.platform_id = ${id}`}
-     ${byId ? Prisma.sql`ORDER BY c.id = ${id}::uuid DESC LIMIT 1` : Prisma.empty}`,
+     ${byId ? Prisma.sql`ORDER BY c.id = ${id}::uuid DESC` : Prisma.empty} LIMIT 1`;
+  // the parts over the one customer found, not over each candidate
+  const [customer] = await rowsOf<CustomerProfile & Record<string, unknown>>(
+    db,
+    parts.length === 0 ? found : Prisma.sql`SELECT f.* ${partColumns(parts, profileColumns('f'))} FROM (${found}) f`,
   );
   if (!customer) throw notFound('Customer');
-  return customer;
+  return withParts(customer, parts);
 }
 
-/**
- * A customer as the API shows it: with its tier's id and name; read as one customer, also its
- * merchant's time zone, so that its calendar reads (tier windows) need not read the merchant first.
- */
-export type CustomerProfile = Customer & { tier: { id: string; name: string } | null; zone?: string };
+/** A customer as the API shows it: with its tier's id and name. */
+export type CustomerProfile = Customer & {
+  tier: { id: string; name: string } | null;
+  /** Read with it: the values of the parts its statement was given, in their order (customer-parts.ts). */
+  linked?: unknown[];
+};

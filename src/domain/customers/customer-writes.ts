@@ -24,7 +24,7 @@ export const customerInput = z
     first_name: z.string().trim().max(200).nullish(),
     last_name: z.string().trim().max(200).nullish(),
     status: z.enum(CustomerStatus).default('member'),
-    birthday: z.iso.date().nullish(),
+    birthday: field.date.nullish(),
     referral_code: z
       .string()
       .regex(/^[A-Z0-9]{4,32}$/, 'is 4 to 32 upper-case letters or digits')

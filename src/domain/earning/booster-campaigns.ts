@@ -3,7 +3,7 @@
 // and their configuration by the admin API and the import, in the public field names.
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { columnsOf } from '../../db/sql.js';
+import { columnsOf, rowsOf } from '../../db/sql.js';
 import { type BoosterCampaign, Prisma } from '../../generated/prisma/client.js';
 import { CampaignType } from '../../generated/prisma/enums.js';
 import { field } from '../shared/fields.js';
@@ -23,6 +23,8 @@ export const boosterCampaignInput = z
     starts_at: field.timestamp,
     ends_at: field.timestamp.nullish(),
     is_active: z.boolean().default(true),
+    /** An import's: when it was created in the system it came from (its history starts then). */
+    created_at: field.timestamp.nullish(),
   })
   .strict()
   .refine((b) => !b.ends_at || Date.parse(b.ends_at) > Date.parse(b.starts_at), {
@@ -56,6 +58,19 @@ export function listCurrentBoosters(db: Db, merchantId: string, args: PageArgs, 
     where: Prisma.sql`b.merchant_id = ${merchantId}::uuid AND ${currentBoostersSql(at)}`,
     order: Prisma.sql`b.created_at DESC, b.id DESC`,
   });
+}
+
+/** When the boosters in force next change by the clock alone: an active booster's start or end after `at` (null: none comes). */
+export async function boostersChangeAt(db: Db, merchantId: string, at = new Date()): Promise<Date | null> {
+  const [row] = await rowsOf<{ at: Date | null }>(
+    db,
+    Prisma.sql`
+    SELECT min(CASE WHEN b.starts_at > ${at}::timestamptz THEN b.starts_at ELSE b.ends_at END) AS at
+      FROM booster_campaigns b
+     WHERE b.merchant_id = ${merchantId}::uuid AND b.is_active
+       AND (b.starts_at > ${at}::timestamptz OR b.ends_at > ${at}::timestamptz)`,
+  );
+  return row?.at ?? null;
 }
 
 /** Every booster campaign, whatever its dates or state, newest start first. */

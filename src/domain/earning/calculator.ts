@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { CampaignType } from '../../generated/prisma/enums.js';
 import { validationError } from '../shared/errors.js';
+import { maxChars } from '../shared/fields.js';
 import { MAX_AMOUNT, MAX_BALANCE } from '../shared/limits.js';
 import { type EarningConditions, type EarningRuleConfig, effectiveLimit, parseConditions, parseEarningRule } from './rule-config.js';
 
@@ -166,8 +167,8 @@ export function calculatePoints(program: EarningProgram, cart: Cart, now: Date):
 // ---- a cart's shape, as the estimate and orders accept it ----
 
 const money = z.number().finite().nonnegative('must be at least 0').max(MAX_AMOUNT);
-const lineItemSchema = z.object({
-  product_id: z.string().trim().min(1, 'is required').max(255),
+export const lineItemSchema = z.object({
+  product_id: maxChars(z.string().trim().min(1, 'is required'), 255),
   quantity: z.number().int().min(1, 'must be at least 1').max(1_000_000),
   price: money,
 });

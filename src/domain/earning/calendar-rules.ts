@@ -8,7 +8,8 @@
 import type { Db } from '../../db/client.js';
 import { recordActivity } from '../events/activities.js';
 import { eachInBatches, type Page } from '../shared/batches.js';
-import { addPeriods, isCalendarDate, localDate, startOfLocalDate, yearlyMonthDays } from '../shared/calendar.js';
+import { addPeriods, localDate, startOfLocalDate, yearlyMonthDays } from '../shared/calendar.js';
+import { isCalendarDate } from '../shared/dates.js';
 import { AppError } from '../shared/errors.js';
 
 type CalendarCampaign = 'birthday' | 'anniversary';
@@ -104,12 +105,17 @@ export async function payCalendarRules(db: Db, now = new Date(), opts: { merchan
         : anniversaryCustomers(db, rule.merchantId, today, zone, after, size);
     await eachInBatches({ size: BATCH, page: customers, keyOf: (c) => c.id }, async (customer) => {
       report.customers += 1;
-      const result = await recordActivity(db, rule.merchantId, {
-        event_id: calendarEventId(campaign, today.slice(0, 4), customer.id),
-        customer_id: customer.platform_id,
-        campaign_type: campaign,
-        occurred_at: now,
-      }).catch((err: unknown) => {
+      const result = await recordActivity(
+        db,
+        rule.merchantId,
+        {
+          event_id: calendarEventId(campaign, today.slice(0, 4), customer.id),
+          customer_id: customer.platform_id,
+          campaign_type: campaign,
+          occurred_at: now,
+        },
+        now,
+      ).catch((err: unknown) => {
         // another instance still holds this award's claim: its run pays it, or the next one
         if (err instanceof AppError && err.code === 'conflict') return null;
         throw err;

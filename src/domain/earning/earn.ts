@@ -1,9 +1,10 @@
 // The step every earning event shares: calculate with the customer's earning program, then
 // take a limit slot for each limited rule that pays (a slot lost to a concurrent award means
 // the rule is used up, so the calculation is redone without it), then credit the result.
-// Rules, tier and boosters are judged when the event is recorded (what the estimate and
-// GET /booster-campaigns show then); limits count in the period the action happened in, in
-// the merchant's time zone.
+// Everything is judged at the moment the event happened (an order placed, an action): the
+// rules, boosters and tier in force then (as they stand for an event happening now, what the
+// estimate and GET /booster-campaigns show), and limits in that moment's period of the
+// merchant's calendar.
 import type { Db } from '../../db/client.js';
 import type { Customer } from '../../generated/prisma/client.js';
 import type { CampaignType } from '../../generated/prisma/enums.js';
@@ -13,18 +14,23 @@ import { type Cart, calculatePoints, type EarningProgram, type PointsCalculation
 import { limitedRules, loadEarningProgram } from './earning-program.js';
 import { claimSlot, type LimitedRule } from './limits.js';
 
+/** When an event happened, and whether that is before it was recorded (then the program in force then judges it). */
+export interface Happened {
+  at: Date;
+  late: boolean;
+}
+
 export async function earn(
   db: Db,
   merchantId: string,
   customer: Pick<Customer, 'id' | 'tierId' | 'status'>,
   campaignType: CampaignType,
   cart: Cart,
-  happenedAt: Date,
+  happened: Happened,
 ): Promise<PointsCalculation> {
-  const now = new Date();
-  const program = await loadEarningProgram(db, merchantId, customer, campaignType, now, happenedAt);
+  const program = await loadEarningProgram(db, merchantId, customer, campaignType, happened.at, happened.late);
   const zone = program.timezone ?? DEFAULT_TIMEZONE;
-  return awardWithin(program, cart, now, (rule, used) => claimSlot(db, merchantId, customer.id, rule, used, happenedAt, zone));
+  return awardWithin(program, cart, happened.at, (rule, used) => claimSlot(db, merchantId, customer.id, rule, used, happened.at, zone));
 }
 
 /**
@@ -54,7 +60,7 @@ export async function awardWithin(
   }
 }
 
-/** Credits what an earning event earned through the ledger; nothing (null) when it earned nothing. */
+/** Credits what an earning event earned through the ledger (placed when it happened); nothing (null) when it earned nothing. */
 export async function creditEarned(
   db: Db,
   calculation: PointsCalculation,

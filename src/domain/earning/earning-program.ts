@@ -1,7 +1,9 @@
 // Loads what the calculator needs for one customer and campaign type at one moment: the
 // active rules, the customer's tier, the boosters in force and the limit usage. The engine
 // and the estimate both load through here, so they calculate from the same earning program
-// (the admin configuration of rules, rewards and tiers is the other sense of "program").
+// (the admin configuration of rules, rewards and tiers is the other sense of "program"). An
+// event recorded after it happened is judged by the program and the tier in force then
+// (program-at.ts).
 import type { Db } from '../../db/client.js';
 import { rowsOf } from '../../db/sql.js';
 import { type Customer, Prisma } from '../../generated/prisma/client.js';
@@ -10,6 +12,7 @@ import { notFound } from '../shared/errors.js';
 import { currentBoostersSql } from './booster-campaigns.js';
 import type { EarningProgram } from './calculator.js';
 import { countUsage, type LimitedRule } from './limits.js';
+import { programTable, tierHeldAt } from './program-at.js';
 import { effectiveLimit, parseConditions } from './rule-config.js';
 
 type ProgramCustomer = Pick<Customer, 'id' | 'tierId' | 'status'>;
@@ -30,7 +33,8 @@ export const earnsNothing = (customer: Pick<Customer, 'status'> | null) => custo
 /**
  * The program as it applies to `customer` (null: an anonymous cart, no tier, no usage) for
  * `campaignType` at `at`, with limit usage counted in the periods of the merchant's calendar
- * containing `usageAt` (when the action happened). An excluded customer earns nothing.
+ * containing `at`. `past`: `at` is before the event was recorded, so the program and the tier
+ * are the ones in force then; otherwise as they stand. An excluded customer earns nothing.
  */
 export async function loadEarningProgram(
   db: Db,
@@ -38,9 +42,9 @@ export async function loadEarningProgram(
   customer: ProgramCustomer | null,
   campaignType: CampaignType,
   at: Date,
-  usageAt: Date = at,
+  past = false,
 ): Promise<EarningProgram> {
-  const read = await readProgram(db, merchantId, customer, campaignType, at);
+  const read = await readProgram(db, merchantId, customer, campaignType, at, past);
   if (earnsNothing(customer)) {
     return { earningRules: [], tierMultiplier: 1, tierId: null, boosters: [], usage: {}, currency: read.currency };
   }
@@ -48,7 +52,7 @@ export async function loadEarningProgram(
   // only limits are counted in the merchant's calendar
   const limited = customer ? limitedRules(rules) : [];
   const timezone = limited.length ? read.timezone : undefined;
-  const usage = customer && timezone ? await countUsage(db, merchantId, customer.id, limited, usageAt, timezone) : {};
+  const usage = customer && timezone ? await countUsage(db, merchantId, customer.id, limited, at, timezone) : {};
   return {
     earningRules: rules,
     tierMultiplier: tier ? Number(tier.earnMultiplier) : 1,
@@ -80,17 +84,27 @@ interface ProgramRead {
  * The merchant's currency and zone, the active rules of the campaign type (oldest first), the
  * boosters in force for it, and the customer's tier — its assigned one, else the merchant's
  * default, an inactive tier skipped as evaluation skips it — in one statement: every order and
- * estimate reads them. Each part names the merchant itself: on a cluster, a subquery correlated
- * with the merchants reference table is refused.
+ * estimate reads them. `past`: each as it was at `at`, the tier the one the customer then held.
+ * Each part names the merchant itself: on a cluster, a subquery correlated with the merchants
+ * reference table is refused.
  */
-async function readProgram(db: Db, merchantId: string, customer: ProgramCustomer | null, campaignType: CampaignType, at: Date) {
+async function readProgram(
+  db: Db,
+  merchantId: string,
+  customer: ProgramCustomer | null,
+  campaignType: CampaignType,
+  at: Date,
+  past: boolean,
+) {
+  const asOf = past ? at : null;
   const tierQuery = (
     which: Prisma.Sql,
   ) => Prisma.sql`(SELECT json_build_object('id', t.id, 'name', t.name, 'earnMultiplier', t.earn_multiplier)
-      FROM tiers t WHERE t.merchant_id = ${merchantId}::uuid AND t.is_active AND ${which}
+      FROM ${programTable('tiers', merchantId, asOf)} t WHERE t.merchant_id = ${merchantId}::uuid AND t.is_active AND ${which}
      ORDER BY t.is_default DESC, t.position, t.id LIMIT 1)`;
+  const held = customer && (past ? tierHeldAt(merchantId, customer.id, at) : customer.tierId && Prisma.sql`${customer.tierId}::uuid`);
   const tier = customer
-    ? Prisma.sql`coalesce(${customer.tierId ? tierQuery(Prisma.sql`t.id = ${customer.tierId}::uuid`) : Prisma.sql`NULL`}, ${tierQuery(Prisma.sql`true`)})`
+    ? Prisma.sql`coalesce(${held ? tierQuery(Prisma.sql`t.id = ${held}`) : Prisma.sql`NULL`}, ${tierQuery(Prisma.sql`true`)})`
     : Prisma.sql`NULL::json`;
   const [read] = await rowsOf<ProgramRead>(
     db,
@@ -99,12 +113,12 @@ async function readProgram(db: Db, merchantId: string, customer: ProgramCustomer
              (SELECT coalesce(json_agg(json_build_object('id', r.id, 'name', r.name, 'campaignType', r.campaign_type,
                                                          'earningRule', r.earning_rule, 'conditions', r.conditions)
                                        ORDER BY r.created_at, r.id), '[]')
-                FROM earning_rules r
+                FROM ${programTable('earning_rules', merchantId, asOf)} r
                WHERE r.merchant_id = ${merchantId}::uuid AND r.is_active AND r.campaign_type = ${campaignType}::"CampaignType") AS rules,
              (SELECT coalesce(json_agg(json_build_object('id', b.id, 'name', b.name, 'multiplier', b.multiplier,
                                                          'startsAt', b.starts_at, 'endsAt', b.ends_at)
                                        ORDER BY b.created_at, b.id), '[]')
-                FROM booster_campaigns b
+                FROM ${programTable('booster_campaigns', merchantId, asOf)} b
                WHERE b.merchant_id = ${merchantId}::uuid AND ${currentBoostersSql(at)}
                  AND ${campaignType}::"CampaignType" = ANY(b.campaign_types)) AS boosters,
              ${tier} AS tier

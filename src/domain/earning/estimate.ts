@@ -8,10 +8,12 @@ import { parseInput } from '../shared/validation.js';
 import { calculatePoints, cartSchema, checkCurrency } from './calculator.js';
 import { loadEarningProgram } from './earning-program.js';
 
-const estimateInput = z.object({
+/** The estimate's rules (the API's descriptions and OpenAPI document state them from here). */
+export const estimateRules = {
   customer_id: identifier(255).nullish(),
   ...cartSchema,
-});
+};
+const estimateInput = z.object(estimateRules);
 export type EstimateInput = z.input<typeof estimateInput>;
 
 type FindCustomer = (customerId: string | null | undefined) => Promise<Awaited<ReturnType<typeof findCustomer>> | null>;

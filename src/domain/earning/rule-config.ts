@@ -4,6 +4,8 @@
 import { z } from 'zod';
 import type { CampaignType } from '../../generated/prisma/enums.js';
 import { addPeriods, startOfLocalDate } from '../shared/calendar.js';
+import { isCalendarDate } from '../shared/dates.js';
+import { field } from '../shared/fields.js';
 import { MAX_AMOUNT } from '../shared/limits.js';
 
 export const earningRuleSchema = z.discriminatedUnion('type', [
@@ -36,8 +38,8 @@ const conditionsSchema = z
       .object({ count: z.number().int().positive(), period: z.enum(limitPeriods) })
       .strict()
       .nullish(),
-    starts_at: z.iso.datetime({ offset: true }).nullish(),
-    ends_at: z.iso.datetime({ offset: true }).nullish(),
+    starts_at: field.timestamp.nullish(),
+    ends_at: field.timestamp.nullish(),
   })
   .strict();
 export type EarningConditions = z.infer<typeof conditionsSchema>;
@@ -48,8 +50,8 @@ export type EarningConditions = z.infer<typeof conditionsSchema>;
  * (resolveRuleDates), so a stored rule only ever holds UTC instants.
  */
 export const conditionsInputSchema = conditionsSchema.extend({
-  starts_at: z.union([z.iso.datetime({ offset: true }), z.iso.date()]).nullish(),
-  ends_at: z.union([z.iso.datetime({ offset: true }), z.iso.date()]).nullish(),
+  starts_at: field.dateOrTimestamp.nullish(),
+  ends_at: field.dateOrTimestamp.nullish(),
 });
 export type EarningConditionsInput = z.infer<typeof conditionsInputSchema>;
 
@@ -58,7 +60,7 @@ export type EarningConditionsInput = z.infer<typeof conditionsInputSchema>;
  * local day the rule pays, so it ends at the start of the next one. Both in `zone`.
  */
 export function resolveRuleDates(conditions: EarningConditionsInput, zone: string): EarningConditions {
-  const isDate = (v: string | null | undefined): v is string => v != null && !v.includes('T');
+  const isDate = (v: string | null | undefined): v is string => v != null && isCalendarDate(v);
   return {
     ...conditions,
     ...(isDate(conditions.starts_at) && { starts_at: startOfLocalDate(conditions.starts_at, zone).toISOString() }),

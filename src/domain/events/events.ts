@@ -6,9 +6,10 @@
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { AppError } from '../shared/errors.js';
-import { identifier } from '../shared/fields.js';
+import { AppError, validationError } from '../shared/errors.js';
+import { field, identifier } from '../shared/fields.js';
 import { rowKey } from '../shared/keys.js';
+import { messages } from '../shared/messages.js';
 
 export type EventKind = 'order' | 'refund' | 'activity';
 
@@ -89,8 +90,28 @@ export async function processClaimed<T extends object>(
 /** The platform's event id and its order and customer ids: identifiers (src/domain/shared/fields.ts), never trimmed. */
 export const eventIdSchema = identifier(255);
 export const platformIdSchema = identifier(255);
-/** A Date (from the admin schema's DateTime scalar) or an ISO 8601 string. */
-export const timestampSchema = z
-  .union([z.date(), z.iso.datetime({ offset: true })])
-  .transform((v) => new Date(v))
-  .refine((d) => !Number.isNaN(d.getTime()), 'must be a valid time');
+/** A Date (from the admin schema's DateTime scalar) or a date and time (the import file). */
+export const timestampSchema = z.union([z.date(), field.timestamp]).transform((v) => new Date(v));
+
+// ---- when an event happened ----
+
+/** How far ahead of the service's clock a placed time is still taken as now (a platform's clock may run ahead). */
+const CLOCK_SKEW_MS = 5 * 60_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * When an event happened: `given` (absent: `now`); one up to CLOCK_SKEW_MS ahead of `now` is
+ * taken as `now`. Refused (422, the detail keyed `field`): a time further ahead, or more than
+ * `lateDays` (the merchant's late_earning_days) before `now`: what it earns could no longer be
+ * judged as it would have been then (docs/admin.md, "Late orders and activities").
+ */
+export function placedTime(given: Date | null | undefined, now: Date, lateDays: number, field: string): Date {
+  if (!given) return now;
+  if (given.getTime() > now.getTime() + CLOCK_SKEW_MS) {
+    throw validationError({ [field]: [messages.placedAhead(CLOCK_SKEW_MS / 60_000)] });
+  }
+  if (given.getTime() < now.getTime() - lateDays * DAY_MS) {
+    throw validationError({ [field]: [messages.placedTooLongAgo(lateDays)] });
+  }
+  return given.getTime() > now.getTime() ? now : given;
+}

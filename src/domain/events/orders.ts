@@ -1,8 +1,10 @@
-// Orders and refunds from the e-commerce platform. An order earns points from the active
-// `purchase` rules (the calculator), adds its subtotal to the customer's amount spent,
-// re-judges the tier and may complete a referral; a refund claws the points back. With a
-// return window (the merchant's points_pending_days) the points are held pending instead
-// (ledger/pending.ts) and a refund before their approval voids them.
+// Orders and refunds from the e-commerce platform. An order earns points from the `purchase`
+// rules (the calculator) in force when it was placed (its created_at: an order recorded late is
+// judged as it would have been then, within the merchant's late_earning_days), adds its
+// subtotal to the customer's amount spent, re-judges the tier and may complete a referral; a
+// refund claws the points back. With a return window (the merchant's points_pending_days,
+// counted from the placed time) the points are held pending instead (ledger/pending.ts) and a
+// refund before their approval voids them.
 // Idempotency: EngineEvent rows for the order (and its event id, when given) are inserted
 // before anything is awarded, and the result is stored on them, in the same transaction.
 import { z } from 'zod';
@@ -14,6 +16,7 @@ import { cartSchema, cents, checkCurrency } from '../earning/calculator.js';
 import { creditEarned, earn } from '../earning/earn.js';
 import { clawBack, reversalDescription } from '../ledger/claw-back.js';
 import { holdPoints, voidPendingPoints } from '../ledger/pending.js';
+import { identifierFields } from '../referrals/fraud-signals.js';
 import { completeReferral, reverseReferral } from '../referrals/referrals.js';
 import { notFound } from '../shared/errors.js';
 import { rowKey } from '../shared/keys.js';
@@ -23,6 +26,7 @@ import { reevaluateTier } from '../tiers/standing.js';
 import {
   claimEvent,
   eventIdSchema,
+  placedTime,
   platformIdSchema,
   processClaimed,
   releaseEvent,
@@ -37,6 +41,8 @@ const orderInput = z.object({
   customer_id: platformIdSchema,
   ...cartSchema,
   created_at: timestampSchema.nullish(),
+  // the buyer's, for the referral fraud signals
+  ...identifierFields,
 });
 export type OrderInput = z.input<typeof orderInput>;
 
@@ -82,7 +88,10 @@ export const recordOrder = (db: Db, merchantId: string, raw: OrderInput) => atom
 async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promise<OrderResult> {
   const input = parseInput(orderInput, raw);
   const [merchant, customer] = await Promise.all([
-    db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { currency: true, pointsPendingDays: true } }),
+    db.merchant.findUniqueOrThrow({
+      where: { id: merchantId },
+      select: { currency: true, pointsPendingDays: true, lateEarningDays: true },
+    }),
     findCustomer(db, merchantId, { customer_id: input.customer_id }),
   ]);
   const currency = checkCurrency(input.currency, merchant.currency);
@@ -109,9 +118,27 @@ async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promi
   }
   claimIds.push(claim.id);
 
-  const placedAt = input.created_at ?? new Date();
+  const now = new Date();
   let orderId: string | null = null;
+  // when the order was placed (the claimed run sets it): what completes a referral is judged then
+  let placedAt = now;
   const result = await processClaimed(db, merchantId, claimIds, async (): Promise<OrderResult> => {
+    // recorded before its result could be stored (or imported as history): answer from the row
+    const recorded = async () => {
+      const existing = await db.order.findUnique({
+        where: { merchantId_platformOrderId: { merchantId, platformOrderId: input.order_id } },
+        include: { customer: { select: { platformId: true } } },
+      });
+      return existing && recordedOrder(db, existing, existing.customer.platformId);
+    };
+    try {
+      placedAt = placedTime(input.created_at, now, merchant.lateEarningDays, 'created_at');
+    } catch (err) {
+      const answer = await recorded();
+      if (answer) return answer;
+      throw err;
+    }
+    const late = placedAt.getTime() < now.getTime();
     const [order] = await db.order.createManyAndReturn({
       data: [
         {
@@ -121,17 +148,18 @@ async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promi
           subtotal: input.subtotal,
           currency,
           placedAt,
+          clientIp: input.client_ip ?? null,
+          deviceId: input.device_id ?? null,
+          paymentFingerprint: input.payment_fingerprint ?? null,
+          shippingAddressHash: input.shipping_address_hash ?? null,
         },
       ],
       skipDuplicates: true,
     });
     if (!order) {
-      // recorded before its result could be stored: answer from the row
-      const existing = await db.order.findUniqueOrThrow({
-        where: { merchantId_platformOrderId: { merchantId, platformOrderId: input.order_id } },
-        include: { customer: { select: { platformId: true } } },
-      });
-      return recordedOrder(db, existing, existing.customer.platformId);
+      const answer = await recorded();
+      if (answer) return answer;
+      throw stillProcessing(input.order_id);
     }
     try {
       // the cart as judged, kept for a replay of history; deleted with the order if earning fails
@@ -147,16 +175,18 @@ async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promi
           })),
         });
       }
-      const calculation = await earn(db, merchantId, customer, 'purchase', input, placedAt);
+      const calculation = await earn(db, merchantId, customer, 'purchase', input, { at: placedAt, late });
       const earned = {
         merchantId,
         customerId: customer.id,
         description: `Purchase: order ${input.order_id}`,
         activityType: 'purchase',
         reference: { kind: 'order', id: input.order_id },
+        ...(late && { placedAt }),
       };
-      // inside the return window the points are held, not credited
-      const hold = merchant.pointsPendingDays > 0 && calculation.points > 0;
+      // inside the return window (from the placed time) the points are held, not credited
+      const windowEnds = placedAt.getTime() + merchant.pointsPendingDays * 86_400_000;
+      const hold = merchant.pointsPendingDays > 0 && calculation.points > 0 && windowEnds > now.getTime();
       const tx = hold ? null : await creditEarned(db, calculation, earned);
       if (hold) await holdPoints(db, { ...earned, points: calculation.points });
       orderId = order.id;
@@ -185,7 +215,7 @@ async function recordOrderIn(db: Db, merchantId: string, raw: OrderInput): Promi
        SET amount_spent = amount_spent + ${input.subtotal}::numeric, last_activity_at = now(), updated_at = now()
      WHERE merchant_id = ${merchantId}::uuid AND id IN (SELECT customer_id FROM recorded)`;
   await reevaluateTier(db, merchantId, customer.id);
-  await completeReferral(db, merchantId, customer, { orderId: input.order_id, subtotal: input.subtotal });
+  await completeReferral(db, merchantId, customer, { ...input, id: orderId, orderId: input.order_id, placedAt });
   return result;
 }
 

@@ -5,6 +5,10 @@
 // number of quarter hours, so a period's edge is a bucket's; an instant inside a bucket (the
 // valuation's `at`) reads that one bucket's ledger rows.
 //
+// Periods are the ledger's, by when it recorded each change (created_at): a period once closed
+// never changes, and an order recorded late is in the period it was recorded in; the orders report
+// (order-periods.ts) shows orders by when they were placed.
+//
 // Every ledger row falls in exactly one category (loyalty_ledger_category), so a period's
 // closing is its opening plus its movements, and the closing at an instant is the sum of every
 // balance then: both are the same sums, cut at the same edges.
@@ -15,6 +19,7 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { expiryCutoff } from '../ledger/expiry.js';
 import { addPeriods, localDate, periodStart, startOfLocalDate } from '../shared/calendar.js';
 import { validationError } from '../shared/errors.js';
+import { field } from '../shared/fields.js';
 import { parseInput } from '../shared/validation.js';
 
 export const liabilityGroupings = ['day', 'week', 'month', 'quarter'] as const;
@@ -67,6 +72,8 @@ export interface LiabilityPeriod {
 export interface LiabilityReport {
   timezone: string;
   grouping: LiabilityGrouping;
+  /** Each change falls in the period the ledger recorded it in (a closed period never changes; a late order is in the period it was recorded in). */
+  grouped_by: 'recorded';
   /** The first and the last local date of the range. */
   from: string;
   to: string;
@@ -75,11 +82,12 @@ export interface LiabilityReport {
   total: LiabilityPeriod;
   /** Points earned and still held back (an order's return window): not owed yet, shown apart. */
   pending: { points: number; customers: number };
+  /** Referrals held for the merchant's review with their friend's order: not issued until approved, shown apart. */
+  held_referrals: { referrals: number; points: number };
 }
 
-const localDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD');
 const reportInput = z
-  .object({ from: localDay, to: localDay, grouping: z.enum(liabilityGroupings).default('month') })
+  .object({ from: field.date, to: field.date, grouping: z.enum(liabilityGroupings).default('month') })
   .refine((r) => r.from <= r.to, { path: ['to'], message: 'must be on or after from' });
 
 export type LiabilityInput = z.input<typeof reportInput>;
@@ -154,14 +162,27 @@ function edgesOf(grouping: LiabilityGrouping, from: Date, end: Date, zone: strin
   return [...edges, end];
 }
 
-/** Points outstanding, opening to closing, per local day, week, month or quarter of a range. */
-export async function liabilityRollForward(db: Db, merchantId: string, input: LiabilityInput): Promise<LiabilityReport> {
+/**
+ * A range of the merchant's local dates (`from`–`to`, both included) cut into its local days,
+ * weeks, months or quarters: the instants of the edges, the first one the range's start and the
+ * last its end. What every per-period report of finance reads.
+ */
+export async function localPeriods(db: Db, merchantId: string, input: LiabilityInput) {
   const { from, to, grouping } = parseInput(reportInput, input);
   const { timezone } = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { timezone: true } });
   const start = startOfLocalDate(from, timezone);
   const end = addPeriods('day', startOfLocalDate(to, timezone), 1, timezone);
-  const edges = edgesOf(grouping, start, end, timezone);
-  const [spans, pending] = await Promise.all([sumsBetween(db, merchantId, edges), pendingPoints(db, merchantId)]);
+  return { from, to, grouping, timezone, start, end, edges: edgesOf(grouping, start, end, timezone) };
+}
+
+/** Points outstanding, opening to closing, per local day, week, month or quarter of a range, by when the ledger recorded each change. */
+export async function liabilityRollForward(db: Db, merchantId: string, input: LiabilityInput): Promise<LiabilityReport> {
+  const { from, to, grouping, timezone, start, end, edges } = await localPeriods(db, merchantId, input);
+  const [spans, pending, held_referrals] = await Promise.all([
+    sumsBetween(db, merchantId, edges),
+    pendingPoints(db, merchantId),
+    heldReferrals(db, merchantId),
+  ]);
   const periods: LiabilityPeriod[] = [];
   let opening = period('', start, start, 0, spans.get(0)).closing;
   const openingOfRange = opening;
@@ -173,7 +194,17 @@ export async function liabilityRollForward(db: Db, merchantId: string, input: Li
     periods.push(p);
     opening = p.closing;
   }
-  return { timezone, grouping, from, to, periods, total: period(from, start, end, openingOfRange, whole), pending };
+  return {
+    timezone,
+    grouping,
+    grouped_by: 'recorded',
+    from,
+    to,
+    periods,
+    total: period(from, start, end, openingOfRange, whole),
+    pending,
+    held_referrals,
+  };
 }
 
 /** The ledger's totals before an instant: outstanding, issued (and by orders), redeemed and expired. */
@@ -196,6 +227,19 @@ async function pendingPoints(db: Db, merchantId: string) {
       FROM activities WHERE merchant_id = ${merchantId}::uuid AND status = 'pending'::"ActivityStatus"`,
   );
   return { points: Number(row?.points ?? 0), customers: Number(row?.customers ?? 0) };
+}
+
+/** Held referrals whose approval would issue the referrer's points now (the program's), as of now. */
+async function heldReferrals(db: Db, merchantId: string) {
+  const [row] = await rowsOf<{ referrals: number; points: string }>(
+    db,
+    Prisma.sql`
+    SELECT count(*)::int AS referrals, COALESCE(sum(p.referrer_points), 0)::text AS points
+      FROM referrals r JOIN referral_programs p ON p.merchant_id = r.merchant_id
+     WHERE r.merchant_id = ${merchantId}::uuid AND p.merchant_id = ${merchantId}::uuid
+       AND r.status = 'held'::"ReferralStatus" AND r.order_id IS NOT NULL`,
+  );
+  return { referrals: Number(row?.referrals ?? 0), points: Number(row?.points ?? 0) };
 }
 
 export interface CustomerBalance {

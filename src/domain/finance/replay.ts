@@ -1,19 +1,23 @@
-// What-if replay: the orders of a period of history judged again under a draft of the program
+// What-if replay: the orders placed in a period judged again under a draft of the program
 // (earning rules, boosters, tiers), beside the program as it stands, writing nothing. Each order
 // goes through the engine's own code: the same calculator and limit loop (earning/earn.ts
 // awardWithin), the same tier judgement (tiers/standing.ts judgeStanding), the same refund
 // arithmetic (events/orders.ts owedFor); only the state they read is kept in memory instead of
 // the database: limit slots taken, and each customer's qualifying credits and amount spent.
 //
-// An order is judged as the engine judged it: rules, boosters and tier at the moment it was
-// recorded (orders.created_at), limits in the local period it was placed in. The customer's
-// tier is the standing its credits before that moment give. History is read from the merchant's
-// first order, in keyset pages in recorded order, with the program as it stands until `from`
-// (that reproduces the recorded state at `from`) and the draft from then on. Credits that are not
-// an order's earnings (manual, engagement, referrals, imports) count towards tiers as recorded;
-// an order's earnings count when the ledger credited them (at once, or after the return window),
-// scaled to the points replayed. Two lanes run side by side: the program as it stands
-// (`replayed`, which must equal what was recorded, order by order) and the draft.
+// An order is judged as the engine judged it: at the moment it was placed (orders.placed_at), by
+// rules and boosters then, limits in the local period then, and the tier the standing then gave:
+// the credits posted and orders recorded by that moment, counted in the windows of their placed
+// times. History is read from the merchant's first order, in keyset pages in recorded order, up
+// to the recording of the last order placed in the period (one recorded late comes after it),
+// with the program as it stands for orders placed before `from` (that reproduces the recorded
+// state at `from`) and the draft for those placed from then on. Credits that are not an order's
+// earnings (manual, engagement, referrals, imports) count towards tiers as recorded (a referral
+// held for review has no credit until it is approved, so it counts from its approval); an order's
+// earnings count when the ledger credited them (at once, or after the return window), scaled to
+// the points replayed. Two lanes run side by side: the program as it stands (`replayed`, which
+// must equal what was recorded, order by order) and the draft. An order imported as history
+// earned nothing as recorded, so nothing in the first lane; the draft judges it as an order.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
@@ -36,6 +40,7 @@ import type { LimitPeriod } from '../earning/rule-config.js';
 import { owedFor } from '../events/orders.js';
 import { addPeriods, periodStart, startOfLocalDate } from '../shared/calendar.js';
 import { type ErrorDetails, notFound, validationError } from '../shared/errors.js';
+import { field } from '../shared/fields.js';
 import { detailsFromZod, parseInput } from '../shared/validation.js';
 import { judgeStanding, type LadderTier, type TierMetrics, windowStart } from '../tiers/standing.js';
 import { tierInput, tierRow } from '../tiers/tiers.js';
@@ -58,9 +63,8 @@ const LIMIT_PERIOD: Record<LimitPeriod, string> = {
 
 // ---- the draft ----
 
-const localDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD');
 const replayInput = z
-  .object({ from: localDay, to: localDay, top: z.number().int().min(0).max(1000).default(20) })
+  .object({ from: field.date, to: field.date, top: z.number().int().min(0).max(1000).default(20) })
   .refine((r) => r.from <= r.to, { path: ['to'], message: 'must be on or after from' });
 
 /**
@@ -215,11 +219,14 @@ function keepFor(programs: Program[], qualification: LadderTier['qualification']
  * per credit or order: a million orders' state is then a few arrays the collector does not trace.
  */
 class CustomerState {
-  /** Credits that may still fall in a tier's window: at, lane 0's points, lane 1's points. */
+  /**
+   * Credits that may still fall in a tier's window: when the ledger posted it (from then it
+   * counts), when what earned it was placed (the window it counts in), lane 0's points, lane 1's.
+   */
   credits: number[] = [];
   /** The sum of the credits folded out of `credits`, per lane. */
   older: [number, number] = [0, 0];
-  /** Orders' amounts that may still count differently: placed at, subtotal in cents, refunded at (NaN: never). */
+  /** Orders' amounts that may still count differently: placed at, subtotal in cents, refunded at (NaN: never), recorded at. */
   spent: number[] = [];
   /** The amount of orders folded out of `spent` (never refunded). */
   olderSpent = 0;
@@ -236,49 +243,49 @@ class CustomerState {
     public excluded: boolean,
   ) {}
 
-  credit(at: number, points0: number, points1: number) {
-    if (points0 > 0 || points1 > 0) this.credits.push(at, Math.max(points0, 0), Math.max(points1, 0));
+  credit(postedAt: number, placedAt: number, points0: number, points1: number) {
+    if (points0 > 0 || points1 > 0) this.credits.push(postedAt, placedAt, Math.max(points0, 0), Math.max(points1, 0));
   }
 
-  /** Folds credits no window can hold at `now` or later into the lifetime sums. */
-  foldCredits(now: number, keep: Keep) {
+  /**
+   * Folds into the lifetime sums the credits every later judgement counts whole: posted by
+   * `settled` (the earliest moment a later judgement looks at) and, where a window counts,
+   * placed before any later window starts.
+   */
+  foldCredits(settled: number, keep: Keep) {
     const c = this.credits;
-    if (c.length / 3 < 2 * this.keptCredits + 16) return;
-    const horizon = keep === 'window' ? now - WINDOW_MS : now;
+    if (c.length / 4 < 2 * this.keptCredits + 16) return;
+    const horizon = keep === 'window' ? settled - WINDOW_MS : settled;
     let n = 0;
-    for (let i = 0; i < c.length; i += 3) {
-      if (keep === 'nothing' || c[i]! <= horizon) {
-        this.older[0] += c[i + 1]!;
-        this.older[1] += c[i + 2]!;
+    for (let i = 0; i < c.length; i += 4) {
+      if (keep === 'nothing' || (c[i]! <= settled && c[i + 1]! <= horizon)) {
+        this.older[0] += c[i + 2]!;
+        this.older[1] += c[i + 3]!;
       } else {
-        c[n++] = c[i]!;
-        c[n++] = c[i + 1]!;
-        c[n++] = c[i + 2]!;
+        for (let k = 0; k < 4; k++) c[n++] = c[i + k]!;
       }
     }
     c.length = n;
-    this.keptCredits = n / 3;
+    this.keptCredits = n / 4;
   }
 
-  /** Folds the amounts whose order no window can hold any more, or that a refund has taken out for good. */
-  foldSpent(now: number, keep: Keep) {
+  /** Folds the amounts every later judgement counts whole, and drops those a refund took out before it. */
+  foldSpent(settled: number, keep: Keep) {
     const s = this.spent;
-    if (s.length / 3 < 2 * this.keptSpent + 16) return;
-    const horizon = keep === 'window' ? now - WINDOW_MS : Infinity;
+    if (s.length / 4 < 2 * this.keptSpent + 16) return;
+    const horizon = keep === 'window' ? settled - WINDOW_MS : settled;
     let n = 0;
-    for (let i = 0; i < s.length; i += 3) {
+    for (let i = 0; i < s.length; i += 4) {
       const refundedAt = s[i + 2]!;
-      if (refundedAt <= now) continue;
-      if (Number.isNaN(refundedAt) && s[i]! < horizon) {
+      if (refundedAt <= settled) continue;
+      if (Number.isNaN(refundedAt) && s[i]! < horizon && s[i + 3]! <= settled) {
         this.olderSpent += s[i + 1]!;
         continue;
       }
-      s[n++] = s[i]!;
-      s[n++] = s[i + 1]!;
-      s[n++] = refundedAt;
+      for (let k = 0; k < 4; k++) s[n++] = s[i + k]!;
     }
     s.length = n;
-    this.keptSpent = n / 3;
+    this.keptSpent = n / 4;
   }
 
   /** Slots of limited rules taken in `lane`: the count for `slot`. */
@@ -353,9 +360,13 @@ export interface ReplayReport {
   timezone: string;
   from: string;
   to: string;
-  /** Orders recorded in the period, and orders read in all (history before it sets the state at `from`). */
+  /** The time the period's orders are chosen by: when they were placed (an order recorded late is in the period it was placed in). */
+  grouped_by: 'placed';
+  /** Orders placed in the period, and orders read in all (history before it sets the state at `from`). */
   orders: number;
   orders_read: number;
+  /** Of the period's orders, those imported as history (recorded without points: only the draft awards them). */
+  history_orders: number;
   /** Orders whose replay under the program as it stands differs from what was recorded. */
   mismatched_orders: number;
   issued: ReplayTotals;
@@ -408,6 +419,8 @@ interface OrderRow {
   created_at: Date;
   refunded_at: Date | null;
   points_awarded: number;
+  /** Imported as history: recorded without points. */
+  history: boolean;
   /** The order's line items ([product id, quantity, unit price]), null for an order recorded without them. */
   lines: [string, number, string][] | null;
 }
@@ -417,6 +430,7 @@ interface CreditRow {
   customer_id: string;
   points: number;
   created_at: Date;
+  placed_at: Date;
   order_id: string | null;
 }
 
@@ -474,26 +488,39 @@ export async function replayProgram(db: Db, merchantId: string, input: ReplayInp
   const prepared = await prepareReplay(db, merchantId, input);
   const { to, end, zone, programs, current, from, top, start } = prepared;
   const page = opts.pageSize ?? PAGE;
-  if (opts.maxOrders !== undefined) {
-    const [{ n } = { n: 0 }] = await rowsOf<{ n: number }>(
-      db,
-      Prisma.sql`SELECT count(*)::int AS n FROM orders WHERE merchant_id = ${merchantId}::uuid AND created_at < ${end.toISOString()}::timestamptz`,
-    );
-    if (n > opts.maxOrders) {
-      throw validationError({
-        from: [`the history up to ${to} holds ${n} orders, more than the ${opts.maxOrders} a query replays: use the CLI (loyalty replay)`],
-      });
-    }
+  // History is read in recorded order up to the recording of the last order placed before the
+  // period's end (a late one is recorded after it), and how late any order was recorded bounds
+  // how far back a judgement looks (what the state kept in memory may fold).
+  const [bounds] = await rowsOf<{ until: Date; lateness: number; orders: number }>(
+    db,
+    Prisma.sql`
+    WITH bounds AS (
+      SELECT greatest(${end.toISOString()}::timestamptz,
+                      max(created_at) FILTER (WHERE placed_at < ${end.toISOString()}::timestamptz) + interval '1 millisecond') AS until,
+             coalesce(extract(epoch FROM max(created_at - placed_at)) * 1000, 0)::float8 AS lateness
+        FROM orders WHERE merchant_id = ${merchantId}::uuid
+    )
+    SELECT until, greatest(lateness, 0) AS lateness,
+           (SELECT count(*)::int FROM orders WHERE merchant_id = ${merchantId}::uuid AND created_at < bounds.until) AS orders
+      FROM bounds`,
+  );
+  const until = new Date(bounds!.until).toISOString();
+  if (opts.maxOrders !== undefined && bounds!.orders > opts.maxOrders) {
+    throw validationError({
+      from: [
+        `the history up to ${to} holds ${bounds!.orders} orders, more than the ${opts.maxOrders} a query replays: use the CLI (loyalty replay)`,
+      ],
+    });
   }
-  const replay = new Replay(programs, zone, prepared.pendingDays, start.getTime());
+  const replay = new Replay(programs, zone, prepared.pendingDays, start.getTime(), end.getTime(), Number(bounds!.lateness) + 1);
   const credits = pages<CreditRow>(page, (after) =>
     rowsOf<CreditRow>(
       db,
       Prisma.sql`
-      SELECT id::text, customer_id::text, points, created_at,
+      SELECT id::text, customer_id::text, points, created_at, placed_at,
              CASE WHEN reference_kind = 'order' AND source = 'earning_rule'::"TransactionSource" THEN reference_id END AS order_id
         FROM points_transactions
-       WHERE merchant_id = ${merchantId}::uuid AND type = 'credit'::"TransactionType" AND created_at < ${end.toISOString()}::timestamptz
+       WHERE merchant_id = ${merchantId}::uuid AND type = 'credit'::"TransactionType" AND created_at < ${until}::timestamptz
          ${after ? Prisma.sql`AND (created_at, id) > (${after.at.toISOString()}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
        ORDER BY created_at, id LIMIT ${page}`,
     ),
@@ -526,10 +553,11 @@ export async function replayProgram(db: Db, merchantId: string, input: ReplayInp
       Prisma.sql`
       SELECT o.id::text, o.customer_id::text, c.platform_id, c.status = 'excluded'::"CustomerStatus" AS excluded,
              o.platform_order_id, o.subtotal::text, o.refunded_amount::text, o.placed_at, o.created_at, o.refunded_at, o.points_awarded,
+             o.history,
              (SELECT json_agg(json_build_array(l.product_id, l.quantity, l.price::text) ORDER BY l.position)
                 FROM order_lines l WHERE l.merchant_id = o.merchant_id AND l.order_id = o.id) AS lines
         FROM orders o JOIN customers c ON c.merchant_id = o.merchant_id AND c.id = o.customer_id
-       WHERE o.merchant_id = ${merchantId}::uuid AND o.created_at < ${end.toISOString()}::timestamptz
+       WHERE o.merchant_id = ${merchantId}::uuid AND o.created_at < ${until}::timestamptz
          ${after ? Prisma.sql`AND (o.created_at, o.id) > (${after.at.toISOString()}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
        ORDER BY o.created_at, o.id LIMIT ${page}`,
     ),
@@ -543,7 +571,7 @@ export async function replayProgram(db: Db, merchantId: string, input: ReplayInp
     await opts.onProgress?.({ orders_read: replay.ordersRead, at: rows.at(-1)!.created_at });
     if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('replay cancelled');
   }
-  await creditsBefore(end.getTime() - 1);
+  await creditsBefore(Date.parse(until) - 1);
   return replay.report({ zone, from, to, end: end.getTime(), top, current });
 }
 
@@ -553,6 +581,9 @@ function cartOf(row: OrderRow): Cart {
   if (!row.lines) return { subtotal };
   return { subtotal, line_items: row.lines.map(([product_id, quantity, price]) => ({ product_id, quantity, price: Number(price) })) };
 }
+
+/** What an order recorded without points (history) earned as recorded. */
+const NOTHING: PointsCalculation = { points: 0, base_points: 0, bonus_points: 0, breakdown: [] };
 
 const EMPTY_METRICS = (): TierMetrics => ({
   'points_earned:lifetime': 0,
@@ -569,6 +600,7 @@ class Replay {
   private calendar = new Map<string, string | number>();
   ordersRead = 0;
   orders = 0;
+  historyOrders = 0;
   mismatched = 0;
   private totals = { actual: 0, replayed: 0, draft: 0 };
   private byRule = [new Map<string, number>(), new Map<string, number>()] as const;
@@ -583,7 +615,11 @@ class Replay {
     private programs: [Program, Program],
     private zone: string,
     private pendingDays: number,
+    /** The period, by placed time: `[start, end)`. */
     private start: number,
+    private end: number,
+    /** The longest an order read was recorded after it was placed: how far back a later judgement may look. */
+    private lateness: number,
   ) {
     this.keepCredits = keepFor(programs, 'points_earned');
     this.keepSpent = keepFor(programs, 'amount_spent');
@@ -649,25 +685,31 @@ class Replay {
   recordedCredit(row: CreditRow) {
     const c = this.customer(row.customer_id);
     const at = row.created_at.getTime();
+    const placed = row.placed_at.getTime();
     if (row.order_id === null) {
-      if (this.keepCredits !== 'nothing') c.credit(at, row.points, row.points);
+      if (this.keepCredits !== 'nothing') c.credit(at, placed, row.points, row.points);
       return;
     }
     const award = this.awaiting.get(row.order_id);
     if (!award || award.customer !== c) {
       const early = this.early.get(row.order_id) ?? { customerId: c.id, credits: [] };
-      early.credits.push(at, row.points);
+      early.credits.push(at, placed, row.points);
       this.early.set(row.order_id, early);
       return;
     }
     this.awaiting.delete(row.order_id);
     // the credit is what the ledger kept of the award (all of it, or what a refund in the return window left)
     const kept = (points: number) => (award.recorded > 0 ? Math.floor((points * row.points) / award.recorded) : 0);
-    if (this.keepCredits !== 'nothing') c.credit(at, kept(award.points[0]), kept(award.points[1]));
+    if (this.keepCredits !== 'nothing') c.credit(at, placed, kept(award.points[0]), kept(award.points[1]));
   }
 
-  /** The figures the tier judgement reads, at `now`, from what the customer's lane holds. */
-  private metrics(c: CustomerState, lane: 0 | 1, tiers: ReplayTier[], now: number): TierMetrics {
+  /**
+   * The figures the tier judgement reads at `now` from what the customer's lane holds: credits
+   * posted and orders recorded by `seen` (an order's judgement: its placed time, when the tier it
+   * was judged at was the one held then; the period's end: everything read), counted in the
+   * windows of their placed times up to `now`.
+   */
+  private metrics(c: CustomerState, lane: 0 | 1, tiers: ReplayTier[], now: number, seen = now): TierMetrics {
     const m = EMPTY_METRICS();
     if (tiers.length === 0) return m;
     const year = this.daily('year', now, () => windowStart('calendar_year', new Date(now), this.zone)!.getTime());
@@ -680,13 +722,13 @@ class Replay {
     let inYear = 0;
     let inRolling = 0;
     const credits = c.credits;
-    for (let i = 0; i < credits.length; i += 3) {
-      const creditedAt = credits[i]!;
-      if (creditedAt > now) continue;
-      const points = credits[i + 1 + lane]!;
+    for (let i = 0; i < credits.length; i += 4) {
+      const placedAt = credits[i + 1]!;
+      if (credits[i]! > seen || placedAt > now) continue;
+      const points = credits[i + 2 + lane]!;
       lifetime += points;
-      if (creditedAt >= year) inYear += points;
-      if (creditedAt >= rolling) inRolling += points;
+      if (placedAt >= year) inYear += points;
+      if (placedAt >= rolling) inRolling += points;
     }
     m['points_earned:lifetime'] = lifetime;
     m['points_earned:calendar_year'] = inYear;
@@ -696,9 +738,9 @@ class Replay {
       inYear = 0;
       inRolling = 0;
       const spent = c.spent;
-      for (let i = 0; i < spent.length; i += 3) {
-        if (spent[i + 2]! <= now) continue;
+      for (let i = 0; i < spent.length; i += 4) {
         const placedAt = spent[i]!;
+        if (spent[i + 2]! <= now || spent[i + 3]! > seen || placedAt > now) continue;
         const subtotal = spent[i + 1]!;
         lifetime += subtotal;
         if (placedAt >= year) inYear += subtotal;
@@ -714,43 +756,51 @@ class Replay {
   async order(row: OrderRow): Promise<ReplayOrder | null> {
     this.ordersRead += 1;
     const c = this.customer(row.customer_id, row.platform_id, row.excluded);
-    const now = row.created_at.getTime();
-    const inPeriod = now >= this.start;
+    const recordedAt = row.created_at.getTime();
+    const placedAt = row.placed_at.getTime();
+    // the draft is in force for the orders placed from the period's start; before it both lanes run the program as it stands
+    const drafted = placedAt >= this.start;
+    const inPeriod = drafted && placedAt < this.end;
     const cart = cartOf(row);
     const results: PointsCalculation[] = [];
     const tiers: (string | null)[] = [];
     for (const lane of [0, 1] as const) {
-      // before the period the draft is not in force yet: both lanes run the program as it stands
-      const program = this.programs[inPeriod ? lane : 0];
+      const program = this.programs[drafted ? lane : 0];
+      // the tier held when the order was placed, from what was known then
       const tier = program.tiers.length
-        ? judgeStanding(program.tiers, this.metrics(c, lane, program.tiers, now), row.created_at, this.zone).current
+        ? judgeStanding(program.tiers, this.metrics(c, lane, program.tiers, placedAt), row.placed_at, this.zone).current
         : null;
       tiers.push(tier?.id ?? null);
-      results.push(await this.calculate(program, c, lane, tier, cart, row));
+      // history imported without points earned nothing as recorded; the draft judges it as an order
+      results.push(lane === 0 && row.history ? NOTHING : await this.calculate(program, c, lane, tier, cart, row));
     }
     const [replayed, draft] = results as [PointsCalculation, PointsCalculation];
     this.settle(c, row, [replayed.points, draft.points]);
+    // what a later judgement may still look back to: an order recorded late is judged at its placed time
+    const settled = recordedAt - this.lateness;
     if (this.keepSpent !== 'nothing') {
-      c.spent.push(row.placed_at.getTime(), cents(Number(row.subtotal)), row.refunded_at ? row.refunded_at.getTime() : Number.NaN);
-      c.foldSpent(now, this.keepSpent);
+      c.spent.push(placedAt, cents(Number(row.subtotal)), row.refunded_at ? row.refunded_at.getTime() : Number.NaN, recordedAt);
+      c.foldSpent(settled, this.keepSpent);
     }
-    c.foldCredits(now, this.keepCredits);
+    c.foldCredits(settled, this.keepCredits);
     const early = this.early.get(row.platform_order_id);
     if (early && early.customerId === c.id) {
       this.early.delete(row.platform_order_id);
       const credits = early.credits;
-      for (let i = 0; i < credits.length; i += 2) {
+      for (let i = 0; i < credits.length; i += 3) {
         this.recordedCredit({
           id: '',
           customer_id: c.id,
-          points: credits[i + 1]!,
+          points: credits[i + 2]!,
           created_at: new Date(credits[i]!),
+          placed_at: new Date(credits[i + 1]!),
           order_id: row.platform_order_id,
         });
       }
     }
     if (replayed.points !== row.points_awarded) this.mismatched += 1;
     if (!inPeriod) return null;
+    if (row.history) this.historyOrders += 1;
     this.count(c, row, replayed, draft, tiers as [string | null, string | null]);
     return {
       order_id: row.platform_order_id,
@@ -793,7 +843,7 @@ class Replay {
       usage,
       timezone: this.zone,
     };
-    return awardWithin(earning, cart, row.created_at, (rule, used) => {
+    return awardWithin(earning, cart, row.placed_at, (rule, used) => {
       if (used >= rule.limit.count) return false;
       c.take(lane, slots.get(rule.id)!, used + 1);
       return true;
@@ -807,9 +857,13 @@ class Replay {
       return;
     }
     // nothing was recorded, so no credit to follow: the replayed points are credited when the engine would have
-    const due = row.created_at.getTime() + this.pendingDays * DAY_MS;
-    if (this.pendingDays > 0 && row.refunded_at && row.refunded_at.getTime() <= due) return;
-    if (this.keepCredits !== 'nothing') c.credit(due, points[0], points[1]);
+    // (at once, or once the return window from the placed time is over), and count from the placed time
+    const placedAt = row.placed_at.getTime();
+    const recordedAt = row.created_at.getTime();
+    const windowEnds = placedAt + this.pendingDays * DAY_MS;
+    const held = this.pendingDays > 0 && windowEnds > recordedAt;
+    if (held && row.refunded_at && row.refunded_at.getTime() <= windowEnds) return;
+    if (this.keepCredits !== 'nothing') c.credit(held ? windowEnds : recordedAt, placedAt, points[0], points[1]);
   }
 
   private count(
@@ -871,7 +925,8 @@ class Replay {
     for (const c of this.customers.values()) {
       const judge = (p: Program, lane: 0 | 1) =>
         p.tiers.length
-          ? (judgeStanding(p.tiers, this.metrics(c, lane, p.tiers, end - 1), new Date(end - 1), zone).current?.id ?? null)
+          ? (judgeStanding(p.tiers, this.metrics(c, lane, p.tiers, end - 1, Number.POSITIVE_INFINITY), new Date(end - 1), zone).current
+              ?.id ?? null)
           : null;
       const tierA = judge(program, 0);
       const tierB = judge(draft, 1);
@@ -893,8 +948,10 @@ class Replay {
       timezone: zone,
       from,
       to,
+      grouped_by: 'placed',
       orders: this.orders,
       orders_read: this.ordersRead,
+      history_orders: this.historyOrders,
       mismatched_orders: this.mismatched,
       issued: { ...this.totals, difference: this.totals.draft - this.totals.actual },
       by_rule: [...ruleIds].map((id) => {

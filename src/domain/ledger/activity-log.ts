@@ -1,9 +1,10 @@
 // The customer-visible activity log: the one way a row is written, and
 // the list, newest first by when it happened.
 import type { Db } from '../../db/client.js';
-import { columnsOf } from '../../db/sql.js';
+import { columnsOf, timeFieldsOf } from '../../db/sql.js';
 import { type Activity, Prisma } from '../../generated/prisma/client.js';
-import { type ConnectedList, type CursorArgs, connectEach, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
+import { ownRows } from '../customers/customer-parts.js';
+import { type ConnectedList, type PageArgs, paginateOne } from '../shared/pagination.js';
 
 /** A bound parameter, or SQL over the columns of the statement's `from` (Prisma.sql`points_balance`). */
 type Value = Prisma.Sql | string | number | Date | null;
@@ -20,6 +21,8 @@ export interface ActivityRow {
   reference: { kind: Value; id: Value };
   /** occurred_at and created_at; by default the statement's now(). */
   at?: Value;
+  /** occurred_at when the activity happened before it was recorded (`at`). */
+  occurredAt?: Value;
   /** approved by default; pending: points held, not yet a ledger transaction (pending.ts). */
   status?: 'approved' | 'pending';
 }
@@ -35,6 +38,7 @@ const value = (v: Value) => (v instanceof Prisma.Sql ? Prisma.sql`(${v})` : v);
  */
 export function insertActivity(row: ActivityRow, from?: Prisma.Sql): Prisma.Sql {
   const at = value(row.at ?? Prisma.sql`now()`);
+  const occurredAt = row.occurredAt === undefined ? at : value(row.occurredAt);
   return Prisma.sql`
     INSERT INTO activities
       (id, merchant_id, customer_id, type, description, points_change, balance_after, status,
@@ -42,7 +46,7 @@ export function insertActivity(row: ActivityRow, from?: Prisma.Sql): Prisma.Sql 
     SELECT ${value(row.id)}::uuid, ${row.merchantId}::uuid, ${value(row.customerId)}::uuid, ${value(row.type)}::text,
            ${value(row.description)}::text, ${value(row.pointsChange)}::int, ${value(row.balanceAfter)}::int,
            ${row.status ?? 'approved'}::"ActivityStatus", ${value(row.reference.kind)}::text, ${value(row.reference.id)}::text,
-           ${at}::timestamptz, ${at}::timestamptz
+           ${occurredAt}::timestamptz, ${at}::timestamptz
     ${from ? Prisma.sql`FROM ${from}` : Prisma.empty}`;
 }
 
@@ -59,18 +63,13 @@ const activityLog: ConnectedList<Activity> = {
   name: 'activities',
   orderIndexed: true,
   columns: columnsOf(Prisma.ActivityScalarFieldEnum, 'x'),
+  times: timeFieldsOf('Activity'),
+  fields: Object.keys(Prisma.ActivityScalarFieldEnum),
 };
 
 export function listActivities(db: Db, merchantId: string, customerId: string, args: PageArgs) {
   return paginateOne(db, merchantId, customerId, args, activityLog);
 }
 
-/** The same page of each customer's log, in as many statements as one. */
-export function activityPages(db: Db, merchantId: string, customerIds: readonly string[], args: PageArgs) {
-  return paginateEach(db, merchantId, customerIds, args, activityLog);
-}
-
-/** Each customer's log after a cursor, in as many statements as one's. */
-export function activityConnections(db: Db, merchantId: string, customerIds: readonly string[], args: CursorArgs) {
-  return connectEach(db, merchantId, customerIds, args, activityLog);
-}
+/** The customer's log as the graph's links read it, beside the customer. */
+export const activityRows = ownRows(activityLog);

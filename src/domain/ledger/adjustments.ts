@@ -3,16 +3,20 @@
 // 1 to 500 characters; a debit below zero is 422 adjustment_failed (the ledger's rule).
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
+import { maxChars, NOT_BLANK } from '../shared/fields.js';
 import { parseInput } from '../shared/validation.js';
 import { applyPoints } from './ledger.js';
 
-const adjustmentInput = z.object({
+/** The adjustment's rules (the API's descriptions and OpenAPI document state them from here). */
+export const adjustmentRules = {
   points: z
     .number()
     .int()
-    .refine((n) => n !== 0, 'must not be zero'),
-  description: z.string().trim().min(1, 'is required').max(500, 'must be at most 500 characters'),
-});
+    .refine((n) => n !== 0, 'must not be zero')
+    .meta({ not: { const: 0 } }),
+  description: maxChars(z.string().trim().min(1, 'is required'), 500).meta({ pattern: NOT_BLANK }),
+};
+const adjustmentInput = z.object(adjustmentRules);
 
 /** Validates the adjustment before the customer is looked up (422 before 404, as REST does). */
 export const parseAdjustment = (raw: unknown) => parseInput(adjustmentInput, raw);

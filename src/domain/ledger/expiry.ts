@@ -5,19 +5,12 @@
 // activity after the day of the last activity, and lapse at the local midnight ending the Nth.
 import type { Db } from '../../db/client.js';
 import { eachInBatches, type Page } from '../shared/batches.js';
-import { addPeriods, periodStart } from '../shared/calendar.js';
+import { addPeriods, dayStartFrom, perLocalDay } from '../shared/calendar.js';
 import { tryApplyPoints } from './ledger.js';
-
-/**
- * The start of the local day `n` days from the day of `at`: moving a day start keeps its time of
- * day, which is 01:00 where a daylight-saving change skips midnight, so the day's own start is taken.
- */
-const dayStartFrom = (at: Date, n: number, zone: string) =>
-  periodStart('day', addPeriods('day', periodStart('day', at, zone), n, zone), zone);
 
 /** When a balance whose last activity was at `since` lapses, for N = `days`, in `zone`. */
 export function pointsExpireAt(since: Date, days: number, zone: string): Date {
-  return dayStartFrom(since, days + 1, zone);
+  return perLocalDay(since, zone, `expiry:${days}`, (at) => dayStartFrom(at, days + 1, zone));
 }
 
 /** Activity before this instant has lapsed by `now`: the start of the local day N days ago. */

@@ -1,5 +1,5 @@
 // The points ledger. Every balance change is one call of the database function
-// loyalty_apply_points (migration merchant_scoped_keys): it updates the balance conditionally
+// loyalty_apply_points (migration merchant_scoped_keys; its placed time since late_orders): it updates the balance conditionally
 // and writes the transaction and its activity from the updated row, so a balance always equals
 // the sum of its transactions and concurrent debits can never overdraw: under READ COMMITTED a
 // second UPDATE re-checks the condition against the row the first one committed. One
@@ -35,6 +35,12 @@ export interface LedgerEntry {
    * or two approvals, can never both apply.
    */
   approves?: string;
+  /**
+   * When what moves the points happened (an order placed, an action), if before now: kept on
+   * the transaction as placed_at and as its activity's occurred_at. The transaction is posted
+   * now (created_at) whatever it says: a closed period never changes.
+   */
+  placedAt?: Date;
 }
 
 /** An entry naming its customer by platform id, found by the same statement (unknown or erased: 404). */
@@ -59,6 +65,7 @@ export async function tryApplyPoints(db: Db, entry: LedgerEntry | PlatformLedger
   const refId = entry.reference?.id ?? null;
   const byPlatformId = 'platformId' in entry;
   const approves = byPlatformId ? null : (entry.approves ?? null);
+  const placedAt = entry.placedAt?.toISOString() ?? null;
   // the activity names the transaction unless the entry names what caused it
   const activityRef = { kind: refKind ?? 'transaction', id: refId ?? transactionId };
   // a row whenever the customer exists, its change's columns null when the change was refused
@@ -69,7 +76,8 @@ export async function tryApplyPoints(db: Db, entry: LedgerEntry | PlatformLedger
       ${entry.merchantId}::uuid, ${byPlatformId ? null : entry.customerId}::uuid, ${byPlatformId ? entry.platformId : null}::text,
       ${entry.points}::int, ${MAX_BALANCE}::int, ${transactionId}::uuid, ${type}::"TransactionType", ${entry.description}::text,
       ${entry.source}::"TransactionSource", ${refKind}::text, ${refId}::text,
-      ${activityId}::uuid, ${entry.activityType}::text, ${activityRef.kind}::text, ${activityRef.id}::text, ${approves}::uuid)`,
+      ${activityId}::uuid, ${entry.activityType}::text, ${activityRef.kind}::text, ${activityRef.id}::text, ${approves}::uuid,
+      ${placedAt}::timestamptz)`,
   );
   await faultPoint('ledger.applied');
   const row = rows[0];

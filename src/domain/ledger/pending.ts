@@ -13,7 +13,7 @@ import { reevaluateTier } from '../tiers/standing.js';
 import { insertActivity } from './activity-log.js';
 import { type LedgerEntry, tryApplyPoints } from './ledger.js';
 
-/** Holds `entry.points` (> 0) as a pending activity; returns its id. */
+/** Holds `entry.points` (> 0) as a pending activity, occurring when the order was placed; returns its id. */
 export async function holdPoints(db: Db, entry: Omit<LedgerEntry, 'source' | 'approves'>): Promise<string> {
   const id = randomUUID();
   await db.$executeRaw(
@@ -26,6 +26,7 @@ export async function holdPoints(db: Db, entry: Omit<LedgerEntry, 'source' | 'ap
       pointsChange: entry.points,
       balanceAfter: null,
       reference: { kind: entry.reference?.kind ?? null, id: entry.reference?.id ?? null },
+      ...(entry.placedAt && { occurredAt: entry.placedAt }),
       status: 'pending',
     }),
   );
@@ -66,6 +67,7 @@ export async function voidPendingPoints(
               balanceAfter: null,
               reference: { kind: 'order', id: orderId },
               at: Prisma.sql`created_at`,
+              occurredAt: Prisma.sql`occurred_at`,
               status: 'pending',
             },
             Prisma.sql`voided`,
@@ -75,7 +77,7 @@ export async function voidPendingPoints(
       WITH voided AS (
         UPDATE activities SET status = 'voided'::"ActivityStatus"
          WHERE merchant_id = ${merchantId}::uuid AND id = ${held.id}::uuid AND status = 'pending'::"ActivityStatus"
-        RETURNING id, created_at
+        RETURNING id, created_at, occurred_at
       )${keep}
       SELECT id::text FROM voided`;
     if (rows.length) return voided;
@@ -100,13 +102,15 @@ interface HeldActivity {
   type: string;
   description: string;
   reference_id: string;
-  created_at: Date;
+  /** When the order was placed: the window runs from then, and the credit is placed then. */
+  occurred_at: Date;
 }
 
 /**
- * Credits every pending order activity older than its merchant's window (every merchant, one at a time; a
- * merchant whose window is now 0 has all of them approved) through the ledger, then re-judges
- * the tiers of the customers credited: tier status counts points once they are approved.
+ * Credits every pending order activity whose window (from when its order was placed) has passed
+ * (every merchant, one at a time; a merchant whose window is now 0 has all of them approved)
+ * through the ledger, then re-judges the tiers of the customers credited: tier status counts
+ * points once they are approved, in the window of the order's placed time.
  * Idempotent, and safe to run on several instances at once: an activity approved, or voided by
  * a refund, meanwhile is skipped.
  */
@@ -116,15 +120,15 @@ export async function approvePendingPoints(db: Db, now = new Date()): Promise<Ap
   const merchants = await db.merchant.findMany({ select: { id: true, pointsPendingDays: true }, orderBy: { id: 'asc' } });
   for (const merchant of merchants) {
     const due: Page<HeldActivity, { at: Date; id: string }> = (after, size) => db.$queryRaw`
-      SELECT a.id::text, a.customer_id::text, a.points_change, a.type, a.description, a.reference_id, a.created_at
+      SELECT a.id::text, a.customer_id::text, a.points_change, a.type, a.description, a.reference_id, a.occurred_at
         FROM activities a
        WHERE a.merchant_id = ${merchant.id}::uuid
          AND a.status = 'pending'::"ActivityStatus" AND a.reference_kind = 'order'
-         AND a.created_at <= ${now.toISOString()}::timestamptz - make_interval(days => ${merchant.pointsPendingDays}::int)
-         ${after ? Prisma.sql`AND (a.created_at, a.id) > (${after.at.toISOString()}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
-       ORDER BY a.created_at, a.id
+         AND a.occurred_at <= ${now.toISOString()}::timestamptz - make_interval(days => ${merchant.pointsPendingDays}::int)
+         ${after ? Prisma.sql`AND (a.occurred_at, a.id) > (${after.at.toISOString()}::timestamptz, ${after.id}::uuid)` : Prisma.empty}
+       ORDER BY a.occurred_at, a.id
        LIMIT ${size}`;
-    const keyOf = (held: HeldActivity) => ({ at: new Date(held.created_at), id: held.id });
+    const keyOf = (held: HeldActivity) => ({ at: new Date(held.occurred_at), id: held.id });
     await eachInBatches({ size: BATCH, page: due, keyOf }, async (held) => {
       const credited = await tryApplyPoints(db, {
         merchantId: merchant.id,
@@ -135,6 +139,7 @@ export async function approvePendingPoints(db: Db, now = new Date()): Promise<Ap
         activityType: held.type,
         reference: { kind: 'order', id: held.reference_id },
         approves: held.id,
+        placedAt: new Date(held.occurred_at),
       });
       if (!credited) return;
       report.approved += 1;

@@ -1,8 +1,9 @@
 // A customer's points transaction history, newest first.
 import type { Db } from '../../db/client.js';
-import { columnsOf } from '../../db/sql.js';
+import { columnsOf, timeFieldsOf } from '../../db/sql.js';
 import { type PointsTransaction, Prisma } from '../../generated/prisma/client.js';
-import { type ConnectedList, type CursorArgs, connectEach, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
+import { ownRows } from '../customers/customer-parts.js';
+import { type ConnectedList, type PageArgs, paginateOne } from '../shared/pagination.js';
 
 const history: ConnectedList<PointsTransaction> = {
   table: 'points_transactions',
@@ -16,18 +17,13 @@ const history: ConnectedList<PointsTransaction> = {
   name: 'transactions',
   orderIndexed: true,
   columns: columnsOf(Prisma.PointsTransactionScalarFieldEnum, 'x'),
+  times: timeFieldsOf('PointsTransaction'),
+  fields: Object.keys(Prisma.PointsTransactionScalarFieldEnum),
 };
 
 export function listTransactions(db: Db, merchantId: string, customerId: string, args: PageArgs) {
   return paginateOne(db, merchantId, customerId, args, history);
 }
 
-/** The same page of each customer's history, in as many statements as one. */
-export function transactionPages(db: Db, merchantId: string, customerIds: readonly string[], args: PageArgs) {
-  return paginateEach(db, merchantId, customerIds, args, history);
-}
-
-/** Each customer's history after a cursor, in as many statements as one's. */
-export function transactionConnections(db: Db, merchantId: string, customerIds: readonly string[], args: CursorArgs) {
-  return connectEach(db, merchantId, customerIds, args, history);
-}
+/** The customer's history as the graph's links read it, beside the customer. */
+export const transactionRows = ownRows(history);

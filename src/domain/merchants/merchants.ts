@@ -10,6 +10,7 @@ import { AppError, notFound } from '../shared/errors.js';
 import { messages } from '../shared/messages.js';
 import type { Patch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
+import { announceProgramChange, programChangedHere } from './program.js';
 
 const createSchema = z.object({
   slug: z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'lowercase letters, digits and dashes, 2 to 63 characters'),
@@ -70,6 +71,7 @@ export const settingsInput = z
     currency: z.string().regex(/^[A-Z]{3}$/, 'is a 3-letter ISO 4217 code, e.g. USD'),
     points_expiry_days: z.number().int().min(1).max(36_500).nullable(),
     points_pending_days: z.number().int().min(0).max(365),
+    late_earning_days: z.number().int().min(0).max(36_500),
     timezone: timeZoneSchema,
     locale: localeSchema,
   })
@@ -85,6 +87,7 @@ export function settingsRow(input: SettingsInput) {
     ...(input.currency !== undefined && { currency: input.currency }),
     ...(input.points_expiry_days !== undefined && { pointsExpiryDays: input.points_expiry_days }),
     ...(input.points_pending_days !== undefined && { pointsPendingDays: input.points_pending_days }),
+    ...(input.late_earning_days !== undefined && { lateEarningDays: input.late_earning_days }),
     ...(input.timezone !== undefined && { timezone: input.timezone }),
     ...(input.locale !== undefined && { locale: input.locale }),
   };
@@ -92,13 +95,19 @@ export function settingsRow(input: SettingsInput) {
 
 /**
  * Name, currency, points expiry (null turns expiry off), the pending window for order points
- * (0 turns it off; points already pending are approved by the next approval run) and time zone;
+ * (0 turns it off; points already pending are approved by the next approval run), how many days
+ * after it happened an order or action may still earn points, and time zone;
  * absent fields are left alone. A new time zone governs what is computed from then on: stored
  * instants (memberships' expiry, rule dates, past limit periods' slots) keep their UTC values.
  */
 export async function updateMerchantSettings(db: Db, merchantId: string, patch: Patch): Promise<Merchant> {
   const input = parseInput(settingsInput, patch);
-  return db.merchant.update({ where: { id: merchantId }, data: settingsRow(input) });
+  const [merchant] = await db.$transaction([
+    db.merchant.update({ where: { id: merchantId }, data: settingsRow(input) }),
+    announceProgramChange(db, merchantId),
+  ]);
+  programChangedHere(merchantId);
+  return merchant;
 }
 
 /** The merchant's time zone, the calendar its program is computed in. */

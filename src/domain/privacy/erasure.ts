@@ -3,7 +3,8 @@
 // issued and spent, dashboard totals). Afterwards the API finds no such customer (404
 // not_found); erasing again changes nothing and answers the same. One transaction.
 //
-// Personal data lives in the customer row and in copies: referral rows (referee_email),
+// Personal data lives in the customer row and in copies: referral rows (referee_email, the
+// identifiers the fraud checks compare, as on orders),
 // stored results of engine events, stored responses of idempotent requests, audit rows. Each
 // copy is one step below; a part that keeps another copy adds its step to `erasureSteps`.
 import { randomBytes } from 'node:crypto';
@@ -89,6 +90,22 @@ export function needlesOf(customer: { platformId: string; email: string; firstNa
 
 /** Every copy of a customer's personal data outside its own row. */
 const erasureSteps: ErasureStep[] = [
+  // the identifiers the referral fraud checks compare (client address, device, payment method,
+  // shipping address), on the customer's orders and on the referrals they made or were named in;
+  // they join the needles, so the copies below (the events' arguments in the audit log) lose them too
+  async (tx, { merchantId, customerId, needles }) => {
+    const emails = needles.contained.map((e) => e.toLowerCase());
+    const referrals = { merchantId, OR: [{ referrerId: customerId }, { refereeId: customerId }, { refereeEmail: { in: emails } }] };
+    const identifiers = { clientIp: true, deviceId: true, paymentFingerprint: true, shippingAddressHash: true } as const;
+    const rows = [
+      ...(await tx.order.findMany({ where: { merchantId, customerId }, select: identifiers })),
+      ...(await tx.referral.findMany({ where: referrals, select: identifiers })),
+    ];
+    needles.exact.push(...new Set(rows.flatMap((r) => Object.values(r).filter((v): v is string => Boolean(v)))));
+    const cleared = { clientIp: null, deviceId: null, paymentFingerprint: null, shippingAddressHash: null };
+    await tx.order.updateMany({ where: { merchantId, customerId }, data: cleared });
+    await tx.referral.updateMany({ where: referrals, data: cleared });
+  },
   // referrals that named the customer as referee: the email goes, the referral (and the
   // referrer's points) stays; referrals the customer made name other people and stay
   async (tx, { merchantId, customerId, needles }) => {

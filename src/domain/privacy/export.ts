@@ -2,6 +2,7 @@
 // document, read through the same domain reads the API uses, every page of each.
 import type { Db } from '../../db/client.js';
 import { snakeCase } from '../../db/names.js';
+import type { Referral, ReferralParty } from '../../generated/prisma/client.js';
 import { customerProfile } from '../customers/customer-records.js';
 import { findCustomerById } from '../customers/customers.js';
 import { listActivities } from '../ledger/activity-log.js';
@@ -32,6 +33,18 @@ function plain(value: unknown): unknown {
 
 const EXPORT_FORMAT = 'loyalty.customer-export/1';
 
+/**
+ * A referral as one of its parties exports it: the identifiers of whoever registered it are the
+ * other party's personal data unless this party registered it, and the fraud signals are the
+ * merchant's judgement, not the customer's data.
+ */
+const asParty =
+  (party: ReferralParty) =>
+  <R extends Referral>({ signals: _signals, ...referral }: R) =>
+    referral.registeredBy === party
+      ? referral
+      : { ...referral, clientIp: null, deviceId: null, paymentFingerprint: null, shippingAddressHash: null };
+
 /** The export of the merchant's customer named by `id` (internal uuid or platform id); 404 when erased. */
 export async function exportCustomer(db: Db, merchantId: string, id: string) {
   const customer = await findCustomerById(db, merchantId, id);
@@ -59,7 +72,7 @@ export async function exportCustomer(db: Db, merchantId: string, id: string) {
     ledger: transactions,
     activities,
     rewards,
-    referrals: { made: referralsMade, received: referredBy },
+    referrals: { made: referralsMade.map(asParty('referrer')), received: referredBy.map(asParty('referee')) },
     memberships,
     orders,
   }) as Record<string, unknown>;

@@ -1,7 +1,8 @@
 // Importing a whole program (customers with opening balances, rewards, earning rules,
-// tiers, boosters, referral program, the merchant's time zone and settings) from one JSON file:
-// validated in full first, then
-// written in ONE batch transaction, so a file is imported entirely or not at all.
+// tiers, boosters, referral program, the merchant's time zone and settings) and its past orders
+// (order-history.ts) from one JSON file: validated in full first, then written in ONE batch
+// transaction, so a file is imported entirely or not at all. Past orders that are to earn points
+// are recorded through the engine after it, each on its own.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
@@ -11,6 +12,7 @@ import { boosterCampaignInput, boosterRow } from '../earning/booster-campaigns.j
 import { earningRuleInput, earningRuleRow } from '../earning/earning-rules.js';
 import { insertActivity } from '../ledger/activity-log.js';
 import { merchantTimeZone, settingsInput, settingsRow } from '../merchants/merchants.js';
+import { announceProgramChange, programChangedHere } from '../merchants/program.js';
 import { referralProgramInput, referralProgramRow } from '../referrals/referral-program.js';
 import { rewardInput, rewardRow } from '../rewards/rewards.js';
 import { timeZoneSchema } from '../shared/calendar.js';
@@ -18,6 +20,7 @@ import { AppError, type ErrorDetails, validationError } from '../shared/errors.j
 import { MAX_BALANCE } from '../shared/limits.js';
 import { detailsFromZod } from '../shared/validation.js';
 import { tierInput, tierRow, tiersChanged } from '../tiers/tiers.js';
+import { awardHistory, existingForOrders, type FileOrder, historyOrderInput, insertHistory, orderProblems } from './order-history.js';
 
 const importCustomerInput = customerInput.extend({
   points_balance: z.number().int().min(0).max(MAX_BALANCE).optional(),
@@ -29,9 +32,12 @@ const sections = {
   earning_rules: earningRuleInput,
   tiers: tierInput,
   booster_campaigns: boosterCampaignInput,
+  orders: historyOrderInput,
 } as const;
 type Sections = typeof sections;
 type Section = keyof Sections;
+/** The sections of the program's records, which may give their ids. */
+type ProgramSection = Exclude<Section, 'customers' | 'orders'>;
 const sectionNames = Object.keys(sections) as Section[];
 
 /** The import file (field names as in the public API). */
@@ -52,6 +58,17 @@ export interface ImportSummary {
   referral_program: boolean;
   settings: boolean;
   points_imported: number;
+  /** Past orders written (as history, or recorded with their points: `award_points`). */
+  orders: number;
+  /** Past orders already recorded before: left as they were. */
+  orders_skipped: number;
+  /** Points the past orders earned (`award_points` only). */
+  points_awarded: number;
+}
+
+export interface ImportOptions {
+  /** Past orders earn points as late orders do, instead of being history only. */
+  awardPoints?: boolean;
 }
 
 /** Records per list; the whole file is one database transaction. */
@@ -67,7 +84,7 @@ const importSettingsInput = settingsInput.omit({ timezone: true });
 type Parsed = { [K in Section]: { index: number; value: z.output<Sections[K]> }[] };
 
 /** Validates `file` in full, then writes it for `merchantId` in one batch; 422 lists every problem. */
-export async function importProgram(db: Db, merchantId: string, file: unknown): Promise<ImportSummary> {
+export async function importProgram(db: Db, merchantId: string, file: unknown, opts: ImportOptions = {}): Promise<ImportSummary> {
   const problems = new Problems();
   if (!file || typeof file !== 'object' || Array.isArray(file)) {
     problems.add([], 'The import file must be a JSON object');
@@ -115,16 +132,34 @@ export async function importProgram(db: Db, merchantId: string, file: unknown): 
   const records = parsed as Parsed;
   const existing = await readExisting(db, merchantId, records);
   checkCrossRecord(records, existing, problems);
+  const now = new Date();
+  const orders = await checkOrders(db, merchantId, records, settings, Boolean(opts.awardPoints), now, problems);
   if (problems.any()) throw problems.error();
 
   const referralCodes = await assignReferralCodes(db, merchantId, records.customers, existing.referralCodes);
   const zone = timezone ?? (await merchantTimeZone(db, merchantId));
   const plan = buildBatch(db, merchantId, records, referralProgram, referralCodes, existing.defaultTierId, zone);
+  if (!opts.awardPoints && orders.fresh.length) {
+    for (const chunk of chunks(orders.fresh))
+      plan.ops.push(
+        insertHistory(
+          db,
+          merchantId,
+          chunk.map((o) => o.value),
+          orders.currency,
+          now,
+        ),
+      );
+    plan.ops.push(tiersChanged(db, merchantId));
+  }
   if (timezone) plan.ops.push(db.merchant.update({ where: { id: merchantId }, data: { timezone } }));
   if (settings) plan.ops.push(db.merchant.update({ where: { id: merchantId }, data: settingsRow(settings) }));
+  const programChanged = Boolean(timezone || settings || records.tiers.length);
+  if (programChanged) plan.ops.push(announceProgramChange(db, merchantId));
   try {
     // one batch: a large file takes longer than Prisma's 5 s default
     await db.$transaction(plan.ops, { maxWait: 30_000, timeout: IMPORT_TIMEOUT_MS });
+    if (programChanged) programChangedHere(merchantId);
   } catch (err) {
     // a concurrent write took a unique value between our checks and the batch
     if ((err as { code?: string }).code === 'P2002') {
@@ -132,7 +167,55 @@ export async function importProgram(db: Db, merchantId: string, file: unknown): 
     }
     throw err;
   }
-  return { ...plan.summary, settings: settings !== null };
+  const summary = { ...plan.summary, settings: settings !== null, orders: orders.fresh.length, orders_skipped: orders.skipped };
+  if (!opts.awardPoints || orders.fresh.length === 0) return summary;
+  const awarded = await awardHistory(db, merchantId, orders.fresh);
+  return {
+    ...summary,
+    orders: awarded.recorded,
+    orders_skipped: orders.skipped + orders.fresh.length - awarded.recorded,
+    points_awarded: awarded.points,
+  };
+}
+
+/**
+ * The file's orders checked (problems at `orders.<index>.<field>`) against its customers, the
+ * merchant's and the shop's currency and late earning days as the file leaves them: those not yet
+ * recorded (`fresh`), and how many were.
+ */
+async function checkOrders(
+  db: Db,
+  merchantId: string,
+  records: Parsed,
+  settings: z.output<typeof importSettingsInput> | null,
+  awardPoints: boolean,
+  now: Date,
+  problems: Problems,
+): Promise<{ fresh: FileOrder[]; skipped: number; currency: string }> {
+  const orders = records.orders;
+  const merchant = await db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { currency: true, lateEarningDays: true } });
+  const currency = settings?.currency ?? merchant.currency;
+  if (orders.length === 0) return { fresh: [], skipped: 0, currency };
+  const found = await existingForOrders(
+    db,
+    merchantId,
+    orders.map((o) => o.value),
+  );
+  const context = {
+    customers: new Set([...found.customers, ...records.customers.map((c) => c.value.customer_id)]),
+    recorded: found.recorded,
+    currency,
+    lateEarningDays: settings?.late_earning_days ?? merchant.lateEarningDays,
+  };
+  const seen = new Map<string, number>();
+  for (const { index, value } of orders) {
+    const first = seen.get(value.order_id);
+    if (first !== undefined) problems.add(['orders', index, 'order_id'], `duplicates orders.${first}.order_id`);
+    else seen.set(value.order_id, index);
+    for (const [key, message] of orderProblems(value, context, awardPoints, now)) problems.add(['orders', index, key], message);
+  }
+  const fresh = orders.filter((o) => !found.recorded.has(o.value.order_id) && seen.get(o.value.order_id) === o.index);
+  return { fresh, skipped: orders.length - fresh.length, currency };
 }
 
 /** Collects `path → messages` across the whole file. */
@@ -181,7 +264,7 @@ interface Existing {
   emails: Set<string>;
   referralCodes: Set<string>;
   /** Ids already used by any row of the table (ids are global keys). */
-  ids: Record<Exclude<Section, 'customers'>, Set<string>>;
+  ids: Record<ProgramSection, Set<string>>;
   tiers: { id: string; position: number; isDefault: boolean }[];
   defaultTierId: string | null;
 }
@@ -204,7 +287,7 @@ function clashingCustomers(db: Db, merchantId: string, platformIds: string[], em
 
 async function readExisting(db: Db, merchantId: string, parsed: Parsed): Promise<Existing> {
   const customers = parsed.customers.map((c) => c.value);
-  const givenIds = (section: Exclude<Section, 'customers'>) => parsed[section].flatMap((r) => (r.value.id ? [r.value.id] : []));
+  const givenIds = (section: ProgramSection) => parsed[section].flatMap((r) => (r.value.id ? [r.value.id] : []));
   // ids given by the file must be new to the merchant (its rows' keys are (merchant, id))
   const idSet = async (ids: string[], find: (ids: string[]) => Promise<{ id: string }[]>) =>
     new Set(ids.length ? (await find(ids)).map((r) => r.id) : []);
@@ -425,7 +508,12 @@ function buildBatch(
   const ops: Prisma.PrismaPromise<unknown>[] = [];
 
   // tiers first: customers reference the default tier
-  const tiers = parsed.tiers.map(({ value: t }) => ({ id: t.id ?? randomUUID(), merchantId, ...tierRow(t) }));
+  const tiers = parsed.tiers.map(({ value: t }) => ({
+    id: t.id ?? randomUUID(),
+    merchantId,
+    ...tierRow(t),
+    createdAt: date(t.created_at) ?? now,
+  }));
   if (tiers.length) ops.push(db.tier.createMany({ data: tiers }));
 
   // Members join the default tier: those already here without a tier now, imported ones as inserted.
@@ -484,6 +572,7 @@ function buildBatch(
     ...(b.id && { id: b.id }),
     merchantId,
     ...boosterRow(b),
+    createdAt: date(b.created_at) ?? now,
   }));
   for (const chunk of chunks(boosters)) ops.push(db.boosterCampaign.createMany({ data: chunk }));
 
@@ -501,6 +590,9 @@ function buildBatch(
     referral_program: referralProgram !== null,
     settings: false,
     points_imported: pointsImported,
+    orders: 0,
+    orders_skipped: 0,
+    points_awarded: 0,
   };
   return { ops, summary };
 }

@@ -1,14 +1,17 @@
 // The merchant's one referral program: what the public API
 // shows of it, and its configuration by the admin API and the import, in the public field
-// names. The referee's reward has a reward's `reward_rule` (rewards/reward-rules.ts).
+// names. The referee's reward has a reward's `reward_rule` (rewards/reward-rules.ts); its
+// fraud checks (fraud-signals.ts) are the admin's only.
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { RewardType } from '../../generated/prisma/enums.js';
 import { checkRewardRule } from '../rewards/reward-rules.js';
-import { field } from '../shared/fields.js';
+import { field, webAddress } from '../shared/fields.js';
 import { MAX_DECIMAL_14_2 } from '../shared/limits.js';
+import { urlRules } from '../shared/urls.js';
 import { parseInput } from '../shared/validation.js';
+import { fraudChecksInput } from './fraud-signals.js';
 
 const money = z.number().nonnegative().max(MAX_DECIMAL_14_2);
 
@@ -21,7 +24,12 @@ export const referralProgramInput = z
       .strict()
       .superRefine((r, ctx) => checkRewardRule(r.reward_type, r.reward_rule, ctx)),
     min_order_subtotal: money.nullish(),
-    share_url_template: z.string().max(2000).nullish(),
+    /** The link a shopper shares: an https address, `{referral_code}` standing for the sharer's code. */
+    share_url_template: webAddress(urlRules.shareLink)
+      .nullish()
+      .transform((v) => v || null),
+    /** Absent: the checks stay as they are (a new program: the defaults); given: replaced whole. */
+    fraud_checks: fraudChecksInput.nullish(),
   })
   .strict();
 export type ReferralProgramInput = z.infer<typeof referralProgramInput>;
@@ -34,6 +42,7 @@ export function referralProgramRow(input: ReferralProgramInput) {
     refereeRewardRule: input.referee_reward.reward_rule as Prisma.InputJsonValue,
     minOrderSubtotal: input.min_order_subtotal ?? null,
     shareUrlTemplate: input.share_url_template ?? null,
+    ...(input.fraud_checks && { fraudChecks: input.fraud_checks as Prisma.InputJsonValue }),
   };
 }
 

@@ -1,8 +1,10 @@
-// What the public API reads of referrals: a customer's referrals, as referrer.
+// What the APIs read of referrals: a customer's referrals, as referrer (public), and the
+// merchant's referrals by status, such as those held for review (admin).
 import type { Db } from '../../db/client.js';
-import { columnsOf } from '../../db/sql.js';
-import { Prisma, type Referral } from '../../generated/prisma/client.js';
-import { type CursorArgs, connectEach, type OwnedList, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
+import { columnsOf, timeFieldsOf } from '../../db/sql.js';
+import { Prisma, type Referral, type ReferralStatus } from '../../generated/prisma/client.js';
+import { ownRows } from '../customers/customer-parts.js';
+import { newestFirst, type OwnedList, type PageArgs, paginate, paginateOne } from '../shared/pagination.js';
 
 const referralsMade = {
   table: 'referrals',
@@ -14,6 +16,7 @@ const referralsMade = {
   // the referee's platform id, once they are a customer, in the same statement
   columns: Prisma.sql`${columnsOf(Prisma.ReferralScalarFieldEnum, 'x')}, c.platform_id AS referee_platform_id`,
   join: (merchant) => Prisma.sql`LEFT JOIN customers c ON c.merchant_id = ${merchant} AND c.id = x.referee_id`,
+  times: timeFieldsOf('Referral'),
   shape: ({ referee_platform_id, ...referral }: Referral & { referee_platform_id: string | null }) => ({
     ...referral,
     referee: referee_platform_id === null ? null : { platformId: referee_platform_id },
@@ -24,12 +27,15 @@ export function listReferrals(db: Db, merchantId: string, referrerId: string, ar
   return paginateOne(db, merchantId, referrerId, args, referralsMade);
 }
 
-/** The same page of each customer's referrals, in as many statements as one. */
-export function referralPages(db: Db, merchantId: string, referrerIds: readonly string[], args: PageArgs) {
-  return paginateEach(db, merchantId, referrerIds, args, referralsMade);
-}
+/** The referrals each customer made as the graph's links read them, beside the customer. */
+export const referralRows = ownRows(referralsMade);
 
-/** Each customer's referrals after a cursor, in as many statements as one's. */
-export function referralConnections(db: Db, merchantId: string, referrerIds: readonly string[], args: CursorArgs) {
-  return connectEach(db, merchantId, referrerIds, args, referralsMade);
+/** The merchant's referrals, newest first, of one status or all. */
+export function merchantReferrals(db: Db, merchantId: string, args: PageArgs & { status?: ReferralStatus | null }) {
+  const where = { merchantId, ...(args.status && { status: args.status }) };
+  return paginate(
+    args,
+    (p) => db.referral.findMany({ where, orderBy: newestFirst, include: { referee: { select: { platformId: true } } }, ...p }),
+    () => db.referral.count({ where }),
+  );
 }

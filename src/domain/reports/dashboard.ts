@@ -12,7 +12,8 @@
 // computed in its time zone (shared/calendar.ts) and the rows are sorted into them with
 // width_bucket, so a 23- or 25-hour day around a DST change is one bucket.
 import type { Db } from '../../db/client.js';
-import { addPeriods, isCalendarDate, periodStart, periodStarts, startOfLocalDate } from '../shared/calendar.js';
+import { addPeriods, periodStart, periodStarts, startOfLocalDate } from '../shared/calendar.js';
+import { isCalendarDate } from '../shared/dates.js';
 import { validationError } from '../shared/errors.js';
 import { messages } from '../shared/messages.js';
 

@@ -5,11 +5,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { columnsOf } from '../../db/sql.js';
+import { columnsOf, timeFieldsOf } from '../../db/sql.js';
 import { recoverable } from '../../db/transaction.js';
 import { type Customer, Prisma, type Reward } from '../../generated/prisma/client.js';
 import type { CustomerRewardStatus, RewardType } from '../../generated/prisma/enums.js';
 import { countLedgerEntry } from '../../observability/metrics.js';
+import { type CustomerList, type CustomerPart, ownRows } from '../customers/customer-parts.js';
 import { insertActivity } from '../ledger/activity-log.js';
 import { AppError, notFound } from '../shared/errors.js';
 import { identifier } from '../shared/fields.js';
@@ -17,12 +18,13 @@ import { rowKey } from '../shared/keys.js';
 import { MAX_BALANCE } from '../shared/limits.js';
 import {
   type ConnectedList,
-  type CursorArgs,
-  connectEach,
+  connectionRead,
+  type OwnerRead,
   type PageArgs,
   type Paginated,
+  pageRead,
   paginated,
-  paginateEach,
+  paginateOne,
   toPage,
 } from '../shared/pagination.js';
 import { parseInput } from '../shared/validation.js';
@@ -46,6 +48,11 @@ export interface Redemption extends CustomerRewardRecord {
 /** The status a client sees: an issued code past its expiry is expired. */
 function effectiveStatus(status: CustomerRewardStatus, expiresAt: Date | null, now = new Date()) {
   return status === 'issued' && expiresAt && expiresAt <= now ? 'expired' : status;
+}
+
+/** When an issued code's status next changes by the clock alone: it turns expired at its expiry. */
+export function statusChangesAt(held: Pick<CustomerRewardRecord, 'status' | 'expires_at'>): Date | null {
+  return held.status === 'issued' ? held.expires_at : null;
 }
 
 /** An excluded customer takes no part in the program, so it can redeem nothing. */
@@ -80,6 +87,7 @@ const heldRewards: ConnectedList<HeldReward> = {
   // each code with its catalogue reward, in the page's statement
   columns: Prisma.sql`${heldColumns}, ${columnsOf(Prisma.RewardScalarFieldEnum, 'r')}`,
   join: (merchant) => Prisma.sql`JOIN rewards r ON r.merchant_id = ${merchant} AND r.id = x.reward_id`,
+  times: [...timeFieldsOf('Reward'), 'held_issued_at', 'held_expires_at', 'held_used_at'],
   shape: ({ held_id, held_code, held_status, held_points_spent, held_issued_at, held_expires_at, held_used_at, ...reward }: HeldRow) => ({
     id: held_id,
     reward: { id: reward.id, name: reward.name, reward_type: reward.rewardType },
@@ -95,31 +103,12 @@ const heldRewards: ConnectedList<HeldReward> = {
 
 type Holder = Pick<Customer, 'id' | 'merchantId' | 'status' | 'pointsBalance'>;
 
-/** The same page of the codes each customer (of one merchant) holds, in as many statements as for one. */
-export function customerRewardPages(db: Db, customers: readonly Holder[], args: PageArgs) {
-  return paginateEach(
-    db,
-    customers[0]?.merchantId ?? '',
-    customers.map((c) => c.id),
-    args,
-    heldRewards,
-  );
-}
-
-/** The codes each customer (of one merchant) holds after a cursor, in as many statements as for one. */
-export function customerRewardConnections(db: Db, customers: readonly Holder[], args: CursorArgs) {
-  return connectEach(
-    db,
-    customers[0]?.merchantId ?? '',
-    customers.map((c) => c.id),
-    args,
-    heldRewards,
-  );
-}
+/** The codes a customer holds as the graph's links read them, beside the customer. */
+export const heldRewardRows = ownRows(heldRewards);
 
 export async function listCustomerRewards(db: Db, customer: Holder, args: PageArgs): Promise<Paginated<CustomerRewardRecord>> {
-  const [page] = await customerRewardPages(db, [customer], args);
-  return { ...page!, data: page!.data.map(({ catalogue: _, ...held }) => held) };
+  const page = await paginateOne(db, customer.merchantId, customer.id, args, heldRewards);
+  return { ...page, data: page.data.map(({ catalogue: _, ...held }) => held) };
 }
 
 /** Active catalogue rewards costing at most a balance, cheapest first: what a customer with it can afford. */
@@ -134,35 +123,26 @@ const affordable: ConnectedList<Reward> = {
   // a cursor stays a position when its reward is retired or the balance changes
   member: () => Prisma.sql`true`,
   columns: columnsOf(Prisma.RewardScalarFieldEnum, 'x'),
+  times: timeFieldsOf('Reward'),
+  fields: Object.keys(Prisma.RewardScalarFieldEnum),
 };
 
-/** The same page of what each customer (of one merchant) can redeem now, in as many statements as for one. */
-export async function redeemablePages(db: Db, customers: readonly Holder[], args: PageArgs) {
-  const page = toPage(args);
-  // an excluded customer redeems nothing; customers with the same balance share one page
-  const balances = [...new Set(customers.filter(canRedeem).map((c) => c.pointsBalance))];
-  const pages = await paginateEach(db, customers[0]?.merchantId ?? '', balances, args, affordable);
-  const byBalance = new Map(balances.map((b, i) => [b, pages[i]!]));
-  return customers.map((c) => (canRedeem(c) && byBalance.get(c.pointsBalance)) || paginated<Reward>(page, [], 0));
-}
+/** What a customer can afford: the rewards of its balance; an excluded customer redeems nothing. */
+const affordableTo = <V>(read: OwnerRead<V>): CustomerPart<V> => ({
+  sql: (c) => read.sql(c.pointsBalance),
+  read: (value, customer) => read.read(canRedeem(customer) ? value : null, customer.id),
+});
 
-/** What each customer (of one merchant) can redeem now after a cursor, in as many statements as for one. */
-export function redeemableConnections(db: Db, customers: readonly Holder[], args: CursorArgs) {
-  // an excluded customer redeems nothing; customers with the same balance share one window
-  return connectEach(
-    db,
-    customers[0]?.merchantId ?? '',
-    customers.map((c) => c.id),
-    args,
-    affordable,
-    (_, i) => (canRedeem(customers[i]!) ? customers[i]!.pointsBalance : null),
-  );
-}
+/** What a customer can redeem now as the graph's links read it, beside the customer. */
+export const redeemableRows: CustomerList<Reward> = {
+  page: (merchantId, args, needs) => affordableTo(pageRead(merchantId, affordable, args, needs)),
+  connection: (merchantId, args, needs) => affordableTo(connectionRead(merchantId, affordable, args, needs)),
+};
 
 /** Active rewards the customer can afford now, cheapest first. */
 export async function listRedeemableRewards(db: Db, customer: Holder, args: PageArgs) {
-  const [page] = await redeemablePages(db, [customer], args);
-  return page!;
+  if (!canRedeem(customer)) return paginated<Reward>(toPage(args), [], 0);
+  return paginateOne(db, customer.merchantId, customer.pointsBalance, args, affordable);
 }
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -196,7 +176,9 @@ export async function withFreshCode<T>(db: Db, issue: (db: Db, code: string) => 
   }
 }
 
-const redeemInput = z.object({ reward_id: identifier(255) });
+/** The redemption's rule (the API's descriptions and OpenAPI document state it from here). */
+export const redeemRules = { reward_id: identifier(255) };
+const redeemInput = z.object(redeemRules);
 
 /** The statement's row: the customer reward's own columns, flat with its reward's. */
 type RedemptionRow = Omit<Redemption, 'reward'> & { reward_id: string; reward_name: string; reward_type: RewardType };

@@ -85,6 +85,13 @@ export function addPeriods(period: CalendarPeriod, at: Date, n: number, zone: st
 }
 
 /**
+ * The start of the local day `n` days from the day of `at`: moving a day start keeps its time of
+ * day, which is 01:00 where a daylight-saving change skips midnight, so the day's own start is taken.
+ */
+export const dayStartFrom = (at: Date, n: number, zone: string) =>
+  periodStart('day', addPeriods('day', periodStart('day', at, zone), n, zone), zone);
+
+/**
  * The period holding `at` as a key, named by its first local date: 2026-11-21, week-2026-11-16
  * (its Monday), 2026-11, 2026-Q4, 2026.
  */
@@ -127,8 +134,67 @@ export function yearlyMonthDays(today: string): string[] {
   return monthDay === '02-28' && !leap ? ['02-28', '02-29'] : [monthDay];
 }
 
-/** Whether YYYY-MM-DD names a day of the Gregorian calendar (2025-02-29 does not). */
-export function isCalendarDate(date: string): boolean {
-  const parsed = new Date(`${date}T12:00:00Z`);
-  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(date);
+// ---- what a read derives from the calendar, kept per local day ----
+// A panel asks for the same few instants again and again (the tier windows' starts, the
+// expiry of a balance last active on some day), and date-fns/tz costs tens of microseconds a
+// call. Each answer depends only on the local day of its argument, or moves with it by the
+// same amount, so each zone keeps its recent local days with what was derived from each.
+
+const DAY_MS = 86_400_000;
+const DAYS_KEPT_PER_ZONE = 64;
+
+interface LocalDay {
+  start: number;
+  end: number;
+  derived: Map<string, number>;
+}
+
+const daysByZone = new Map<string, LocalDay[]>();
+
+/** The local day holding `at` in `zone`. */
+function localDay(at: Date, zone: string): LocalDay {
+  const t = at.getTime();
+  let days = daysByZone.get(zone);
+  if (!days) daysByZone.set(zone, (days = []));
+  for (const day of days) if (t >= day.start && t < day.end) return day;
+  const start = periodStart('day', at, zone);
+  const day = { start: start.getTime(), end: periodStart('day', addPeriods('day', start, 1, zone), zone).getTime(), derived: new Map() };
+  if (days.length >= DAYS_KEPT_PER_ZONE) days.shift();
+  days.push(day);
+  return day;
+}
+
+/** What `compute` answers for `day` (one answer for any instant of the day), computed once. */
+function derived(day: LocalDay, key: string, compute: () => Date): number {
+  let value = day.derived.get(key);
+  if (value === undefined) day.derived.set(key, (value = compute().getTime()));
+  return value;
+}
+
+/** `periodStart('year', at, zone)`. */
+export function yearStart(at: Date, zone: string): Date {
+  return new Date(derived(localDay(at, zone), 'year', () => periodStart('year', at, zone)));
+}
+
+/** The start of the local year after the one holding `at`. */
+export function nextYearStart(at: Date, zone: string): Date {
+  return new Date(derived(localDay(at, zone), 'next-year', () => addPeriods('year', periodStart('year', at, zone), 1, zone)));
+}
+
+/** `addPeriods('month', at, -12, zone)`: the same local time twelve months before. */
+export function yearBefore(at: Date, zone: string): Date {
+  const day = localDay(at, zone);
+  // on a day of 24 hours whose twin a year before lasts 24 hours too, no clock change falls in
+  // either: the local time of day moves with `at` instant for instant
+  if (day.end - day.start === DAY_MS) {
+    const from = derived(day, 'year-before', () => addPeriods('month', new Date(day.start), -12, zone));
+    const to = derived(day, 'year-before-end', () => addPeriods('month', new Date(day.end), -12, zone));
+    if (to - from === DAY_MS) return new Date(from + (at.getTime() - day.start));
+  }
+  return addPeriods('month', at, -12, zone);
+}
+
+/** `compute(at)`, for anything that depends on `at`'s local day alone (`key` names what it is). */
+export function perLocalDay(at: Date, zone: string, key: string, compute: (at: Date) => Date): Date {
+  return new Date(derived(localDay(at, zone), key, () => compute(at)));
 }

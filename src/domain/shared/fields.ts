@@ -2,8 +2,10 @@
 // referral program), in the public field names. One definition serves the admin API, the
 // import file and seed data. Also the one rule for identifiers a merchant chooses.
 import { z } from 'zod';
+import { dateOrDateTimeProblem, dateProblem, dateTimeProblem } from './dates.js';
 import { validationError } from './errors.js';
 import { MAX_POINTS } from './limits.js';
+import { type UrlRule, urlProblem, urlRules } from './urls.js';
 
 // ---- identifiers ----
 //
@@ -62,16 +64,49 @@ function identifierProblem(value: string): string | null {
   return null;
 }
 
+/**
+ * The identifier rule as a JSON Schema pattern, for the API's documents: no space at either end,
+ * and none of the refused characters, written out as a class (the identifiers test holds it to
+ * ANY_REFUSED for every code point). Below U+10000 as regex escapes; above, the characters
+ * themselves, which ECMAScript and Python regular expressions both read (their escapes for
+ * astral code points differ: `\u{…}`, `\U…`).
+ */
+export const identifierPattern =
+  '^(?! )(?!.* $)[^\\u0000-\\u001f\\u007f-\\u00a0\\u00ad\\u0600-\\u0605\\u061c\\u06dd\\u070f\\u0890-\\u0891\\u08e2\\u1680' +
+  '\\u180e\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u2064\\u2066-\\u206f\\u3000\\ud800-\\udfff\\ufeff\\ufff9-\\ufffb' +
+  '\u{110bd}\u{110cd}\u{13430}-\u{1343f}\u{1bca0}-\u{1bca3}\u{1d173}-\u{1d17a}\u{e0001}\u{e0020}-\u{e007f}]*$';
+
+/** Text without NUL (U+0000), which no input may hold (PostgreSQL text cannot store it), as a JSON Schema pattern. */
+export const NO_NUL = '^[^\\u0000]*$';
+/** Text with a character other than white space, and no NUL: a reason that is not blank, as a JSON Schema pattern. */
+export const NOT_BLANK = '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$';
+
+/**
+ * `schema` with at most `max` characters counted as JSON Schema's maxLength counts them, in
+ * code points (an emoji is one character, where zod's max counts its two UTF-16 units), so the
+ * API's documents state the limit the service holds.
+ */
+export function maxChars<T extends z.ZodType<string>>(schema: T, max: number): T {
+  return schema
+    .superRefine((value, ctx) => {
+      let length = 0;
+      for (const _ of value) length++;
+      if (length > max) ctx.addIssue({ code: 'too_big', origin: 'string', maximum: max, inclusive: true, input: value });
+    })
+    .meta({ maxLength: max });
+}
+
 /** An identifier input field: required, at most `max` characters, and the identifier rule. */
 export const identifier = (max = 255) =>
-  z
-    .string()
-    .min(1, 'is required')
-    .max(max, `must be at most ${max} characters`)
+  maxChars(z.string().min(1, 'is required'), max)
     .superRefine((value, ctx) => {
       const problem = identifierProblem(value);
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    });
+    })
+    .meta({ pattern: identifierPattern });
+
+/** What a lookup's identifier may be: no record has a longer one. */
+export const lookupRule = identifier(255);
 
 /**
  * A lookup's identifier argument (`name` is the field the client sent): undefined when absent
@@ -80,8 +115,8 @@ export const identifier = (max = 255) =>
  */
 export function lookupIdentifier(name: string, value: string | null | undefined): string | undefined {
   if (value == null || value === '') return undefined;
-  const problem = identifierProblem(value);
-  if (problem) throw validationError({ [name]: [problem] }, `${name} is not a valid identifier`);
+  const parsed = lookupRule.safeParse(value);
+  if (!parsed.success) throw validationError({ [name]: parsed.error.issues.map((i) => i.message) }, `${name} is not a valid identifier`);
   return value;
 }
 
@@ -92,11 +127,30 @@ export const asciiUpper = (s: string) => s.replace(/[a-z]+/g, (m) => m.toUpperCa
 
 // ---- program fields ----
 
+/** A web address the API stores, held to the one rule of urls.ts; an empty one is none (the caller's `transform`). */
+export const webAddress = (rule?: UrlRule) =>
+  z.string().superRefine((text, ctx) => {
+    const problem = text === '' ? null : urlProblem(text, rule);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** A string held to one of the readers of dates.ts (the issue says why); it stays as sent. */
+const checkedBy = (problemOf: (text: string) => string | null) =>
+  z.string().superRefine((text, ctx) => {
+    const problem = problemOf(text);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 export const field = {
   id: z.uuid(),
   name: z.string().trim().min(1, 'is required').max(200),
   description: z.string().trim().max(2000).nullish(),
-  timestamp: z.iso.datetime({ offset: true }),
+  /** A date and time with its offset (dates.ts says which forms). */
+  timestamp: checkedBy(dateTimeProblem),
+  /** A date, YYYY-MM-DD, a day of the calendar. */
+  date: checkedBy(dateProblem),
+  /** Either of the two (an earning rule's dates: a local date of the merchant's calendar, or an instant). */
+  dateOrTimestamp: checkedBy(dateOrDateTimeProblem),
   points: z.number().int().min(0).max(MAX_POINTS),
   // an empty product name or image is none: stored as null
   /** The display name of a product the record names (the store's id stays the key). */
@@ -112,10 +166,7 @@ export const field = {
    * loads outside images over https only, so an http one would show nowhere. Rows stored before
    * this rule are read as they are; a change to such a record gives it an https image or none.
    */
-  productImageUrl: z
-    .url({ protocol: /^https?$/ })
-    .max(2000)
-    .refine((url) => !/^http:/i.test(url), 'must start with https:// (pages served over HTTPS block images from plain http addresses)')
+  productImageUrl: webAddress(urlRules.productImage)
     .nullish()
     .transform((v) => v || null),
 };

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { rowsOf } from '../../db/sql.js';
+import { rowsOf, timesFromJson } from '../../db/sql.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { type AppError, type ErrorDetails, validationError } from './errors.js';
 import { isUuid } from './records.js';
@@ -32,10 +32,13 @@ const windowSize = z
   .max(MAX_PER_PAGE, `must be between 1 and ${MAX_PER_PAGE}`);
 const perPage = windowSize.default(DEFAULT_PER_PAGE);
 
-const pageSchema = z.object({
+/** The page arguments' rules (the API's descriptions and OpenAPI document state them from here). */
+export const pageRules = {
   page: z.number().int().min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000').default(1),
   per_page: perPage,
-});
+};
+
+const pageSchema = z.object(pageRules);
 
 export function toPage(args: PageArgs): Page {
   const { page, per_page } = parseInput(pageSchema, {
@@ -97,6 +100,8 @@ export interface ListQuery {
   order: Prisma.Sql;
   /** The total as a scalar subquery (default: count the rows of `from` and `where`). */
   total?: Prisma.Sql;
+  /** Columns read beside each row of the page, over the page's row `p` (field names). */
+  beside?: Prisma.Sql;
 }
 
 /**
@@ -109,7 +114,7 @@ export async function pageRows<T extends { id: string }>(db: Db, args: PageArgs,
   const found = await rowsOf<T & { _total: number }>(
     db,
     Prisma.sql`
-      SELECT t._total, p.* FROM (SELECT ${total} AS _total) t
+      SELECT t._total, p.* ${list.beside ?? Prisma.empty} FROM (SELECT ${total} AS _total) t
         LEFT JOIN LATERAL (
           SELECT ${list.columns}, row_number() OVER (ORDER BY ${list.order}) AS _n
             FROM ${list.from} WHERE ${list.where}
@@ -143,6 +148,16 @@ export interface OwnedList<T extends { id: string }> extends OwnedListBase {
 
 interface OwnedListBase {
   table: string;
+  /**
+   * The fields of its rows that hold a time (`timeFieldsOf` the model its columns read, and any
+   * column of `join`'s): read inside another statement, a window comes as JSON, where they are text.
+   */
+  times: readonly string[];
+  /**
+   * Its rows' properties, when they are its columns' names (a list that shapes its rows has none):
+   * a read inside another statement that needs only some of them builds only those.
+   */
+  fields?: readonly string[];
   /** SQL type of an owner: uuid (a customer's id) or int. */
   ownerType: 'uuid' | 'int';
   /** The condition that picks one owner's rows, `owner` standing for it. */
@@ -198,20 +213,13 @@ interface OwnerWindow<T> {
 }
 
 /**
- * The rows of each owner's window (a LATERAL subquery per owner: the same index scan with OFFSET
- * and LIMIT as a single list) and each owner's total, in one statement whatever the number of
- * owners.
+ * One owner's window of `list`, as SQL over `owner` (an expression of the enclosing statement):
+ * a query whose one row holds the owner's total as `_total`, the window's rows numbered `_n`,
+ * and (with a cursor) a query of one row saying what the cursors name (`_after`, `_before`,
+ * `_behind`). Every part names the merchant, so on a cluster it runs on the merchant's shard.
  */
-async function windowEach<T extends { id: string }>(
-  db: Db,
-  merchantId: string,
-  owners: readonly (string | number)[],
-  window: Window,
-  list: OwnedList<T>,
-): Promise<OwnerWindow<T>[]> {
-  if (owners.length === 0) return [];
+function windowSql<T extends { id: string }>(merchantId: string, owner: Prisma.Sql, window: Window, list: OwnedList<T>) {
   const table = Prisma.raw(list.table);
-  const owner = Prisma.sql`o._owner`;
   const merchant = Prisma.sql`${merchantId}::uuid`;
   const mine = Prisma.sql`merchant_id = ${merchant} AND ${list.where(owner)}`;
   const keyset = Prisma.raw(list.keyset ?? 'id');
@@ -247,22 +255,40 @@ async function windowEach<T extends { id: string }>(
     : Prisma.sql`NULL::boolean`;
   // the cursors' rows, looked up in the page's statement: a cursor naming no row of the list is
   // told from an empty page without a round trip of its own
-  const cursors = window.after || window.before;
-  const rows = await rowsOf<{
-    _i: bigint | string;
-    id: string | null;
-    _total: number;
-    _after?: boolean;
-    _before?: boolean;
-    _behind?: boolean;
-  }>(
+  const cursors =
+    window.after || window.before
+      ? Prisma.sql`SELECT ${found(window.after)} AS _after, ${found(window.before)} AS _before, ${behind} AS _behind`
+      : null;
+  return { total, page, cursors };
+}
+
+interface CursorFindings {
+  _after?: boolean | null;
+  _before?: boolean | null;
+  _behind?: boolean | null;
+}
+
+/**
+ * The rows of each owner's window (a LATERAL subquery per owner: the same index scan with OFFSET
+ * and LIMIT as a single list) and each owner's total, in one statement whatever the number of
+ * owners.
+ */
+async function windowEach<T extends { id: string }>(
+  db: Db,
+  merchantId: string,
+  owners: readonly (string | number)[],
+  window: Window,
+  list: OwnedList<T>,
+): Promise<OwnerWindow<T>[]> {
+  if (owners.length === 0) return [];
+  const { total, page } = windowSql(merchantId, Prisma.sql`o._owner`, window, list);
+  const rows = await rowsOf<{ _i: bigint | string; id: string | null; _total: number }>(
     db,
     Prisma.sql`
-    SELECT o._i, COALESCE(t._total, 0) AS _total, ${cursors ? Prisma.sql`c.*,` : Prisma.empty} p.*
+    SELECT o._i, COALESCE(t._total, 0) AS _total, p.*
       FROM unnest(${[...owners]}::${Prisma.raw(`${list.ownerType}[]`)}) WITH ORDINALITY AS o(_owner, _i)
       -- once per owner: a scalar subquery here or in the select list ran once per row of the page
       LEFT JOIN LATERAL (${total}) t ON true
-      ${cursors ? Prisma.sql`LEFT JOIN LATERAL (SELECT ${found(window.after)} AS _after, ${found(window.before)} AS _before, ${behind} AS _behind) c ON true` : Prisma.empty}
       LEFT JOIN LATERAL (${page}) p ON true
      ORDER BY o._i, p._n`,
   );
@@ -270,28 +296,88 @@ async function windowEach<T extends { id: string }>(
   for (const f of rows) {
     const w = windows[Number(f._i) - 1]!;
     w.total = f._total;
-    if (f._after != null) w.afterFound = f._after;
-    if (f._before != null) w.beforeFound = f._before;
-    if (f._behind != null) w.behind = f._behind;
     if (f.id !== null) w.rows.push(list.shape ? list.shape(f as never) : (f as unknown as T));
   }
   return windows;
 }
 
-/** One page of each owner's list, in one statement whatever the number of owners, in the order of `owners`. */
-export async function paginateEach<T extends { id: string }>(
-  db: Db,
-  merchantId: string,
-  owners: readonly (string | number)[],
-  args: PageArgs,
-  list: OwnedList<T>,
-): Promise<Paginated<T>[]> {
-  const page = toPage(args);
-  const windows = await windowEach(db, merchantId, owners, { skip: page.skip, take: page.take }, list);
-  return windows.map((w) => paginated(page, w.rows, w.total));
+/** What a read inside another statement asks of a list: its total, and which of its rows' properties (default: all). */
+export interface WindowNeeds {
+  total: boolean;
+  fields?: readonly string[];
 }
 
-/** One owner's page of `list`. */
+/** A row of the page `p` as JSON: every column, or `fields` (and its id) when the list's rows have them all. */
+function rowJson(list: OwnedListBase, fields: readonly string[] | undefined): Prisma.Sql {
+  if (!fields || !list.fields || fields.some((f) => !list.fields!.includes(f))) return Prisma.sql`p`;
+  const names = [...new Set(['id', ...fields])];
+  return Prisma.sql`json_build_object(${Prisma.raw(names.map((f) => `'${f}', p."${f}"`).join(', '))})`;
+}
+
+/**
+ * One owner's window of `list` as one JSON value (`t` its total when asked, `r` its rows, `c`
+ * what its cursors name), for a statement that reads it beside other values of the same owner.
+ */
+function windowValue<T extends { id: string }>(
+  merchantId: string,
+  owner: Prisma.Sql,
+  window: Window,
+  list: OwnedList<T>,
+  needs: WindowNeeds,
+): Prisma.Sql {
+  const { total, page, cursors } = windowSql(merchantId, owner, window, list);
+  return Prisma.sql`json_build_object(
+    't', ${needs.total ? Prisma.sql`(SELECT t._total FROM (${total}) t)` : Prisma.sql`NULL`},
+    'r', (SELECT coalesce(json_agg(${rowJson(list, needs.fields)} ORDER BY p._n), '[]') FROM (${page}) p),
+    'c', ${cursors ? Prisma.sql`(SELECT row_to_json(c) FROM (${cursors}) c)` : Prisma.sql`NULL`})`;
+}
+
+/** The window a `windowValue` holds (null: an owner with no rows), its rows as `rowsOf` reads them. */
+function windowOfValue<T extends { id: string }>(
+  value: { t: number | null; r: Record<string, unknown>[]; c: CursorFindings | null } | null,
+  list: OwnedList<T>,
+): OwnerWindow<T> {
+  const w: OwnerWindow<T> = { rows: [], total: value?.t ?? 0 };
+  if (!value) return w;
+  const c = value.c;
+  if (c?._after != null) w.afterFound = c._after;
+  if (c?._before != null) w.beforeFound = c._before;
+  if (c?._behind != null) w.behind = c._behind;
+  for (const row of value.r) {
+    const read = timesFromJson(row, list.times);
+    w.rows.push(list.shape ? list.shape(read as never) : (read as unknown as T));
+  }
+  return w;
+}
+
+/**
+ * A value of one owner read inside another statement (a customer's, beside its other links):
+ * `sql` over the owner's expression in that statement, `read` of what it answered for the owner
+ * whose id is `owner` (null: the owner has no rows).
+ */
+export interface OwnerRead<V> {
+  sql(owner: Prisma.Sql): Prisma.Sql;
+  read(value: unknown, owner: string): V;
+}
+
+/** One page of an owner's `list` (its total only when asked: otherwise 0), read inside another statement. */
+export function pageRead<T extends { id: string }>(
+  merchantId: string,
+  list: OwnedList<T>,
+  args: PageArgs,
+  needs: WindowNeeds,
+): OwnerRead<Paginated<T>> {
+  const page = toPage(args);
+  return {
+    sql: (owner) => windowValue(merchantId, owner, { skip: page.skip, take: page.take }, list, needs),
+    read: (value) => {
+      const w = windowOfValue(value as never, list);
+      return paginated(page, w.rows, w.total);
+    },
+  };
+}
+
+/** One owner's page of `list`, and its total, in one statement. */
 export async function paginateOne<T extends { id: string }>(
   db: Db,
   merchantId: string,
@@ -299,8 +385,9 @@ export async function paginateOne<T extends { id: string }>(
   args: PageArgs,
   list: OwnedList<T>,
 ): Promise<Paginated<T>> {
-  const [page] = await paginateEach(db, merchantId, [owner], args, list);
-  return page!;
+  const page = toPage(args);
+  const [window] = await windowEach(db, merchantId, [owner], { skip: page.skip, take: page.take }, list);
+  return paginated(page, window!.rows, window!.total);
 }
 
 // ---- cursors (Relay connections of the GraphQL graph) ----
@@ -425,40 +512,38 @@ export function connectionFrom<R, T>(
 export type ConnectedList<T extends { id: string }> = OwnedList<T> & { name: string; keyset: string };
 
 /**
- * Each owner's connection of `list` (customers' lists), in the order of `owners`, in one
- * statement whatever their number: a cursor is of one owner's list, and the others are refused
- * without a read. `rowOwner` gives the owner of the rows when the list reads them by another
- * value (what a balance affords: customers with the same balance share one window); null: none.
+ * An owner's connection of `list` (customers' lists), read inside another statement (its total
+ * only when asked: otherwise 0): a cursor of another owner's list is refused whatever was
+ * read. `owner` in `sql` may be another value than the owner's id when the list reads its rows by
+ * it (what a balance affords); cursors name the owner by id.
  */
-export async function connectEach<T extends { id: string }>(
-  db: Db,
+export function connectionRead<T extends { id: string }>(
   merchantId: string,
-  owners: readonly string[],
-  args: CursorArgs,
   list: ConnectedList<T>,
-  rowOwner: (owner: string, i: number) => string | number | null = (owner) => owner,
-): Promise<(Connection<T> | AppError)[]> {
+  args: CursorArgs,
+  needs: WindowNeeds,
+): OwnerRead<Connection<T> | AppError> {
   const window = readCursors(args, list.name, (id) => (isUuid(id) ? id : undefined));
-  const tags = owners.map((owner) => ownerTag(merchantId, owner));
-  const refused = tags.map((tag) => foreignCursor(window, tag, 'customer'));
-  const keys = owners.map((owner, i) => (refused[i] ? null : rowOwner(owner, i)));
-  const read = [...new Set(keys.filter((k) => k !== null))];
   // one more row than asked says whether there is more on the side read towards
-  const windows = await windowEach(
-    db,
-    merchantId,
-    read,
-    { skip: 0, take: window.size + 1, after: window.after?.position, before: window.before?.position, backward: window.backward },
-    list,
-  );
-  const byKey = new Map(read.map((key, i) => [key, windows[i]!]));
-  return owners.map((_, i) => {
-    const key = keys[i]!;
-    const w = byKey.get(key) ?? { rows: [], total: 0 };
-    const gone: ErrorDetails = {};
-    if (w.afterFound === false) gone.after = ['names no row of this list'];
-    if (w.beforeFound === false) gone.before = ['names no row of this list'];
-    if (refused[i] || Object.keys(gone).length > 0) return refused[i] ?? validationError(gone);
-    return connectionFrom(window, w.rows, w.behind ?? false, (node) => ({ cursor: cursorOf(list.name, tags[i]!, node.id), node }), w.total);
-  });
+  const read: Window = {
+    skip: 0,
+    take: window.size + 1,
+    after: window.after?.position,
+    before: window.before?.position,
+    backward: window.backward,
+  };
+  return {
+    sql: (owner) => windowValue(merchantId, owner, read, list, needs),
+    read: (value, owner) => {
+      const tag = ownerTag(merchantId, owner);
+      const refused = foreignCursor(window, tag, 'customer');
+      if (refused) return refused;
+      const w = windowOfValue(value as never, list);
+      const gone: ErrorDetails = {};
+      if (w.afterFound === false) gone.after = ['names no row of this list'];
+      if (w.beforeFound === false) gone.before = ['names no row of this list'];
+      if (Object.keys(gone).length > 0) return validationError(gone);
+      return connectionFrom(window, w.rows, w.behind ?? false, (node) => ({ cursor: cursorOf(list.name, tag, node.id), node }), w.total);
+    },
+  };
 }

@@ -5,12 +5,14 @@
 // a calendar year runs from local New Year to local New Year.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.js';
-import { columnsOf, rowsOf } from '../../db/sql.js';
+import { columnsOf, rowsOf, timeFieldsOf } from '../../db/sql.js';
 import { Prisma, type Tier, type TierMembership } from '../../generated/prisma/client.js';
 import type { TierQualification, TierWindow } from '../../generated/prisma/enums.js';
+import { type CustomerPart, ownRows } from '../customers/customer-parts.js';
 import { insertActivity } from '../ledger/activity-log.js';
-import { addPeriods, DEFAULT_TIMEZONE, periodStart } from '../shared/calendar.js';
-import { type CursorArgs, connectEach, type OwnedList, type PageArgs, paginateEach, paginateOne } from '../shared/pagination.js';
+import { type Program, readProgram } from '../merchants/program.js';
+import { addPeriods, nextYearStart, yearBefore, yearStart } from '../shared/calendar.js';
+import { type OwnedList, type PageArgs, paginateOne } from '../shared/pagination.js';
 
 /** Where a tier's window starts in `zone` (null = the beginning of time). */
 export function windowStart(window: TierWindow, now: Date, zone: string): Date | null {
@@ -18,9 +20,9 @@ export function windowStart(window: TierWindow, now: Date, zone: string): Date |
     case 'lifetime':
       return null;
     case 'calendar_year':
-      return periodStart('year', now, zone);
+      return yearStart(now, zone);
     case 'rolling_12_months':
-      return addPeriods('month', now, -12, zone);
+      return yearBefore(now, zone);
   }
 }
 
@@ -32,7 +34,7 @@ export function windowStart(window: TierWindow, now: Date, zone: string): Date |
  */
 function tierExpiresAt(tier: Pick<Tier, 'window' | 'threshold'>, qualified: boolean, now: Date, zone: string): Date | null {
   if (!qualified || tier.window !== 'calendar_year' || tier.threshold <= 0) return null;
-  return addPeriods('year', periodStart('year', now, zone), 1, zone);
+  return nextYearStart(now, zone);
 }
 
 const tierHistory = {
@@ -45,6 +47,7 @@ const tierHistory = {
   // the tier's name, in the same statement
   columns: Prisma.sql`${columnsOf(Prisma.TierMembershipScalarFieldEnum, 'x')}, t.name AS tier_name`,
   join: (merchant) => Prisma.sql`JOIN tiers t ON t.merchant_id = ${merchant} AND t.id = x.tier_id`,
+  times: timeFieldsOf('TierMembership'),
   shape: ({ tier_name, ...membership }: TierMembership & { tier_name: string }) => ({ ...membership, tier: { name: tier_name } }),
 } satisfies OwnedList<{ id: string }>;
 
@@ -53,68 +56,89 @@ export function listMemberships(db: Db, merchantId: string, customerId: string, 
   return paginateOne(db, merchantId, customerId, args, tierHistory);
 }
 
-/** The same page of each customer's tier history, in as many statements as one. */
-export function membershipPages(db: Db, merchantId: string, customerIds: readonly string[], args: PageArgs) {
-  return paginateEach(db, merchantId, customerIds, args, tierHistory);
-}
-
-/** Each customer's tier history after a cursor, in as many statements as one's. */
-export function membershipConnections(db: Db, merchantId: string, customerIds: readonly string[], args: CursorArgs) {
-  return connectEach(db, merchantId, customerIds, args, tierHistory);
-}
+/** The customer's tier history as the graph's links read it, beside the customer. */
+export const membershipRows = ownRows(tierHistory);
 
 type MetricKey = `${TierQualification}:${TierWindow}`;
 /** A customer's qualifying figures: each qualification summed over each window. */
 export type TierMetrics = Record<MetricKey, number>;
 
 /**
- * The customer's qualifying figures for every window at once, in one statement. Points earned =
- * every credit in the window, whatever its source (imported balances stand for history earned
- * elsewhere); debits (spending, refund claw-backs) never lower status. Amount spent = subtotals
- * of unrefunded orders placed in the window, summed only when an active tier qualifies by it
- * (the statement asks, so it need not wait for the ladder).
+ * A customer's qualifying figures for every window at once, as SQL of one JSON array over the
+ * customer's id `customer` (an expression of the enclosing statement). Points earned = every
+ * credit placed in the window (an order's when it was placed, even if recorded or approved
+ * later), whatever its source (imported balances stand for history earned elsewhere); debits
+ * (spending, refund claw-backs) never lower status. Amount spent = subtotals of unrefunded orders
+ * placed in the window (history imported without points too), summed only when an active tier
+ * qualifies by it: given the ladder, the statement knows; otherwise it asks, so it need not wait
+ * for the ladder. Last, the oldest placed time a rolling window counts (when the figures next
+ * drop with the clock alone).
  */
-async function customerMetrics(
-  db: Db,
-  merchantId: string,
-  customerIds: readonly string[],
-  now: Date,
-  zone: string,
-): Promise<TierMetrics[]> {
+function metricsValue(merchantId: string, customer: Prisma.Sql, now: Date, zone: string, ladder?: readonly LadderTier[]): Prisma.Sql {
   const year = windowStart('calendar_year', now, zone)!.toISOString();
   const rolling = windowStart('rolling_12_months', now, zone)!.toISOString();
   const merchant = Prisma.sql`${merchantId}::uuid`;
-  // no upper bound at `now`: a credit just written by the database's clock must count
-  const rows = await db.$queryRaw<{ i: bigint; points: [number, number, number]; spent: [string, string, string] }[]>`
-    SELECT o.i,
-           ARRAY[p.lifetime, p.year, p.rolling] AS points,
-           ARRAY[s.lifetime, s.year, s.rolling]::text[] AS spent
-      FROM unnest(${[...customerIds]}::uuid[]) WITH ORDINALITY AS o(id, i)
-      LEFT JOIN LATERAL (
-        SELECT COALESCE(SUM(points), 0)::float8 AS lifetime,
-               COALESCE(SUM(points) FILTER (WHERE created_at >= ${year}::timestamptz), 0)::float8 AS year,
-               COALESCE(SUM(points) FILTER (WHERE created_at >= ${rolling}::timestamptz), 0)::float8 AS rolling
-          FROM points_transactions
-         WHERE merchant_id = ${merchant} AND customer_id = o.id AND type = 'credit'::"TransactionType"
-      ) p ON true
-      LEFT JOIN LATERAL (
+  const spent =
+    ladder && !ladder.some((t) => t.qualification === 'amount_spent')
+      ? Prisma.sql`SELECT 0 AS lifetime, 0 AS year, 0 AS rolling, NULL::timestamptz AS rolling_since`
+      : Prisma.sql`
         SELECT COALESCE(SUM(subtotal), 0) AS lifetime,
                COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${year}::timestamptz), 0) AS year,
-               COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${rolling}::timestamptz), 0) AS rolling
+               COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${rolling}::timestamptz), 0) AS rolling,
+               MIN(placed_at) FILTER (WHERE placed_at >= ${rolling}::timestamptz) AS rolling_since
           FROM orders
-         WHERE merchant_id = ${merchant} AND customer_id = o.id AND refunded_at IS NULL
-           AND EXISTS (SELECT 1 FROM tiers
-                        WHERE merchant_id = ${merchant} AND is_active AND qualification = 'amount_spent'::"TierQualification")
-      ) s ON true
-     ORDER BY o.i`;
-  return rows.map(({ points, spent }) => ({
-    'points_earned:lifetime': points[0],
-    'points_earned:calendar_year': points[1],
-    'points_earned:rolling_12_months': points[2],
-    'amount_spent:lifetime': Number(spent[0]),
-    'amount_spent:calendar_year': Number(spent[1]),
-    'amount_spent:rolling_12_months': Number(spent[2]),
-  }));
+         WHERE merchant_id = ${merchant} AND customer_id = ${customer} AND refunded_at IS NULL
+         ${
+           ladder
+             ? Prisma.empty
+             : Prisma.sql`AND EXISTS (SELECT 1 FROM tiers
+                        WHERE merchant_id = ${merchant} AND is_active AND qualification = 'amount_spent'::"TierQualification")`
+         }`;
+  // no upper bound at `now`: a credit just written by the database's clock must count
+  return Prisma.sql`(
+    SELECT json_build_array(p.lifetime, p.year, p.rolling, s.lifetime, s.year, s.rolling, LEAST(p.rolling_since, s.rolling_since))
+      FROM (
+        SELECT COALESCE(SUM(points), 0)::float8 AS lifetime,
+               COALESCE(SUM(points) FILTER (WHERE placed_at >= ${year}::timestamptz), 0)::float8 AS year,
+               COALESCE(SUM(points) FILTER (WHERE placed_at >= ${rolling}::timestamptz), 0)::float8 AS rolling,
+               MIN(placed_at) FILTER (WHERE placed_at >= ${rolling}::timestamptz) AS rolling_since
+          FROM points_transactions
+         WHERE merchant_id = ${merchant} AND customer_id = ${customer} AND type = 'credit'::"TransactionType"
+      ) p, (${spent}) s)`;
+}
+
+interface Figures {
+  metrics: TierMetrics;
+  /** The oldest placed time a rolling window counts: 12 months after it, the figures drop. */
+  rollingSince: Date | null;
+}
+
+/** The figures of a `metricsValue`. */
+function metricsOf(value: unknown[]): Figures {
+  const [pointsLifetime, pointsYear, pointsRolling, spentLifetime, spentYear, spentRolling, rollingSince] = value as number[];
+  return {
+    metrics: {
+      'points_earned:lifetime': pointsLifetime!,
+      'points_earned:calendar_year': pointsYear!,
+      'points_earned:rolling_12_months': pointsRolling!,
+      'amount_spent:lifetime': Number(spentLifetime),
+      'amount_spent:calendar_year': Number(spentYear),
+      'amount_spent:rolling_12_months': Number(spentRolling),
+    },
+    rollingSince: rollingSince ? new Date(rollingSince) : null,
+  };
+}
+
+/** The qualifying figures of many customers of one merchant, in one statement. */
+async function customerMetrics(db: Db, merchantId: string, customerIds: readonly string[], now: Date, program: Program) {
+  const rows = await rowsOf<{ metrics: unknown[] }>(
+    db,
+    Prisma.sql`
+    SELECT ${metricsValue(merchantId, Prisma.sql`o.id`, now, program.zone, program.tiers)} AS metrics
+      FROM unnest(${[...customerIds]}::uuid[]) WITH ORDINALITY AS o(id, i)
+     ORDER BY o.i`,
+  );
+  return rows.map((r) => metricsOf(r.metrics));
 }
 
 /** What judging needs of a tier. */
@@ -131,6 +155,12 @@ export interface TierStanding<T extends LadderTier = Tier> {
   metricOf: (tier: Pick<Tier, 'qualification' | 'window'>) => number;
   /** Lifetime points earned, the figure shown when there are no tiers. */
   lifetimePoints: number;
+  /**
+   * When the standing next changes with the clock alone, within the merchant's day (null: not
+   * before it ends; calendar windows move at local midnights only): the oldest credit or order
+   * counted in a rolling window leaves it.
+   */
+  changesAt?: Date | null;
 }
 
 /**
@@ -142,43 +172,20 @@ async function tierStanding(db: Db, merchantId: string, customerId: string, now 
   return standing!;
 }
 
-const tierColumns = columnsOf(Prisma.TierScalarFieldEnum, 't');
-
-/** The merchant's active tiers, lowest position first (allTiers' order), and its time zone: what judging reads, in one statement. */
-async function ladderOf(db: Db, merchantId: string): Promise<{ tiers: Tier[]; zone: string }> {
-  const rows = await rowsOf<Tier & { zone: string }>(
-    db,
-    Prisma.sql`
-    SELECT m.timezone AS zone, ${tierColumns}
-      FROM merchants m LEFT JOIN tiers t ON t.merchant_id = m.id AND t.is_active
-     WHERE m.id = ${merchantId}::uuid
-     ORDER BY t.position, t.id`,
-  );
-  return {
-    // a NULL list reads as none, as Prisma reads it
-    tiers: rows.filter((r) => r.id !== null).map(({ zone: _, ...tier }) => ({ ...tier, benefits: tier.benefits ?? [] })),
-    zone: rows[0]?.zone ?? DEFAULT_TIMEZONE,
-  };
+/** The standings of many customers of one merchant, judged on its program as stored now: two statements. */
+async function tierStandings(db: Db, merchantId: string, customerIds: readonly string[], now = new Date()): Promise<TierStanding[]> {
+  const program = await readProgram(db, merchantId);
+  const figures = await customerMetrics(db, merchantId, customerIds, now, program);
+  return figures.map((f) => standingOf(program, f, now));
 }
 
-/**
- * The standings of many customers of one merchant, in as many statements as one's. Given the
- * merchant's time zone (a customer's profile carries it), the ladder and the figures are read
- * together; otherwise the figures wait for the zone the ladder's statement reads.
- */
-async function tierStandings(
-  db: Db,
-  merchantId: string,
-  customerIds: readonly string[],
-  now = new Date(),
-  knownZone?: string,
-): Promise<TierStanding[]> {
-  const [{ tiers, zone }, metricsOf] = knownZone
-    ? await Promise.all([ladderOf(db, merchantId), customerMetrics(db, merchantId, customerIds, now, knownZone)])
-    : await ladderOf(db, merchantId).then(
-        async (ladder) => [ladder, await customerMetrics(db, merchantId, customerIds, now, ladder.zone)] as const,
-      );
-  return metricsOf.map((metrics) => judgeStanding(tiers, metrics, now, zone));
+/** A standing judged on `program`, with when it next changes with the clock alone. */
+function standingOf(program: Program, { metrics, rollingSince }: Figures, now: Date): TierStanding {
+  // a rolling window drops what it counted 12 months after it happened (addPeriods moves no later than the window does)
+  const rolling = program.tiers.some((t) => t.window === 'rolling_12_months');
+  return Object.assign(judgeStanding(program.tiers, metrics, now, program.zone), {
+    changesAt: rolling && rollingSince ? addPeriods('month', rollingSince, 12, program.zone) : null,
+  });
 }
 
 /**
@@ -284,6 +291,8 @@ export interface CustomerTierStatus {
   };
   window: TierWindow;
   tier_expires_at: Date | null;
+  /** When this status next changes with the clock alone (TierStanding.changesAt); not a field of the API. */
+  changes_at: Date | null;
 }
 
 /**
@@ -291,19 +300,19 @@ export interface CustomerTierStatus {
  * qualification and window (at the top, the current tier's; with no tiers, lifetime points).
  */
 export async function customerTierStatus(db: Db, merchantId: string, customerId: string, now = new Date()): Promise<CustomerTierStatus> {
-  const [status] = await customerTierStatuses(db, merchantId, [customerId], undefined, now);
-  return status!;
+  const [standing] = await tierStandings(db, merchantId, [customerId], now);
+  return tierStatus(standing!);
 }
 
-/** The tier statuses of many customers of one merchant (its time zone, when known), in as many statements as one's. */
-export async function customerTierStatuses(
-  db: Db,
-  merchantId: string,
-  customerIds: readonly string[],
-  zone?: string,
-  now = new Date(),
-): Promise<CustomerTierStatus[]> {
-  return (await tierStandings(db, merchantId, customerIds, now, zone)).map(tierStatus);
+/**
+ * A customer's tier status judged at `now` on `program` (the merchant's, as cached), read beside
+ * the customer in its own statement: its figures are one value of that statement.
+ */
+export function tierStatusPart(merchantId: string, program: Program, now: Date): CustomerPart<CustomerTierStatus> {
+  return {
+    sql: (c) => metricsValue(merchantId, c.id, now, program.zone, program.tiers),
+    read: (metrics) => tierStatus(standingOf(program, metricsOf(metrics as unknown[]), now)),
+  };
 }
 
 function tierStatus(standing: TierStanding): CustomerTierStatus {
@@ -322,5 +331,6 @@ function tierStatus(standing: TierStanding): CustomerTierStatus {
     },
     window: measured?.window ?? 'lifetime',
     tier_expires_at: standing.expiresAt,
+    changes_at: standing.changesAt ?? null,
   };
 }

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Tier } from '../../generated/prisma/client.js';
 import { TierQualification, TierWindow } from '../../generated/prisma/enums.js';
+import { announceProgramChange, programChangedHere } from '../merchants/program.js';
 import { field } from '../shared/fields.js';
 import { rowKey } from '../shared/keys.js';
 import { fieldMapping } from '../shared/model-fields.js';
@@ -25,6 +26,8 @@ export const tierInput = z
     benefits: z.array(z.string().trim().min(1).max(500)).max(50).default([]),
     is_default: z.boolean().default(false),
     is_active: z.boolean().default(true),
+    /** An import's: when it was created in the system it came from (its history starts then). */
+    created_at: field.timestamp.nullish(),
   })
   .strict()
   .refine((t) => t.is_active || !t.is_default, { path: ['is_active'], message: 'the default tier cannot be inactive' });
@@ -35,11 +38,6 @@ const tierFields = fieldMapping(tierInput);
 export const tierRow = (input: TierInput) => tierFields.data(input);
 
 const tierOrder = [{ position: 'asc' as const }, { id: 'asc' as const }];
-
-/** The merchant's active tiers, lowest position first: the ladder evaluation judges on. */
-export function allTiers(db: Db, merchantId: string) {
-  return db.tier.findMany({ where: { merchantId, isActive: true }, orderBy: tierOrder });
-}
 
 /**
  * The tier ladder, lowest position first. `activeOnly`: `GET /tiers` (like every public list,
@@ -75,7 +73,9 @@ export async function createTier(db: Db, merchantId: string, raw: unknown) {
       ...reset,
       db.tier.create({ data: { merchantId, ...tierRow(input) } }),
       tiersChanged(db, merchantId),
+      announceProgramChange(db, merchantId),
     ]);
+    programChangedHere(merchantId);
     return written[reset.length] as Tier;
   }, tierConflict);
 }
@@ -92,7 +92,9 @@ export async function updateTier(db: Db, merchantId: string, id: string, patch: 
       ...reset,
       db.tier.update({ where: rowKey(merchantId, current.id), data: tierRow(input) }),
       ...(judgedOn(input) !== judgedOn(before) ? [tiersChanged(db, merchantId)] : []),
+      announceProgramChange(db, merchantId),
     ]);
+    programChangedHere(merchantId);
     return written[reset.length] as Tier;
   }, tierConflict);
 }

@@ -2,7 +2,7 @@
 // API's list of types, the OpenAPI document's `webhooks` section (openapi.ts renders these
 // schemas) and the tests that validate real deliveries against it all read this table. The
 // bodies themselves are written by the database (the outbox triggers of the migrations
-// `webhooks_outbox` and `webhooks_standard`), except points.expiring (the daily expiry job)
+// `webhooks_outbox`, `webhooks_standard` and `referral_flagged_event`), except points.expiring (the daily expiry job)
 // and webhook.ping (ping, in deliveries.ts); a change to a payload there changes its schema here.
 import { z } from 'zod';
 import {
@@ -13,6 +13,7 @@ import {
   TransactionSource,
   TransactionType,
 } from '../../generated/prisma/enums.js';
+import { signalNames } from '../referrals/fraud-signals.js';
 
 /** The schema version every body carries (`"version"`); bumped only when a field is removed or changes meaning. */
 const EVENT_VERSION = 1;
@@ -46,7 +47,8 @@ const pointsChange = z.object({
   source: z.enum(values(TransactionSource)),
   balance_after: z.int(),
   reference: z.object({ kind: z.string(), id: z.string() }).nullable(),
-  created_at: timestamp,
+  placed_at: timestamp.describe('When what moved the points happened (an order placed, an action): created_at unless it was recorded late'),
+  created_at: timestamp.describe('When the ledger recorded it'),
 });
 
 interface EventType {
@@ -119,6 +121,20 @@ export const eventTypes = {
     }),
     subscribable: true,
   },
+  'referral.flagged': {
+    when: "A fraud check holds a referral for the merchant's review (at registration, or at the friend's order): nothing is issued until it is approved",
+    data: z.object({
+      id,
+      referrer: customerRef,
+      referee: customerRef.nullable().describe('The friend, once they are a customer'),
+      referee_email: z.string(),
+      order_id: z.string().nullable().describe("The friend's order that would have completed it, when flagged then"),
+      signals: z.array(z.object({ signal: z.enum(signalNames), detail: z.string() })).min(1),
+      created_at: timestamp,
+      flagged_at: timestamp,
+    }),
+    subscribable: true,
+  },
   'customer.created': {
     when: 'A new customer (any way, imports too)',
     data: z.object({ ...customerProfile, created_at: timestamp }),
@@ -145,6 +161,9 @@ export const eventTypes = {
 } as const satisfies Record<string, EventType>;
 
 export type EventTypeName = keyof typeof eventTypes;
+
+/** Every type an event may have, as the feed holds them (webhook.ping too), in the docs' order. */
+export const eventTypeNames = Object.keys(eventTypes) as [EventTypeName, ...EventTypeName[]];
 
 /** The types an endpoint subscribes to (event_types). */
 export const webhookEventTypes = (Object.keys(eventTypes) as EventTypeName[]).filter((t) => eventTypes[t].subscribable) as [

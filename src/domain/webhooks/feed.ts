@@ -24,7 +24,7 @@ import {
 } from '../shared/pagination.js';
 import { isUuid } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
-import { webhookEventTypes } from './event-types.js';
+import { eventTypeNames } from './event-types.js';
 
 export interface FeedFilters {
   /** Event types; an entry may list several, comma-separated (`points.credited,points.debited`). */
@@ -46,8 +46,8 @@ export interface FeedEvent {
   id: string;
   type: string;
   created_at: Date;
-  /** The body's `version`, when it has one. */
-  version: number | null;
+  /** The body's `version`; 1 for a body written before bodies carried one (webhooks.md: read them as 1). */
+  version: number;
   /** The body's `data`. */
   data: unknown;
 }
@@ -64,28 +64,30 @@ export interface EventDelivery {
 }
 
 const MAX_TYPES = 50;
+/** Event types, comma-separated, as a JSON Schema pattern (the API's documents state the rule from it). */
+const typeList = (() => {
+  const type = `(${eventTypeNames.map((t) => t.replace('.', '\\.')).join('|')})`;
+  return `^${type}(,${type})*$`;
+})();
 
-const filtersSchema = z
-  .object({
-    types: z
-      .array(z.string())
-      .max(MAX_TYPES, `at most ${MAX_TYPES} types`)
-      .transform((types) => [...new Set(types.flatMap((t) => t.split(',')))])
-      .superRefine((types, ctx) => {
-        for (const type of types) {
-          if (!(webhookEventTypes as readonly string[]).includes(type)) {
-            ctx.addIssue({ code: 'custom', message: `unknown event type "${type}" (types: ${webhookEventTypes.join(', ')})` });
-          }
+/** The `types` filter: repeated, or comma-separated in one value, each an event type. */
+export const typesRule = z.array(z.string().meta({ pattern: typeList })).max(MAX_TYPES, `at most ${MAX_TYPES} types`);
+
+const filtersSchema = z.object({
+  types: typesRule
+    .transform((types) => [...new Set(types.flatMap((t) => t.split(',')))])
+    .superRefine((types, ctx) => {
+      for (const type of types) {
+        if (!(eventTypeNames as readonly string[]).includes(type)) {
+          ctx.addIssue({ code: 'custom', message: `unknown event type "${type}" (types: ${eventTypeNames.join(', ')})` });
         }
-      })
-      .optional(),
-    created_after: z.date().optional(),
-    created_before: z.date().optional(),
-  })
-  .refine((f) => !f.created_after || !f.created_before || f.created_after <= f.created_before, {
-    path: ['created_before'],
-    message: 'must not be earlier than created_after',
-  });
+      }
+    })
+    .optional(),
+  created_after: z.date().optional(),
+  // a window that ends before it starts is valid and holds no event, as a page past the end is empty
+  created_before: z.date().optional(),
+});
 
 /** The statement's condition on events `e` of the merchant for these filters (422 for bad ones). */
 function feedWhere(merchantId: string, filters: FeedFilters): Prisma.Sql {
@@ -136,7 +138,7 @@ function feedEvent(row: Row): FeedEvent {
     type: row.type,
     // as delivered: on a cluster the row's own time may differ from the body's by a millisecond
     created_at: typeof body.created_at === 'string' ? new Date(body.created_at) : row.createdAt,
-    version: typeof body.version === 'number' ? body.version : null,
+    version: typeof body.version === 'number' ? body.version : 1,
     data: body.data ?? null,
   };
 }

@@ -1,11 +1,13 @@
-// SSRF guard for webhook URLs: https only, and no host that resolves to a loopback, private,
-// link-local (cloud metadata: 169.254.169.254, fd00:ec2::254), shared, reserved or multicast
-// address. Checked when an endpoint is registered and again at every delivery, on the very
-// addresses the connection uses (guardedLookup), so a DNS answer changed after registration
-// cannot point a delivery inside. WEBHOOK_ALLOW_PRIVATE_URLS=true lifts both rules (tests and
-// local development).
+// SSRF guard for webhook URLs: the rule of every address the API stores (shared/urls.ts: an
+// absolute https address), and no host that resolves to a loopback, private, link-local (cloud
+// metadata: 169.254.169.254, fd00:ec2::254), shared, reserved or multicast address. Checked
+// when an endpoint is registered and again at every delivery, on the very addresses the
+// connection uses (guardedLookup), so a DNS answer changed after registration cannot point a
+// delivery inside. WEBHOOK_ALLOW_PRIVATE_URLS=true lets http through and lifts the address
+// rule (tests and local development).
 import dns from 'node:dns';
 import net from 'node:net';
+import { urlProblem } from '../shared/urls.js';
 
 const blocked = new net.BlockList();
 for (const [address, prefix] of [
@@ -57,16 +59,10 @@ class UnsafeUrlError extends Error {}
 
 /** Why `url` may not receive webhooks (undefined: it may), after resolving its host. */
 export async function checkWebhookUrl(url: string, allowPrivate: boolean): Promise<string | undefined> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'must be an absolute URL';
-  }
-  if (parsed.username || parsed.password) return 'must not contain credentials';
-  if (allowPrivate) return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? undefined : 'must be https';
-  if (parsed.protocol !== 'https:') return 'must be https';
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  const problem = urlProblem(url, { http: allowPrivate });
+  if (problem) return problem;
+  if (allowPrivate) return undefined;
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
   try {
     addresses = net.isIP(host) ? [host] : (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);

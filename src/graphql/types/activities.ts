@@ -1,7 +1,8 @@
 // The activity log: GET /customers/activities, and the admin's customer page.
 import { visibleCustomer } from '../../domain/access/customer-sessions.js';
-import { activityConnections, activityPages, listActivities } from '../../domain/ledger/activity-log.js';
+import { activityRows, listActivities } from '../../domain/ledger/activity-log.js';
 import { builder, forShoppers } from '../builder.js';
+import { cachedByCustomer } from '../cached.js';
 import { customerIdArgs, customerRefArgs, customerUuid } from '../customer-args.js';
 import { scrollableLinks } from '../customer-links.js';
 import { ActivityStatusEnum } from '../enums.js';
@@ -33,8 +34,11 @@ const ActivityRef = builder.prismaObject('Activity', {
       nullable: true,
       resolve: (a) => (a.referenceKind && a.referenceId ? { kind: a.referenceKind, id: a.referenceId } : null),
     }),
-    occurred_at: t.expose('occurredAt', { type: 'DateTime' }),
-    created_at: t.expose('createdAt', { type: 'DateTime' }),
+    occurred_at: t.expose('occurredAt', {
+      type: 'DateTime',
+      description: 'When it happened (an order placed, an action): created_at unless it was recorded late; the log is newest first by it',
+    }),
+    created_at: t.expose('createdAt', { type: 'DateTime', description: 'When it was recorded' }),
   }),
 });
 
@@ -44,6 +48,7 @@ builder.queryFields((t) => {
   return {
     customer_activities: t.field({
       subGraphs: ['public'],
+      ...cachedByCustomer,
       ...forShoppers,
       type: ActivityList,
       description: "A customer's activity log, newest first. REST: GET /v1/customers/activities",
@@ -72,7 +77,6 @@ builder.objectFields(CustomerRef, (t) =>
     scope: 'read:activities',
     what: 'The activity log',
     twin: 'GET /v1/customers/activities',
-    pages: activityPages,
-    connections: activityConnections,
+    rows: activityRows,
   }),
 );

@@ -1,6 +1,7 @@
 // Booster campaigns. Public: GET /booster-campaigns (active and current only). Admin: all of
 // them (past, current, future; active or not), create, update, activate, deactivate.
 import {
+  boostersChangeAt,
   createBoosterCampaign,
   listAllBoosterCampaigns,
   listCurrentBoosters,
@@ -8,6 +9,7 @@ import {
   updateBoosterCampaign,
 } from '../../domain/earning/booster-campaigns.js';
 import { builder, forShoppers } from '../builder.js';
+import { cachedByProgram, changesAt } from '../cached.js';
 import { CampaignTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided } from '../envelopes.js';
 
@@ -61,12 +63,22 @@ builder.queryFields((t) => {
   return {
     booster_campaigns: t.field({
       subGraphs: ['public'],
+      ...cachedByProgram,
       ...forShoppers,
       type: BoosterCampaignList,
       description: 'Booster campaigns running now, newest first. REST: GET /v1/booster-campaigns',
       authScopes: { scope: 'read:booster_campaigns' },
       args: pageArgs,
-      resolve: (_root, args, ctx) => listCurrentBoosters(ctx.db, ctx.merchantId, args),
+      resolve: async (_root, args, ctx) => {
+        // one instant for both: a cached answer expires when the list it shows would change
+        const at = new Date();
+        const [page, next] = await Promise.all([
+          listCurrentBoosters(ctx.db, ctx.merchantId, args, at),
+          ctx.answerLife ? boostersChangeAt(ctx.db, ctx.merchantId, at) : null,
+        ]);
+        changesAt(ctx, next);
+        return page;
+      },
     }),
     admin_booster_campaigns: t.field({
       subGraphs: ['admin'],

@@ -5,24 +5,26 @@ import type { ObjectFieldBuilder } from '@pothos/core';
 import { visibleCustomer } from '../../domain/access/customer-sessions.js';
 import {
   type CustomerRewardRecord,
-  customerRewardConnections,
-  customerRewardPages,
+  heldRewardRows,
   listCustomerRewards,
   listRedeemableRewards,
   type Redemption,
-  redeemableConnections,
-  redeemablePages,
+  redeemableRows,
   redeemReward,
+  redeemRules,
+  statusChangesAt,
 } from '../../domain/rewards/redemption.js';
 import { findRewards } from '../../domain/rewards/rewards.js';
 import type { Reward } from '../../generated/prisma/client.js';
 import { builder, forShoppers } from '../builder.js';
+import { cachedByCustomer, changesAt } from '../cached.js';
 import { customerRefArgs } from '../customer-args.js';
 import { connectionLink, pageLink } from '../customer-links.js';
 import { CustomerRewardStatusEnum, RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, resultOf } from '../envelopes.js';
 import { link } from '../links.js';
 import { byIdOf } from '../loaders.js';
+import { ruled } from '../rules.js';
 import { CustomerRef } from './customers.js';
 import { RewardRef } from './rewards.js';
 
@@ -48,7 +50,10 @@ function customerRewardFields<T extends CustomerRewardRecord>(t: FieldBuilder<T>
     status: t.field({
       type: CustomerRewardStatusEnum,
       description: 'issued, used, expired (an issued code past expires_at) or cancelled',
-      resolve: (r) => r.status,
+      resolve: (r, _args, ctx) => {
+        changesAt(ctx, statusChangesAt(r));
+        return r.status;
+      },
     }),
     points_spent: t.int({ resolve: (r) => r.points_spent }),
     issued_at: t.field({ type: 'DateTime', resolve: (r) => r.issued_at }),
@@ -76,6 +81,7 @@ const RedemptionRef = builder.objectRef<Redemption>('Redemption').implement({
 builder.queryFields((t) => ({
   customer_rewards: t.field({
     subGraphs: ['public'],
+    ...cachedByCustomer,
     ...forShoppers,
     type: listOf('CustomerReward', CustomerRewardRef),
     description: 'The rewards a customer has redeemed, newest first. REST: GET /v1/customers/rewards',
@@ -88,6 +94,7 @@ builder.queryFields((t) => ({
   }),
   redeemable_rewards: t.field({
     subGraphs: ['public'],
+    ...cachedByCustomer,
     ...forShoppers,
     type: listOf('RedeemableReward', RewardRef),
     description:
@@ -110,7 +117,7 @@ builder.objectFields(CustomerRef, (t) => ({
     item: CustomerRewardRef,
     scope: 'read:rewards',
     description: 'The rewards the customer holds (redeemed codes), newest first, as GET /v1/customers/rewards',
-    pages: (ctx, cs, args) => customerRewardPages(ctx.db, cs, args),
+    rows: heldRewardRows,
   }),
   redeemable_rewards: pageLink(t, {
     name: 'redeemable_rewards',
@@ -118,7 +125,7 @@ builder.objectFields(CustomerRef, (t) => ({
     item: RewardRef,
     scope: 'read:rewards',
     description: 'Active rewards the customer can afford now, cheapest first, as GET /v1/customers/rewards/redeemable',
-    pages: (ctx, cs, args) => redeemablePages(ctx.db, cs, args),
+    rows: redeemableRows,
   }),
   rewards_connection: connectionLink(t, {
     name: 'rewards',
@@ -126,7 +133,7 @@ builder.objectFields(CustomerRef, (t) => ({
     item: CustomerRewardRef,
     scope: 'read:rewards',
     description: 'The rewards the customer holds as a Relay connection, newest first: scroll down with first/after, up with last/before',
-    connections: (ctx, cs, args) => customerRewardConnections(ctx.db, cs, args),
+    rows: heldRewardRows,
   }),
   redeemable_rewards_connection: connectionLink(t, {
     name: 'redeemable_rewards',
@@ -135,7 +142,7 @@ builder.objectFields(CustomerRef, (t) => ({
     scope: 'read:rewards',
     description:
       'Active rewards the customer can afford now as a Relay connection, cheapest first: scroll down with first/after, up with last/before',
-    connections: (ctx, cs, args) => redeemableConnections(ctx.db, cs, args),
+    rows: redeemableRows,
   }),
 }));
 
@@ -160,7 +167,7 @@ builder.mutationFields((t) => ({
       'an excluded customer: reward_unavailable; an unknown or inactive reward: not_found. ' +
       'REST: POST /v1/customers/rewards/redeem?customer_id=',
     authScopes: { scope: 'write:rewards' },
-    args: { ...customerRefArgs, reward_id: t.arg.id({ required: true, description: 'The reward to redeem' }) },
+    args: { ...customerRefArgs, reward_id: t.arg.id({ required: true, ...ruled(redeemRules.reward_id, 'The reward to redeem') }) },
     resolve: async (_root, args, ctx) => {
       const customer = await visibleCustomer(ctx.db, ctx, args);
       return { data: await redeemReward(ctx.db, customer, { reward_id: String(args.reward_id) }) };

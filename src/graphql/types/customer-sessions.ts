@@ -6,6 +6,8 @@
 // minted it, which names it by its token. Admin: the storefront settings (allowed browser origins, the
 // persisted-operations-only mode), rotating the session signing secret (which ends every
 // session), and the persisted operations allow-list.
+
+import type { GraphQLResolveInfo } from 'graphql';
 import {
   endCustomerSession,
   mintCustomerSession,
@@ -18,12 +20,20 @@ import { notFound } from '../../domain/shared/errors.js';
 import { addPersistedOperation, listPersistedOperations, removePersistedOperation } from '../../domain/storefront/persisted-operations.js';
 import { rotateSessionSecret, storefrontSettings, updateStorefrontSettings } from '../../domain/storefront/storefront-settings.js';
 import { builder, type Context, forShoppers } from '../builder.js';
+import { cachedByCustomer } from '../cached.js';
 import { customerRefArgs } from '../customer-args.js';
+import { planLinks, withPlan } from '../customer-plan.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 import { CustomerRef } from './customers.js';
 
 /** Without configuration (the admin face, scripts): one hour, at most a day. */
 const defaultLimits = { defaultTtl: 3600, maxTtl: 86_400 };
+
+/** The merchant's customer `id`, read with the links the document selects of it. */
+async function plannedCustomer(ctx: Context, info: GraphQLResolveInfo, id: string) {
+  const plan = await planLinks(ctx, info, []);
+  return withPlan(await customerProfile(ctx.db, ctx.merchantId, id, plan.parts), plan);
+}
 
 interface MintedSession {
   token: string;
@@ -39,7 +49,7 @@ const CustomerSessionRef = builder.objectRef<MintedSession>('CustomerSession').i
     expires_at: t.expose('expires_at', { type: 'DateTime' }),
     customer: t.field({
       type: CustomerRef,
-      resolve: (s, _args, ctx) => customerProfile(ctx.db, ctx.merchantId, s.customer_id),
+      resolve: (s, _args, ctx, info) => plannedCustomer(ctx, info, s.customer_id),
     }),
   }),
 });
@@ -47,13 +57,14 @@ const CustomerSessionRef = builder.objectRef<MintedSession>('CustomerSession').i
 builder.queryFields((t) => ({
   me: t.field({
     subGraphs: ['graph'],
+    ...cachedByCustomer,
     ...forShoppers,
     type: CustomerRef,
     description: "The customer session's own customer (customer sessions only)",
     authScopes: { shopper: true },
-    resolve: (_root, _args, ctx) => {
+    resolve: (_root, _args, ctx, info) => {
       if (ctx.principal?.kind !== 'session') throw notFound('Customer');
-      return customerProfile(ctx.db, ctx.merchantId, ctx.principal.customerId);
+      return plannedCustomer(ctx, info, ctx.principal.customerId);
     },
   }),
 }));
@@ -67,7 +78,7 @@ const EndedCustomerSessionRef = builder.objectRef<{ ended_at: Date; customer_id:
     ended_at: t.expose('ended_at', { type: 'DateTime' }),
     customer: t.field({
       type: CustomerRef,
-      resolve: (s, _args, ctx) => customerProfile(ctx.db, ctx.merchantId, s.customer_id),
+      resolve: (s, _args, ctx, info) => plannedCustomer(ctx, info, s.customer_id),
     }),
   }),
 });

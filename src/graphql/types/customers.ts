@@ -5,13 +5,16 @@
 import { confineToViewer, visibleCustomer } from '../../domain/access/customer-sessions.js';
 import { type CustomerProfile, customerProfile, listCustomers, withTier } from '../../domain/customers/customer-records.js';
 import { createCustomer, updateCustomer } from '../../domain/customers/customer-writes.js';
-import { type Balance, balanceOf, balancesOf } from '../../domain/ledger/balances.js';
+import { type Balance, balanceOf, balancePart } from '../../domain/ledger/balances.js';
+import { lookupRule } from '../../domain/shared/fields.js';
 import { builder, forShoppers } from '../builder.js';
+import { cachedByCustomer } from '../cached.js';
 import { customerRefArgs } from '../customer-args.js';
-import { perCustomer } from '../customer-links.js';
+import { customerLink } from '../customer-links.js';
+import { planLinks, withPlan } from '../customer-plan.js';
 import { CustomerStatusEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
-import { link } from '../links.js';
+import { ruled } from '../rules.js';
 
 const NextExpiry = builder.objectRef<NonNullable<Balance['next_expiry']>>('PointsExpiry').implement({
   subGraphs: ['public'],
@@ -36,6 +39,7 @@ const BalanceRef = builder.objectRef<Balance>('Balance').implement({
 builder.queryFields((t) => ({
   customer_balance: t.field({
     subGraphs: ['public'],
+    ...cachedByCustomer,
     ...forShoppers,
     type: resultOf('Balance', BalanceRef),
     description: "A customer's points balance. REST: GET /v1/customers/balance",
@@ -83,10 +87,13 @@ export const CustomerRef = builder.prismaObject('Customer', {
 
 builder.objectFields(CustomerRef, (t) => ({
   balance: t.field({
-    ...link('read:customers'),
+    ...customerLink('balance', {
+      scope: 'read:customers',
+      usesProgram: true,
+      part: (ctx, _args, { program }) => balancePart(ctx.merchantId, program!),
+    }),
     type: BalanceRef,
     description: 'The points balance, as GET /v1/customers/balance',
-    resolve: perCustomer('balance', (ctx, cs) => balancesOf(ctx.db, cs)),
   }),
 }));
 
@@ -117,6 +124,12 @@ const CustomerPatch = builder.inputType('CustomerPatch', {
   }),
 });
 
+/** The customer list's filters (both faces), checked as lookups are (domain/shared/fields.ts). */
+const customerFilterArgs = builder.args((t) => ({
+  customer_id: t.string(ruled(lookupRule, 'Only the customer with this platform id')),
+  email: t.string(ruled(lookupRule, 'Only the customers with this email, ignoring the case of A-Z')),
+}));
+
 builder.queryFields((t) => {
   const CustomerList = listOf('Customer', CustomerRef);
   return {
@@ -125,29 +138,31 @@ builder.queryFields((t) => {
       type: CustomerList,
       description: 'Customers, newest first; filter by customer_id or email. REST: GET /v1/customers',
       authScopes: { scope: 'read:customers' },
-      args: {
-        ...pageArgs,
-        customer_id: t.arg.string({ description: 'Only the customer with this platform id' }),
-        email: t.arg.string({ description: 'Only the customer with this email (case-insensitive)' }),
+      args: { ...pageArgs, ...customerFilterArgs },
+      resolve: async (_root, args, ctx, info) => {
+        const plan = await planLinks(ctx, info, ['data']);
+        const page = await listCustomers(ctx.db, ctx.merchantId, args, plan.parts);
+        return { ...page, data: page.data.map((c) => withPlan(c, plan)) };
       },
-      resolve: (_root, args, ctx) => listCustomers(ctx.db, ctx.merchantId, args),
     }),
     customer: t.field({
       subGraphs: ['public'],
+      ...cachedByCustomer,
       ...forShoppers,
       type: resultOf('Customer', CustomerRef),
       description: 'One customer, by internal id (uuid) or platform id. REST: GET /v1/customers/{id}',
       authScopes: { scope: 'read:customers' },
-      args: { id: t.arg.id({ required: true, description: 'Internal id (uuid) or platform id' }) },
-      resolve: async (_root, args, ctx) => ({
-        data: confineToViewer(ctx, await customerProfile(ctx.db, ctx.merchantId, String(args.id))),
-      }),
+      args: { id: t.arg.id({ required: true, ...ruled(lookupRule, 'Internal id (uuid) or platform id') }) },
+      resolve: async (_root, args, ctx, info) => {
+        const plan = await planLinks(ctx, info, ['data']);
+        return { data: confineToViewer(ctx, withPlan(await customerProfile(ctx.db, ctx.merchantId, String(args.id), plan.parts), plan)) };
+      },
     }),
     admin_customers: t.field({
       subGraphs: ['admin'],
       type: CustomerList,
       description: 'Customers, newest first; filter by customer_id or email',
-      args: { ...pageArgs, customer_id: t.arg.string(), email: t.arg.string() },
+      args: { ...pageArgs, ...customerFilterArgs },
       resolve: (_root, args, ctx) => listCustomers(ctx.db, ctx.merchantId, args),
     }),
     admin_customer: t.field({

@@ -4,6 +4,7 @@
 import { createEarningRule, listEarningRules, setEarningRuleActive, updateEarningRule } from '../../domain/earning/earning-rules.js';
 import type { EarningConditions, EarningRuleConfig } from '../../domain/earning/rule-config.js';
 import { builder, forGuests } from '../builder.js';
+import { cachedByProgram } from '../cached.js';
 import { CampaignTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided } from '../envelopes.js';
 import { PRODUCT_IMAGE, PRODUCT_NAME } from '../products.js';
@@ -123,6 +124,7 @@ const EarningRulePatch = builder.inputType('EarningRulePatch', {
 builder.queryFields((t) => ({
   earning_rules: t.field({
     subGraphs: ['public'],
+    ...cachedByProgram,
     ...forGuests('read:earning_rules'),
     type: EarningRuleList,
     description: 'Active earning rules, newest first. REST: GET /v1/earning-rules',

@@ -3,9 +3,11 @@
 
 import { optionalVisibleCustomer } from '../../domain/access/customer-sessions.js';
 import type { BreakdownEntry } from '../../domain/earning/calculator.js';
-import { estimatePoints } from '../../domain/earning/estimate.js';
+import { lineItemSchema } from '../../domain/earning/calculator.js';
+import { estimatePoints, estimateRules } from '../../domain/earning/estimate.js';
 import { builder, forShoppers } from '../builder.js';
 import { resultOf } from '../envelopes.js';
+import { ruled } from '../rules.js';
 
 const BreakdownSource = builder.enumType('PointsBreakdownSource', {
   subGraphs: ['public'],
@@ -47,9 +49,9 @@ const EstimateRef = builder.objectRef<Estimate>('PointsEstimate').implement({
 export const LineItemInput = builder.inputType('LineItemInput', {
   subGraphs: ['public', 'admin'],
   fields: (t) => ({
-    product_id: t.string({ required: true }),
-    quantity: t.int({ required: true, description: 'At least 1' }),
-    price: t.float({ required: true, description: 'Unit price in the shop currency' }),
+    product_id: t.string({ required: true, ...ruled(lineItemSchema.shape.product_id, 'The product') }),
+    quantity: t.int({ required: true, ...ruled(lineItemSchema.shape.quantity, 'Units of the product') }),
+    price: t.float({ required: true, ...ruled(lineItemSchema.shape.price, 'Unit price in the shop currency') }),
   }),
 });
 
@@ -62,10 +64,12 @@ builder.queryFields((t) => ({
       "Points a cart will earn under the active purchase rules, the customer's tier multiplier and running boosters. REST: POST /v1/points/estimate",
     authScopes: { scope: 'read:points' },
     args: {
-      customer_id: t.arg.string({ description: "The customer's platform id: applies their tier and rule limits" }),
-      subtotal: t.arg.float({ required: true, description: 'Order subtotal in the shop currency, at least 0' }),
-      currency: t.arg.string({ description: "Defaults to the shop's currency (the only one accepted)" }),
-      line_items: t.arg({ type: [LineItemInput], description: 'For rules limited to or excluding products' }),
+      customer_id: t.arg.string(ruled(estimateRules.customer_id, "The customer's platform id: applies their tier and rule limits")),
+      subtotal: t.arg.float({ required: true, ...ruled(estimateRules.subtotal, 'Order subtotal in the shop currency') }),
+      currency: t.arg.string(
+        ruled(estimateRules.currency, "The shop's currency (the only one accepted), as an ISO 4217 code in any case; absent: the shop's"),
+      ),
+      line_items: t.arg({ type: [LineItemInput], ...ruled(estimateRules.line_items, 'For rules limited to or excluding products') }),
     },
     resolve: async (_root, args, ctx) => ({
       data: await estimatePoints(ctx.db, ctx.merchantId, args, optionalVisibleCustomer(ctx.db, ctx)),

@@ -3,7 +3,8 @@
 // GraphQL only, `events_connection` (Relay). Admin face: `webhook_events`, each event with its
 // deliveries.
 import { findCustomer } from '../../domain/customers/customers.js';
-import { webhookEventTypes } from '../../domain/webhooks/event-types.js';
+import { lookupRule } from '../../domain/shared/fields.js';
+import { eventTypeNames } from '../../domain/webhooks/event-types.js';
 import {
   deliveriesOf,
   type EventDelivery,
@@ -11,9 +12,11 @@ import {
   type FeedEvent,
   type FeedFilters,
   listEvents,
+  typesRule,
 } from '../../domain/webhooks/feed.js';
 import { builder, type Context } from '../builder.js';
 import { connectionOf, cursorArgs, listOf, pageArgs } from '../envelopes.js';
+import { ruled } from '../rules.js';
 
 const EventDeliveryRef = builder.objectRef<EventDelivery>('EventDelivery').implement({
   subGraphs: ['admin'],
@@ -37,11 +40,12 @@ const EventRef = builder.objectRef<AdminEvent>('Event').implement({
   description: 'A webhook event, as its deliveries send it',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The id every delivery of the event carries: dedupe on it' }),
-    type: t.exposeString('type', { description: `One of ${webhookEventTypes.join(', ')}` }),
+    type: t.exposeString('type', {
+      description: `One of ${eventTypeNames.join(', ')}; webhook.ping is a ping asked for one endpoint, which no endpoint subscribes to`,
+    }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
     version: t.exposeInt('version', {
-      nullable: true,
-      description: "The body's schema version; null for events written before bodies carried one (read them as version 1)",
+      description: "The body's schema version, 1 for every type today; an event written before bodies carried one is version 1",
     }),
     data: t.expose('data', { type: 'JSON', description: "The body's `data`, as delivered" }),
     deliveries: t.field({
@@ -57,10 +61,8 @@ const EventRef = builder.objectRef<AdminEvent>('Event').implement({
 const EventList = listOf('Event', EventRef);
 
 const filterArgs = builder.args((t) => ({
-  types: t.stringList({
-    description: 'Only these types (repeat `types`, or comma-separate them in one)',
-  }),
-  customer_id: t.string({ description: 'Only events about this customer (its id on the e-commerce platform)' }),
+  types: t.stringList(ruled(typesRule, 'Only these types, of those Event.type lists (repeat `types`, or comma-separate them in one)')),
+  customer_id: t.string(ruled(lookupRule, 'Only events about this customer (its id on the e-commerce platform)')),
   created_after: t.field({ type: 'DateTime', description: 'Only events created at or after this time' }),
   created_before: t.field({ type: 'DateTime', description: 'Only events created before this time' }),
   delivery_success: t.boolean({

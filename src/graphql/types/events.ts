@@ -8,6 +8,7 @@ import { builder } from '../builder.js';
 import { CampaignTypeEnum, ReferralStatusEnum } from '../enums.js';
 import { provided } from '../envelopes.js';
 import { LineItemInput } from './estimate.js';
+import { ReferralSignalRef } from './referrals.js';
 
 const OrderResultRef = builder.objectRef<OrderResult>('OrderResult').implement({
   subGraphs: ['admin'],
@@ -69,9 +70,24 @@ const ReferralResultRef = builder.objectRef<ReferralResult>('ReferralResult').im
     order_id: t.exposeString('order_id', { nullable: true }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
     completed_at: t.expose('completed_at', { type: 'DateTime', nullable: true }),
+    signals: t.field({
+      type: [ReferralSignalRef],
+      description: 'The fraud signals that held it (status held: under review); [] when none',
+      resolve: (r) => r.signals,
+    }),
     replayed: t.exposeBoolean('replayed'),
   }),
 });
+
+/** The identifiers the referral fraud checks compare (docs/admin.md), of `whose`. */
+function identifierArgs(t: PothosSchemaTypes.InputFieldBuilder<typeof builder.$inferSchemaTypes, 'InputObject'>, whose: string) {
+  return {
+    client_ip: t.string({ description: `IP address of ${whose}` }),
+    device_id: t.string({ description: `Device identifier of ${whose} (a cookie or fingerprint the platform keeps)` }),
+    payment_fingerprint: t.string({ description: `Fingerprint of the payment method of ${whose}, as the payment provider gives it` }),
+    shipping_address_hash: t.string({ description: `Hash of the normalised shipping address of ${whose}` }),
+  };
+}
 
 const OrderEventInput = builder.inputType('OrderEventInput', {
   subGraphs: ['admin'],
@@ -82,7 +98,12 @@ const OrderEventInput = builder.inputType('OrderEventInput', {
     subtotal: t.float({ required: true }),
     currency: t.string({ description: 'Must be the shop currency when given' }),
     line_items: t.field({ type: [LineItemInput] }),
-    created_at: t.field({ type: 'DateTime', description: 'When the order was placed (default now)' }),
+    created_at: t.field({
+      type: 'DateTime',
+      description:
+        "When the order was placed (default now): it earns as it would have then. Up to 5 minutes ahead is taken as now; further ahead, or longer ago than the merchant's late_earning_days, is validation_error",
+    }),
+    ...identifierArgs(t, 'the buyer'),
   }),
 });
 
@@ -101,7 +122,10 @@ const ActivityEventInput = builder.inputType('ActivityEventInput', {
     event_id: t.string({ required: true }),
     customer_id: t.string({ required: true }),
     campaign_type: t.field({ type: CampaignTypeEnum, required: true, description: 'Any type but purchase (orders)' }),
-    occurred_at: t.field({ type: 'DateTime' }),
+    occurred_at: t.field({
+      type: 'DateTime',
+      description: 'When it happened (default now), judged as created_at of an order is',
+    }),
   }),
 });
 
@@ -110,6 +134,7 @@ const ReferralEventInput = builder.inputType('ReferralEventInput', {
   fields: (t) => ({
     referrer_code: t.string({ required: true, description: "The referrer's referral_code" }),
     referee_email: t.string({ required: true }),
+    ...identifierArgs(t, 'the friend taking up the referral'),
   }),
 });
 
@@ -145,8 +170,9 @@ builder.mutationFields((t) => ({
   record_referral: t.field({
     subGraphs: ['admin'],
     type: ReferralResultRef,
-    description: 'Registers a pending referral of referee_email by the customer with referrer_code',
+    description:
+      'Registers a pending referral of referee_email by the customer with referrer_code; held (status held, with its signals) when a fraud check flags it',
     args: { input: t.arg({ type: ReferralEventInput, required: true }) },
-    resolve: (_root, args, ctx) => recordReferral(ctx.db, ctx.merchantId, args.input),
+    resolve: (_root, args, ctx) => recordReferral(ctx.db, ctx.merchantId, provided(args.input)),
   }),
 }));

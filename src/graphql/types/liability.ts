@@ -9,12 +9,20 @@ import {
   liabilityGroupings,
   liabilityRollForward,
 } from '../../domain/finance/liability.js';
+import { reportTimes } from '../../domain/finance/order-periods.js';
 import { builder } from '../builder.js';
 
-const LiabilityGroupingEnum = builder.enumType('LiabilityGrouping', {
+export const LiabilityGroupingEnum = builder.enumType('LiabilityGrouping', {
   subGraphs: ['admin'],
   description: "Periods of the merchant's local calendar; weeks start on Monday",
   values: liabilityGroupings,
+});
+
+export const ReportTimeEnum = builder.enumType('ReportTime', {
+  subGraphs: ['admin'],
+  description:
+    'The time a per-period report groups by: placed (when an order was placed, an action happened) or recorded (when the service recorded it, and the ledger posted its points)',
+  values: reportTimes,
 });
 
 const IssuedRef = builder.objectRef<LiabilityPeriod['issued']>('PointsIssuedBySource').implement({
@@ -54,16 +62,29 @@ const PendingRef = builder.objectRef<LiabilityReport['pending']>('PendingPoints'
   }),
 });
 
+const HeldReferralsRef = builder.objectRef<LiabilityReport['held_referrals']>('HeldReferralPoints').implement({
+  subGraphs: ['admin'],
+  fields: (t) => ({
+    referrals: t.exposeInt('referrals', { description: "Referrals held for review with their friend's order" }),
+    points: t.exposeFloat('points', { description: "The referrer's points their approval would issue now: not issued until then" }),
+  }),
+});
+
 const ReportRef = builder.objectRef<LiabilityReport>('PointsLiability').implement({
   subGraphs: ['admin'],
   fields: (t) => ({
     timezone: t.exposeString('timezone', { description: "The merchant's time zone, in which the periods are cut" }),
     grouping: t.expose('grouping', { type: LiabilityGroupingEnum }),
+    grouped_by: t.expose('grouped_by', {
+      type: ReportTimeEnum,
+      description: 'Always recorded: a change is in the period the ledger recorded it in (a closed period never changes)',
+    }),
     from: t.exposeString('from', { description: 'The first local date of the range' }),
     to: t.exposeString('to', { description: 'The last local date of the range (included)' }),
     periods: t.expose('periods', { type: [PeriodRef], description: "Each period's closing is the next one's opening" }),
     total: t.expose('total', { type: PeriodRef, description: 'The whole range as one period' }),
     pending: t.expose('pending', { type: PendingRef, description: 'Now, whatever the range' }),
+    held_referrals: t.expose('held_referrals', { type: HeldReferralsRef, description: 'Now, whatever the range' }),
   }),
 });
 

@@ -18,6 +18,10 @@ const MerchantRef = builder.prismaObject('Merchant', {
     points_pending_days: t.exposeInt('pointsPendingDays', {
       description: 'Points earned from an order stay pending this many days (the return window); 0: credited at once',
     }),
+    late_earning_days: t.exposeInt('lateEarningDays', {
+      description:
+        'An order or action recorded up to this many days after it happened (created_at, occurred_at) earns as it would have then; one older is refused (import it as history)',
+    }),
     timezone: t.exposeString('timezone', {
       description: 'IANA time zone of the program calendar (limit periods, tier years, expiry dates, dashboard days)',
     }),
@@ -53,6 +57,7 @@ builder.mutationFields((t) => ({
       currency: t.arg.string({ description: 'ISO 4217, e.g. USD' }),
       points_expiry_days: t.arg.int({ description: '1 to 36500, or null for never' }),
       points_pending_days: t.arg.int({ description: '0 to 365: days order points stay pending before approval' }),
+      late_earning_days: t.arg.int({ description: '0 to 36500: days after it happened an order or action may still earn points' }),
       timezone: t.arg.string({ description: 'IANA time zone, e.g. America/Los_Angeles' }),
       locale: t.arg.string({ description: 'BCP 47 language and region, e.g. en-US, de-DE, fr-CA' }),
     },

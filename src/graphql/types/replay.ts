@@ -16,6 +16,7 @@ import {
 import { enqueueReplay } from '../../jobs/replay.js';
 import { builder } from '../builder.js';
 import { listOf, pageArgs } from '../envelopes.js';
+import { ReportTimeEnum } from './liability.js';
 
 /** Orders a query replays at most (the history up to `to`): a few seconds' work. */
 const REPLAY_QUERY_MAX_ORDERS = 250_000;
@@ -100,8 +101,16 @@ const ReportRef = builder.objectRef<ReplayReport>('ProgramReplay').implement({
     timezone: t.exposeString('timezone'),
     from: t.exposeString('from'),
     to: t.exposeString('to', { description: 'Included' }),
-    orders: t.exposeInt('orders', { description: 'Orders recorded in the period' }),
+    grouped_by: t.expose('grouped_by', {
+      type: ReportTimeEnum,
+      description: 'Always placed: the period holds the orders placed in it, however late they were recorded',
+    }),
+    orders: t.exposeInt('orders', { description: 'Orders placed in the period' }),
     orders_read: t.exposeInt('orders_read', { description: 'Orders read, history before the period included (it sets the state at from)' }),
+    history_orders: t.exposeInt('history_orders', {
+      description:
+        'Of the orders, those imported as history: they earned nothing as recorded and as the program stands; the draft judges them',
+    }),
     mismatched_orders: t.exposeInt('mismatched_orders', {
       description: 'Orders whose replay under the program as it stands differs from what was recorded: the program changed since',
     }),

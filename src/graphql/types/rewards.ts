@@ -4,6 +4,7 @@
 import type { RewardRule } from '../../domain/rewards/reward-rules.js';
 import { createReward, findReward, listRewards, setRewardActive, updateReward } from '../../domain/rewards/rewards.js';
 import { builder, forGuests } from '../builder.js';
+import { cachedByProgram } from '../cached.js';
 import { RewardTypeEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 import { PRODUCT_IMAGE, PRODUCT_NAME } from '../products.js';
@@ -90,6 +91,7 @@ const RewardPatch = builder.inputType('RewardPatch', {
 builder.queryFields((t) => ({
   rewards: t.field({
     subGraphs: ['public'],
+    ...cachedByProgram,
     ...forGuests('read:rewards'),
     type: RewardList,
     description: 'Active rewards of the catalogue, newest first. REST: GET /v1/rewards',
@@ -98,6 +100,7 @@ builder.queryFields((t) => ({
   }),
   reward: t.field({
     subGraphs: ['public'],
+    ...cachedByProgram,
     ...forGuests('read:rewards'),
     type: RewardResult,
     description: 'One active reward. REST: GET /v1/rewards/{id}',

@@ -6,19 +6,19 @@ import { visibleCustomer } from '../../domain/access/customer-sessions.js';
 import {
   type CustomerTierStatus,
   customerTierStatus,
-  customerTierStatuses,
   listMemberships,
-  membershipConnections,
-  membershipPages,
+  membershipRows,
+  tierStatusPart,
 } from '../../domain/tiers/standing.js';
-import { allTiers, createTier, listTiers, updateTier } from '../../domain/tiers/tiers.js';
-import { builder, forGuests, forShoppers } from '../builder.js';
+import { createTier, listTiers, updateTier } from '../../domain/tiers/tiers.js';
+import { builder, type Context, forGuests, forShoppers } from '../builder.js';
+import { cachedByCustomer, cachedByProgram, changesAt } from '../cached.js';
 import { customerIdArgs, customerRefArgs, customerUuid } from '../customer-args.js';
-import { connectionLink, idsOf, pageLink, perCustomer } from '../customer-links.js';
+import { connectionLink, customerLink, pageLink } from '../customer-links.js';
+import { programOf } from '../customer-plan.js';
 import { MembershipSourceEnum, MembershipStatusEnum, TierQualificationEnum, TierWindowEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 import { link } from '../links.js';
-import { byIdOf } from '../loaders.js';
 import { CustomerRef } from './customers.js';
 
 const TierRef = builder.prismaObject('Tier', {
@@ -92,17 +92,30 @@ builder.objectFields(MembershipRef, (t) => ({
     ...link('read:tiers'),
     type: TierRef,
     description: 'The tier held, as GET /v1/tiers lists it',
-    // the merchant's ladder is short: read it once per request, whatever the number of memberships
-    resolve: (membership, _args, ctx) => byIdOf(ctx, 'tiers', () => allTiers(ctx.db, ctx.merchantId)).load(membership.tierId),
+    // the merchant's ladder (its active tiers), as the instance caches it
+    resolve: async (membership, _args, ctx) => (await programOf(ctx)).tiers.find((tier) => tier.id === membership.tierId) ?? null,
   }),
 }));
 
+/** Statuses as read, each change with the clock alone noted for a cached answer. */
+function noteChanges(ctx: Context, statuses: CustomerTierStatus[]) {
+  for (const status of statuses) changesAt(ctx, status.changes_at);
+  return statuses;
+}
+
 builder.objectFields(CustomerRef, (t) => ({
   tier_status: t.field({
-    ...link('read:tiers'),
+    ...customerLink('tier_status', {
+      scope: 'read:tiers',
+      usesProgram: true,
+      part: (ctx, _args, { program, now }) => {
+        const part = tierStatusPart(ctx.merchantId, program!, now);
+        // a cached answer showing the status lasts until the clock alone would change it
+        return { ...part, read: (value, customer) => noteChanges(ctx, [part.read(value, customer)])[0]! };
+      },
+    }),
     type: CustomerTierStatusRef,
     description: 'VIP tier status and progress to the next tier, as GET /v1/customers/tiers',
-    resolve: perCustomer('tier_status', (ctx, cs) => customerTierStatuses(ctx.db, ctx.merchantId, idsOf(cs), cs[0]?.zone)),
   }),
   memberships: pageLink(t, {
     name: 'memberships',
@@ -110,7 +123,7 @@ builder.objectFields(CustomerRef, (t) => ({
     item: MembershipRef,
     scope: 'read:customers',
     description: 'Tier memberships, newest first, as GET /v1/customers/memberships',
-    pages: (ctx, cs, args) => membershipPages(ctx.db, ctx.merchantId, idsOf(cs), args),
+    rows: membershipRows,
   }),
   memberships_connection: connectionLink(t, {
     name: 'memberships',
@@ -118,7 +131,7 @@ builder.objectFields(CustomerRef, (t) => ({
     item: MembershipRef,
     scope: 'read:customers',
     description: 'Tier memberships as a Relay connection, newest first: scroll down with first/after, up with last/before',
-    connections: (ctx, cs, args) => membershipConnections(ctx.db, ctx.merchantId, idsOf(cs), args),
+    rows: membershipRows,
   }),
 }));
 
@@ -160,6 +173,7 @@ builder.queryFields((t) => {
   return {
     tiers: t.field({
       subGraphs: ['public'],
+      ...cachedByProgram,
       ...forGuests('read:tiers'),
       type: TierList,
       description: 'The active VIP tiers, lowest position first. REST: GET /v1/tiers',
@@ -175,6 +189,7 @@ builder.queryFields((t) => {
     }),
     customer_tier: t.field({
       subGraphs: ['public'],
+      ...cachedByCustomer,
       ...forShoppers,
       type: resultOf('CustomerTierStatus', CustomerTierStatusRef),
       description: "A customer's VIP tier status and progress to the next tier. REST: GET /v1/customers/tiers",
@@ -182,7 +197,8 @@ builder.queryFields((t) => {
       args: customerRefArgs,
       resolve: async (_root, args, ctx) => {
         const customer = await visibleCustomer(ctx.db, ctx, args);
-        return { data: await customerTierStatus(ctx.db, ctx.merchantId, customer.id) };
+        const [status] = noteChanges(ctx, [await customerTierStatus(ctx.db, ctx.merchantId, customer.id)]);
+        return { data: status! };
       },
     }),
     admin_customer_tier: t.field({
@@ -194,6 +210,7 @@ builder.queryFields((t) => {
     }),
     customer_memberships: t.field({
       subGraphs: ['public'],
+      ...cachedByCustomer,
       ...forShoppers,
       type: listOf('Membership', MembershipRef),
       description: "A customer's tier memberships, newest first. REST: GET /v1/customers/memberships",

@@ -2,13 +2,16 @@
 import { visibleCustomer } from '../../domain/access/customer-sessions.js';
 import { type CustomerProfile, customerProfile } from '../../domain/customers/customer-records.js';
 import { platformIdOf } from '../../domain/customers/customers.js';
-import { adjustPoints, parseAdjustment } from '../../domain/ledger/adjustments.js';
-import { listTransactions, transactionConnections, transactionPages } from '../../domain/ledger/points-history.js';
+import { adjustmentRules, adjustPoints, parseAdjustment } from '../../domain/ledger/adjustments.js';
+import { listTransactions, transactionRows } from '../../domain/ledger/points-history.js';
+import { lookupRule } from '../../domain/shared/fields.js';
 import { builder, forShoppers } from '../builder.js';
+import { cachedByCustomer } from '../cached.js';
 import { customerIdArgs, customerRefArgs, customerUuid } from '../customer-args.js';
 import { scrollableLinks } from '../customer-links.js';
 import { TransactionSourceEnum, TransactionTypeEnum } from '../enums.js';
 import { listOf, pageArgs, resultOf } from '../envelopes.js';
+import { ruled } from '../rules.js';
 import { CustomerRef } from './customers.js';
 
 interface Adjustment {
@@ -37,9 +40,9 @@ builder.mutationFields((t) => ({
       "Credits (points > 0) or debits (points < 0) a customer's balance. A debit that would make the balance negative fails with adjustment_failed. REST: POST /v1/customers/transactions?customer_id=",
     authScopes: { scope: 'write:transactions' },
     args: {
-      customer_id: t.arg.string({ required: true, description: "The customer's id on the e-commerce platform" }),
-      points: t.arg.int({ required: true }),
-      description: t.arg.string({ required: true, description: "Reason, shown in the customer's activity log" }),
+      customer_id: t.arg.string({ required: true, ...ruled(lookupRule, "The customer's id on the e-commerce platform") }),
+      points: t.arg.int({ required: true, ...ruled(adjustmentRules.points, 'Positive credits, negative debits') }),
+      description: t.arg.string({ required: true, ...ruled(adjustmentRules.description, "Reason, shown in the customer's activity log") }),
     },
     resolve: async (_root, args, ctx) => {
       const input = parseAdjustment(args);
@@ -68,7 +71,11 @@ const PointsTransactionRef = builder.prismaObject('PointsTransaction', {
     description: t.exposeString('description'),
     source: t.expose('source', { type: TransactionSourceEnum }),
     balance_after: t.exposeInt('balanceAfter'),
-    created_at: t.expose('createdAt', { type: 'DateTime' }),
+    placed_at: t.expose('placedAt', {
+      type: 'DateTime',
+      description: 'When what moved the points happened (an order placed, an action): created_at unless it was recorded late',
+    }),
+    created_at: t.expose('createdAt', { type: 'DateTime', description: 'When the ledger recorded it' }),
   }),
 });
 
@@ -78,6 +85,7 @@ builder.queryFields((t) => {
   return {
     customer_transactions: t.field({
       subGraphs: ['public'],
+      ...cachedByCustomer,
       ...forShoppers,
       type: PointsTransactionList,
       description: "A customer's points transaction history, newest first. REST: GET /v1/customers/transactions",
@@ -106,8 +114,7 @@ builder.objectFields(CustomerRef, (t) =>
     scope: 'read:transactions',
     what: 'The points transaction history',
     twin: 'GET /v1/customers/transactions',
-    pages: transactionPages,
-    connections: transactionConnections,
+    rows: transactionRows,
   }),
 );
 
@@ -134,8 +141,11 @@ builder.mutationFields((t) => ({
       'a debit below zero is adjustment_failed. Send an Idempotency-Key so that a retry (or a double click) moves points once.',
     args: {
       ...customerIdArgs,
-      points: t.arg.int({ required: true }),
-      description: t.arg.string({ required: true, description: "The reason, shown in the customer's activity log" }),
+      points: t.arg.int({ required: true, ...ruled(adjustmentRules.points, 'Positive credits, negative debits') }),
+      description: t.arg.string({
+        required: true,
+        ...ruled(adjustmentRules.description, "The reason, shown in the customer's activity log"),
+      }),
     },
     resolve: async (_root, args, ctx) => {
       const input = parseAdjustment(args);

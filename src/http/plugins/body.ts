@@ -67,7 +67,10 @@ function nulDetails(url: URL, body: string, graphql: boolean): ErrorDetails | nu
   if (!inUrl && !escaped && !body.includes(NUL)) return null;
   const message = ['must not contain NUL (U+0000) characters'];
   const details: ErrorDetails = {};
-  if (inUrl) details.request = message;
+  // a REST query parameter is named (`line_items[0][x]` as line_items); the path, or GraphQL's parameters, as the request
+  const inParams = graphql ? [] : [...params].filter(([name, value]) => name.includes(NUL) || value.includes(NUL));
+  for (const [name] of inParams) details[name.replace(/\[.*$/, '')] = message;
+  if (/%00/.test(graphql ? url.pathname + url.search : url.pathname) || (inUrl && !inParams.length)) details.request = message;
   let input: unknown;
   try {
     input = body

@@ -16,8 +16,17 @@ import { checkRequest } from './checks.js';
 
 /** How long a browser may keep a preflight's grant, the operator's (Yoga's CORS) and a storefront's alike. */
 export const CORS_MAX_AGE_SECONDS = 600;
-export const corsAllowedHeaders = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'];
-export const corsExposedHeaders = ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed'];
+// If-None-Match and ETag: a page's script revalidates the answer it kept (plugins/response-cache.ts)
+export const corsAllowedHeaders = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match', 'X-Request-Id'];
+export const corsExposedHeaders = [
+  'X-Request-Id',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Retry-After',
+  'Idempotent-Replayed',
+  'ETag',
+  'Cache-Status',
+];
 
 function grant(headers: Headers, origin: string) {
   headers.set('Access-Control-Allow-Origin', origin);

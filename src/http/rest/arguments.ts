@@ -1,13 +1,17 @@
 // REST arguments checked before SOFA runs: SOFA coerces query-string and body values with
 // each scalar's serialize and reports a failure without naming the argument, so we coerce
 // first and answer 422 validation_error with the failing field names. Body values are held
-// to their JSON type (a number is not a string), as GraphQL variables are.
+// to their JSON type (a number is not a string), as GraphQL variables are; an input object
+// must be a JSON object (SOFA would parse a string as JSON text, and answer 500 where it is
+// none). An empty query value (`?page=`) is refused, never read as absent.
 import {
   GraphQLBoolean,
   type GraphQLField,
+  type GraphQLInputType,
   type GraphQLScalarType,
   getNamedType,
   getNullableType,
+  isInputObjectType,
   isListType,
   isNonNullType,
   isScalarType,
@@ -36,27 +40,57 @@ export function checkRestArguments(
     }
   }
   const query = parseQueryString(url.search.slice(1));
+  const problem = (path: string, message: string) => (details[path] ??= []).push(message);
   for (const arg of field.args) {
+    if (Object.hasOwn(query, arg.name) && isEmpty(query[arg.name])) {
+      problem(arg.name, 'must not be empty');
+      continue;
+    }
     // the order SOFA reads them in: path, query string, body
-    const fromText = arg.name in pathParams || Boolean(query[arg.name]);
-    const raw = arg.name in pathParams ? pathParams[arg.name] : query[arg.name] || body[arg.name];
+    const fromText = arg.name in pathParams || Object.hasOwn(query, arg.name);
+    const raw = arg.name in pathParams ? pathParams[arg.name] : fromText ? query[arg.name] : body[arg.name];
     if (raw === undefined || raw === null) {
-      if (isNonNullType(arg.type)) (details[arg.name] ??= []).push('is required');
+      if (isNonNullType(arg.type)) problem(arg.name, 'is required');
       continue;
     }
     const type = getNamedType(arg.type);
-    if (!isScalarType(type)) continue; // enums and inputs: GraphQL names the variable itself
+    if (isInputObjectType(type)) {
+      for (const [path, message] of notObjects(arg.type, raw, arg.name)) problem(path, message);
+      continue; // their fields: GraphQL names the variable itself
+    }
+    if (!isScalarType(type)) continue; // enums: GraphQL names the variable itself
     // a list argument: repeated (`types=a&types=b`, `types[]=a`) or a JSON array; SOFA reads one value as a list of one
     const values = isListType(getNullableType(arg.type)) && Array.isArray(raw) ? raw : [raw];
     for (const value of values) {
-      const problem = valueProblem(type, value, fromText);
-      if (problem) {
-        (details[arg.name] ??= []).push(problem);
+      const reason = valueProblem(type, value, fromText);
+      if (reason) {
+        problem(arg.name, reason);
         break;
       }
     }
   }
   return Object.keys(details).length ? details : null;
+}
+
+/** `?x=`, `?x`, `?x[]=` and `?x=1&x=`: a query value with nothing in it. */
+const isEmpty = (value: unknown): boolean => value === '' || (Array.isArray(value) && value.some(isEmpty));
+
+/**
+ * Where `value`, given for an argument of input type `type`, holds something other than a JSON
+ * object where an input object goes (`line_items.0`), as GraphQL words it for a variable. A
+ * list takes one value as a list of one, as GraphQL and SOFA do; null is left to GraphQL.
+ */
+function notObjects(type: GraphQLInputType, value: unknown, path: string): [path: string, message: string][] {
+  if (value === null) return [];
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) {
+    const items = Array.isArray(value) ? value : [value];
+    return items.flatMap((item, i) => notObjects(nullable.ofType, item, Array.isArray(value) ? `${path}.${i}` : path));
+  }
+  if (isInputObjectType(nullable) && (typeof value !== 'object' || Array.isArray(value))) {
+    return [[path, `Expected type "${nullable.name}" to be an object.`]];
+  }
+  return [];
 }
 
 /** Why one value of a scalar argument is refused, or null. */

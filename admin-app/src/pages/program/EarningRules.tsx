@@ -16,6 +16,7 @@ import {
   PRODUCT_FIELDS,
   ProductFields,
   pagedProps,
+  productErrors,
   productInput,
   productValues,
   RecordList,
@@ -133,13 +134,16 @@ function RuleForm({ rule, tiers, onSaved }: { rule: Rule | null; tiers: { id: st
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const problems = numberErrors({
-      'earning_rule.value': { text: v.value, required: true, integer: v.type === 'fixed' },
-      ...(v.type === 'variable' && { 'earning_rule.per_amount': { text: v.per_amount, required: true } }),
-      'conditions.min_order_subtotal': { text: v.min_order_subtotal },
-      'conditions.max_points_per_order': { text: v.max_points_per_order, integer: true },
-      'conditions.limit.count': { text: v.limit_count, integer: true },
-    });
+    const problems = {
+      ...numberErrors({
+        'earning_rule.value': { text: v.value, required: true, integer: v.type === 'fixed' },
+        ...(v.type === 'variable' && { 'earning_rule.per_amount': { text: v.per_amount, required: true } }),
+        'conditions.min_order_subtotal': { text: v.min_order_subtotal },
+        'conditions.max_points_per_order': { text: v.max_points_per_order, integer: true },
+        'conditions.limit.count': { text: v.limit_count, integer: true },
+      }),
+      ...productErrors(v.product),
+    };
     setLocal(problems);
     if (Object.keys(problems).length) return;
     const conditions = Object.fromEntries(

@@ -1,9 +1,12 @@
-// The referral program: what a referrer earns and what the referred friend gets.
+// The referral program: what a referrer earns, what the referred friend gets, and the fraud
+// checks that hold a referral for review.
 import { type FormEvent, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
+import { urlRules } from '../../../../src/domain/shared/urls';
 import { type FieldErrors, fieldErrorsOf, messageOf } from '../../api';
 import { graphql, type ResultOf } from '../../graphql';
 import { Alert, CheckboxField, FormFooter, SelectField, TextField } from '../../ui';
+import { checksInput, checksNumberErrors, checksShow, checksValues, defaultChecks, FraudCheckFields } from './FraudChecks';
 import {
   emptyRule,
   fromNumber,
@@ -17,6 +20,7 @@ import {
   ruleNumberErrors,
   ruleValues,
   toNumber,
+  urlErrors,
 } from './kit';
 
 const ProgramQuery = graphql(`
@@ -27,6 +31,14 @@ const ProgramQuery = graphql(`
       referee_reward {
         reward_type
         reward_rule { discount_value max_discount_amount max_shipping_amount product_id variant_id credit_value min_order_subtotal expires_after_days }
+      }
+      fraud_checks {
+        similar_email { enabled similarity }
+        shared_identifier { enabled window_days }
+        not_first_order { enabled }
+        referrer_velocity { enabled max_referrals window_days }
+        address_velocity { enabled max_referrals window_days }
+        blocklist { enabled emails domains addresses }
       }
     }
   }
@@ -60,8 +72,9 @@ function ReferralForm({ program }: { program: Program }) {
           rule: ruleValues(program.referee_reward.reward_rule),
           min: fromNumber(program.min_order_subtotal),
           url: program.share_url_template ?? '',
+          checks: checksValues(program.fraud_checks),
         }
-      : { is_active: true, points: '500', type: 'fixed_discount' as RewardType, rule: emptyRule, min: '', url: '' },
+      : { is_active: true, points: '500', type: 'fixed_discount' as RewardType, rule: emptyRule, min: '', url: '', checks: defaultChecks },
   );
   const [local, setLocal] = useState<FieldErrors>({});
   const [result, save] = useMutation(SetProgram);
@@ -74,6 +87,8 @@ function ReferralForm({ program }: { program: Program }) {
     const problems = {
       ...numberErrors({ 'referrer_reward.points': { text: v.points, integer: true, required: true }, min_order_subtotal: { text: v.min } }),
       ...ruleNumberErrors(v.type, v.rule, 'referee_reward.reward_rule'),
+      ...checksNumberErrors(v.checks),
+      ...urlErrors({ share_url_template: { text: v.url, rule: urlRules.shareLink } }),
     };
     setLocal(problems);
     if (Object.keys(problems).length) return;
@@ -84,6 +99,7 @@ function ReferralForm({ program }: { program: Program }) {
         referee_reward: { reward_type: v.type, reward_rule: ruleInput(v.type, v.rule) },
         min_order_subtotal: toNumber(v.min),
         share_url_template: v.url.trim() || null,
+        fraud_checks: checksInput(v.checks),
       },
     });
     setSaved(!res.error);
@@ -94,7 +110,7 @@ function ReferralForm({ program }: { program: Program }) {
     'referee_reward.reward_type',
     'min_order_subtotal',
     'share_url_template',
-    ...Object.keys(errors).filter((k) => k.startsWith('referee_reward.reward_rule.')),
+    ...Object.keys(errors).filter((k) => k.startsWith('referee_reward.reward_rule.') || checksShow(k)),
   ];
   return (
     <>
@@ -145,6 +161,7 @@ function ReferralForm({ program }: { program: Program }) {
           onChange={(e) => setV({ ...v, url: e.target.value })}
           errors={errors.share_url_template}
         />
+        <FraudCheckFields value={v.checks} onChange={(checks) => setV({ ...v, checks })} errors={errors} />
         <Alert tone="success">{saved && 'Referral program saved.'}</Alert>
         <FormFooter errors={errors} shown={shown} error={result.error} busy={result.fetching} submit="Save referral program" />
       </form>

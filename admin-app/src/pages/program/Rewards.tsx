@@ -17,6 +17,7 @@ import {
   PRODUCT_FIELDS,
   ProductFields,
   pagedProps,
+  productErrors,
   productInput,
   productValues,
   REWARD_TYPES,
@@ -75,6 +76,7 @@ function RewardForm({ reward, onSaved }: { reward: Reward | null; onSaved: (name
     const problems = {
       ...numberErrors({ points_cost: { text: cost, integer: true, required: true } }),
       ...ruleNumberErrors(type, rule, 'reward_rule'),
+      ...productErrors(product),
     };
     setLocal(problems);
     if (Object.keys(problems).length) return;

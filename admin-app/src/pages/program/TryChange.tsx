@@ -456,7 +456,7 @@ function ReportView({ report, program }: { report: Report; program: Program }) {
     <section aria-labelledby="result">
       <h2 id="result">What would have happened</h2>
       <p className="hint">
-        {formatNumber(report.orders)} orders in the period.
+        {formatNumber(report.orders)} orders placed in the period.
         {report.mismatched_orders > 0 &&
           ` ${formatNumber(report.mismatched_orders)} of them earn differently under the program as it stands than they did: the program changed during the period.`}
       </p>

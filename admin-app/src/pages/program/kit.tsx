@@ -1,9 +1,11 @@
-// What the program's editors share: number fields read from text inputs (checked here before
-// anything is sent; every other rule is the API's, shown next to its field), date-time inputs,
+// What the program's editors share: number fields read from text inputs and web addresses
+// (checked here before anything is sent, the addresses by the API's own rule; every other rule
+// is the API's, shown next to its field), date-time inputs,
 // the reward rule's fields (rewards and the referral program's reward), and the list's buttons.
 import { Fragment, type ReactNode, useId, useState } from 'react';
 import type { CombinedError } from 'urql';
-import { messages } from '../../../../src/domain/shared/messages';
+import { messages, sentence } from '../../../../src/domain/shared/messages';
+import { type UrlRule, urlProblem, urlRules } from '../../../../src/domain/shared/urls';
 import { CampaignType as campaignTypes, RewardType as rewardTypes } from '../../../../src/generated/prisma/enums';
 import { type FieldErrors, messageOf } from '../../api';
 import { formatMoney, formatPercent, humanize } from '../../format';
@@ -29,6 +31,16 @@ export function numberErrors(fields: Record<string, { text: string; integer?: bo
       if (required) errors[name] = [messages.required];
     } else if (Number.isNaN(n)) errors[name] = [messages.number];
     else if (integer && !Number.isInteger(n)) errors[name] = [messages.wholeNumber];
+  }
+  return errors;
+}
+
+/** Web address fields (an empty one is none), held to the rule the API holds them to, keyed as the API names them. */
+export function urlErrors(fields: Record<string, { text: string; rule: UrlRule }>): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const [name, { text, rule }] of Object.entries(fields)) {
+    const problem = text.trim() ? urlProblem(text.trim(), rule) : null;
+    if (problem) errors[name] = [sentence(problem)];
   }
   return errors;
 }
@@ -181,6 +193,10 @@ export const productValues = (
   product_image_url: r?.product_image_url ?? '',
 });
 
+/** The product image's address, checked as the API checks it. */
+export const productErrors = (v: ProductValues) =>
+  urlErrors({ product_image_url: { text: v.product_image_url, rule: urlRules.productImage } });
+
 /** What to send: an empty field clears it. */
 export const productInput = (v: ProductValues) => ({
   product_name: v.product_name.trim() || null,
@@ -224,7 +240,8 @@ export function ProductFields({
 }
 
 /**
- * A product's image, small, its alt text the product's name. Only an https address is loaded:
+ * A product's image, small, its alt text the product's name. Only an address the API takes now
+ * (https; a row stored before that rule may hold another) is loaded:
  * the page's CSP allows images from elsewhere over https alone (an http one would be refused
  * and logged). One that is not https or that fails to load leaves a neutral square in its
  * place, named the same, so the rows stay aligned and nothing is lost to a screen reader.
@@ -232,7 +249,7 @@ export function ProductFields({
 function ProductImage({ src, name }: { src: string | null | undefined; name: string }) {
   const [failed, setFailed] = useState<string | null>(null);
   if (!src) return null;
-  if (failed === src || !src.startsWith('https://')) {
+  if (failed === src || urlProblem(src, urlRules.productImage)) {
     return <span className="product-image product-image-missing" role="img" aria-label={name} />;
   }
   return (

@@ -1,0 +1,80 @@
+// What a customer's standing is read against: the merchant's time zone (its calendar), its points
+// expiry setting and its tier ladder. Every panel needs them and they change rarely, so each
+// instance caches them per merchant, as it caches API keys' principals: whatever changes a tier
+// or the settings announces it in its own transaction on the database's notification channel,
+// and every instance forgets that merchant (this one before the change returns). While the
+// notification feed is down nothing is cached; without a feed (no database URL) every read asks.
+import type { Db } from '../../db/client.js';
+import { type NotificationFeed, notifiedCache, PROGRAM_CHANNEL } from '../../db/notifications.js';
+import { columnsOf, rowsOf } from '../../db/sql.js';
+import { Prisma, type Tier } from '../../generated/prisma/client.js';
+import { DEFAULT_TIMEZONE } from '../shared/calendar.js';
+import type { MaybePromise } from '../shared/maybe-promise.js';
+
+export interface Program {
+  /** The IANA zone of the merchant's calendar. */
+  zone: string;
+  /** Points lapse after this many local days without activity (null: never). */
+  pointsExpiryDays: number | null;
+  /** The active tiers, lowest position first: the ladder a customer is judged on. */
+  tiers: Tier[];
+}
+
+const tierColumns = columnsOf(Prisma.TierScalarFieldEnum, 't');
+
+/** The merchant's program as stored now, in one statement. */
+export async function readProgram(db: Db, merchantId: string): Promise<Program> {
+  const rows = await rowsOf<Tier & { zone: string; expiryDays: number | null }>(
+    db,
+    Prisma.sql`
+    SELECT m.timezone AS zone, m.points_expiry_days AS "expiryDays", ${tierColumns}
+      FROM merchants m LEFT JOIN tiers t ON t.merchant_id = m.id AND t.is_active
+     WHERE m.id = ${merchantId}::uuid
+     ORDER BY t.position, t.id`,
+  );
+  return {
+    zone: rows[0]?.zone ?? DEFAULT_TIMEZONE,
+    pointsExpiryDays: rows[0]?.expiryDays ?? null,
+    // a NULL list reads as none, as Prisma reads it
+    tiers: rows.filter((r) => r.id !== null).map(({ zone: _, expiryDays: __, ...tier }) => ({ ...tier, benefits: tier.benefits ?? [] })),
+  };
+}
+
+/**
+ * Announces a change to the merchant's program, inside the transaction that makes it (put it in
+ * the same `$transaction`): every instance hears it at commit. Call `programChangedHere` once
+ * the transaction has committed.
+ */
+export const announceProgramChange = (db: Db, merchantId: string) => db.$executeRaw`SELECT pg_notify(${PROGRAM_CHANNEL}, ${merchantId})`;
+
+const changedHere = new Set<(merchantId: string) => void>();
+
+/** This instance forgets the merchant's program now, before its notification comes back. */
+export function programChangedHere(merchantId: string) {
+  for (const forget of changedHere) forget(merchantId);
+}
+
+export interface ProgramCache {
+  /** The merchant's program: at once when cached. */
+  get(merchantId: string): MaybePromise<Program>;
+  close(): void;
+}
+
+const MAX_MERCHANTS = 10_000;
+
+export function programCache(db: Db, feed?: NotificationFeed): ProgramCache {
+  const programs = notifiedCache<Program>(() => feed?.live ?? false, MAX_MERCHANTS);
+  const unsubscribe = feed?.subscribe(
+    { onMessage: (merchantId) => programs.forget(merchantId), onReset: () => programs.clear() },
+    PROGRAM_CHANNEL,
+  );
+  const forget = (merchantId: string) => programs.forget(merchantId);
+  changedHere.add(forget);
+  return {
+    get: (merchantId) => programs.get(merchantId, () => readProgram(db, merchantId)),
+    close() {
+      changedHere.delete(forget);
+      unsubscribe?.();
+    },
+  };
+}
