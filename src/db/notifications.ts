@@ -1,6 +1,7 @@
-// One connection of its own per app that LISTENs on the auth channel, shared by the caches other
-// processes must be able to invalidate (PostgreSQL NOTIFY reaches every instance on the database;
-// the embedded server routes it too): API keys, storefront settings, ended sessions. `live` is
+// One connection of its own per app that LISTENs on the auth and program channels, shared by the
+// caches other processes must be able to invalidate (PostgreSQL NOTIFY reaches every instance on
+// the database; the embedded server routes it too): API keys, storefront settings, ended
+// sessions, the merchants' programs (time zone, tier ladder). `live` is
 // true only while notifications are known to arrive: a cache must not serve while it is false,
 // since a notification sent meanwhile would be lost. The feed sends itself a NOTIFY when it
 // connects and then every half minute: only the first coming back makes it live, and one that
