@@ -105,10 +105,17 @@ export function buildAdminApp() {
   );
 }
 
+/** The service's modules the admin app imports: the message catalogue, the error codes, the schema's enums. */
+const adminAppSharedSources = ['src/domain/shared/messages.ts', 'src/domain/shared/errors.ts', 'src/generated/prisma/enums.ts'];
+
 /** Whether the admin app's build is older than its sources (or its dependencies). */
 export function adminAppIsStale() {
   if (!existsSync(adminAppEntry)) return true;
-  const sources = Math.max(newest(adminApp, new Set(['dist', 'node_modules'])), newest(path.join(root, 'package-lock.json')));
+  const sources = Math.max(
+    newest(adminApp, new Set(['dist', 'node_modules'])),
+    newest(path.join(root, 'package-lock.json')),
+    ...adminAppSharedSources.map((file) => newest(path.join(root, file))),
+  );
   return sources > statSync(adminAppEntry).mtimeMs;
 }
 

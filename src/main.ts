@@ -1,16 +1,20 @@
 // `npm start`: serve the public API (GraphQL + REST v1), the admin API and the admin app on PORT/HOST.
-// Migrations are applied at start; a fresh embedded database gets a demo merchant and
-// a printed Full Access key, so a newcomer can curl at once.
-import { createServer as createHttpServer } from 'node:http';
+// The port is taken first; then migrations are applied, and a fresh embedded database gets a demo
+// merchant and a printed Full Access key, so a newcomer can curl at once. What stops a start
+// (a port in use, a database down or too busy, Redis silent) is one line on stderr, exit 1.
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import v8 from 'node:v8';
 import { bootstrapDemo } from './cli/seed/first-start.js';
-import { ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { connect } from './db/database.js';
 import { findRunningEmbedded } from './db/embedded.js';
-import { createApp } from './http/app.js';
+import { DatabaseStartError } from './db/errors.js';
+import { createApp, writeResponse } from './http/app.js';
+import { HEALTH_PATH, healthz, READY_PATH } from './http/health.js';
 import { redactRedisUrl, STARTUP_TIMEOUT_MS, waitForRedis } from './http/redis.js';
 import { startJobs } from './jobs/queue.js';
-import { createLogger, flushLogger } from './observability/logger.js';
+import { createLogger, flushLogger, type Logger } from './observability/logger.js';
 import { startTracing } from './observability/tracing.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -46,11 +50,44 @@ defaultV8Flag('heap-growing-percent', `--heap-growing-percent=${HEAP_GROWING_PER
  */
 defaultV8Flag('allocation-site-pretenuring', '--no-allocation-site-pretenuring');
 
-async function main() {
-  const config = loadConfig();
-  if (!config.DATABASE_URL && (await findRunningEmbedded(config.DATA_DIR))) {
-    throw new ConfigError(`The embedded database in ${config.DATA_DIR} is already in use by another process (is the server running?)`);
-  }
+/**
+ * Binds PORT on HOST before anything else is done: a port another process holds stops the start
+ * in one line, before a database is created, a demo seeded or a key printed that could never be
+ * used.
+ */
+async function bindPort(config: Config, handle: (req: IncomingMessage, res: ServerResponse) => void) {
+  const server = createHttpServer(handle);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, resolve);
+  }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'EADDRINUSE') {
+      throw new ConfigError(
+        `Port ${config.PORT} on ${config.HOST} is already in use (another process, or this server already running?): stop it, or set PORT to a free port`,
+      );
+    }
+    if (err.code === 'EACCES') throw new ConfigError(`Not allowed to listen on port ${config.PORT}: set PORT to a port above 1023`);
+    if (err.code === 'EADDRNOTAVAIL') throw new ConfigError(`HOST ${config.HOST} is not an address of this machine: correct HOST`);
+    throw err;
+  });
+  server.keepAliveTimeout = 65_000;
+  server.requestTimeout = config.REQUEST_TIMEOUT_MS;
+  server.headersTimeout = Math.min(config.REQUEST_TIMEOUT_MS, 60_000);
+  return server;
+}
+
+/** The service once started: what answers, and what a stop closes. */
+interface Service {
+  app: ReturnType<typeof createApp>;
+  logger: Logger;
+  close(): Promise<void>;
+  tracing: Awaited<ReturnType<typeof startTracing>>;
+  /** The job workers (webhooks, daily expiry) unless WORKERS=false; `loyalty worker` runs only them. */
+  jobs?: ReturnType<typeof startJobs>;
+}
+
+/** Everything after the port: Redis, the database (migrated), the first start's demo, the app. */
+async function start(config: Config, base: string): Promise<Service> {
   // Redis holds the counters the instances share: one that does not answer stops start-up here,
   // rather than leaving every instance to count alone without a word
   if (config.REDIS_URL) {
@@ -60,7 +97,6 @@ async function main() {
       );
     });
   }
-  const started = Date.now();
   const logger = createLogger(config.LOG_LEVEL);
   // opt-in: OTEL_EXPORTER_OTLP_ENDPOINT; started before the database client, so SQL is traced
   const tracing = await startTracing();
@@ -80,9 +116,9 @@ async function main() {
           `First start: created demo merchant "${demo.slug}" with a demo program.`,
           `  Full Access API key (shown once): ${demo.key}`,
           `  Admin token (shown once):         ${demo.admin_token}`,
-          `  Try: curl -H "Authorization: Bearer ${demo.key}" http://${config.HOST}:${config.PORT}/v1/rewards`,
-          `  API reference: http://${config.HOST}:${config.PORT}/docs`,
-          `  Admin app:     http://${config.HOST}:${config.PORT}/admin (sign in with the admin token above)`,
+          `  Try: curl -H "Authorization: Bearer ${demo.key}" ${base}/v1/rewards`,
+          `  API reference: ${base}/docs`,
+          `  Admin app:     ${base}/admin (sign in with the admin token above)`,
           '',
         ].join('\n'),
       );
@@ -90,19 +126,42 @@ async function main() {
   }
 
   // Prisma's client loads its query compiler on its first query, ~100 ms of blocked event loop:
-  // paid before listening, not by the first request that uses Prisma or by the idempotency purge
+  // paid before answering, not by the first request that uses Prisma or by the idempotency purge
   // a minute in, which would stall every request in flight. Its
   // connection and module loads overlap building the app.
   const prismaLoaded = db.merchant.findFirst({ select: { id: true } });
   const app = createApp({ db, databaseUrl: database.url, config, logger });
   await prismaLoaded;
+  return {
+    app,
+    logger,
+    close,
+    tracing,
+    jobs: config.WORKERS ? startJobs({ db, databaseUrl: database.url, config, logger }) : undefined,
+  };
+}
+
+async function main() {
+  const config = loadConfig();
+  if (!config.DATABASE_URL && (await findRunningEmbedded(config.DATA_DIR))) {
+    throw new ConfigError(`The embedded database in ${config.DATA_DIR} is already in use by another process (is the server running?)`);
+  }
+  const started = Date.now();
+  let service: Service | undefined;
   // requests still being handled: a client that hangs up closes its connection, not its
   // request's work, which must still find the database open
   let handling = 0;
   let allHandled: (() => void) | undefined;
-  const server = createHttpServer((req, res) => {
+  const server = await bindPort(config, (req, res) => {
+    // while the service starts it is alive but not ready, and any other request waits for it
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (!service && (path === HEALTH_PATH || path === READY_PATH)) {
+      return void writeResponse(res, path === HEALTH_PATH ? healthz() : Response.json({ status: 'starting' }, { status: 503 }));
+    }
     // a face's listener returns the promise of its handling, unless it finished at once
-    const work = app.listener(req, res) as PromiseLike<unknown> | undefined;
+    const work = (service ? service.app.listener(req, res) : starting.then((s) => s.app.listener(req, res))) as
+      | PromiseLike<unknown>
+      | undefined;
     if (typeof work?.then !== 'function') return;
     handling += 1;
     const done = () => {
@@ -110,18 +169,17 @@ async function main() {
     };
     work.then(done, done);
   });
-  server.keepAliveTimeout = 65_000;
-  server.requestTimeout = config.REQUEST_TIMEOUT_MS;
-  server.headersTimeout = Math.min(config.REQUEST_TIMEOUT_MS, 60_000);
+  const base = `http://${config.HOST}:${(server.address() as AddressInfo).port}`;
 
-  // the job workers (webhooks, daily expiry) unless WORKERS=false; `loyalty worker` runs only them
-  let jobs: ReturnType<typeof startJobs> | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    // a start under way finishes first (a migration is never cut short); a failed one exits by itself
+    const stopped = await starting.catch(() => undefined);
+    if (!stopped) return;
+    const { app, logger, close, tracing, jobs } = stopped;
     logger.info({ signal }, 'finishing in-flight requests, then stopping');
-    // (its callback comes on close, or at once if the signal came before it listened)
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // keep-alive connections become idle as their requests finish: close them as they do,
     // and give stragglers a deadline
@@ -145,30 +203,27 @@ async function main() {
     await flushLogger(logger);
     process.exit(0);
   };
-  // before listening: the server answers while its workers start, and a signal then must
-  // still stop both and write out the log lines held in the buffer
+  const starting = start(config, base);
+  // from the port on: a signal while the service starts, or answers while its workers start,
+  // still stops everything and writes out the log lines held in the buffer
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.PORT, config.HOST, resolve);
-  });
-  if (config.WORKERS && !stopping) jobs = startJobs({ db, databaseUrl: database.url, config, logger });
-  await jobs;
-  const where = database.embedded ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL';
-  logger.info(
+  service = await starting;
+  await service.jobs;
+  const where = config.DATABASE_URL ? 'PostgreSQL' : `embedded database in ${config.DATA_DIR}`;
+  service.logger.info(
     {
       database: where,
       redis: config.REDIS_URL ? redactRedisUrl(config.REDIS_URL) : 'none: counters in this process',
       ready_ms: Date.now() - started,
       paths: { rest: '/v1', graphql: '/graphql', admin: '/admin/graphql', admin_app: '/admin', openapi: '/v1/openapi.json', docs: '/docs' },
     },
-    `Loyalty service listening on http://${config.HOST}:${config.PORT}`,
+    `Loyalty service listening on ${base}`,
   );
 }
 
 main().catch((err) => {
-  console.error(err instanceof ConfigError ? err.message : err);
+  console.error(err instanceof ConfigError || err instanceof DatabaseStartError ? err.message : err);
   process.exit(1);
 });

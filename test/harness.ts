@@ -210,8 +210,9 @@ export function countingDb(db: Db, calls: string[]): Db {
 /**
  * A keyed write sent as the API asks a client to: under one Idempotency-Key, again after a 503
  * (nothing changed, or the key tells) or a 409 idempotency_in_progress (the database was busy:
- * a hot row, a shard moving), a few times. `send` gets the key and answers status and the code
- * of an error body, if any.
+ * a hot row, a shard moving), with a growing, jittered pause, for as long as the answer is one of
+ * those (the test's deadline bounds it): a busy machine sheds a burst by 503s until it catches up.
+ * `send` gets the key and answers status and the code of an error body, if any.
  */
 export async function sendAsAsked<T extends { status: number }>(
   send: (key: string) => Promise<T>,
@@ -219,8 +220,8 @@ export async function sendAsAsked<T extends { status: number }>(
 ) {
   const key = randomUUID();
   let answer = await send(key);
-  for (let attempt = 1; attempt < 8 && (answer.status === 503 || code(answer) === 'idempotency_in_progress'); attempt++) {
-    await new Promise((r) => setTimeout(r, 250 * attempt));
+  for (let attempt = 1; answer.status === 503 || code(answer) === 'idempotency_in_progress'; attempt++) {
+    await new Promise((r) => setTimeout(r, Math.min(250 * attempt, 2_000) * (0.5 + Math.random())));
     answer = await send(key);
   }
   return answer;

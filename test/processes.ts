@@ -85,9 +85,14 @@ export function exitCode(server: ServerProcess, timeoutMs = 30_000): Promise<num
 /**
  * A TCP proxy to `target` (a database's or Redis's URL) that the test can cut (every connection
  * closed, nothing listening), freeze (connections stay open, and what is sent goes nowhere) or
- * open again on the same port.
+ * open again on the same port. `sent` sees what each client sends; `passed`, made once per
+ * connection, may change what the server answers on it.
  */
-export function cuttableProxy(target: URL, defaultPort = 5432) {
+export function cuttableProxy(
+  target: URL,
+  defaultPort = 5432,
+  { sent, passed }: { sent?: (data: Buffer) => void; passed?: () => (data: Buffer) => Buffer } = {},
+) {
   let server: net.Server | undefined;
   let frozen = false;
   const sockets = new Set<net.Socket>();
@@ -102,8 +107,12 @@ export function cuttableProxy(target: URL, defaultPort = 5432) {
           s.on('close', () => sockets.delete(s));
           s.on('error', () => s.destroy());
         }
-        client.on('data', (d) => void (frozen || upstream.write(d)));
-        upstream.on('data', (d) => void (frozen || client.write(d)));
+        const answer = passed?.() ?? ((d: Buffer) => d);
+        client.on('data', (d) => {
+          sent?.(d);
+          if (!frozen) upstream.write(d);
+        });
+        upstream.on('data', (d) => void (frozen || client.write(answer(d))));
       });
       server.listen(port, '127.0.0.1', () => {
         port = (server!.address() as net.AddressInfo).port;

@@ -40,6 +40,12 @@ export function useSession(): SessionApi {
 
 const json = { 'content-type': 'application/json' };
 
+/**
+ * An answer's JSON body (null when it has none), read whatever its status: a refusal's body left
+ * unread keeps its request open in the browser, and a signed-out page never settles.
+ */
+export const bodyOf = (res: Response): Promise<unknown> => res.json().catch(() => null);
+
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<State>({ kind: 'loading' });
   const signedIn = useCallback((session: Session) => {
@@ -52,15 +58,20 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     whenSessionEnds(() => setState({ kind: 'signed-out', notice: messages.signIn.sessionEnded }));
     fetch(SESSION_URL, { credentials: 'same-origin' })
-      .then(async (res) => (res.ok ? signedIn((await res.json()) as Session) : setState({ kind: 'signed-out' })))
+      .then(async (res) => {
+        const body = await bodyOf(res);
+        if (res.ok) signedIn(body as Session);
+        else setState({ kind: 'signed-out' });
+      })
       .catch(() => setState({ kind: 'signed-out', notice: messages.unreachable }));
   }, [signedIn]);
 
   const signIn = async (token: string) => {
     try {
       const res = await fetch(SESSION_URL, { method: 'POST', credentials: 'same-origin', headers: json, body: JSON.stringify({ token }) });
+      const body = await bodyOf(res);
       if (res.ok) {
-        signedIn((await res.json()) as Session);
+        signedIn(body as Session);
         return null;
       }
       if (res.status === 429) {
@@ -69,8 +80,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       }
       if (res.status === 401) return messages.signIn.tokenInvalid;
       // any other refusal in the catalogue's words for its code (the service's own message is an integrator's)
-      const body = (await res.json().catch(() => null)) as { error?: { code?: unknown } } | null;
-      const code = body?.error?.code;
+      const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
       return typeof code === 'string' && Object.hasOwn(codeMessages, code) ? codeMessages[code as ErrorCode] : codeMessages.internal_error;
     } catch {
       return messages.unreachable;
@@ -78,7 +88,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   };
 
   const signOut = async () => {
-    await fetch(SESSION_URL, { method: 'DELETE', credentials: 'same-origin', headers: csrfHeaders() }).catch(() => {});
+    await fetch(SESSION_URL, { method: 'DELETE', credentials: 'same-origin', headers: csrfHeaders() }).then(bodyOf, () => {});
     setCsrfToken('');
     setState({ kind: 'signed-out', notice: messages.signIn.signedOut });
   };

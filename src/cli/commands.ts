@@ -1,5 +1,6 @@
-// The operator commands. Each takes parsed options and an open database and returns a
-// JSON-able result; src/cli/index.ts prints it (as text, or as one JSON document).
+// The operator commands, one table (command.ts says what a command is; finance-commands.ts adds
+// the liability reports). Each takes parsed options and an open database and returns a JSON-able
+// result; src/cli/index.ts prints it (as text, or as one JSON document).
 import { readFile, writeFile } from 'node:fs/promises';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
@@ -14,7 +15,6 @@ import { createMerchant, merchantBySlug, rotateAdminToken, updateMerchantSetting
 import { eraseCustomer } from '../domain/privacy/erasure.js';
 import { exportCustomer } from '../domain/privacy/export.js';
 import { importProgram } from '../domain/program-import/program-import.js';
-import { readDateTime } from '../domain/shared/dates.js';
 import { validationError } from '../domain/shared/errors.js';
 import { apiFields } from '../domain/shared/model-fields.js';
 import { createStorefrontKey, listStorefrontKeys, revokeStorefrontKey } from '../domain/storefront/storefront-keys.js';
@@ -30,59 +30,9 @@ import {
   updateEndpoint,
 } from '../domain/webhooks/endpoints.js';
 import type { ApiKey, Prisma, StorefrontKey, WebhookEndpoint } from '../generated/prisma/client.js';
+import { type Command, moment, type Options, required, UsageError } from './command.js';
 import { financeCommands } from './finance-commands.js';
 import { demoProgram } from './seed/demo-program.js';
-
-export class UsageError extends Error {}
-
-export interface Options {
-  positionals: string[];
-  values: {
-    merchant?: string;
-    slug?: string;
-    name?: string;
-    type?: string;
-    scope?: string[];
-    file?: string;
-    'points-pending-days'?: string;
-    origin?: string[];
-    url?: string;
-    event?: string[];
-    description?: string;
-    endpoint?: string;
-    status?: string;
-    page?: string;
-    'overlap-hours'?: string;
-    enable?: boolean;
-    disable?: boolean;
-    'award-points'?: boolean;
-    by?: string;
-    timezone?: string;
-    at?: string;
-    from?: string;
-    to?: string;
-    group?: string;
-    csv?: boolean;
-  };
-}
-
-export interface Command {
-  usage: string;
-  summary: string;
-  /** Whether the command needs the database (all but help). */
-  run(db: Db, opts: Options, applied: string[]): Promise<unknown>;
-  /** Text for people; JSON output prints the result itself. */
-  // biome-ignore lint/suspicious/noExplicitAny: each command's own result: the table of commands holds them all
-  text(result: any): string;
-  /** `--csv`: the result as a table, for the commands that have one. */
-  // biome-ignore lint/suspicious/noExplicitAny: as text()
-  csv?(result: any): string;
-}
-
-export function required(value: string | undefined, flag: string): string {
-  if (!value) throw new UsageError(`missing --${flag}`);
-  return value;
-}
 
 /** A change made from the CLI, recorded in the merchant's audit log like the admin API's. */
 const byCli =
@@ -161,16 +111,6 @@ type DeliveryView = ReturnType<typeof deliveryView>;
 type Endpoint = ReturnType<typeof endpointView>;
 const endpointLine = (e: Endpoint) =>
   `${e.id}  ${e.enabled ? 'enabled ' : 'disabled'}  ${e.url}  [${e.event_types.length ? e.event_types.join(' ') : 'all events'}]${e.disabled_reason ? `  (${e.disabled_reason})` : ''}`;
-/**
- * `--at <ISO time>`: an instant (default now), read as the API reads a DateTime (an impossible
- * date or time is refused: validation_error naming `at`), e.g. a calendar job run as of a missed day.
- */
-export function moment(at: string | undefined): Date {
-  if (at === undefined) return new Date();
-  const date = readDateTime(at);
-  if (date instanceof Date) return date;
-  throw validationError({ at: [date.problem] }, `--at takes an ISO 8601 time with its offset, e.g. 2026-11-23T12:00:00Z; got "${at}"`);
-}
 
 /**
  * A calendar job as a command: run at `--at` (default now), for every merchant or only

@@ -14,8 +14,7 @@ import { type OrderPeriod, type OrderPeriodsReport, orderPeriods, type ReportTim
 import { type ReplayReport, replayProgram } from '../domain/finance/replay.js';
 import { merchantBySlug } from '../domain/merchants/merchants.js';
 import { validationError } from '../domain/shared/errors.js';
-import type { Command, Options } from './commands.js';
-import { moment, required, UsageError } from './commands.js';
+import { type Command, moment, type Options, required, UsageError } from './command.js';
 import { replayHeap } from './replay-heap.js';
 
 /** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */

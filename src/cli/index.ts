@@ -5,9 +5,11 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { connect } from '../db/database.js';
+import { DatabaseStartError } from '../db/errors.js';
 import { AppError } from '../domain/shared/errors.js';
 import { inMerchantWords } from '../domain/shared/messages.js';
-import { commands, type Options, UsageError } from './commands.js';
+import { type Options, UsageError } from './command.js';
+import { commands } from './commands.js';
 import { runWorker } from './worker.js';
 
 function help() {
@@ -90,6 +92,7 @@ async function main(argv: string[]) {
       return fail(err.code, message, details);
     }
     if (err instanceof UsageError || err instanceof ConfigError) return fail('usage_error', err.message, undefined, 2);
+    if (err instanceof DatabaseStartError) return fail('service_unavailable', err.message);
     if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) {
       return fail('usage_error', err.message, undefined, 2);
     }

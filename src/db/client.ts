@@ -13,7 +13,14 @@ export interface PoolOptions {
   preparedStatements?: boolean;
   /** The hot reads of one turn share connections (src/db/pipeline.ts). Not on the embedded database. */
   pipelined?: boolean;
+  /**
+   * How long a statement or a transaction waits for a connection of the pool (and a new
+   * connection may take to open) before the request is refused as busy (or the database as down).
+   */
+  connectionWaitMs?: number;
 }
+
+const CONNECTION_WAIT_MS = 5_000;
 
 export function createPrisma(
   connectionString: string,
@@ -22,6 +29,7 @@ export function createPrisma(
     onPoolError = (err) => console.error(`database pool error: ${err.message}`),
     preparedStatements = false,
     pipelined = false,
+    connectionWaitMs = CONNECTION_WAIT_MS,
   }: PoolOptions = {},
 ): Db {
   // our own pool (the adapter ends it with the client), so its connections can be reported
@@ -29,7 +37,7 @@ export function createPrisma(
     connectionString,
     max: poolMax,
     // v7 has no connect timeout by default: a dead database would hang requests
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: connectionWaitMs,
     idleTimeoutMillis: 30_000,
     // each client writes a statement without waiting for the one before (pipeline.ts)
     pipeline: pipelined,
@@ -46,7 +54,9 @@ export function createPrisma(
     // cannot be prepared
     ...(preparedStatements && { statementNameGenerator: (q) => (q.args.length ? nameOf(q.sql) : undefined) as string }),
   });
-  const db = new PrismaClient({ adapter });
+  // a transaction waits for its connection as long as a single statement does (Prisma's own
+  // default, 2 s, refused batches as busy while statements beside them still waited)
+  const db = new PrismaClient({ adapter, transactionOptions: { maxWait: connectionWaitMs } });
   // hot reads send their SQL on the same pool (src/db/sql.ts)
   registerPool(db, pool, { prepared: preparedStatements, pipelined });
   return db;

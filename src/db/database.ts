@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { createPrisma, type Db } from './client.js';
 import { distribute } from './cluster.js';
 import { type Database, openDatabase } from './embedded.js';
+import { DatabaseStartError, databaseTrouble } from './errors.js';
 import { applyMigrations, pendingMigrations } from './schema-engine.js';
 
 /** Loading the wasm engine costs seconds; a quick look at _prisma_migrations usually spares it. */
@@ -50,6 +51,13 @@ export async function connect(config: Config, opts: { migrate?: boolean; onPoolE
     };
   } catch (err) {
     await database.close();
-    throw err;
+    const trouble = databaseTrouble(err);
+    throw trouble ? new DatabaseStartError(trouble, whereIs(database), err) : err;
   }
+}
+
+/** Where the database is, as a start-up line names it: never its password. */
+function whereIs(database: Database) {
+  const url = new URL(database.url);
+  return `The database at ${url.hostname}:${url.port || 5432}${url.pathname}`;
 }

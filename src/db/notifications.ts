@@ -1,9 +1,18 @@
-// A connection of its own that LISTENs on one channel, for caches other processes must be
-// able to invalidate (PostgreSQL NOTIFY reaches every instance on the database; the embedded
-// server routes it too). `live` is true only while the LISTEN holds: a cache must not serve
-// while it is false, since a notification sent meanwhile would be lost. A lost connection is
-// retried with backoff.
+// One connection of its own per app that LISTENs on the auth and program channels, shared by the
+// caches other processes must be able to invalidate (PostgreSQL NOTIFY reaches every instance on
+// the database; the embedded server routes it too): API keys, storefront settings, ended
+// sessions, the merchants' programs (time zone, tier ladder). `live` is
+// true only while notifications are known to arrive: a cache must not serve while it is false,
+// since a notification sent meanwhile would be lost. The feed sends itself a NOTIFY when it
+// connects and then every half minute: only the first coming back makes it live, and one that
+// does not come back within its time takes it down, so a connection that LISTENs but never hears
+// (behind a pooler that cannot LISTEN) is found out. A lost feed is retried with backoff; its
+// going (and each failed first attempt) is logged as an error, its coming back as a warning, and
+// /readyz and loyalty_notifications_up report it.
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import type { Logger } from '../observability/logger.js';
+import { watchNotifications } from '../observability/metrics.js';
 
 /**
  * The channel on which the database announces changes to what authenticates a request: API
@@ -17,10 +26,12 @@ export const PROGRAM_CHANNEL = 'loyalty_program';
 export interface NotificationFeed {
   /** True while notifications on the channel are being received. */
   readonly live: boolean;
+  /** Passes each payload on `channel` (default the feed's first) and each reset to `handlers` until the returned function is called. */
+  subscribe(handlers: FeedHandlers, channel?: string): () => void;
   close(): Promise<void>;
 }
 
-export interface FeedHandlers {
+interface FeedHandlers {
   /** A notification's payload. */
   onMessage(payload: string): void;
   /** The feed went down (or came up): anything learnt before may be stale. */
@@ -28,17 +39,40 @@ export interface FeedHandlers {
 }
 
 const RETRY_MS = [100, 500, 1000, 2000, 5000];
+/** How often a live feed checks that its own notification still comes back, and how long that may take. */
+const HEARTBEAT = { everyMs: 30_000, withinMs: 10_000 };
+/** A heartbeat's payload starts so: no subscriber ever sees one. */
+const HEARTBEAT_PAYLOAD = 'heartbeat:';
 
-export function listenTo(url: string, channel: string, handlers: FeedHandlers): NotificationFeed {
-  let live = false;
+export function listenTo(url: string, channels: readonly string[], logger: Logger, heartbeat = HEARTBEAT): NotificationFeed {
+  // its own heartbeats go on the first channel
+  const [channel] = channels as [string, ...string[]];
+  const subscribers = new Set<FeedHandlers & { channel: string }>();
+  const reset = () => {
+    for (const s of subscribers) s.onReset();
+  };
+  let state: 'connecting' | 'up' | 'down' = 'connecting';
+  let downSince = 0;
   let closed = false;
   let client: pg.Client | undefined;
   let attempt = 0;
   let timer: NodeJS.Timeout | undefined;
+  /** The heartbeat awaited, and what to do when it comes back. */
+  let awaited: { payload: string; heard: () => void } | undefined;
 
-  const down = () => {
-    if (live) handlers.onReset();
-    live = false;
+  const down = (reason: string) => {
+    const wasLive = state === 'up';
+    if (wasLive) reset();
+    if (state !== 'down' && !closed) {
+      downSince = Date.now();
+      logger.error(
+        { channel, err: reason },
+        'database notifications are down: API keys, storefront settings and ended sessions are read from the database on every request until they are back',
+      );
+    }
+    state = 'down';
+    awaited = undefined;
+    clearTimeout(timer);
     client?.removeAllListeners();
     client?.on('error', () => {});
     void client?.end().catch(() => {});
@@ -46,41 +80,87 @@ export function listenTo(url: string, channel: string, handlers: FeedHandlers): 
     if (!closed) timer = setTimeout(connect, RETRY_MS[Math.min(attempt++, RETRY_MS.length - 1)]).unref();
   };
 
+  /** Sends a heartbeat on `on`; `heard` runs when it comes back, and the feed goes down if it does not in time. */
+  const beat = (on: pg.Client, heard: () => void) => {
+    const payload = HEARTBEAT_PAYLOAD + randomUUID();
+    awaited = { payload, heard };
+    on.query('SELECT pg_notify($1, $2)', [channel, payload]).catch((err: Error) => client === on && down(err.message));
+    timer = setTimeout(() => {
+      // answers already received are read first: a busy event loop is not a silent feed
+      setImmediate(() => {
+        if (client === on && awaited?.payload === payload) down(`its own notification did not come back within ${heartbeat.withinMs} ms`);
+      });
+    }, heartbeat.withinMs).unref();
+  };
+
+  /** A heartbeat every `heartbeat.everyMs` while `on` is the feed's connection. */
+  const heartbeats = (on: pg.Client) => {
+    timer = setTimeout(() => beat(on, () => heartbeats(on)), heartbeat.everyMs).unref();
+  };
+
+  const live = (on: pg.Client) => () => {
+    attempt = 0;
+    if (state === 'down') logger.warn({ channel, down_ms: Date.now() - downSince }, 'database notifications are back: caches on again');
+    state = 'up';
+    reset();
+    heartbeats(on);
+  };
+
   const connect = async () => {
     const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true });
     client = next;
-    const lost = () => client === next && down();
-    next.on('error', lost);
-    next.on('end', lost);
+    const lost = (reason: string) => client === next && down(reason);
+    next.on('error', (err) => lost(err.message));
+    next.on('end', () => lost('connection closed'));
     next.on('notification', (message) => {
-      if (message.channel === channel) handlers.onMessage(message.payload ?? '');
+      if (!channels.includes(message.channel)) return;
+      const payload = message.payload ?? '';
+      if (!payload.startsWith(HEARTBEAT_PAYLOAD)) {
+        for (const s of subscribers) if (s.channel === message.channel) s.onMessage(payload);
+      } else if (payload === awaited?.payload) {
+        const { heard } = awaited;
+        awaited = undefined;
+        clearTimeout(timer);
+        heard();
+      }
     });
     try {
       await next.connect();
-      await next.query(`LISTEN "${channel}"`);
+      for (const c of channels) await next.query(`LISTEN "${c}"`);
       if (closed || client !== next) return void next.end().catch(() => {});
-      attempt = 0;
-      live = true;
-      handlers.onReset();
-    } catch {
-      lost();
+      // live once its own first notification has come back
+      beat(next, live(next));
+    } catch (err) {
+      lost((err as Error).message);
     }
   };
 
   void connect();
-  return {
+  const feed = {
     get live() {
-      return live;
+      return state === 'up';
+    },
+    subscribe(handlers: FeedHandlers, on = channel) {
+      const subscriber = { ...handlers, channel: on };
+      subscribers.add(subscriber);
+      return () => void subscribers.delete(subscriber);
     },
     async close() {
       closed = true;
       clearTimeout(timer);
-      live = false;
+      state = 'down';
+      unwatch();
       const last = client;
       client = undefined;
       await last?.end().catch(() => {});
     },
   };
+  const unwatch = watchNotifications({
+    get up() {
+      return state === 'up';
+    },
+  });
+  return feed;
 }
 
 export interface NotifiedCache<V> {

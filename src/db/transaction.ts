@@ -33,7 +33,7 @@ export function atomically<T>(db: Db, work: (tx: Db) => Promise<T>, timeoutMs = 
       transactions.add(tx);
       return work(tx as Db);
     },
-    { timeout: timeoutMs, maxWait: 5_000 },
+    { timeout: timeoutMs },
   );
 }
 

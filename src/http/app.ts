@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Config, loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
+import { AUTH_CHANNEL, listenTo, PROGRAM_CHANNEL } from '../db/notifications.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { tracedFetch, tracedListener } from '../observability/tracing.js';
 import { ADMIN_APP_PATH, ADMIN_PATH, createAdminApi } from './admin.js';
@@ -18,9 +19,15 @@ const under = (base: string, path: string) => path === base || path.startsWith(`
 /** Which face answers a path: the admin API (bearer token), the admin app (/admin, sessions), or the public API. */
 const faceOf = (path: string) => (under(ADMIN_PATH, path) ? 'admin' : under(ADMIN_APP_PATH, path) ? 'app' : 'public');
 
+/** A fetch Response written to a Node response. */
+export async function writeResponse(res: ServerResponse, response: Response) {
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  res.end(await response.text());
+}
+
 export interface AppOptions {
   db: Db;
-  /** The database's URL: lets API keys be cached, kept fresh by its notifications. */
+  /** The database's URL: its notifications (one connection for the app) keep the caches of API keys, storefronts and ended sessions fresh. */
   databaseUrl?: string;
   config?: Config;
   logger?: Logger;
@@ -55,7 +62,8 @@ export function createApp({
       windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
       redis,
     });
-  const { yoga: publicApi, close: closePublicApi } = createPublicApi({ db, databaseUrl, config, logger, rateLimiter: limiter });
+  const notifications = databaseUrl ? listenTo(databaseUrl, [AUTH_CHANNEL, PROGRAM_CHANNEL], logger) : undefined;
+  const { yoga: publicApi, close: closePublicApi } = createPublicApi({ db, notifications, config, logger, rateLimiter: limiter });
   const { yoga: adminApi, app: adminApp, close: closeAdminApi } = createAdminApi({ db, config, logger, appDist: adminAppDist, redis });
   const faces = { admin: adminApi, app: adminApp, public: publicApi };
 
@@ -64,7 +72,7 @@ export function createApp({
     path === HEALTH_PATH
       ? healthz()
       : path === READY_PATH
-        ? readyz(db, redis)
+        ? readyz(db, { redis, notifications })
         : path === METRICS_PATH
           ? metrics(config.METRICS_TOKEN, authorization)
           : path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`)
@@ -87,16 +95,14 @@ export function createApp({
       const path = (req.url ?? '/').split('?')[0]!;
       const answer = operational(path, req.headers.authorization);
       if (answer) {
-        void Promise.resolve(answer).then(async (response) => {
-          res.writeHead(response.status, Object.fromEntries(response.headers));
-          res.end(await response.text());
-        });
+        void Promise.resolve(answer).then((response) => writeResponse(res, response));
         return;
       }
       return tracedListener(req, res, () => faces[faceOf(path)](req, res));
     },
     async close() {
-      await Promise.all([closePublicApi(), closeAdminApi(), limiter.close()]);
+      closePublicApi();
+      await Promise.all([closeAdminApi(), limiter.close(), notifications?.close()]);
       await redis?.close();
     },
   };

@@ -3,7 +3,7 @@
 // GraphQL's, the database's) onto the codes of domain/shared/errors.ts. SOFA's errors reach
 // rest/error-handler.ts through maskError, which has given them their codes.
 import { GraphQLError } from 'graphql';
-import { isDatabaseUnavailable, isShardMoved } from '../db/errors.js';
+import { databaseTrouble, isShardMoved } from '../db/errors.js';
 import { AppError, type documentLimitCodes, type ErrorCode, type ErrorDetails, errorStatus } from '../domain/shared/errors.js';
 import { inMerchantWords } from '../domain/shared/messages.js';
 import type { RequestKind } from './request-state.js';
@@ -24,7 +24,11 @@ export function appErrorResponse(err: AppError) {
 
 export const isCode = (code: unknown): code is ErrorCode => typeof code === 'string' && Object.hasOwn(errorStatus, code);
 
-const databaseUnavailable = () => new AppError('service_unavailable', 'The database is unavailable; retry shortly');
+/** The words of a 503 for each trouble: an operator reading them looks for the database, or for load. */
+const TROUBLE_MESSAGES = {
+  down: 'The database is unavailable; nothing was changed, retry shortly',
+  busy: 'The database is too busy to take this request now; nothing was changed, retry shortly',
+} as const;
 
 /** Our errors as GraphQL errors: the code (and details) in extensions, the REST status in http. */
 export function toGraphQLError(err: AppError, path?: GraphQLError['path']) {
@@ -137,9 +141,10 @@ function variableReason(message: string) {
   return reason || message;
 }
 
-/** An unreachable database, or a shard split under the request: 503 service_unavailable, nothing changed. */
+/** A database down or busy, or a shard split under the request: 503 service_unavailable, nothing changed. */
 function transientDatabaseError(err: unknown): AppError | undefined {
-  if (isDatabaseUnavailable(err)) return databaseUnavailable();
+  const trouble = databaseTrouble(err);
+  if (trouble) return new AppError('service_unavailable', TROUBLE_MESSAGES[trouble]);
   if (isShardMoved(err))
     return new AppError('service_unavailable', 'The data moved between database nodes meanwhile; nothing changed, retry');
   return undefined;

@@ -1,7 +1,7 @@
 // The operator's endpoints. Liveness and readiness: /healthz answers while the process runs;
-// /readyz only when the database answers and every migration folder is applied. With REDIS_URL
-// it also says whether Redis answers, but Redis being away does not make the instance unready:
-// 200 {"status":"degraded","redis":"down"}. The rate limits and lockouts then count per process
+// /readyz only when the database answers and every migration folder is applied. It also says
+// whether the database's notifications arrive and, with REDIS_URL, whether Redis answers, but
+// neither being away makes the instance unready: 200 {"status":"degraded","redis":"down"}. The rate limits and lockouts then count per process
 // (redis.ts), and every instance sees the same Redis, so a 503 would take every instance out of
 // the load balancer together for a dependency the service can do without; the alert is
 // loyalty_redis_up and the error logged. /metrics:
@@ -24,13 +24,24 @@ export function healthz() {
   return Response.json({ status: 'ok' });
 }
 
-/** Ready: the database answers and is migrated. `redis` (REDIS_URL's connection), when set, is reported, never required. */
-export async function readyz(db: Db, redis?: Pick<RedisLink, 'up'>) {
-  const dependencies = redis ? { redis: redis.up ? 'up' : 'down' } : {};
+/**
+ * Ready: the database answers and is migrated. `redis` (REDIS_URL's connection) and
+ * `notifications` (the caches' feed), when set, are reported, never required: either down is
+ * 200 "degraded".
+ */
+export async function readyz(
+  db: Db,
+  { redis, notifications }: { redis?: Pick<RedisLink, 'up'>; notifications?: { readonly live: boolean } },
+) {
+  const dependencies = {
+    ...(redis && { redis: redis.up ? 'up' : 'down' }),
+    ...(notifications && { notifications: notifications.live ? 'up' : 'down' }),
+  };
+  const degraded = Object.values(dependencies).includes('down');
   try {
     const pending = await unappliedOf(await db.$queryRawUnsafe<{ migration_name: string }[]>(APPLIED_MIGRATIONS_SQL));
     if (pending.length) return Response.json({ status: 'migrations_pending', pending, ...dependencies }, { status: 503 });
-    return Response.json({ status: redis && !redis.up ? 'degraded' : 'ready', ...dependencies });
+    return Response.json({ status: degraded ? 'degraded' : 'ready', ...dependencies });
   } catch {
     return Response.json({ status: 'database_unavailable', ...dependencies }, { status: 503 });
   }

@@ -8,6 +8,7 @@ import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
+import type { NotificationFeed } from '../db/notifications.js';
 import { invalidApiKey } from '../domain/access/api-keys.js';
 import { verifyCustomerSession } from '../domain/access/customer-sessions.js';
 import { endedSessions } from '../domain/access/ended-sessions.js';
@@ -55,8 +56,8 @@ export const OPENAPI_PATH = `${REST_BASE}/openapi.json`;
 
 export interface PublicApiOptions {
   db: Db;
-  /** The database's URL, for the notifications that keep cached API keys fresh (none: no cache). */
-  databaseUrl?: string;
+  /** The database's notifications, which keep cached API keys, storefronts and ended sessions fresh (none: no cache). */
+  notifications?: NotificationFeed;
   config: Config;
   logger: Logger;
   rateLimiter: RateLimiter;
@@ -75,12 +76,12 @@ function corsFor(origins: string[]) {
   };
 }
 
-export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }: PublicApiOptions) {
-  const keys = keyAuthenticator(db, databaseUrl);
-  const storefronts = storefrontCache(db, databaseUrl);
-  const programs = programCache(db, databaseUrl);
+export function createPublicApi({ db, notifications, config, logger, rateLimiter }: PublicApiOptions) {
+  const keys = keyAuthenticator(db, notifications);
+  const storefronts = storefrontCache(db, notifications);
+  const programs = programCache(db, notifications);
   const cors = storefrontCors({ db, storefronts, operatorOrigins: config.CORS_ORIGINS, graphqlPath: GRAPHQL_PATH });
-  const ended = endedSessions(db, databaseUrl, (err) => logger.warn({ err }, 'ended sessions purge failed'));
+  const ended = endedSessions(db, notifications, (err) => logger.warn({ err }, 'ended sessions purge failed'));
   const verifySession = (token: string) => verifyCustomerSession(token, storefronts.get, ended.has);
   const guest = (key: string) => guestPrincipal(key, storefronts.get);
   const sessionLimits = { defaultTtl: config.CUSTOMER_SESSION_TTL_SECONDS, maxTtl: config.CUSTOMER_SESSION_MAX_TTL_SECONDS };
@@ -139,9 +140,12 @@ export function createPublicApi({ db, databaseUrl, config, logger, rateLimiter }
   });
   return {
     yoga,
-    async close() {
+    close() {
       idempotency.stop();
-      await Promise.all([keys.close(), storefronts.close(), ended.close(), programs.close()]);
+      keys.close();
+      storefronts.close();
+      ended.close();
+      programs.close();
     },
   };
 }

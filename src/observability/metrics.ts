@@ -87,26 +87,40 @@ new Gauge({
   },
 });
 
-const redisLinks = new Set<{ readonly up: boolean }>();
-
-/** 1 while Redis answers, 0 while the limiters count in memory; absent without REDIS_URL. */
-const redisUp = new Gauge({
-  name: 'loyalty_redis_up',
-  help: 'Whether Redis (REDIS_URL: the rate-limit and admin lockout counters shared by instances) answers: 1 yes, 0 no (each process counts alone meanwhile)',
-  registers: [],
-  collect() {
-    this.set([...redisLinks].every((link) => link.up) ? 1 : 0);
-  },
-});
-
-/** Reports whether this Redis connection is up until the returned function is called. */
-export function watchRedis(link: { readonly up: boolean }): () => void {
-  if (redisLinks.size === 0) registry.registerMetric(redisUp);
-  redisLinks.add(link);
-  return () => {
-    if (redisLinks.delete(link) && redisLinks.size === 0) registry.removeSingleMetric('loyalty_redis_up');
+/**
+ * A gauge of whether every link of one kind is up (1) or not (0), present while at least one is
+ * watched: the returned function watches a link until the function it returns is called.
+ */
+function upGauge(name: string, help: string) {
+  const links = new Set<{ readonly up: boolean }>();
+  const gauge = new Gauge({
+    name,
+    help,
+    registers: [],
+    collect() {
+      this.set([...links].every((link) => link.up) ? 1 : 0);
+    },
+  });
+  return (link: { readonly up: boolean }): (() => void) => {
+    if (links.size === 0) registry.registerMetric(gauge);
+    links.add(link);
+    return () => {
+      if (links.delete(link) && links.size === 0) registry.removeSingleMetric(name);
+    };
   };
 }
+
+/** 1 while Redis answers, 0 while the limiters count in memory; absent without REDIS_URL. */
+export const watchRedis = upGauge(
+  'loyalty_redis_up',
+  'Whether Redis (REDIS_URL: the rate-limit and admin lockout counters shared by instances) answers: 1 yes, 0 no (each process counts alone meanwhile)',
+);
+
+/** 1 while the database's notifications arrive, 0 while the caches they keep fresh are off. */
+export const watchNotifications = upGauge(
+  'loyalty_notifications_up',
+  'Whether the database notifications that keep the API key, storefront and ended-session caches fresh arrive: 1 yes, 0 no (each request reads the database meanwhile)',
+);
 
 /** Records one ledger row. */
 export function countLedgerEntry(points: number) {

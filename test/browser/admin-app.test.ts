@@ -6,15 +6,18 @@
 // is checked with axe-core and saved as a screenshot (test-results/screenshots/admin-*.png).
 // Nothing loads from outside the service, and no page logs an error (e.g. a CSP refusal).
 import { readFileSync } from 'node:fs';
+import type { GraphQLEnumType } from 'graphql';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoHistory } from '../../src/cli/seed/demo-history.js';
 import { demoProgram } from '../../src/cli/seed/demo-program.js';
 import { createApiKey } from '../../src/domain/access/api-keys.js';
 import { importProgram } from '../../src/domain/program-import/program-import.js';
 import { codeMessages, messages } from '../../src/domain/shared/messages.js';
+import { adminSchema } from '../../src/graphql/admin.js';
 import { createApp } from '../../src/http/app.js';
-import { adminClient, client, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
-import { axeViolations, hasChromium, launch, openPage, screenshotPath, serve } from './browser.js';
+import { adminClient, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
+import { axeViolations, freshDashboard, hasChromium, launch, openPage, screenshotPath, serve } from './browser.js';
 
 describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
   let test: TestApp;
@@ -27,47 +30,13 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
   let problems: string[] = [];
   let outside: string[] = [];
 
-  /** A demo program with some history: orders, redemptions, spread over the last weeks. */
+  /** The demo of the first start: its program, and its last weeks of orders and redemptions. */
   async function seed() {
     merchant = await newMerchant(test, 'browser');
-    await importProgram(test.db, merchant.id, demoProgram());
-    const admin = adminClient(test, merchant.admin_token);
-    for (const [i, customer] of ['demo-1001', 'demo-1002', 'demo-1004', 'demo-1007', 'demo-1010'].entries()) {
-      await admin(`mutation ($input: OrderEventInput!) { record_order(input: $input) { points_awarded } }`, {
-        input: { order_id: `order-${i}`, customer_id: customer, subtotal: 40 + i * 35 },
-      });
-    }
-    const key = (await createApiKey(test.db, { merchantId: merchant.id, type: 'full', name: 'Seed key' })).key;
-    const rest = client(test, key);
-    const rewards = (await rest.rest('GET', '/v1/rewards?per_page=10')).body.data as { id: string; points_cost: number }[];
-    const cheapest = [...rewards].sort((a, b) => a.points_cost - b.points_cost);
-    for (const [customer, reward] of [
-      ['demo-1001', cheapest[0]],
-      ['demo-1004', cheapest[0]],
-      ['demo-1004', cheapest[1]],
-      ['demo-1010', cheapest[2]],
-      ['demo-1010', cheapest[0]],
-    ] as const) {
-      await rest.rest('POST', `/v1/customers/rewards/redeem?customer_id=${customer}`, { reward_id: reward!.id });
-    }
-    // spread the history over the last four weeks (the rows stay whole: only their dates move);
-    // the dates are computed here: Citus refuses now() beside a column in an UPDATE
-    const spread = async (table: 'points_transactions' | 'customer_rewards', column: string, step: number) => {
-      const rows = await test.db.$queryRawUnsafe<{ id: string }[]>(
-        `SELECT id::text FROM ${table} WHERE merchant_id = $1::uuid ORDER BY id`,
-        merchant.id,
-      );
-      const at = rows.map((_, i) => new Date(Date.now() - (((i + 1) * step) % 28) * 86_400_000));
-      await test.db.$executeRawUnsafe(
-        `UPDATE ${table} t SET ${column} = n.at FROM unnest($2::uuid[], $3::timestamptz[]) AS n(id, at)
-          WHERE t.merchant_id = $1::uuid AND t.id = n.id`,
-        merchant.id,
-        rows.map((r) => r.id),
-        at,
-      );
-    };
-    await spread('points_transactions', 'created_at', 1);
-    await spread('customer_rewards', 'issued_at', 3);
+    const now = new Date();
+    await importProgram(test.db, merchant.id, demoProgram(now));
+    await demoHistory(test.db, merchant.id, now);
+    await createApiKey(test.db, { merchantId: merchant.id, type: 'full', name: 'Seed key' });
   }
 
   beforeAll(async () => {
@@ -100,8 +69,25 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
       body: body === undefined ? undefined : JSON.stringify(body),
     }).then((r) => r.status);
 
+  /**
+   * Each test after the sign-in starts signed in, on a freshly loaded dashboard: one that fails
+   * (signing in included) leaves no dialog open and no page half-way for the next.
+   */
+  async function fresh() {
+    if (!(await context.cookies()).some((c) => c.name === 'loyalty_admin_session')) {
+      const signIn = await context.request.post(`${served.url}/admin/session`, {
+        headers: { origin: served.url },
+        data: { token: merchant.admin_token },
+      });
+      expect(signIn.status()).toBe(201);
+    }
+    await freshDashboard(page, served.url);
+  }
+
   it('signs in with the admin token (a wrong one is refused), keeping no token in the browser', async () => {
-    await page.goto(`${served.url}/admin`);
+    await context.clearCookies();
+    // signed out, the page settles: every answer it asked for is read, nothing stays in flight
+    await page.goto(`${served.url}/admin`, { waitUntil: 'networkidle' });
     await heading('Sign in to the loyalty admin');
     // ADMIN_SESSION_IDLE_SECONDS=5400, ADMIN_SESSION_MAX_SECONDS=172800
     await page.getByText('ends when you sign out, after 1 hour 30 minutes without use, or 2 days after you sign in').waitFor();
@@ -126,6 +112,7 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
   });
 
   it('shows the dashboard: points over time, members per tier, redemption rate, top rewards', async () => {
+    await fresh();
     await page.getByRole('heading', { name: 'Points over time' }).waitFor();
     await page.locator('.recharts-bar-rectangle').first().waitFor();
     const stats = await page.locator('.stats').innerText();
@@ -169,6 +156,7 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
   });
 
   it('creates a Full Access, a Read-Only and a Custom key, each shown once and working on /v1 as its scopes say', async () => {
+    await fresh();
     await page.getByRole('link', { name: 'Integrations' }).click();
     await heading('REST API keys');
 
@@ -176,7 +164,9 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await page.getByRole('button', { name: 'Create API key' }).focus();
     await page.keyboard.press('Enter');
     const keyboardDialog = page.getByRole('dialog', { name: 'Create an API key' });
-    await keyboardDialog.waitFor();
+    // its form comes with the scopes the page loads: until then its only control is Close, and a
+    // Tab from the last control of a modal dialog leaves it for the browser's own
+    await keyboardDialog.getByLabel('Name', { exact: true }).waitFor();
     expect(await page.evaluate(() => document.activeElement?.closest('dialog') !== null)).toBe(true);
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.closest('dialog') !== null)).toBe(true);
@@ -258,6 +248,7 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
   });
 
   it('creates a reward through a validation error shown next to its field, edits it and deactivates it', async () => {
+    await fresh();
     await page.getByRole('link', { name: 'Program' }).click();
     await heading('Program');
     await page.getByRole('heading', { name: 'Rewards' }).waitFor();
@@ -298,6 +289,9 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
   });
 
   it('shows the other parts of the program: earning rules with their conditions, tiers, boosters, the referral program', async () => {
+    await fresh();
+    await page.getByRole('link', { name: 'Program', exact: true }).click();
+    await heading('Program');
     for (const [tab, title, name, shown] of [
       ['Earning rules', 'Earning rules', 'earning-rules', 'Big basket bonus'],
       ['VIP tiers', 'VIP tiers', 'tiers', 'Platinum'],
@@ -314,6 +308,13 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await page.getByRole('navigation', { name: 'Program' }).getByRole('link', { name: 'Earning rules' }).click();
     await page.getByRole('button', { name: 'Edit Big basket bonus' }).click();
     const dialog = page.getByRole('dialog', { name: 'Edit Big basket bonus' });
+    // the actions offered are the admin schema's CampaignType, every one of them in its order
+    const offered = await dialog
+      .getByLabel('Action that earns points')
+      .locator('option')
+      .evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value));
+    const campaignType = adminSchema.getType('CampaignType') as GraphQLEnumType;
+    expect(offered).toEqual(campaignType.getValues().map((v) => v.value));
     await dialog.getByLabel('Minimum order subtotal').fill('-5');
     await dialog.getByRole('button', { name: 'Save earning rule' }).click();
     await expect.poll(() => dialog.getByLabel('Minimum order subtotal').getAttribute('aria-invalid')).toBe('true');
@@ -323,6 +324,7 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
   });
 
   it('finds a customer and adjusts their points with a double click: the points move once', async () => {
+    await fresh();
     await page.getByRole('link', { name: 'Customers' }).click();
     await heading('Customers');
     await accessible('customers');
@@ -369,13 +371,6 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await accessible('a customer');
     await shot('customer');
   });
-
-  /** Each of these starts from a freshly loaded dashboard: one that fails leaves no dialog open for the next. */
-  async function fresh() {
-    page.setDefaultTimeout(10_000);
-    await page.goto(`${served.url}/admin/dashboard`);
-    await heading('Dashboard');
-  }
 
   /** The message shown under the field labelled `label` (inside `scope`). */
   async function shownError(scope: ReturnType<Page['getByRole']> | Page, label: string | RegExp) {
@@ -582,7 +577,7 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     const n = (v: number) => v.toLocaleString('en-US');
     // the range's figures replace the previous range's once its answer arrives
     await expect
-      .poll(async () => (await readTable()).find((r) => r[0] === 'Points issued')?.slice(1, 3), { timeout: 15_000 })
+      .poll(async () => (await readTable()).find((r) => r[0] === 'Points issued')?.slice(1, 3))
       .toEqual([n(d.points_issued), n(d.previous.points_issued)]);
     const table = await readTable();
     expect(table.map((r) => r[0])).toEqual([
@@ -680,14 +675,15 @@ describe.skipIf(!hasChromium)('the admin app (/admin) in Chromium', () => {
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Settings saved.').waitFor();
     await page.getByRole('link', { name: 'Program', exact: true }).click();
-    // 1500 points in German: 1.500
-    await expect.poll(() => page.getByRole('row', { name: /Free tote/ }).innerText()).toMatch(/1\.500/);
+    // the demo's 1,250 points in German: 1.250
+    const reward = page.getByRole('row', { name: /\$15 off orders over \$75/ });
+    await expect.poll(() => reward.innerText()).toMatch(/1\.250/);
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByLabel('Language and region').selectOption('en-US');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Settings saved.').waitFor();
     await page.getByRole('link', { name: 'Program', exact: true }).click();
-    await expect.poll(() => page.getByRole('row', { name: /Free tote/ }).innerText()).toMatch(/1,500/);
+    await expect.poll(() => reward.innerText()).toMatch(/1,250/);
   });
 
   it('changes the settings (points expiry, time zone, pending days, late earning days), then signs out: the session is gone', async () => {

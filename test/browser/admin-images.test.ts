@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.js';
 import { adminClient, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
-import { axeViolations, hasChromium, launch, openPage, screenshotPath, serve } from './browser.js';
+import { axeViolations, freshDashboard, hasChromium, launch, openPage, screenshotPath, serve } from './browser.js';
 
 /** A 1×1 PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
@@ -67,7 +67,6 @@ describe.skipIf(!hasChromium)('product images in the admin app (/admin) in Chrom
         ? route.fulfill({ status: 200, contentType: 'image/png', body: PNG })
         : route.fulfill({ status: 404, contentType: 'text/plain', body: 'gone' });
     });
-    page.setDefaultTimeout(15_000);
     await page.goto(`${served.url}/admin`);
     await page.getByLabel('Admin token').fill(merchant.admin_token);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -94,6 +93,7 @@ describe.skipIf(!hasChromium)('product images in the admin app (/admin) in Chrom
   });
 
   it('shows each product image small beside its name, with the product name as alt text; a missing one leaves a named square', async () => {
+    await freshDashboard(page, served.url);
     await page.getByRole('link', { name: 'Program', exact: true }).click();
     await page.getByRole('heading', { name: 'Rewards' }).waitFor();
 

@@ -14,7 +14,7 @@ import { createApp } from '../../src/http/app.js';
 import type { JobsRuntime } from '../../src/jobs/queue.js';
 import { adminClient, newMerchant, type TestApp, testApp } from '../harness.js';
 import { jobsConfig, workers } from '../webhooks/receiver.js';
-import { axeViolations, hasChromium, launch, openPage, screenshotPath, serve } from './browser.js';
+import { axeViolations, freshDashboard, hasChromium, launch, openPage, screenshotPath, serve } from './browser.js';
 
 describe.skipIf(!hasChromium)('the admin app: storefront keys and trying a change to the program', () => {
   let test: TestApp;
@@ -46,7 +46,6 @@ describe.skipIf(!hasChromium)('the admin app: storefront keys and trying a chang
     served = await serve(app);
     browser = await launch();
     ({ page, outside, problems } = await openPage(browser, served.url));
-    page.setDefaultTimeout(15_000);
     await page.goto(`${served.url}/admin`);
     await page.getByLabel('Admin token').fill(merchant.admin_token);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -123,6 +122,7 @@ describe.skipIf(!hasChromium)('the admin app: storefront keys and trying a chang
   });
 
   it('tries a change to the program: a draft edited from the program as it stands, replayed as a job (one cancelled while it waits), and the report the admin API gives for that draft', async () => {
+    await freshDashboard(page, served.url);
     await admin(`mutation { set_points_valuation(point_value: 0.01) { point_value } }`);
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Program' }).click();
     await heading('Program');

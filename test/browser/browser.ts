@@ -82,3 +82,12 @@ export async function openPage(browser: Browser, url: string) {
   page.on('pageerror', (error) => void problems.push(error.message));
   return { context, page, outside, problems };
 }
+
+/**
+ * The admin app's dashboard, loaded afresh in a signed-in page: a test that starts here finds no
+ * dialog left open, nor a page left half-way, by one that failed before it.
+ */
+export async function freshDashboard(page: Page, base: string) {
+  await page.goto(`${base}/admin/dashboard`);
+  await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+}

@@ -30,7 +30,7 @@ describe.skipIf(!hasChromium)('the API reference page (/docs) in Chromium', () =
     // anything not on our origin is cut, as if the machine had no network
     await page.route(/^(?!http:\/\/127\.0\.0\.1:)/, (route) => route.abort());
     await page.goto(`${served.url}/docs`);
-    await page.getByText('/customers/balance').first().waitFor({ timeout: 20_000 });
+    await page.getByText('/customers/balance').first().waitFor();
     for (const path of ['/customers/transactions', '/rewards/redeemable', '/points/estimate', '/booster-campaigns']) {
       expect(await page.getByText(path, { exact: false }).count(), path).toBeGreaterThan(0);
     }

@@ -41,6 +41,29 @@ describeOnOwnEmbedded('npm start and the CLI', () => {
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
   });
 
+  it("gives the demo its last weeks: every chart of the admin app's dashboard has a shape", async () => {
+    const token = /Admin token \(shown once\): +(\S+)/.exec(server.output())?.[1];
+    expect(token).toMatch(/^lpa_/);
+    const dashboard = async (range: string) => {
+      const res = await fetch(`${base}/admin/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: `{ dashboard(range: ${range}) { points_issued points_redeemed redemptions top_rewards { name } series { issued redeemed } } }`,
+        }),
+      });
+      return (await res.json()).data.dashboard;
+    };
+    const month = await dashboard('last_30_days');
+    const daysWith = (series: { issued: number; redeemed: number }[]) => series.filter((p) => p.issued > 0 || p.redeemed > 0).length;
+    // orders on many days of the last four weeks, and redemptions among them
+    expect(daysWith(month.series)).toBeGreaterThan(15);
+    expect(month.redemptions).toBeGreaterThan(3);
+    expect(month.top_rewards.length).toBeGreaterThan(1);
+    // the opening balances on their customers' first days, over the months before
+    expect(daysWith((await dashboard('last_12_months')).series)).toBeGreaterThan(4);
+  });
+
   it('provisions a merchant, imports a program and creates keys while the server runs', async () => {
     const merchant = await cli('merchants', 'create', '--slug', 'acme', '--name', 'Acme');
     expect(merchant.code).toBe(0);
@@ -171,6 +194,23 @@ describeOnOwnEmbedded('npm start and the CLI', () => {
     const yesterday = await cli('calendar', 'pay', '--at', 'yesterday');
     expect([yesterday.code, yesterday.json.error.code, Object.keys(yesterday.json.error.details)]).toEqual([1, 'validation_error', ['at']]);
   }, 180_000);
+
+  it('makes new credentials for the demo when the ones shown once are lost, as the README says', async () => {
+    const lost = /Admin token \(shown once\): +(\S+)/.exec(server.output())?.[1];
+    const key = await cli('keys', 'create', '--merchant', 'demo', '--type', 'full');
+    expect(key.code).toBe(0);
+    expect((await get(key.json.key, '/v1/rewards')).status).toBe(200);
+    const rotated = await cli('merchants', 'token', '--merchant', 'demo');
+    expect(rotated.json.admin_token).toMatch(/^lpa_/);
+    const admin = (token: string) =>
+      fetch(`${base}/admin/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ merchant { slug } }' }),
+      }).then((r) => r.status);
+    expect(await admin(rotated.json.admin_token)).toBe(200);
+    expect(await admin(lost!)).toBe(401);
+  });
 
   it('stops on SIGTERM', async () => {
     server.child.kill('SIGTERM');

@@ -38,7 +38,10 @@ describe('database outage', () => {
       await proxy.cut();
       const down = await balance();
       expect(down.status).toBe(503);
-      expect((await down.json()).error.code).toBe('service_unavailable');
+      expect((await down.json()).error).toEqual({
+        code: 'service_unavailable',
+        message: 'The database is unavailable; nothing was changed, retry shortly',
+      });
       const gql = await service.fetch('http://t/graphql', {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -61,9 +64,9 @@ describe('database outage', () => {
   }, 120_000);
 });
 
-describe('recognising an unreachable database', () => {
+describe('telling a database that is down from one that is busy', () => {
   it('sees PostgreSQL restarting through Prisma’s wrapping (no 500 during a restart)', async () => {
-    const { isDatabaseUnavailable } = await import('../../src/db/errors.js');
+    const { databaseTrouble } = await import('../../src/db/errors.js');
     // the shapes seen while PostgreSQL restarted under load
     const prismaWrapped = Object.assign(
       new Error(
@@ -75,10 +78,66 @@ describe('recognising an unreachable database', () => {
       code: 'P2010',
       meta: { driverAdapterError: { cause: { originalCode: '57P03', kind: 'postgres', code: '57P03' } } },
     });
-    expect(isDatabaseUnavailable(prismaWrapped)).toBe(true);
-    expect(isDatabaseUnavailable(adapterMeta)).toBe(true);
-    expect(isDatabaseUnavailable(Object.assign(new Error('duplicate key'), { code: 'P2002' }))).toBe(false);
-    expect(isDatabaseUnavailable(Object.assign(new Error('Database error. Code: `23505`'), { code: 'P2010' }))).toBe(false);
+    expect(databaseTrouble(prismaWrapped)).toBe('down');
+    expect(databaseTrouble(adapterMeta)).toBe('down');
+    expect(databaseTrouble(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).toBe('down');
+    expect(databaseTrouble(new Error('Connection terminated due to connection timeout'))).toBe('down');
+    expect(databaseTrouble(Object.assign(new Error('duplicate key'), { code: 'P2002' }))).toBeUndefined();
+    expect(databaseTrouble(Object.assign(new Error('Database error. Code: `23505`'), { code: 'P2010' }))).toBeUndefined();
+  });
+
+  it('calls a database busy when no connection came free in time, or the server takes no more', async () => {
+    const { databaseTrouble } = await import('../../src/db/errors.js');
+    // Prisma's maxWait for a transaction; pg-pool's wait for a connection; PostgreSQL's connection limit
+    expect(
+      databaseTrouble(
+        Object.assign(new Error('Transaction API error: Unable to start a transaction in the given time.'), { code: 'P2028' }),
+      ),
+    ).toBe('busy');
+    expect(databaseTrouble(new Error('timeout exceeded when trying to connect'))).toBe('busy');
+    expect(
+      databaseTrouble(
+        Object.assign(new Error('Database error'), {
+          meta: { driverAdapterError: { cause: { originalCode: '53300', kind: 'TooManyConnections' } } },
+        }),
+      ),
+    ).toBe('busy');
+  });
+
+  it('answers a request the busy database could not take with 503 in its own words, and changes nothing', async () => {
+    const merchant = await newMerchant(app, 'busy');
+    const key = await newKey(app, merchant.id);
+    const customer = await newCustomer(app, merchant.id, { points: 10 });
+    // one connection, held by a transaction of the test's: the request's transaction cannot start
+    const db = createPrisma(app.url, 1, { connectionWaitMs: 300 });
+    const service = createApp({ db, config: testConfig() });
+    let release!: () => void;
+    const held = db.$transaction(
+      async (tx) => {
+        await tx.$queryRaw`SELECT 1`;
+        await new Promise<void>((resolve) => (release = resolve));
+      },
+      { timeout: 600_000 },
+    );
+    try {
+      await expect.poll(() => typeof release).toBe('function');
+      const answer = await service.fetch(`http://t/v1/customers/transactions?customer_id=${customer.platformId}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ points: 5, description: 'while busy' }),
+      });
+      expect(answer.status).toBe(503);
+      expect((await answer.json()).error).toEqual({
+        code: 'service_unavailable',
+        message: 'The database is too busy to take this request now; nothing was changed, retry shortly',
+      });
+    } finally {
+      release();
+      await held;
+      await service.close();
+      await db.$disconnect();
+    }
+    expect((await app.db.customer.findFirstOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(10);
   });
 });
 

@@ -41,7 +41,7 @@ describe('two instances in one process, one database', () => {
       .toEqual([200, 200]);
     // revoked again as anyone would (plain SQL on another connection): announced, dropped
     await setRevoked(true);
-    await expect.poll(onOther, { timeout: 2000 }).toBe(401);
+    await expect.poll(onOther).toBe(401);
     expect(await onFirst()).toBe(401);
     await other.close();
     await otherDb.$disconnect();

@@ -229,8 +229,10 @@ export function ApiKeys() {
       <Dialog title={created ? 'Your new API key' : 'Create an API key'} open={creating} onClose={closeCreate}>
         {created ? (
           <ShownOnce created={created} onDone={closeCreate} />
+        ) : data ? (
+          <CreateKeyForm scopes={data.api_scopes} onCreated={setCreated} />
         ) : (
-          data && <CreateKeyForm scopes={data.api_scopes} onCreated={setCreated} />
+          <p role="status">Loading…</p>
         )}
       </Dialog>
       <ConfirmDialog

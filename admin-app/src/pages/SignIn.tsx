@@ -2,7 +2,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { messages } from '../../../src/domain/shared/messages';
 import { SESSION_POLICY_URL, type SessionPolicy } from '../api';
 import { formatDuration } from '../format';
-import { useSession } from '../session';
+import { bodyOf, useSession } from '../session';
 import { Alert, PageTitle, TextField } from '../ui';
 
 export function SignIn({ notice }: { notice?: string }) {
@@ -16,7 +16,10 @@ export function SignIn({ notice }: { notice?: string }) {
   useEffect(() => {
     let live = true;
     fetch(SESSION_POLICY_URL, { credentials: 'same-origin' })
-      .then(async (res) => (res.ok ? ((await res.json()) as SessionPolicy) : null))
+      .then(async (res) => {
+        const body = await bodyOf(res);
+        return res.ok ? (body as SessionPolicy) : null;
+      })
       .then((p) => live && setPolicy(p))
       .catch(() => {});
     return () => {

@@ -5,12 +5,12 @@
 // ending a session writes its row and, in the same transaction, NOTIFYs every instance
 // ('session:<merchant>:<jti>:<expiry ms>' on the auth channel), which adds it to the list it
 // holds. The instance that ends a session adds it before answering. While the notification
-// feed is down nothing is kept, and every check reads the database; without a feed (no
-// database URL) likewise. A row is useless once its token has expired: rows are purged.
+// feed (the app's, db/notifications.ts) is down nothing is kept, and every check reads the
+// database; without a feed likewise. A row is useless once its token has expired: rows are purged.
 // A row whose id is the customer's own id ends every session of that customer (erasure):
 // a token is refused when its own id or its customer's is listed.
 import type { Db } from '../../db/client.js';
-import { AUTH_CHANNEL, listenTo, type NotificationFeed } from '../../db/notifications.js';
+import { AUTH_CHANNEL, type NotificationFeed } from '../../db/notifications.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { MaybePromise } from '../shared/maybe-promise.js';
 import { LONGEST_CUSTOMER_SESSION_SECONDS } from './session-limits.js';
@@ -83,7 +83,7 @@ export function purgeEndedSessions(db: Db, now = new Date()) {
 export interface EndedSessions {
   /** Whether the merchant's session has ended: at once when the merchant's list is held. */
   has(merchantId: string, sessionId: string): MaybePromise<boolean>;
-  close(): Promise<void>;
+  close(): void;
 }
 
 interface List {
@@ -91,7 +91,7 @@ interface List {
   sweepAt: number;
 }
 
-export function endedSessions(db: Db, databaseUrl?: string, onPurgeError: (err: unknown) => void = () => {}): EndedSessions {
+export function endedSessions(db: Db, feed?: NotificationFeed, onPurgeError: (err: unknown) => void = () => {}): EndedSessions {
   const lists = new Map<string, List>();
   /** Loads under way, with what was ended meanwhile (applied when the load ends). */
   const loads = new Map<string, { meanwhile: Map<string, number>; spoilt: boolean; promise: Promise<Map<string, number>> }>();
@@ -112,16 +112,14 @@ export function endedSessions(db: Db, databaseUrl?: string, onPurgeError: (err: 
     lists.clear();
     for (const load of loads.values()) load.spoilt = true;
   };
-  const feed: NotificationFeed | undefined = databaseUrl
-    ? listenTo(databaseUrl, AUTH_CHANNEL, {
-        onMessage: (payload) => {
-          if (!payload.startsWith(PAYLOAD)) return;
-          const [merchantId, sessionId, expiry] = payload.slice(PAYLOAD.length).split(':');
-          if (merchantId && sessionId && expiry) add(merchantId, sessionId, Number(expiry));
-        },
-        onReset: reset,
-      })
-    : undefined;
+  const unsubscribe = feed?.subscribe({
+    onMessage: (payload) => {
+      if (!payload.startsWith(PAYLOAD)) return;
+      const [merchantId, sessionId, expiry] = payload.slice(PAYLOAD.length).split(':');
+      if (merchantId && sessionId && expiry) add(merchantId, sessionId, Number(expiry));
+    },
+    onReset: reset,
+  });
   endedHere.add(add);
 
   /** The merchant's list from the database, kept while the feed is live; one load per merchant at a time. */
@@ -154,11 +152,11 @@ export function endedSessions(db: Db, databaseUrl?: string, onPurgeError: (err: 
       if (list) return list.ids.has(sessionId);
       return load(merchantId).then((ids) => ids.has(sessionId));
     },
-    async close() {
+    close() {
       clearTimeout(first);
       clearInterval(timer);
       endedHere.delete(add);
-      await feed?.close();
+      unsubscribe?.();
     },
   };
 }

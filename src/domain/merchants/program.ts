@@ -5,7 +5,7 @@
 // and every instance forgets that merchant (this one before the change returns). While the
 // notification feed is down nothing is cached; without a feed (no database URL) every read asks.
 import type { Db } from '../../db/client.js';
-import { listenTo, type NotificationFeed, notifiedCache, PROGRAM_CHANNEL } from '../../db/notifications.js';
+import { type NotificationFeed, notifiedCache, PROGRAM_CHANNEL } from '../../db/notifications.js';
 import { columnsOf, rowsOf } from '../../db/sql.js';
 import { Prisma, type Tier } from '../../generated/prisma/client.js';
 import { DEFAULT_TIMEZONE } from '../shared/calendar.js';
@@ -57,23 +57,24 @@ export function programChangedHere(merchantId: string) {
 export interface ProgramCache {
   /** The merchant's program: at once when cached. */
   get(merchantId: string): MaybePromise<Program>;
-  close(): Promise<void>;
+  close(): void;
 }
 
 const MAX_MERCHANTS = 10_000;
 
-export function programCache(db: Db, databaseUrl?: string): ProgramCache {
+export function programCache(db: Db, feed?: NotificationFeed): ProgramCache {
   const programs = notifiedCache<Program>(() => feed?.live ?? false, MAX_MERCHANTS);
-  const feed: NotificationFeed | undefined = databaseUrl
-    ? listenTo(databaseUrl, PROGRAM_CHANNEL, { onMessage: (merchantId) => programs.forget(merchantId), onReset: () => programs.clear() })
-    : undefined;
+  const unsubscribe = feed?.subscribe(
+    { onMessage: (merchantId) => programs.forget(merchantId), onReset: () => programs.clear() },
+    PROGRAM_CHANNEL,
+  );
   const forget = (merchantId: string) => programs.forget(merchantId);
   changedHere.add(forget);
   return {
     get: (merchantId) => programs.get(merchantId, () => readProgram(db, merchantId)),
-    async close() {
+    close() {
       changedHere.delete(forget);
-      await feed?.close();
+      unsubscribe?.();
     },
   };
 }

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { AUTH_CHANNEL, listenTo, type NotificationFeed, notifiedCache } from '../../db/notifications.js';
+import { type NotificationFeed, notifiedCache } from '../../db/notifications.js';
 import type { MaybePromise } from '../shared/maybe-promise.js';
 import { webOrigin } from '../shared/origins.js';
 import { parseInput } from '../shared/validation.js';
@@ -111,7 +111,7 @@ export interface StorefrontCache {
   get(merchantId: string): MaybePromise<Storefront>;
   /** The text of the merchant's persisted operation with this hash, or null. */
   operation(merchantId: string, hash: string): Promise<string | null>;
-  close(): Promise<void>;
+  close(): void;
 }
 
 /** Cached operations, all merchants together (a merchant's are forgotten with its settings). */
@@ -126,8 +126,8 @@ async function operationText(db: Db, merchantId: string, hash: string): Promise<
   return row?.query ?? null;
 }
 
-/** The merchants' settings, cached while the database's notifications keep them fresh. */
-export function storefrontCache(db: Db, databaseUrl?: string): StorefrontCache {
+/** The merchants' settings, cached while the database's notifications (the app's `feed`) keep them fresh. */
+export function storefrontCache(db: Db, feed?: NotificationFeed): StorefrontCache {
   const forget = (merchantId: string) => {
     settings.forget(merchantId);
     operations.forgetWhere((key) => key.startsWith(merchantId + SEPARATOR));
@@ -135,22 +135,20 @@ export function storefrontCache(db: Db, databaseUrl?: string): StorefrontCache {
   const live = () => feed?.live ?? false;
   const settings = notifiedCache<Storefront>(live, MAX_MERCHANTS);
   const operations = notifiedCache<string | null>(live, MAX_OPERATIONS);
-  const feed: NotificationFeed | undefined = databaseUrl
-    ? listenTo(databaseUrl, AUTH_CHANNEL, {
-        onMessage: (payload) => payload.startsWith(PAYLOAD) && forget(payload.slice(PAYLOAD.length)),
-        onReset: () => {
-          settings.clear();
-          operations.clear();
-        },
-      })
-    : undefined;
+  const unsubscribe = feed?.subscribe({
+    onMessage: (payload) => payload.startsWith(PAYLOAD) && forget(payload.slice(PAYLOAD.length)),
+    onReset: () => {
+      settings.clear();
+      operations.clear();
+    },
+  });
   changedHere.add(forget);
   return {
     get: (merchantId) => settings.get(merchantId, () => readStorefront(db, merchantId)),
     operation: async (merchantId, hash) => operations.get(merchantId + SEPARATOR + hash, () => operationText(db, merchantId, hash)),
-    async close() {
+    close() {
       changedHere.delete(forget);
-      await feed?.close();
+      unsubscribe?.();
     },
   };
 }

@@ -6,28 +6,15 @@ import { Fragment, type ReactNode, useId, useState } from 'react';
 import type { CombinedError } from 'urql';
 import { messages, sentence } from '../../../../src/domain/shared/messages';
 import { type UrlRule, urlProblem, urlRules } from '../../../../src/domain/shared/urls';
+import { CampaignType as campaignTypes, RewardType as rewardTypes } from '../../../../src/generated/prisma/enums';
 import { type FieldErrors, messageOf } from '../../api';
 import { formatMoney, formatPercent, humanize } from '../../format';
 import { Alert, type Column, DataTable, Dialog, type PageInfo, Pager, TextField } from '../../ui';
 
-export const REWARD_TYPES = ['fixed_discount', 'percentage_discount', 'free_shipping', 'free_product', 'store_credit'] as const;
+// the schema's own lists (Prisma's enums, which the GraphQL schema is built from), in their order
+export const REWARD_TYPES = Object.values(rewardTypes);
 export type RewardType = (typeof REWARD_TYPES)[number];
-
-export const CAMPAIGN_TYPES = [
-  'purchase',
-  'signup',
-  'review',
-  'daily_visit',
-  'birthday',
-  'anniversary',
-  'twitter_follow',
-  'twitter_share',
-  'instagram_follow',
-  'instagram_share',
-  'facebook_like',
-  'facebook_share',
-  'newsletter_subscribe',
-] as const;
+export const CAMPAIGN_TYPES = Object.values(campaignTypes);
 
 export const optionsOf = (values: readonly string[]) => values.map((value) => ({ value, label: humanize(value) }));
 
