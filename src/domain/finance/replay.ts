@@ -3,7 +3,8 @@
 // goes through the engine's own code: the same calculator and limit loop (earning/earn.ts
 // awardWithin), the same tier judgement (tiers/standing.ts judgeStanding), the same refund
 // arithmetic (events/orders.ts owedFor); only the state they read is kept in memory instead of
-// the database: limit slots taken, and each customer's qualifying credits and amount spent.
+// the database (replay-state.ts): limit slots taken, and each customer's qualifying credits and
+// amount spent. The draft and the program as it stands: replay-draft.ts.
 //
 // An order is judged as the engine judged it: at the moment it was placed (orders.placed_at), by
 // rules and boosters then, limits in the local period then, and the tier the standing then gave:
@@ -18,39 +19,29 @@
 // the points replayed. Two lanes run side by side: the program as it stands (`replayed`, which
 // must equal what was recorded, order by order) and the draft. An order imported as history
 // earned nothing as recorded, so nothing in the first lane; the draft judges it as an order.
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { rowsOf } from '../../db/sql.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { boosterCampaignInput, boosterRow } from '../earning/booster-campaigns.js';
-import {
-  type Cart,
-  cents,
-  type EarningProgram,
-  type EarningProgramBooster,
-  type EarningProgramRule,
-  type PointsCalculation,
-} from '../earning/calculator.js';
+import { type Cart, cents, type EarningProgram, type PointsCalculation } from '../earning/calculator.js';
 import { awardWithin } from '../earning/earn.js';
-import { earnsNothing, limitedRules } from '../earning/earning-program.js';
-import { earningRuleInput, earningRuleRow } from '../earning/earning-rules.js';
-import { type LimitedRule, periodKey } from '../earning/limits.js';
+import { earnsNothing } from '../earning/earning-program.js';
+import { periodKey } from '../earning/limits.js';
 import type { LimitPeriod } from '../earning/rule-config.js';
 import { owedFor } from '../events/orders.js';
 import { addPeriods, periodStart, startOfLocalDate } from '../shared/calendar.js';
-import { type ErrorDetails, notFound, validationError } from '../shared/errors.js';
+import { validationError } from '../shared/errors.js';
 import { field } from '../shared/fields.js';
-import { detailsFromZod, parseInput } from '../shared/validation.js';
-import { judgeStanding, type LadderTier, type TierMetrics, windowStart } from '../tiers/standing.js';
-import { tierInput, tierRow } from '../tiers/tiers.js';
+import { parseInput } from '../shared/validation.js';
+import { judgeStanding, type TierMetrics, windowStart } from '../tiers/standing.js';
+
+import { type Current, currentProgram, draftProgram, type Program, programOf, type ReplayTier } from './replay-draft.js';
+import { type Awaiting, CustomerState, type Keep, keepFor } from './replay-state.js';
 
 /** The longest period a replay reports on. */
 const MAX_REPLAY_DAYS = 731;
 const PAGE = 5_000;
 const DAY_MS = 86_400_000;
-/** Credits older than this before the moment judged can be in no window but lifetime. */
-const WINDOW_MS = 367 * DAY_MS;
 const QUARTER_HOUR_MS = 15 * 60_000;
 /** The calendar cache's key for each limit period's key. */
 const LIMIT_PERIOD: Record<LimitPeriod, string> = {
@@ -61,24 +52,9 @@ const LIMIT_PERIOD: Record<LimitPeriod, string> = {
   lifetime: 'limit:lifetime',
 };
 
-// ---- the draft ----
-
 const replayInput = z
   .object({ from: field.date, to: field.date, top: z.number().int().min(0).max(1000).default(20) })
   .refine((r) => r.from <= r.to, { path: ['to'], message: 'must be on or after from' });
-
-/**
- * A draft names the sections it changes, in the admin API's own input shapes (the program
- * import's section names): each section given replaces that part of the program; an item with
- * an `id` is that record changed, one without is a new one. Sections left out stay as they are.
- */
-const draftSections = {
-  earning_rules: earningRuleInput,
-  booster_campaigns: boosterCampaignInput,
-  tiers: tierInput,
-} as const;
-const section = z.array(z.unknown()).max(1000).nullish();
-const draftShape = z.object({ earning_rules: section, booster_campaigns: section, tiers: section }).strict();
 
 export interface ReplayInput {
   from: string;
@@ -86,232 +62,6 @@ export interface ReplayInput {
   draft: unknown;
   /** How many of the customers most affected to list (default 20). */
   top?: number;
-}
-
-interface ReplayTier extends LadderTier {
-  id: string;
-  name: string;
-  earnMultiplier: number;
-}
-
-interface Program {
-  rules: EarningProgramRule[];
-  limited: LimitedRule[];
-  boosters: EarningProgramBooster[];
-  tiers: ReplayTier[];
-}
-
-/** The merchant's program as it stands: what the engine loads (earning-program.ts), all at once. */
-async function currentProgram(db: Db, merchantId: string) {
-  const [rules, boosters, tiers] = await Promise.all([
-    db.earningRule.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
-    db.boosterCampaign.findMany({ where: { merchantId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
-    db.tier.findMany({ where: { merchantId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] }),
-  ]);
-  return { rules, boosters, tiers };
-}
-type Current = Awaited<ReturnType<typeof currentProgram>>;
-
-function programOf(
-  rules: { id: string; name: string; campaignType: string; earningRule: unknown; conditions: unknown; isActive: boolean }[],
-  boosters: {
-    id: string;
-    name: string;
-    multiplier: unknown;
-    campaignTypes: string[];
-    startsAt: Date;
-    endsAt: Date | null;
-    isActive: boolean;
-  }[],
-  tiers: {
-    id: string;
-    name: string;
-    position: number;
-    threshold: number;
-    qualification: LadderTier['qualification'];
-    window: LadderTier['window'];
-    isDefault: boolean;
-    isActive: boolean;
-    earnMultiplier: unknown;
-  }[],
-): Program {
-  const purchase = rules.filter((r) => r.isActive && r.campaignType === 'purchase') as EarningProgramRule[];
-  return {
-    rules: purchase.map(({ id, name, campaignType, earningRule, conditions }) => ({ id, name, campaignType, earningRule, conditions })),
-    limited: limitedRules(purchase),
-    boosters: boosters
-      .filter((b) => b.isActive && b.campaignTypes.includes('purchase'))
-      .map((b) => ({ id: b.id, name: b.name, multiplier: Number(b.multiplier), startsAt: b.startsAt, endsAt: b.endsAt })),
-    // the ladder judgement reads: active tiers, lowest position first
-    tiers: tiers
-      .filter((t) => t.isActive)
-      .sort((a, b) => a.position - b.position || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      .map((t) => ({ ...t, earnMultiplier: Number(t.earnMultiplier) })),
-  };
-}
-
-/**
- * The draft's sections, each item validated as the admin mutations validate it (422 with every
- * problem, keyed `draft.<section>.<index>.<field>`); an `id` that names no record of the
- * merchant's is 404, as updating it would be.
- */
-function draftProgram(current: Current, raw: unknown, zone: string): Program {
-  const shape = draftShape.safeParse(raw ?? {});
-  if (!shape.success) throw validationError(detailsFromZod(shape.error, ['draft']));
-  const details: ErrorDetails = {};
-  const parse = <K extends keyof typeof draftSections>(section: K): z.output<(typeof draftSections)[K]>[] | null => {
-    const items = shape.data[section];
-    if (items == null) return null;
-    return items.flatMap((item, i) => {
-      const parsed = draftSections[section].safeParse(item);
-      if (parsed.success) return [parsed.data as z.output<(typeof draftSections)[K]>];
-      Object.assign(details, detailsFromZod(parsed.error, ['draft', section, i]));
-      return [];
-    });
-  };
-  const rules = parse('earning_rules');
-  const boosters = parse('booster_campaigns');
-  const tiers = parse('tiers');
-  if (Object.keys(details).length) throw validationError(details);
-  const known = <T extends { id: string }>(what: string, records: T[], id: string | undefined) => {
-    if (id === undefined) return undefined;
-    const found = records.find((r) => r.id === id);
-    if (!found) throw notFound(what);
-    return found;
-  };
-  const now = new Date();
-  const draftRules = rules?.map((input) => {
-    const existing = known('Earning rule', current.rules, input.id);
-    return { id: existing?.id ?? randomUUID(), createdAt: existing?.createdAt ?? now, ...earningRuleRow(input, zone) };
-  });
-  const draftBoosters = boosters?.map((input) => {
-    const existing = known('Booster campaign', current.boosters, input.id);
-    return { id: existing?.id ?? randomUUID(), createdAt: existing?.createdAt ?? now, ...boosterRow(input) };
-  });
-  const draftTiers = tiers?.map((input) => ({ id: known('Tier', current.tiers, input.id)?.id ?? randomUUID(), ...tierRow(input) }));
-  // the engine reads rules and boosters oldest first: a changed record keeps its place
-  const byAge = <T extends { createdAt: Date; id: string }>(list: T[]) =>
-    list
-      .map((r, i) => ({ r, i }))
-      .sort((a, b) => a.r.createdAt.getTime() - b.r.createdAt.getTime() || a.i - b.i)
-      .map((x) => x.r);
-  return programOf(
-    draftRules ? byAge(draftRules) : current.rules,
-    draftBoosters ? byAge(draftBoosters) : current.boosters,
-    draftTiers ?? current.tiers,
-  );
-}
-
-// ---- the state kept in memory ----
-
-/** What a tier's window needs kept of a customer's history: nothing, a lifetime sum, or a year of it. */
-type Keep = 'nothing' | 'lifetime' | 'window';
-
-function keepFor(programs: Program[], qualification: LadderTier['qualification']): Keep {
-  const tiers = programs.flatMap((p) => p.tiers).filter((t) => t.qualification === qualification);
-  if (tiers.length === 0) return 'nothing';
-  return tiers.some((t) => t.window !== 'lifetime') ? 'window' : 'lifetime';
-}
-
-/**
- * One customer, both lanes side by side (0: the program as it stands, 1: the draft): what its
- * tiers and limits are judged from. The history is kept in flat arrays of numbers, not an object
- * per credit or order: a million orders' state is then a few arrays the collector does not trace.
- */
-class CustomerState {
-  /**
-   * Credits that may still fall in a tier's window: when the ledger posted it (from then it
-   * counts), when what earned it was placed (the window it counts in), lane 0's points, lane 1's.
-   */
-  credits: number[] = [];
-  /** The sum of the credits folded out of `credits`, per lane. */
-  older: [number, number] = [0, 0];
-  /** Orders' amounts that may still count differently: placed at, subtotal in cents, refunded at (NaN: never), recorded at. */
-  spent: number[] = [];
-  /** The amount of orders folded out of `spent` (never refunded). */
-  olderSpent = 0;
-  /** Entries kept after the last fold: the next one waits until there are twice as many. */
-  keptCredits = 0;
-  keptSpent = 0;
-  /** Limit slots taken per lane: slot (rule and period), count; null until a limited rule pays. */
-  usage: [number[] | null, number[] | null] = [null, null];
-  issued: [number, number] = [0, 0];
-
-  constructor(
-    readonly id: string,
-    public platformId: string | null,
-    public excluded: boolean,
-  ) {}
-
-  credit(postedAt: number, placedAt: number, points0: number, points1: number) {
-    if (points0 > 0 || points1 > 0) this.credits.push(postedAt, placedAt, Math.max(points0, 0), Math.max(points1, 0));
-  }
-
-  /**
-   * Folds into the lifetime sums the credits every later judgement counts whole: posted by
-   * `settled` (the earliest moment a later judgement looks at) and, where a window counts,
-   * placed before any later window starts.
-   */
-  foldCredits(settled: number, keep: Keep) {
-    const c = this.credits;
-    if (c.length / 4 < 2 * this.keptCredits + 16) return;
-    const horizon = keep === 'window' ? settled - WINDOW_MS : settled;
-    let n = 0;
-    for (let i = 0; i < c.length; i += 4) {
-      if (keep === 'nothing' || (c[i]! <= settled && c[i + 1]! <= horizon)) {
-        this.older[0] += c[i + 2]!;
-        this.older[1] += c[i + 3]!;
-      } else {
-        for (let k = 0; k < 4; k++) c[n++] = c[i + k]!;
-      }
-    }
-    c.length = n;
-    this.keptCredits = n / 4;
-  }
-
-  /** Folds the amounts every later judgement counts whole, and drops those a refund took out before it. */
-  foldSpent(settled: number, keep: Keep) {
-    const s = this.spent;
-    if (s.length / 4 < 2 * this.keptSpent + 16) return;
-    const horizon = keep === 'window' ? settled - WINDOW_MS : settled;
-    let n = 0;
-    for (let i = 0; i < s.length; i += 4) {
-      const refundedAt = s[i + 2]!;
-      if (refundedAt <= settled) continue;
-      if (Number.isNaN(refundedAt) && s[i]! < horizon && s[i + 3]! <= settled) {
-        this.olderSpent += s[i + 1]!;
-        continue;
-      }
-      for (let k = 0; k < 4; k++) s[n++] = s[i + k]!;
-    }
-    s.length = n;
-    this.keptSpent = n / 4;
-  }
-
-  /** Slots of limited rules taken in `lane`: the count for `slot`. */
-  used(lane: 0 | 1, slot: number) {
-    const u = this.usage[lane];
-    if (u) for (let i = u.length - 2; i >= 0; i -= 2) if (u[i] === slot) return u[i + 1]!;
-    return 0;
-  }
-
-  take(lane: 0 | 1, slot: number, count: number) {
-    const u = (this.usage[lane] ??= []);
-    for (let i = u.length - 2; i >= 0; i -= 2) {
-      if (u[i] === slot) {
-        u[i + 1] = count;
-        return;
-      }
-    }
-    u.push(slot, count);
-  }
-}
-
-/** An order's replayed points until the ledger's credit for it is read. */
-interface Awaiting {
-  customer: CustomerState;
-  points: [number, number];
-  recorded: number;
 }
 
 // ---- the report ----
