@@ -28,6 +28,8 @@ export type DistributeResult =
       skipped: string[];
       /** The ledger function: delegated by this run, or already. */
       ledger_function: 'distributed' | 'already distributed' | 'absent';
+      /** PL/pgSQL functions set to custom plans by this run (customPlans). */
+      custom_plans: string[];
     };
 
 export async function hasCitus(db: Db): Promise<boolean> {
@@ -112,7 +114,8 @@ export async function distribute(db: Db): Promise<DistributeResult> {
         for (const t of triggers) await exec(t.definition);
       }
 
-      return { distributed: true, tables: distributed, reference, skipped, ledger_function: await distributeLedgerFunction(tx) };
+      const ledger_function = await distributeLedgerFunction(tx);
+      return { distributed: true, tables: distributed, reference, skipped, ledger_function, custom_plans: await customPlans(tx) };
     },
     // copying a populated database into its shards takes longer than a request's transaction
     600_000,
@@ -140,6 +143,31 @@ async function distributeLedgerFunction(tx: Db): Promise<'distributed' | 'alread
   return 'distributed';
 }
 
+/**
+ * Makes every PL/pgSQL function that may read or write tables (not IMMUTABLE: the enum casts
+ * and pure helpers stay as they are) plan its statements afresh on each call. On a worker,
+ * Citus 13.2 appends a new local plan to a generic plan's cache on every local execution of a
+ * fast-path statement whose merchant is a parameter, and never finds it again
+ * (citusdata/citus#8824, fixed after 13.2.2): a worker backend that runs the ledger function
+ * grew by ~220 KB a call (691 MB after 3,000 credits). PL/pgSQL switches to generic plans after
+ * five calls, so the functions the shards' triggers and the delegated ledger run would leak
+ * on every connection the coordinator keeps. Custom plans cost the worker less than the cache
+ * misses did (1.9 → 2.2 ms CPU a credit, with no growth). Only on Citus: PostgreSQL keeps its
+ * generic plans (0.75 ms a credit against 1.3 with custom ones). Migrations that replace a
+ * function reset its settings; migrate runs this step after them.
+ */
+async function customPlans(tx: Db): Promise<string[]> {
+  const functions = await tx.$queryRawUnsafe<{ signature: string }[]>(
+    `SELECT p.oid::regprocedure::text AS signature
+       FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+      WHERE p.pronamespace = 'public'::regnamespace AND l.lanname = 'plpgsql' AND p.provolatile <> 'i'
+        AND NOT coalesce('plan_cache_mode=force_custom_plan' = ANY (p.proconfig), false)
+      ORDER BY 1`,
+  );
+  for (const f of functions) await tx.$executeRawUnsafe(`ALTER FUNCTION ${f.signature} SET plan_cache_mode = force_custom_plan`);
+  return functions.map((f) => f.signature);
+}
+
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** What a run did, for people. */
@@ -151,5 +179,6 @@ export function distributeText(r: DistributeResult): string {
     `Reference tables: ${list(r.reference)}`,
     `Already Citus tables (skipped): ${list(r.skipped)}`,
     `Ledger function ${LEDGER_FUNCTION}: ${r.ledger_function}`,
+    `Functions set to custom plans: ${r.custom_plans.length ? r.custom_plans.length : 'none'}`,
   ].join('\n');
 }

@@ -49,8 +49,29 @@ async function invariants(merchantIds: string[]) {
             -- the history's and the activity log's totals are trigger-kept counters
             OR c.transaction_count <> (SELECT count(*) FROM points_transactions t WHERE t.merchant_id = c.merchant_id AND t.customer_id = c.id)
             OR c.activity_count <> (SELECT count(*) FROM activities a WHERE a.merchant_id = c.merchant_id AND a.customer_id = c.id))`;
+  // every transaction announced exactly once and counted once in the ledger's buckets, whoever
+  // wrote it (the ledger function itself, or a redemption through the statement triggers)
+  const unannounced = await app.db.$queryRaw<{ id: string; events: bigint }[]>`
+    SELECT t.id, (SELECT count(*) FROM events e
+                   WHERE e.merchant_id = t.merchant_id AND e.type IN ('points.credited', 'points.debited')
+                     AND e.payload->>'transaction_id' = t.id::text) AS events
+      FROM points_transactions t
+     WHERE t.merchant_id = ANY(${merchantIds}::uuid[])
+       AND (SELECT count(*) FROM events e
+             WHERE e.merchant_id = t.merchant_id AND e.type IN ('points.credited', 'points.debited')
+               AND e.payload->>'transaction_id' = t.id::text) <> 1`;
+  const unbucketed: string[] = [];
+  for (const merchantId of merchantIds) {
+    const [ledger] = await app.db.$queryRaw<{ points: bigint | null; entries: bigint }[]>`
+      SELECT sum(points) AS points, count(*) AS entries FROM points_transactions WHERE merchant_id = ${merchantId}::uuid`;
+    const [buckets] = await app.db.$queryRaw<{ points: bigint | null; entries: bigint | null }[]>`
+      SELECT sum(points) AS points, sum(entries) AS entries FROM ledger_buckets WHERE merchant_id = ${merchantId}::uuid`;
+    if (Number(ledger!.points ?? 0) !== Number(buckets!.points ?? 0) || Number(ledger!.entries) !== Number(buckets!.entries ?? 0)) {
+      unbucketed.push(`${merchantId}: ${JSON.stringify({ ledger, buckets }, (_, v) => (typeof v === 'bigint' ? Number(v) : v))}`);
+    }
+  }
   // no row can name another merchant's customer or reward: the composite foreign keys refuse it
-  return { broken };
+  return { broken, unannounced, unbucketed };
 }
 
 describe('ledger under concurrency', () => {
@@ -62,7 +83,7 @@ describe('ledger under concurrency', () => {
     expect(results.filter((r) => r.status === 422).every((r) => r.body.error.code === 'adjustment_failed')).toBe(true);
     expect(results.filter((r) => r.status === 422)).toHaveLength(100);
     expect((await app.db.customer.findFirstOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(0);
-    expect(await invariants([merchant.id])).toEqual({ broken: [] });
+    expect(await invariants([merchant.id])).toEqual({ broken: [], unannounced: [], unbucketed: [] });
   });
 
   it('500 concurrent +1 credits from zero: exactly 500', { timeout: deadline(15_000) }, async () => {
@@ -100,7 +121,7 @@ describe('ledger under concurrency', () => {
       select: { id: true },
     });
     expect(logPages.flatMap((p) => p.body.data.map((a: { id: string }) => a.id))).toEqual(logged.map((a) => a.id));
-    expect(await invariants([merchant.id])).toEqual({ broken: [] });
+    expect(await invariants([merchant.id])).toEqual({ broken: [], unannounced: [], unbucketed: [] });
   });
 
   it('concurrent redemptions never overdraw', async () => {
@@ -117,7 +138,7 @@ describe('ledger under concurrency', () => {
     expect(results.filter((r) => r.status === 201)).toHaveLength(6);
     expect(results.filter((r) => r.status === 422 && r.body.error.code === 'insufficient_points')).toHaveLength(34);
     expect((await app.db.customer.findFirstOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(100);
-    expect(await invariants([merchant.id])).toEqual({ broken: [] });
+    expect(await invariants([merchant.id])).toEqual({ broken: [], unannounced: [], unbucketed: [] });
   });
 
   it('a refused debit leaves no trace on the requests that follow it (prisma/prisma#30374)', async () => {
@@ -176,6 +197,6 @@ describe('ledger under concurrency', () => {
     const results = await Promise.all(requests);
     expect(results.filter((r) => r.status >= 500).map((r) => r.body)).toEqual([]);
     expect(results.every((r) => [201, 404, 422].includes(r.status))).toBe(true);
-    expect(await invariants(shops.map((s) => s.merchant.id))).toEqual({ broken: [] });
+    expect(await invariants(shops.map((s) => s.merchant.id))).toEqual({ broken: [], unannounced: [], unbucketed: [] });
   });
 });
