@@ -2,6 +2,7 @@
 // snapshot of it (events.sql, beside schema.prisma); `npm run db:migration` compares the files
 // with the last snapshot and writes the statements of every event type whose SQL changed or
 // was added into the new migration, then the new snapshot.
+import { splitStatements } from '../../db/sql-script.js';
 import { eventTypes } from './event-types.js';
 import type { EventSql } from './events/event.js';
 import { sharedSql } from './events/shared.sql.js';
@@ -43,46 +44,46 @@ export function eventSqlSnapshot(units: EventSqlUnit[]): string {
   return [header, ...units.map((unit) => `${MARK}${unit.name}\n${statements(unit)}`)].join('\n');
 }
 
-/** A snapshot's units by name, as their text. */
-function parseSnapshot(snapshot: string): Map<string, string> {
-  const units = new Map<string, string>();
+/** A snapshot's units by name, as their statements (without the `;`). */
+function parseSnapshot(snapshot: string): Map<string, string[]> {
+  const units = new Map<string, string[]>();
   for (const part of snapshot.split(`\n${MARK}`).slice(1)) {
     const newline = part.indexOf('\n');
-    units.set(part.slice(0, newline), part.slice(newline + 1).trimEnd());
+    const text = splitStatements(part.slice(newline + 1)).map((s) => s.trim().replace(/;$/, ''));
+    units.set(part.slice(0, newline), text);
   }
   return units;
 }
 
+const dropTrigger = (t: { name: string; table: string }) => `DROP TRIGGER IF EXISTS ${t.name} ON ${t.table};`;
+
 /**
  * The SQL a migration needs to bring a database whose event SQL is `previous` (a snapshot; none
- * before the first) to `units`: for each unit changed or added, its functions (CREATE OR REPLACE)
- * and its triggers (dropped and created again); the triggers of a unit that no longer has them
- * dropped. Empty when nothing changed. A function that no longer exists, or whose result type or
- * argument names change, needs its DROP FUNCTION written into the migration by hand.
+ * before the first) to `units`: of each type changed or added, the functions that are new or
+ * changed (CREATE OR REPLACE) and the triggers (dropped and created again), and the triggers it
+ * no longer has dropped. Empty when nothing changed. A function no longer in the files, or one
+ * whose result type or argument names change, needs its DROP FUNCTION written in by hand.
  */
 export function eventSqlMigration(previous: string | undefined, units: EventSqlUnit[]): string {
   const before = parseSnapshot(previous ?? '');
+  const gone = [...before.keys()].filter((name) => !units.some((u) => u.name === name));
   const parts: string[] = [];
-  const current = new Set<string>();
-  for (const unit of units) {
-    current.add(unit.name);
+  for (const unit of [...units, ...gone.map(removed)]) {
     const old = before.get(unit.name);
-    if (old === statements(unit).trimEnd()) continue;
-    const triggers = unit.triggers.map(triggerParts);
-    const gone = triggersOf(old).filter((t) => !triggers.some((n) => n.name === t.name));
-    parts.push(
-      [
-        `-- ${unit.name}${old === undefined ? ' (new)' : ''}`,
-        ...unit.functions.map((f) => `${f};`),
-        ...[...gone, ...triggers].map((t) => `DROP TRIGGER IF EXISTS ${t.name} ON ${t.table};`),
-        ...unit.triggers.map((t) => `${t};`),
-      ].join('\n'),
+    const held = new Set(old);
+    const triggers = unit.triggers.filter((t) => !held.has(t));
+    const triggersGone = (old ?? []).filter((s) => s.startsWith('CREATE TRIGGER ') && !unit.triggers.some((t) => sameName(t, s)));
+    const functionsGone = (old ?? []).filter(
+      (s) => s.startsWith('CREATE OR REPLACE FUNCTION ') && !unit.functions.some((f) => sameName(f, s)),
     );
-  }
-  for (const [name, old] of before) {
-    if (current.has(name)) continue;
-    const drops = triggersOf(old).map((t) => `DROP TRIGGER IF EXISTS ${t.name} ON ${t.table};`);
-    parts.push([`-- ${name}: no longer in src/domain/webhooks/events/ (drop its functions here)`, ...drops].join('\n'));
+    const statements = [
+      ...unit.functions.filter((f) => !held.has(f)).map((f) => `${f};`),
+      ...triggersGone.map((t) => dropTrigger(triggerParts(t))),
+      ...triggers.flatMap((t) => [dropTrigger(triggerParts(t)), `${t};`]),
+    ];
+    if (!statements.length && !functionsGone.length) continue;
+    const note = functionsGone.map((f) => `-- ${functionName(f)} is no longer in the files: drop it here if nothing calls it`);
+    parts.push([`-- ${unit.name}${old ? '' : ' (new)'}`, ...note, ...statements].join('\n'));
   }
   if (!parts.length) return '';
   return [
@@ -94,7 +95,10 @@ export function eventSqlMigration(previous: string | undefined, units: EventSqlU
   ].join('\n\n');
 }
 
-/** The triggers a unit's snapshot text creates. */
-function triggersOf(text: string | undefined) {
-  return [...(text ?? '').matchAll(/^CREATE TRIGGER .*$/gm)].map((m) => triggerParts(m[0]));
+const removed = (name: string): EventSqlUnit => ({ name, functions: [], triggers: [] });
+
+/** Two definitions of one function or one trigger (by name). */
+function sameName(a: string, b: string) {
+  const name = (s: string) => (s.startsWith('CREATE TRIGGER ') ? triggerParts(s).name : functionName(s));
+  return name(a) === name(b);
 }
