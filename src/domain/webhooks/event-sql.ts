@@ -1,7 +1,7 @@
 // The SQL of the event types (events/) as migrations carry it. Each migration folder keeps a
 // snapshot of it (events.sql, beside schema.prisma); `npm run db:migration` compares the files
-// with the last snapshot and writes the statements of every event type whose SQL changed or
-// was added into the new migration, then the new snapshot.
+// with the last snapshot and writes into the new migration the functions and triggers that
+// changed or were added, then the new snapshot.
 import { splitStatements } from '../../db/sql-script.js';
 import { eventTypes } from './event-types.js';
 import type { EventSql } from './events/event.js';
