@@ -1,6 +1,6 @@
 // The Citus-only half of the schema (docs/scaling-out.md): which tables are reference tables,
-// which are distributed by merchant, and the ledger function sent whole to the merchant's
-// worker. The migrations define every table, key, trigger and function the same way on every
+// which are distributed by merchant, and the functions sent whole to the merchant's worker
+// (the ledger's change, a redemption). The migrations define every table, key, trigger and function the same way on every
 // database; this step only hands them to Citus, and is a no-op where Citus is not installed.
 import type { Db } from './client.js';
 import { atomically } from './transaction.js';
@@ -12,8 +12,9 @@ const COLOCATION_ROOT = 'customers';
 const DISTRIBUTION_COLUMN = 'merchant_id';
 /** Stays local to the coordinator, like pg-boss's schema. */
 const LOCAL_TABLES = ['_prisma_migrations'];
-const LEDGER_FUNCTION = 'loyalty_apply_points';
-const LEDGER_MERCHANT_ARG = 'p_merchant';
+/** The functions sent whole to the worker holding the merchant named by their p_merchant: a ledger change, a redemption. */
+const DELEGATED_FUNCTIONS = ['loyalty_apply_points', 'loyalty_redeem'];
+const MERCHANT_ARG = 'p_merchant';
 /** Serialises concurrent runs (two instances migrating at once): each reads the catalog after the other committed. */
 const LOCK_KEY = 4_871_203_311;
 
@@ -26,8 +27,8 @@ export type DistributeResult =
       reference: string[];
       /** Tables that already were Citus tables. */
       skipped: string[];
-      /** The ledger function: delegated by this run, or already. */
-      ledger_function: 'distributed' | 'already distributed' | 'absent';
+      /** Each delegated function (the ledger's change, a redemption): delegated by this run, or already. */
+      functions: Record<string, 'distributed' | 'already distributed' | 'absent'>;
       /** PL/pgSQL functions set to custom plans by this run (customPlans). */
       custom_plans: string[];
     };
@@ -114,22 +115,23 @@ export async function distribute(db: Db): Promise<DistributeResult> {
         for (const t of triggers) await exec(t.definition);
       }
 
-      const ledger_function = await distributeLedgerFunction(tx);
-      return { distributed: true, tables: distributed, reference, skipped, ledger_function, custom_plans: await customPlans(tx) };
+      const functions: Record<string, 'distributed' | 'already distributed' | 'absent'> = {};
+      for (const name of DELEGATED_FUNCTIONS) functions[name] = await delegate(tx, name);
+      return { distributed: true, tables: distributed, reference, skipped, functions, custom_plans: await customPlans(tx) };
     },
     // copying a populated database into its shards takes longer than a request's transaction
     600_000,
   );
 }
 
-/** Registers the ledger function with Citus, which then runs each call on the worker holding its merchant. */
-async function distributeLedgerFunction(tx: Db): Promise<'distributed' | 'already distributed' | 'absent'> {
+/** Registers a function with Citus, which then runs each call on the worker holding its merchant. */
+async function delegate(tx: Db, name: string): Promise<'distributed' | 'already distributed' | 'absent'> {
   const [fn] = await tx.$queryRawUnsafe<{ signature: string; registered: boolean }[]>(
     `SELECT p.oid::regprocedure::text AS signature,
             EXISTS (SELECT 1 FROM pg_dist_object o WHERE o.classid = 'pg_proc'::regclass AND o.objid = p.oid
                        AND o.distribution_argument_index IS NOT NULL) AS registered
        FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace AND p.proname = $1`,
-    LEDGER_FUNCTION,
+    name,
   );
   if (!fn) return 'absent';
   if (fn.registered) return 'already distributed';
@@ -137,7 +139,7 @@ async function distributeLedgerFunction(tx: Db): Promise<'distributed' | 'alread
   await tx.$queryRawUnsafe(
     `SELECT 1 FROM create_distributed_function($1, distribution_arg_name => $2, colocate_with => $3, force_delegation => true)`,
     fn.signature,
-    LEDGER_MERCHANT_ARG,
+    MERCHANT_ARG,
     COLOCATION_ROOT,
   );
   return 'distributed';
@@ -178,7 +180,7 @@ export function distributeText(r: DistributeResult): string {
     `Distributed by merchant_id: ${list(r.tables)}`,
     `Reference tables: ${list(r.reference)}`,
     `Already Citus tables (skipped): ${list(r.skipped)}`,
-    `Ledger function ${LEDGER_FUNCTION}: ${r.ledger_function}`,
+    ...Object.entries(r.functions).map(([name, state]) => `Function ${name}: ${state}`),
     `Functions set to custom plans: ${r.custom_plans.length ? r.custom_plans.length : 'none'}`,
   ].join('\n');
 }

@@ -22,7 +22,7 @@ describe('cluster distribute on the test database', () => {
       expect(result).toEqual({ distributed: false, reason: 'the database has no citus extension' });
     } else {
       // the global setup distributed it
-      expect(result).toMatchObject({ distributed: true, tables: [], reference: [], ledger_function: 'already distributed' });
+      expect(result).toMatchObject({ distributed: true, tables: [], reference: [], functions: { loyalty_apply_points: 'already distributed', loyalty_redeem: 'already distributed' } });
     }
   });
 });
@@ -155,7 +155,7 @@ describe.skipIf(skip)(`cluster distribute in place${skip ? ` (skipped: ${skip})`
     expect(json.tables).toContain('merchant_stats');
     expect(json.tables).not.toContain('_prisma_migrations');
     expect(json.skipped).toEqual([]);
-    expect(json.ledger_function).toBe('distributed');
+    expect(json.functions).toEqual({ loyalty_apply_points: 'distributed', loyalty_redeem: 'distributed' });
 
     expect(await snapshot()).toEqual(before);
     const layout = await sql<{ name: string; kind: string; colocated: boolean }>(
@@ -197,7 +197,7 @@ describe.skipIf(skip)(`cluster distribute in place${skip ? ` (skipped: ${skip})`
     const before = await snapshot();
     const { code, json } = await cli()('cluster', 'distribute');
     expect(code).toBe(0);
-    expect(json).toMatchObject({ distributed: true, tables: [], reference: [], ledger_function: 'already distributed' });
+    expect(json).toMatchObject({ distributed: true, tables: [], reference: [], functions: { loyalty_apply_points: 'already distributed', loyalty_redeem: 'already distributed' } });
     expect(json.skipped).toContain('customers');
     expect(json.skipped).toContain('merchants');
     expect(await snapshot()).toEqual(before);

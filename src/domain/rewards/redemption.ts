@@ -1,7 +1,8 @@
 // Customer rewards: what a customer holds, what it can redeem, and redeeming. A redemption is
-// one SQL statement (the style of ledger/ledger.ts): the conditional debit, its points
-// transaction, its activity and the issued code are written together or not at all, so
-// concurrent redemptions can never overdraw and a refused one leaves no trace.
+// one call of a database function (the style of ledger/ledger.ts): the conditional debit
+// through the ledger's own function, its transaction, its activity and the issued code are
+// written together or not at all, so concurrent redemptions can never overdraw and a refused
+// one leaves no trace.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
@@ -11,7 +12,6 @@ import { type Customer, Prisma, type Reward } from '../../generated/prisma/clien
 import type { CustomerRewardStatus, RewardType } from '../../generated/prisma/enums.js';
 import { countLedgerEntry } from '../../observability/metrics.js';
 import { type CustomerList, type CustomerPart, ownRows } from '../customers/customer-parts.js';
-import { insertActivity } from '../ledger/activity-log.js';
 import { AppError, notFound } from '../shared/errors.js';
 import { identifier } from '../shared/fields.js';
 import { rowKey } from '../shared/keys.js';
@@ -155,11 +155,8 @@ export const rewardCodes = {
   },
 };
 
-/** SQL: when a code issued now for a reward of `reward_rule` (a column in scope) expires. */
-export const codeExpiry = Prisma.sql`
-  CASE WHEN jsonb_typeof(reward_rule -> 'expires_after_days') = 'number'
-       THEN now() + make_interval(days => floor((reward_rule ->> 'expires_after_days')::numeric)::int)
-  END`;
+/** SQL: when a code issued now for a reward of `reward_rule` (a column in scope) expires (the rule is in the database). */
+export const codeExpiry = Prisma.sql`loyalty_code_expiry(reward_rule, now())`;
 
 /**
  * Runs `issue` with a fresh code, once more on a collision with an existing code (the failed
@@ -183,66 +180,19 @@ const redeemInput = z.object(redeemRules);
 /** The statement's row: the customer reward's own columns, flat with its reward's. */
 type RedemptionRow = Omit<Redemption, 'reward'> & { reward_id: string; reward_name: string; reward_type: RewardType };
 
-/** The one statement; no row when the reward is gone, the customer excluded or short of points. */
+/**
+ * The redemption: one call of loyalty_apply_points' sibling loyalty_redeem (migration
+ * redemption_function), delegated whole to the merchant's worker on a cluster. No row when the
+ * reward is gone, the customer excluded or short of points.
+ */
 async function redeemStatement(db: Db, customer: Customer, rewardId: string, code: string) {
-  const { merchantId, id: customerId } = customer;
-  const customerRewardId = randomUUID();
-  const transactionId = randomUUID();
-  const activityId = randomUUID();
   const rows = await db.$queryRaw<RedemptionRow[]>`
-    WITH reward AS (
-      SELECT id, name, reward_type, points_cost, reward_rule
-        FROM rewards
-       WHERE id = ${rewardId}::uuid AND merchant_id = ${merchantId}::uuid AND is_active
-    ), updated AS (
-      UPDATE customers c
-         SET points_balance = c.points_balance - r.points_cost,
-             points_spent = c.points_spent + r.points_cost,
-             last_activity_at = now(),
-             updated_at = now()
-        FROM reward r
-       WHERE c.id = ${customerId}::uuid
-         AND c.merchant_id = ${merchantId}::uuid
-         AND c.status <> 'excluded'::"CustomerStatus"
-         AND c.points_balance >= r.points_cost
-         AND c.points_spent + r.points_cost::bigint <= ${MAX_BALANCE}
-      RETURNING c.points_balance, r.id AS reward_id, r.name, r.reward_type, r.points_cost, r.reward_rule
-    ), issued AS (
-      INSERT INTO customer_rewards
-        (id, merchant_id, customer_id, reward_id, code, status, points_spent, issued_at, expires_at)
-      SELECT ${customerRewardId}::uuid, ${merchantId}::uuid, ${customerId}::uuid, reward_id, ${code},
-             'issued'::"CustomerRewardStatus", points_cost, now(),
-             ${codeExpiry}
-        FROM updated
-      RETURNING id, code, status, points_spent, issued_at, expires_at, used_at
-    ), tx AS (
-      INSERT INTO points_transactions
-        (id, merchant_id, customer_id, points, type, description, source, balance_after, reference_kind, reference_id)
-      SELECT ${transactionId}::uuid, ${merchantId}::uuid, ${customerId}::uuid, -points_cost,
-             'debit'::"TransactionType", 'Redeemed: ' || name, 'redemption'::"TransactionSource",
-             points_balance, 'customer_reward', ${customerRewardId}
-        FROM updated
-      RETURNING id
-    ), act AS (${insertActivity(
-      {
-        id: activityId,
-        merchantId,
-        customerId,
-        type: 'redemption',
-        description: Prisma.sql`'Redeemed: ' || name`,
-        pointsChange: Prisma.sql`-points_cost`,
-        balanceAfter: Prisma.sql`points_balance`,
-        reference: { kind: 'customer_reward', id: customerRewardId },
-      },
-      Prisma.sql`updated`,
-    )}
-      RETURNING id
-    )
-    SELECT i.id::text, i.code, i.status::text AS status, i.points_spent, i.issued_at, i.expires_at, i.used_at,
-           u.points_balance AS balance_after, u.reward_id::text, u.name AS reward_name,
-           u.reward_type::text AS reward_type
-      FROM issued i, updated u, tx, act`;
-  return rows[0] ?? null;
+    SELECT id::text, code, status, points_spent, issued_at, expires_at, used_at, balance_after,
+           reward_id::text, reward_name, reward_type
+      FROM loyalty_redeem(${customer.merchantId}::uuid, ${customer.id}::uuid, ${rewardId}::uuid, ${code}::text,
+                          ${MAX_BALANCE}::int, ${randomUUID()}::uuid, ${randomUUID()}::uuid, ${randomUUID()}::uuid)`;
+  const row = rows[0];
+  return row?.id ? row : null;
 }
 
 /** A unique violation of customer_rewards (merchant_id, code) in a raw query (P2010, 23505). */
