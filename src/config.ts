@@ -69,6 +69,8 @@ const schema = z.object({
   DB_PREPARED_STATEMENTS: booleanFlag.default(true),
   /** The hot reads of one turn of the event loop share connections, pipelined. */
   DB_PIPELINE: booleanFlag.default(true),
+  /** On a Citus coordinator: each merchant's public requests run on the worker that holds it (docs/scaling-out.md). */
+  CITUS_WORKER_ENTRY: booleanFlag.default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   REDIS_URL: z

@@ -22,6 +22,12 @@ import type { AnswerLife } from './cached.js';
  * everything: no scopes there). */
 export interface Context {
   db: Db;
+  /**
+   * Where a public request's `db` is its merchant's Citus worker (src/db/merchant-nodes.ts): the
+   * coordinator's client, which writes the reference tables (their triggers' NOTIFY is the
+   * coordinator's alone). Otherwise absent: `db` does it.
+   */
+  referenceDb?: Db;
   merchantId: string;
   principal: Principal | null;
   /** The lifetimes customer sessions may be minted with (public face; defaults otherwise). */

@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Config, loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
+import { merchantNodes } from '../db/merchant-nodes.js';
 import { AUTH_CHANNEL, listenTo, PROGRAM_CHANNEL } from '../db/notifications.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { tracedFetch, tracedListener } from '../observability/tracing.js';
@@ -63,7 +64,16 @@ export function createApp({
       redis,
     });
   const notifications = databaseUrl ? listenTo(databaseUrl, [AUTH_CHANNEL, PROGRAM_CHANNEL], logger) : undefined;
-  const { yoga: publicApi, close: closePublicApi } = createPublicApi({ db, notifications, config, logger, rateLimiter: limiter });
+  // on a Citus coordinator, each merchant's requests enter at its worker (src/db/merchant-nodes.ts)
+  const nodes =
+    databaseUrl && config.CITUS_WORKER_ENTRY
+      ? merchantNodes(db, databaseUrl, {
+          poolMax: config.DB_POOL_MAX,
+          pool: { preparedStatements: config.DB_PREPARED_STATEMENTS, pipelined: config.DB_PIPELINE },
+          logger,
+        })
+      : undefined;
+  const { yoga: publicApi, close: closePublicApi } = createPublicApi({ db, notifications, config, logger, rateLimiter: limiter, nodes });
   const { yoga: adminApi, app: adminApp, close: closeAdminApi } = createAdminApi({ db, config, logger, appDist: adminAppDist, redis });
   const faces = { admin: adminApi, app: adminApp, public: publicApi };
 
@@ -102,7 +112,7 @@ export function createApp({
     },
     async close() {
       closePublicApi();
-      await Promise.all([closeAdminApi(), limiter.close(), notifications?.close()]);
+      await Promise.all([closeAdminApi(), limiter.close(), notifications?.close(), nodes?.close()]);
       await redis?.close();
     },
   };

@@ -8,6 +8,7 @@ import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
+import type { MerchantNodes } from '../db/merchant-nodes.js';
 import type { NotificationFeed } from '../db/notifications.js';
 import { invalidApiKey } from '../domain/access/api-keys.js';
 import { verifyCustomerSession } from '../domain/access/customer-sessions.js';
@@ -61,6 +62,8 @@ export interface PublicApiOptions {
   config: Config;
   logger: Logger;
   rateLimiter: RateLimiter;
+  /** Where each merchant's statements go (src/db/merchant-nodes.ts); none: all to `db`. */
+  nodes?: MerchantNodes;
 }
 
 /** Browsers may call from the configured origins only; keys travel in a header, never cookies. */
@@ -76,7 +79,7 @@ function corsFor(origins: string[]) {
   };
 }
 
-export function createPublicApi({ db, notifications, config, logger, rateLimiter }: PublicApiOptions) {
+export function createPublicApi({ db, notifications, config, logger, rateLimiter, nodes }: PublicApiOptions) {
   const keys = keyAuthenticator(db, notifications);
   const storefronts = storefrontCache(db, notifications);
   const programs = programCache(db, notifications);
@@ -100,10 +103,21 @@ export function createPublicApi({ db, notifications, config, logger, rateLimiter
     logging: yogaLogger(logger),
     maskedErrors: { maskError },
     cors: corsFor(config.CORS_ORIGINS),
-    context: (initial) => {
+    context: async (initial) => {
       const { principal, client } = requestState(initial);
       if (!principal) throw invalidApiKey();
-      return { db, merchantId: principal.merchantId, principal, sessionLimits, verifySession, programs, clientAddress: client };
+      // the request's statements are all its merchant's: sent where the merchant lives
+      const merchantDb = nodes ? await nodes.dbFor(principal.merchantId) : db;
+      return {
+        db: merchantDb,
+        referenceDb: db,
+        merchantId: principal.merchantId,
+        principal,
+        sessionLimits,
+        verifySession,
+        programs,
+        clientAddress: client,
+      };
     },
     plugins: requestPath({
       face: 'public',

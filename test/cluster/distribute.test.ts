@@ -22,7 +22,12 @@ describe('cluster distribute on the test database', () => {
       expect(result).toEqual({ distributed: false, reason: 'the database has no citus extension' });
     } else {
       // the global setup distributed it
-      expect(result).toMatchObject({ distributed: true, tables: [], reference: [], functions: { loyalty_apply_points: 'already distributed', loyalty_redeem: 'already distributed' } });
+      expect(result).toMatchObject({
+        distributed: true,
+        tables: [],
+        reference: [],
+        functions: { loyalty_apply_points: 'already distributed', loyalty_redeem: 'already distributed' },
+      });
     }
   });
 });
@@ -197,7 +202,12 @@ describe.skipIf(skip)(`cluster distribute in place${skip ? ` (skipped: ${skip})`
     const before = await snapshot();
     const { code, json } = await cli()('cluster', 'distribute');
     expect(code).toBe(0);
-    expect(json).toMatchObject({ distributed: true, tables: [], reference: [], functions: { loyalty_apply_points: 'already distributed', loyalty_redeem: 'already distributed' } });
+    expect(json).toMatchObject({
+      distributed: true,
+      tables: [],
+      reference: [],
+      functions: { loyalty_apply_points: 'already distributed', loyalty_redeem: 'already distributed' },
+    });
     expect(json.skipped).toContain('customers');
     expect(json.skipped).toContain('merchants');
     expect(await snapshot()).toEqual(before);

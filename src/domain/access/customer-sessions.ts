@@ -53,9 +53,13 @@ function lifetime(expiresIn: number | null | undefined, fallback: number, maxTtl
   return ttl;
 }
 
-/** A new token for the merchant's customer, lasting `ttl` seconds, minted by `mintedBy` (an API key's id). */
-async function signSession(db: Db, merchantId: string, customerId: string, ttl: number, mintedBy?: string) {
-  const sign = createSigner({ key: Buffer.from(await sessionSecretOf(db, merchantId)), algorithm: ALGORITHM });
+/**
+ * A new token for the merchant's customer, lasting `ttl` seconds, minted by `mintedBy` (an API
+ * key's id). `secretDb` reads the merchant's signing secret, and creates it the first time: a
+ * reference table's write, which goes through a Citus coordinator (src/db/merchant-nodes.ts).
+ */
+async function signSession(secretDb: Db, merchantId: string, customerId: string, ttl: number, mintedBy?: string) {
+  const sign = createSigner({ key: Buffer.from(await sessionSecretOf(secretDb, merchantId)), algorithm: ALGORITHM });
   const issuedAt = Math.floor(Date.now() / 1000);
   const token = sign({
     mid: merchantId,
@@ -76,10 +80,11 @@ export async function mintCustomerSession(
   input: CustomerRef & { expires_in?: number | null },
   limits: SessionLimits,
   mintedBy?: string,
+  referenceDb: Db = db,
 ) {
   const ttl = lifetime(input.expires_in, limits.defaultTtl, limits.maxTtl);
   const customer = await findCustomer(db, merchantId, input);
-  return signSession(db, merchantId, customer.id, ttl, mintedBy);
+  return signSession(referenceDb, merchantId, customer.id, ttl, mintedBy);
 }
 
 /** Whether a bearer token has a JWT's shape (API keys and admin tokens never do). */

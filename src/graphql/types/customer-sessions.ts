@@ -147,6 +147,7 @@ builder.mutationFields((t) => ({
         args,
         ctx.sessionLimits ?? defaultLimits,
         ctx.principal?.kind === 'api_key' ? ctx.principal.keyId : undefined,
+        ctx.referenceDb,
       ),
     }),
   }),
