@@ -74,8 +74,9 @@ function countedInstance() {
     },
   }) as unknown as Db;
   // with the database's URL: its caches (keys, sessions, programs) live on notifications; no
-  // answer cache, whose hits would run no query at all: this counts what an answer reads
-  const instance = createApp({ db, databaseUrl: app.url, config: testConfig({ RESPONSE_CACHE_BYTES: '0' }) });
+  // answer cache, whose hits would run no query at all: this counts what an answer reads; and
+  // every statement on the counted client (on a cluster, not at the merchant's worker)
+  const instance = createApp({ db, databaseUrl: app.url, config: testConfig({ RESPONSE_CACHE_BYTES: '0', CITUS_WORKER_ENTRY: 'false' }) });
   // what authenticates a request is the request path's, cached once the feeds are up
   const query = () =>
     statements.filter((s) => !/api_keys|^(StorefrontSettings|StorefrontKey|EndedCustomerSession|IdempotencyKey)\./.test(s));

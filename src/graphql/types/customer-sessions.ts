@@ -93,7 +93,8 @@ function sessionChange(ctx: Context, token: string | null | undefined): SessionC
     own: principal.kind === 'session' ? principal : undefined,
     token,
     verify: ctx.verifySession,
-    end: (session) => endSession(ctx.db, session),
+    // its notification must be sent where the instances listen: the coordinator, on a cluster
+    end: (session) => endSession(ctx.referenceDb ?? ctx.db, session),
   };
 }
 
