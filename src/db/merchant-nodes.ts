@@ -52,7 +52,9 @@ export function merchantNodes(
       at.port = String(port);
       // Citus 13.2 grows a worker connection's memory on every local run of a generic plan
       // (src/db/cluster.ts, customPlans): named statements there are planned afresh each time
-      at.searchParams.set('options', '-c plan_cache_mode=force_custom_plan');
+      // (after the URL's own settings, which the worker's connections keep)
+      const options = at.searchParams.get('options');
+      at.searchParams.set('options', `${options ? `${options} ` : ''}-c plan_cache_mode=force_custom_plan`);
       if (!at.searchParams.has('application_name')) at.searchParams.set('application_name', 'loyalty worker entry');
       worker = createPrisma(at.toString(), poolMax, pool);
       workers.set(key, worker);
