@@ -69,36 +69,43 @@ function namingArguments(schema: GraphQLSchema, document: DocumentNode, operatio
   return visit(operation.selectionSet) ? found : null;
 }
 
-const plans = new WeakMap<DocumentNode, Map<string, Naming[] | null>>();
+/**
+ * How a cacheable operation names its customers, with every variable default resolved: what
+ * the customers named are follows from the request's variables alone, without the document.
+ */
+export type AnswerPlan = { kinds: (keyof NamedCustomers)[]; variable?: string; value: unknown }[];
+
+const plans = new WeakMap<DocumentNode, Map<string, AnswerPlan | null>>();
 
 /**
- * The customers a query's answer depends on, by the identifiers its arguments give them (a
- * session's own customer is added by the caller); null when the operation may not be cached.
- * The document's analysis is kept per parsed document (Yoga hands back the same one for the same text).
+ * The plan of an operation whose answer may be kept; null when it may not. Kept per parsed
+ * document (Yoga hands back the same one for the same text).
  */
-export function customersNamed(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operationName: string | null | undefined,
-  variables: Record<string, unknown> | null | undefined,
-): NamedCustomers | null {
+export function answerPlan(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): AnswerPlan | null {
   let byOperation = plans.get(document);
   if (!byOperation) plans.set(document, (byOperation = new Map()));
   const name = operationName ?? '';
-  let naming = byOperation.get(name);
-  if (naming === undefined) byOperation.set(name, (naming = namingArguments(schema, document, operationName)));
-  if (!naming) return null;
-  const defaults = getOperationAST(document, operationName)?.variableDefinitions ?? [];
+  let plan = byOperation.get(name);
+  if (plan === undefined) {
+    const naming = namingArguments(schema, document, operationName);
+    const defaults = getOperationAST(document, operationName)?.variableDefinitions ?? [];
+    plan =
+      naming?.map(({ kinds, value }) => {
+        if (value.kind !== Kind.VARIABLE) return { kinds, value: valueFromASTUntyped(value) };
+        const variable = value.name.value;
+        const fallback = defaults.find((d) => d.variable.name.value === variable)?.defaultValue;
+        return { kinds, variable, value: fallback ? valueFromASTUntyped(fallback) : undefined };
+      }) ?? null;
+    byOperation.set(name, plan);
+  }
+  return plan;
+}
+
+/** The customers an answer depends on, by the identifiers the plan's arguments give them (a session's own is added by the caller). */
+export function customersNamed(plan: AnswerPlan, variables: Record<string, unknown> | null | undefined): NamedCustomers {
   const named: NamedCustomers = { ids: [], platformIds: [], emails: [] };
-  for (const { kinds, value } of naming) {
-    let given: unknown;
-    if (value.kind === Kind.VARIABLE) {
-      const variable = value.name.value;
-      const fallback = defaults.find((d) => d.variable.name.value === variable)?.defaultValue;
-      given = variables?.[variable] ?? (fallback ? valueFromASTUntyped(fallback) : undefined);
-    } else {
-      given = valueFromASTUntyped(value);
-    }
+  for (const { kinds, variable, value } of plan) {
+    const given = variable === undefined ? value : (variables?.[variable] ?? value);
     if (typeof given !== 'string' && typeof given !== 'number') continue;
     for (const kind of kinds) named[kind].push(String(given));
   }

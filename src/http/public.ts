@@ -92,6 +92,8 @@ export function createPublicApi({ db, notifications, config, logger, rateLimiter
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     onPurgeError: (err) => logger.warn({ err }, 'idempotency purge failed'),
   });
+  // the request's statements are all its merchant's: sent where the merchant lives
+  const dbFor = (merchantId: string) => (nodes ? nodes.dbFor(merchantId) : Promise.resolve(db));
   const yoga = createYoga<object, Context>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
@@ -106,10 +108,8 @@ export function createPublicApi({ db, notifications, config, logger, rateLimiter
     context: async (initial) => {
       const { principal, client } = requestState(initial);
       if (!principal) throw invalidApiKey();
-      // the request's statements are all its merchant's: sent where the merchant lives
-      const merchantDb = nodes ? await nodes.dbFor(principal.merchantId) : db;
       return {
-        db: merchantDb,
+        db: await dbFor(principal.merchantId),
         referenceDb: db,
         merchantId: principal.merchantId,
         principal,
@@ -133,7 +133,7 @@ export function createPublicApi({ db, notifications, config, logger, rateLimiter
       afterBody: [useRestArguments()],
       idempotency,
       documents: persistedOperations(storefronts),
-      execution: [useCompiledExecution(), ...useResponseCache(config.RESPONSE_CACHE_BYTES), usePartialData()],
+      execution: [useCompiledExecution(), ...useResponseCache(config.RESPONSE_CACHE_BYTES, dbFor), usePartialData()],
       endpoints: [
         useOpenApiDocument(restSchema, REST_BASE),
         useSofaOver(restSchema, {

@@ -5,6 +5,7 @@
 // WeakMap keyed by the request: V8's young-generation collector keeps the value of such an
 // entry alive once its key has died, so every request would live on until a full collection.
 
+import type { GraphQLParams } from 'graphql-yoga';
 import type { OpenTransaction } from '../db/transaction.js';
 import type { Principal } from '../domain/access/principal.js';
 import type { NamedCustomers } from '../domain/storefront/revisions.js';
@@ -53,8 +54,10 @@ export interface RequestState {
   originGranted?: boolean;
   /** A publishable key's read of the public program, answered without an error: any cache may keep it briefly. */
   publicAnswer?: boolean;
-  /** GraphQL: a query whose answer may be cached (plugins/response-cache.ts): the customers it names, the merchant's zone once read. */
-  answer?: { named: NamedCustomers; zone?: string };
+  /** GraphQL: the request's document, operation and variables, as its answer is kept under them (plugins/response-cache.ts). */
+  answerParams?: GraphQLParams;
+  /** GraphQL: a query whose answer may be kept: the customers it names; once its revisions are read, the merchant's zone and the answer's key. */
+  answer?: { named: NamedCustomers; operation?: { id: number }; zone?: string; key?: string };
 }
 
 export interface IdempotentRequest {

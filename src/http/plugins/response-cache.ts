@@ -8,24 +8,27 @@
 // ends a kept answer's life: a code's expiry, a booster's start or end, a rolling tier window,
 // as the fields computing them note it, and at the latest the merchant's next local midnight.
 //
-// envelop's useResponseCache runs it: the key (async, with the revisions), the store (bytes,
-// bounded), the lifetime (onTtl) and the `responseCache` extension that says hit or miss. Not
+// A query sent again is answered before it is parsed (useKeptAnswers): its operation, learnt
+// from its first run, says which customers to read the revisions of, and the kept answer under
+// the key they make is served as it was sent. envelop's useResponseCache runs the first request
+// of an operation and every miss: the key (the revisions read once a request), the store
+// (bounded), the lifetime (onTtl) and the `responseCache` extension that says hit or miss. Not
 // Yoga's wrapper of it: that answers If-None-Match with 304 whenever an entry keyed by the sent
 // ETag is still in this process's memory, without reading the revisions, so after a change made
 // through another instance (or a job) it would confirm a stale answer; and its ETag is the key,
 // which stays the same while the clock changes the answer. Here the ETag is of the answer's data
 // (answer-store.ts), compared after the revisions were read.
-import { createHash } from 'node:crypto';
 import type { Plugin as EnvelopPlugin } from '@envelop/core';
 import { useResponseCache as useEnvelopResponseCache } from '@envelop/response-cache';
 import type { ExecutionResult } from 'graphql';
-import type { Plugin, YogaServerOptions } from 'graphql-yoga';
+import type { GraphQLParams, Plugin, YogaServerOptions } from 'graphql-yoga';
+import type { Db } from '../../db/client.js';
 import type { Principal } from '../../domain/access/principal.js';
 import { dayStartFrom } from '../../domain/shared/calendar.js';
-import { readRevisions } from '../../domain/storefront/revisions.js';
+import { type Revisions, readRevisions } from '../../domain/storefront/revisions.js';
 import type { Context } from '../../graphql/builder.js';
-import { customersNamed } from '../../graphql/cached.js';
-import { answerStore } from '../answer-store.js';
+import { type AnswerPlan, answerPlan, customersNamed } from '../../graphql/cached.js';
+import { type AnswerStore, answerStore } from '../answer-store.js';
 import { requestState } from '../request-state.js';
 
 /** A plugin as the public face's Yoga takes it: Yoga's own, or envelop's. */
@@ -46,17 +49,96 @@ function viewerOf(principal: Principal | null): string {
   }
 }
 
-/** Which answers may be kept: the queries whose root fields all declare their dependencies (cached.ts). */
-function usePlan(): EnvelopPlugin<Context> {
+/** What a document's operation, once run, gives a request that sends its text again. */
+interface KnownOperation {
+  /** Names the operation (with its text) in the keys of its answers. */
+  id: number;
+  /** Null: the operation's answers are never kept. */
+  plan: AnswerPlan | null;
+  operationName?: string;
+  cost?: number | null;
+}
+
+/** Operations learnt, by text; bounded like Yoga's parser cache (documents sent in full are bounded in length). */
+const KNOWN_OPERATIONS = 1000;
+
+function knownOperations() {
+  const known = new Map<string, KnownOperation>();
+  let ids = 0;
+  return {
+    get: (params: GraphQLParams) => known.get(`${params.operationName ?? ''}\n${params.query}`),
+    learn(params: GraphQLParams, operation: Omit<KnownOperation, 'id'>): KnownOperation {
+      if (known.size >= KNOWN_OPERATIONS) known.delete(known.keys().next().value!);
+      const learnt = { ...operation, id: ++ids };
+      known.set(`${params.operationName ?? ''}\n${params.query}`, learnt);
+      return learnt;
+    },
+  };
+}
+type KnownOperations = ReturnType<typeof knownOperations>;
+
+/** The key an answer is kept under: who asks, what (the operation's text, by its id), and the revisions of what it depends on. */
+function answerKey(principal: Principal, operation: { id: number }, params: GraphQLParams, revisions: Revisions | null) {
+  return `${operation.id}\n${principal.merchantId}\n${viewerOf(principal)}\n${JSON.stringify(params.variables ?? {})}\n${revisions?.key ?? ''}`;
+}
+
+/** The customers an answer depends on: those its arguments name, and a session's own. */
+function namedFor(principal: Principal, plan: AnswerPlan, variables: GraphQLParams['variables']) {
+  const named = customersNamed(plan, variables);
+  if (principal.kind === 'session') named.ids.push(principal.customerId);
+  return named;
+}
+
+/**
+ * A query sent again is answered here, before it is parsed, validated and run, when its
+ * operation is known to be cacheable and an answer is kept under the revisions read now; the
+ * rest of the request path (the result's extensions and headers) runs as for any answer. It
+ * may be answered only so because a kept answer was computed from the same text, variables
+ * and viewer, which parse, validate and coerce alike every time. On a miss the revisions read
+ * here make the key the cache looks up after execution: read once a request.
+ */
+function useKeptAnswers(store: AnswerStore, known: KnownOperations, dbFor: (merchantId: string) => Promise<Db>): Plugin {
+  return {
+    onParams({ params, context, setResult }) {
+      const state = requestState(context);
+      const principal = state.principal;
+      if (state.kind !== 'graphql' || !principal || typeof params.query !== 'string') return;
+      state.answerParams = params;
+      const operation = known.get(params);
+      if (!operation?.plan) return;
+      const named = namedFor(principal, operation.plan, params.variables);
+      return dbFor(principal.merchantId)
+        .then((db) => readRevisions(db, principal.merchantId, named))
+        .then((revisions) => {
+          const key = answerKey(principal, operation, params, revisions);
+          state.answer = { named, operation, zone: revisions?.zone, key };
+          const kept = store.find(key);
+          if (!kept) return;
+          state.operationName = operation.operationName;
+          state.requestedCost = operation.cost;
+          setResult(withHit(kept));
+        });
+    },
+  };
+}
+
+const withHit = (result: ExecutionResult): ExecutionResult => ({
+  ...result,
+  extensions: { ...result.extensions, responseCache: { hit: true } },
+});
+
+/** Which answers may be kept: the queries whose root fields all declare their dependencies (cached.ts); learnt per text. */
+function usePlan(known: KnownOperations): EnvelopPlugin<Context> {
   return {
     onExecute({ args }) {
       const ctx = args.contextValue;
       const state = requestState(ctx);
-      if (state.kind !== 'graphql' || !ctx.principal) return;
-      const named = customersNamed(args.schema, args.document, args.operationName, args.variableValues);
-      if (!named) return;
-      if (ctx.principal.kind === 'session') named.ids.push(ctx.principal.customerId);
-      state.answer = { named };
+      const params = state.answerParams;
+      if (state.kind !== 'graphql' || !ctx.principal || !params) return;
+      const plan = answerPlan(args.schema, args.document, args.operationName);
+      const operation = known.get(params) ?? known.learn(params, { plan, operationName: state.operationName, cost: state.requestedCost });
+      if (!plan) return;
+      state.answer ??= { named: namedFor(ctx.principal, plan, params.variables), operation };
       ctx.answerLife = { until: Number.POSITIVE_INFINITY };
     },
   };
@@ -112,31 +194,26 @@ function useAnswerHeaders(): Plugin {
  * The plugins, in their order: after compiled execution, whose execute the cache wraps. `maxBytes`:
  * the bytes of answers this process keeps (0: none, and nothing is read for them).
  */
-export function useResponseCache(maxBytes: number): FacePlugin[] {
+export function useResponseCache(maxBytes: number, dbFor: (merchantId: string) => Promise<Db>): FacePlugin[] {
   if (maxBytes <= 0) return [];
+  const store = answerStore(maxBytes);
+  const known = knownOperations();
   return [
-    usePlan(),
+    useKeptAnswers(store, known, dbFor),
+    usePlan(known),
     useEnvelopResponseCache<Context>({
-      cache: answerStore(maxBytes),
+      cache: store,
       session: (ctx) => viewerOf(ctx.principal),
       enabled: (ctx) => requestState(ctx).answer !== undefined,
-      async buildResponseCacheKey({ documentString, operationName, variableValues, sessionId, context }) {
+      async buildResponseCacheKey({ context }) {
         const ctx = context as Context;
-        const answer = requestState(ctx).answer!;
+        const state = requestState(ctx);
+        const answer = state.answer!;
+        if (answer.key) return answer.key;
+        // the operation's first request: it was learnt just now
         const revisions = await readRevisions(ctx.db, ctx.merchantId, answer.named);
         answer.zone = revisions?.zone;
-        return createHash('sha256')
-          .update(
-            [
-              ctx.merchantId,
-              sessionId,
-              operationName ?? '',
-              documentString,
-              JSON.stringify(variableValues ?? {}),
-              revisions?.key ?? '',
-            ].join('\n'),
-          )
-          .digest('base64url');
+        return (answer.key = answerKey(ctx.principal!, answer.operation!, state.answerParams!, revisions));
       },
       // answers are kept under their revisions: nothing a mutation returns is needed to drop them
       invalidateViaMutation: false,
