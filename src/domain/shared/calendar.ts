@@ -194,6 +194,11 @@ export function yearBefore(at: Date, zone: string): Date {
   return addPeriods('month', at, -12, zone);
 }
 
+/** The next local midnight after `at`: `dayStartFrom(at, 1, zone)`. */
+export function localDayEnd(at: Date, zone: string): Date {
+  return new Date(localDay(at, zone).end);
+}
+
 /** `compute(at)`, for anything that depends on `at`'s local day alone (`key` names what it is). */
 export function perLocalDay(at: Date, zone: string, key: string, compute: (at: Date) => Date): Date {
   return new Date(derived(localDay(at, zone), key, () => compute(at)));

@@ -24,7 +24,7 @@ import type { ExecutionResult } from 'graphql';
 import type { GraphQLParams, Plugin, YogaServerOptions } from 'graphql-yoga';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../domain/access/principal.js';
-import { dayStartFrom } from '../../domain/shared/calendar.js';
+import { localDayEnd } from '../../domain/shared/calendar.js';
 import { type Revisions, readRevisions } from '../../domain/storefront/revisions.js';
 import type { Context } from '../../graphql/builder.js';
 import { type AnswerPlan, answerPlan, customersNamed } from '../../graphql/cached.js';
@@ -223,7 +223,7 @@ export function useResponseCache(maxBytes: number, dbFor: (merchantId: string) =
       onTtl({ ttl, context }) {
         const now = Date.now();
         const zone = requestState(context).answer?.zone;
-        const dayEnds = zone ? dayStartFrom(new Date(now), 1, zone).getTime() : now;
+        const dayEnds = zone ? localDayEnd(new Date(now), zone).getTime() : now;
         return Math.min(ttl, Math.min(context.answerLife?.until ?? now, dayEnds) - now);
       },
       includeExtensionMetadata: true,
