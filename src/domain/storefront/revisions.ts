@@ -24,15 +24,25 @@ export interface Revisions {
 }
 
 /**
+ * `column = value` for one value, `= ANY(values)` for more. A statement with an array parameter
+ * is planned afresh on every run (its generic plan, costed for an array of unknown length, never
+ * wins), where one naming a single customer, the usual request, is planned once per connection.
+ */
+function oneOrAny(column: Prisma.Sql, values: string[], type: Prisma.Sql): Prisma.Sql {
+  return values.length === 1 ? Prisma.sql`${column} = ${values[0]}::${type}` : Prisma.sql`${column} = ANY(${values}::${type}[])`;
+}
+
+/**
  * The rows any lookup by these identifiers could find (by id, by platform id, by email in any
  * case; erased ones too), so a change to which rows match, or to any of them, changes the key.
  */
 function matching(merchantId: string, named: NamedCustomers): Prisma.Sql | null {
   const terms: Prisma.Sql[] = [];
   const ids = named.ids.filter(isUuid);
-  if (ids.length) terms.push(Prisma.sql`c.id = ANY(${ids}::uuid[])`);
-  if (named.platformIds.length) terms.push(Prisma.sql`c.platform_id = ANY(${named.platformIds}::text[])`);
-  if (named.emails.length) terms.push(Prisma.sql`lower(c.email) IN (SELECT lower(e) FROM unnest(${named.emails}::text[]) e)`);
+  if (ids.length) terms.push(oneOrAny(Prisma.raw('c.id'), ids, Prisma.raw('uuid')));
+  if (named.platformIds.length) terms.push(oneOrAny(Prisma.raw('c.platform_id'), named.platformIds, Prisma.raw('text')));
+  if (named.emails.length === 1) terms.push(Prisma.sql`lower(c.email) = lower(${named.emails[0]}::text)`);
+  else if (named.emails.length) terms.push(Prisma.sql`lower(c.email) IN (SELECT lower(e) FROM unnest(${named.emails}::text[]) e)`);
   if (!terms.length) return null;
   return Prisma.sql`
     (SELECT string_agg(c.id || ':' || c.revision, ',' ORDER BY c.id) FROM customers c
