@@ -11,7 +11,7 @@ import { builder, forShoppers } from '../builder.js';
 import { cachedByCustomer } from '../cached.js';
 import { customerRefArgs } from '../customer-args.js';
 import { customerLink } from '../customer-links.js';
-import { planLinks, withPlan } from '../customer-plan.js';
+import { planLinks, programOf, withPlan } from '../customer-plan.js';
 import { CustomerStatusEnum } from '../enums.js';
 import { listOf, pageArgs, provided, resultOf } from '../envelopes.js';
 import { ruled } from '../rules.js';
@@ -47,7 +47,7 @@ builder.queryFields((t) => ({
     args: customerRefArgs,
     resolve: async (_root, args, ctx) => {
       const customer = await visibleCustomer(ctx.db, ctx, args);
-      return { data: await balanceOf(ctx.db, customer) };
+      return { data: await balanceOf(ctx.db, customer, await programOf(ctx)) };
     },
   }),
 }));
