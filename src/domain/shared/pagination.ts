@@ -131,7 +131,7 @@ export async function pageRows<T extends { id: string }>(db: Db, args: PageArgs,
   const window = Prisma.sql`FROM ${list.from} WHERE ${list.where} ORDER BY ${list.order} ${offsetLimit(page.skip, page.take)}`;
   const found = await rowsOf<T & { _total: number }>(
     db,
-    list.beside
+    list.beside?.text
       ? Prisma.sql`
           SELECT ${total} AS _total, p.* ${list.beside}
             FROM (SELECT ${list.columns}, row_number() OVER (ORDER BY ${list.order}) AS _n ${window}) p
