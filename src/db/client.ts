@@ -14,6 +14,11 @@ export interface PoolOptions {
   /** The hot reads of one turn share connections (src/db/pipeline.ts). Not on the embedded database. */
   pipelined?: boolean;
   /**
+   * A Citus worker's connections: the hot reads name their merchant as a constant, the only
+   * statements named there; Prisma's go unnamed (src/db/sql.ts, forMerchant).
+   */
+  merchantConstant?: boolean;
+  /**
    * How long a statement or a transaction waits for a connection of the pool (and a new
    * connection may take to open) before the request is refused as busy (or the database as down).
    */
@@ -29,6 +34,7 @@ export function createPrisma(
     onPoolError = (err) => console.error(`database pool error: ${err.message}`),
     preparedStatements = false,
     pipelined = false,
+    merchantConstant = false,
     connectionWaitMs = CONNECTION_WAIT_MS,
   }: PoolOptions = {},
 ): Db {
@@ -52,12 +58,13 @@ export function createPrisma(
     // Prisma's statements named as ours are (nameOf); one without parameters stays unnamed, so pg
     // sends it as a simple query: BEGIN and COMMIT need no plan, and a script of several statements
     // cannot be prepared
-    ...(preparedStatements && { statementNameGenerator: (q) => (q.args.length ? nameOf(q.sql) : undefined) as string }),
+    ...(preparedStatements &&
+      !merchantConstant && { statementNameGenerator: (q) => (q.args.length ? nameOf(q.sql) : undefined) as string }),
   });
   // a transaction waits for its connection as long as a single statement does (Prisma's own
   // default, 2 s, refused batches as busy while statements beside them still waited)
   const db = new PrismaClient({ adapter, transactionOptions: { maxWait: connectionWaitMs } });
   // hot reads send their SQL on the same pool (src/db/sql.ts)
-  registerPool(db, pool, { prepared: preparedStatements, pipelined });
+  registerPool(db, pool, { prepared: preparedStatements, pipelined, merchantConstant });
   return db;
 }

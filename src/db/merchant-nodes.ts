@@ -13,6 +13,7 @@
 import type { Logger } from '../observability/logger.js';
 import { createPrisma, type Db, type PoolOptions } from './client.js';
 import { hasCitus } from './cluster.js';
+import { forMerchant } from './sql.js';
 
 /** How long a merchant's route is kept before Citus's metadata is read again. */
 const ROUTE_TTL_MS = 30_000;
@@ -50,13 +51,12 @@ export function merchantNodes(
       const at = new URL(url);
       at.hostname = host;
       at.port = String(port);
-      // Citus 13.2 grows a worker connection's memory on every local run of a generic plan
-      // (src/db/cluster.ts, customPlans): named statements there are planned afresh each time
-      // (after the URL's own settings, which the worker's connections keep)
-      const options = at.searchParams.get('options');
-      at.searchParams.set('options', `${options ? `${options} ` : ''}-c plan_cache_mode=force_custom_plan`);
       if (!at.searchParams.has('application_name')) at.searchParams.set('application_name', 'loyalty worker entry');
-      worker = createPrisma(at.toString(), poolMax, pool);
+      // each merchant's hot reads name it as a constant there, and only they are named: Citus 13.2
+      // plans them on the shard directly and keeps their generic plans, where a generic plan of a
+      // statement whose merchant is a parameter grows the connection on every run (src/db/sql.ts,
+      // forMerchant; src/db/cluster.ts, customPlans)
+      worker = createPrisma(at.toString(), poolMax, { ...pool, merchantConstant: true });
       workers.set(key, worker);
     }
     return worker;
@@ -71,7 +71,7 @@ export function merchantNodes(
          WHERE p.shardid = get_shard_id_for_distribution_column('customers', ${merchantId}::uuid)
            AND n.isactive AND n.noderole = 'primary' AND n.hasmetadata AND n.metadatasynced AND n.groupid <> 0
          LIMIT 1`;
-      return node ? workerDb(node.host, node.port) : db;
+      return node ? forMerchant(workerDb(node.host, node.port), merchantId) : db;
     } catch (err) {
       if (!warned) logger.warn({ err }, 'worker entry: the merchant’s worker could not be found; requests go through the coordinator');
       warned = true;

@@ -12,14 +12,70 @@ import { type Pipeline, pipelineOn } from './pipeline.js';
 
 type Queryable = { $queryRaw<T>(query: Prisma.Sql): Prisma.PrismaPromise<T> };
 
-const pools = new WeakMap<object, { prepared: boolean; send: Pipeline }>();
+interface Sending {
+  prepared: boolean;
+  send: Pipeline;
+  /** A Citus worker's pool: statements name their merchant as a constant (see forMerchant). */
+  merchantConstant: boolean;
+  /** The merchant whose statements this client sends (forMerchant). */
+  merchantId?: string;
+}
+
+const pools = new WeakMap<object, Sending>();
 
 /**
  * `prepared`: send each statement by name, so every connection parses it once (see nameOf);
- * `pipelined`: the statements of one turn share connections (src/db/pipeline.ts).
+ * `pipelined`: the statements of one turn share connections (src/db/pipeline.ts);
+ * `merchantConstant`: the pool's connections are a Citus worker's (see forMerchant).
  */
-export function registerPool(db: object, pool: pg.Pool, { prepared = false, pipelined = false } = {}) {
-  pools.set(db, { prepared, send: pipelined ? pipelineOn(pool) : pool });
+export function registerPool(db: object, pool: pg.Pool, { prepared = false, pipelined = false, merchantConstant = false } = {}) {
+  pools.set(db, { prepared, send: pipelined ? pipelineOn(pool) : pool, merchantConstant });
+}
+
+/**
+ * `db` sending its hot reads for merchant `merchantId` (a uuid): on a pool registered with
+ * `merchantConstant`, each statement is sent with the merchant's id written into its text where
+ * it was a parameter. Citus 13.2 plans a statement on one shard whose distribution column is
+ * compared with a constant straight on the worker's shard (no deparsed shard query parsed and
+ * planned again), and a generic plan of it runs with no planning at all; compared with a
+ * parameter, it prunes the shards at every execution, and a generic plan then grows the
+ * connection's local plan cache without bound (src/db/cluster.ts, customPlans). So on such a pool
+ * only statements that name their merchant as a constant are named (and kept with generic plans);
+ * every other one, Prisma's included (src/db/client.ts), goes unnamed and is planned for its
+ * values each time. Elsewhere the client is `db` itself.
+ */
+export function forMerchant<T extends object>(db: T, merchantId: string): T {
+  const on = pools.get(db);
+  if (!on?.merchantConstant || !isUuidText(merchantId)) return db;
+  const view = new Proxy(db, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  pools.set(view, { ...on, merchantId });
+  return view;
+}
+
+const isUuidText = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
+
+/**
+ * `text` with every placeholder whose value is `constant` replaced by it as a literal and the
+ * others renumbered (placeholders inside quoted strings are text, not placeholders); null when no
+ * value is `constant`.
+ */
+function withConstant(text: string, values: unknown[], constant: string): { text: string; values: unknown[] } | null {
+  if (!values.includes(constant)) return null;
+  const kept: unknown[] = [];
+  const number = values.map((v) => (v === constant ? 0 : kept.push(v)));
+  return {
+    text: text.replace(/'(?:[^']|'')*'|\$(\d+)/g, (match, n: string | undefined) => {
+      if (n === undefined) return match;
+      const at = number[Number(n) - 1];
+      return at === 0 ? `'${constant}'` : `$${at}`;
+    }),
+    values: kept,
+  };
 }
 
 // What Prisma answers for DATE, not the driver's default: midnight UTC (the driver would take
@@ -81,13 +137,31 @@ export function nameOf(text: string): string | undefined {
   return name;
 }
 
+/**
+ * The same for the texts that name a merchant as a constant (forMerchant), a text per merchant:
+ * bounded on their own, so the workers' merchants never take the names of the other statements.
+ * A worker connection keeps each with its generic plan (~150 KB), so the bound is the memory of
+ * a connection (~30 MB). Past it a merchant's statements go unnamed, planned each time (still on
+ * the shard alone, with no shard query parsed again).
+ */
+const merchantNames = new Map<string, string>();
+const MAX_MERCHANT_NAMED = 200;
+function merchantNameOf(text: string): string | undefined {
+  let name = merchantNames.get(text);
+  if (name === undefined && merchantNames.size < MAX_MERCHANT_NAMED) merchantNames.set(text, (name = `loyalty_m${merchantNames.size}`));
+  return name;
+}
+
 /** The rows of one statement, on the pool directly when `db` has one. */
 export async function rowsOf<T>(db: Queryable, statement: Prisma.Sql): Promise<T[]> {
   const on = pools.get(db);
   if (!on) return db.$queryRaw<T[]>(statement);
-  const text = statement.text;
-  const name = on.prepared ? nameOf(text) : undefined;
-  return (await tracedQuery(text, () => on.send.query({ name, text, values: statement.values, types }))).rows as T[];
+  let sent = { name: on.prepared ? nameOf(statement.text) : undefined, text: statement.text, values: statement.values };
+  if (on.merchantConstant) {
+    const constant = on.merchantId ? withConstant(statement.text, statement.values, on.merchantId) : null;
+    sent = constant ? { ...constant, name: on.prepared ? merchantNameOf(constant.text) : undefined } : { ...sent, name: undefined };
+  }
+  return (await tracedQuery(statement.text, () => on.send.query({ ...sent, types }))).rows as T[];
 }
 
 /**

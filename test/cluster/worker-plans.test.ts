@@ -3,9 +3,17 @@
 // appends a new local plan to the plan's cache on every local execution on a worker and never
 // finds it again, so a worker connection that runs the delegated ledger function grew by
 // ~220 KB a call. Here: every node has the setting, and a worker connection that runs the
-// ledger function hundreds of times keeps its memory.
+// ledger function hundreds of times keeps its memory. The service's own connections to a worker
+// (src/db/merchant-nodes.ts) keep generic plans of the statements that name their merchant as a
+// constant, and name no other (src/db/sql.ts, forMerchant): a connection reading a merchant's
+// customers hundreds of times keeps its memory too.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrisma } from '../../src/db/client.js';
+import { forMerchant, rowsOf } from '../../src/db/sql.js';
+import { findCustomer } from '../../src/domain/customers/customers.js';
+import { listTransactions } from '../../src/domain/ledger/points-history.js';
+import { Prisma } from '../../src/generated/prisma/client.js';
 import { newCustomer, newMerchant, type TestApp, testApp } from '../harness.js';
 import { notCitus, sql, testDatabaseUrl, urlOf } from './citus.js';
 
@@ -22,11 +30,15 @@ describe.skipIf(skip)(`plans on the workers${skip ? ` (skipped: ${skip})` : ''}`
   let worker: pg.Client;
   let merchantId: string;
   let customerId: string;
+  let platformId: string;
+  let workerUrl: string;
 
   beforeAll(async () => {
     app = await testApp();
     merchantId = (await newMerchant(app, 'worker-plans')).id;
-    customerId = (await newCustomer(app, merchantId)).id;
+    const customer = await newCustomer(app, merchantId);
+    customerId = customer.id;
+    platformId = customer.platformId;
     // the worker that holds the merchant's shard group
     const [node] = await sql<{ nodename: string; nodeport: number }>(
       testDatabaseUrl!,
@@ -34,7 +46,8 @@ describe.skipIf(skip)(`plans on the workers${skip ? ` (skipped: ${skip})` : ''}`
         WHERE p.shardid = get_shard_id_for_distribution_column('customers', $1::uuid)`,
       [merchantId],
     );
-    worker = new pg.Client({ connectionString: urlOf(testDatabaseUrl!, { host: node!.nodename, port: node!.nodeport }) });
+    workerUrl = urlOf(testDatabaseUrl!, { host: node!.nodename, port: node!.nodeport });
+    worker = new pg.Client({ connectionString: workerUrl });
     await worker.connect();
   });
 
@@ -79,5 +92,40 @@ describe.skipIf(skip)(`plans on the workers${skip ? ` (skipped: ${skip})` : ''}`
       [merchantId, customerId],
     );
     expect({ ...customer, events: Number(customer!.events) }).toEqual({ balance: 310, transactions: 310, events: 310 });
+  });
+
+  it("a worker-entry connection reading a merchant's customers 300 times keeps its memory, and names only statements with the merchant written in", async () => {
+    // one connection, as the service opens them on a worker
+    const db = createPrisma(workerUrl, 1, { preparedStatements: true, pipelined: true, merchantConstant: true });
+    try {
+      const merchant = forMerchant(db, merchantId);
+      const read = async () => {
+        const customer = await findCustomer(merchant, merchantId, { customer_id: platformId });
+        await listTransactions(merchant, merchantId, customer.id, {});
+        // a statement with no merchant in it goes unnamed
+        await rowsOf(merchant, Prisma.sql`SELECT count(*)::int AS n FROM customers WHERE id = ${customerId}::uuid`);
+      };
+      const memoryOf = async () =>
+        Number(
+          (
+            await rowsOf<{ bytes: string }>(merchant, Prisma.sql`SELECT sum(total_bytes)::text AS bytes FROM pg_backend_memory_contexts`)
+          )[0]!.bytes,
+        );
+      // past the five custom plans after which PostgreSQL chooses a generic one
+      for (let i = 0; i < 10; i++) await read();
+      const before = await memoryOf();
+      for (let i = 0; i < 300; i++) await read();
+      // with the merchant a parameter, a generic plan grew the connection ~70 KB a read: ~20 MB
+      expect((await memoryOf()) - before).toBeLessThan(4 * 1024 * 1024);
+      const named = await rowsOf<{ statement: string; generic: boolean }>(
+        merchant,
+        Prisma.sql`SELECT statement, generic_plans > 0 AS generic FROM pg_prepared_statements`,
+      );
+      expect(named.length).toBeGreaterThan(0);
+      expect(named.filter((s) => !s.statement.includes(`'${merchantId}'`))).toEqual([]);
+      expect(named.every((s) => s.generic)).toBe(true);
+    } finally {
+      await db.$disconnect();
+    }
   });
 });
