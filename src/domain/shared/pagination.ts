@@ -47,7 +47,7 @@ const pageSchema = z.object(pageRules);
  * (0.3–0.8 ms a page statement). A limit is one of the few page sizes (at most MAX_PER_PAGE + 1
  * texts a list); a later page's offset stays a parameter, its statement planned each run.
  */
-export function offsetLimit(skip: number, take: number): Prisma.Sql {
+function offsetLimit(skip: number, take: number): Prisma.Sql {
   if (!Number.isSafeInteger(take) || take < 0) throw new Error(`a page takes a whole number of rows, not ${take}`);
   const limit = Prisma.raw(`LIMIT ${take}`);
   return skip > 0 ? Prisma.sql`OFFSET ${skip} ${limit}` : limit;
