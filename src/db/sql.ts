@@ -61,7 +61,7 @@ const isUuidText = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
 
 /**
  * `text` with every placeholder whose value is `constant` replaced by it as a literal and the
- * others renumbered (placeholders inside quoted strings are text, not placeholders); null when no
+ * others renumbered (inside strings, quoted names and comments a `$n` is text, not a placeholder); null when no
  * value is `constant`.
  */
 function withConstant(text: string, values: unknown[], constant: string): { text: string; values: unknown[] } | null {
@@ -69,7 +69,9 @@ function withConstant(text: string, values: unknown[], constant: string): { text
   const kept: unknown[] = [];
   const number = values.map((v) => (v === constant ? 0 : kept.push(v)));
   return {
-    text: text.replace(/'(?:[^']|'')*'|\$(\d+)/g, (match, n: string | undefined) => {
+    // strings, quoted names and comments are passed over whole: an apostrophe in a comment must
+    // not hide the placeholders after it
+    text: text.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?\*\/|\$(\d+)/g, (match, n: string | undefined) => {
       if (n === undefined) return match;
       const at = number[Number(n) - 1];
       return at === 0 ? `'${constant}'` : `$${at}`;
