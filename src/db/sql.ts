@@ -15,8 +15,9 @@ type Queryable = { $queryRaw<T>(query: Prisma.Sql): Prisma.PrismaPromise<T> };
 interface Sending {
   prepared: boolean;
   send: Pipeline;
-  /** A Citus worker's pool: statements name their merchant as a constant (see forMerchant). */
+  /** A Citus worker's pool: statements name their merchant as a constant (see forMerchant), named by this pool's own names. */
   merchantConstant: boolean;
+  merchantNames?: Map<string, string>;
   /** The merchant whose statements this client sends (forMerchant). */
   merchantId?: string;
 }
@@ -29,7 +30,12 @@ const pools = new WeakMap<object, Sending>();
  * `merchantConstant`: the pool's connections are a Citus worker's (see forMerchant).
  */
 export function registerPool(db: object, pool: pg.Pool, { prepared = false, pipelined = false, merchantConstant = false } = {}) {
-  pools.set(db, { prepared, send: pipelined ? pipelineOn(pool) : pool, merchantConstant });
+  pools.set(db, {
+    prepared,
+    send: pipelined ? pipelineOn(pool) : pool,
+    merchantConstant,
+    ...(merchantConstant && { merchantNames: new Map<string, string>() }),
+  });
 }
 
 /**
@@ -140,17 +146,16 @@ export function nameOf(text: string): string | undefined {
 }
 
 /**
- * The same for the texts that name a merchant as a constant (forMerchant), a text per merchant:
- * bounded on their own, so the workers' merchants never take the names of the other statements.
- * A worker connection keeps each with its generic plan (~150 KB), so the bound is the memory of
- * a connection (~30 MB). Past it a merchant's statements go unnamed, planned each time (still on
- * the shard alone, with no shard query parsed again).
+ * The same for the texts that name a merchant as a constant (forMerchant), a text per merchant,
+ * per worker pool: bounded on their own, so the worker's merchants never take the names of the
+ * other statements. A worker connection keeps each with its generic plan (~150 KB), so the bound
+ * is the memory of a connection (~30 MB). Past it a merchant's statements go unnamed, planned
+ * each time (still on the shard alone, with no shard query parsed again).
  */
-const merchantNames = new Map<string, string>();
 const MAX_MERCHANT_NAMED = 200;
-function merchantNameOf(text: string): string | undefined {
-  let name = merchantNames.get(text);
-  if (name === undefined && merchantNames.size < MAX_MERCHANT_NAMED) merchantNames.set(text, (name = `loyalty_m${merchantNames.size}`));
+function merchantNameOf(names: Map<string, string>, text: string): string | undefined {
+  let name = names.get(text);
+  if (name === undefined && names.size < MAX_MERCHANT_NAMED) names.set(text, (name = `loyalty_m${names.size}`));
   return name;
 }
 
@@ -161,7 +166,9 @@ export async function rowsOf<T>(db: Queryable, statement: Prisma.Sql): Promise<T
   let sent = { name: on.prepared ? nameOf(statement.text) : undefined, text: statement.text, values: statement.values };
   if (on.merchantConstant) {
     const constant = on.merchantId ? withConstant(statement.text, statement.values, on.merchantId) : null;
-    sent = constant ? { ...constant, name: on.prepared ? merchantNameOf(constant.text) : undefined } : { ...sent, name: undefined };
+    sent = constant
+      ? { ...constant, name: on.prepared && on.merchantNames ? merchantNameOf(on.merchantNames, constant.text) : undefined }
+      : { ...sent, name: undefined };
   }
   return (await tracedQuery(statement.text, () => on.send.query({ ...sent, types }))).rows as T[];
 }
