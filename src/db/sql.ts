@@ -4,6 +4,7 @@
 // writes and transactions stay with Prisma. A client without a registered pool (a transaction's)
 // runs the same statement through `$queryRaw`.
 import pg from 'pg';
+import { isUuid } from '../domain/shared/records.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { tracedQuery } from '../observability/tracing.js';
@@ -15,8 +16,10 @@ type Queryable = { $queryRaw<T>(query: Prisma.Sql): Prisma.PrismaPromise<T> };
 interface Sending {
   prepared: boolean;
   send: Pipeline;
-  /** A Citus worker's pool: statements name their merchant as a constant (see forMerchant), named by this pool's own names. */
-  merchantConstant: boolean;
+  /**
+   * A Citus worker's pool (`merchantConstant`): its statements name their merchant as a constant
+   * (see forMerchant), under this pool's own names.
+   */
   merchantNames?: Map<string, string>;
   /** The merchant whose statements this client sends (forMerchant). */
   merchantId?: string;
@@ -33,7 +36,6 @@ export function registerPool(db: object, pool: pg.Pool, { prepared = false, pipe
   pools.set(db, {
     prepared,
     send: pipelined ? pipelineOn(pool) : pool,
-    merchantConstant,
     ...(merchantConstant && { merchantNames: new Map<string, string>() }),
   });
 }
@@ -52,7 +54,7 @@ export function registerPool(db: object, pool: pg.Pool, { prepared = false, pipe
  */
 export function forMerchant<T extends object>(db: T, merchantId: string): T {
   const on = pools.get(db);
-  if (!on?.merchantConstant || !isUuidText(merchantId)) return db;
+  if (!on?.merchantNames || !isUuid(merchantId)) return db;
   const view = new Proxy(db, {
     get(target, property) {
       const value = Reflect.get(target, property, target);
@@ -62,8 +64,6 @@ export function forMerchant<T extends object>(db: T, merchantId: string): T {
   pools.set(view, { ...on, merchantId });
   return view;
 }
-
-const isUuidText = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 
 /**
  * `text` with every placeholder whose value is `constant` replaced by it as a literal and the
@@ -159,17 +159,20 @@ function merchantNameOf(names: Map<string, string>, text: string): string | unde
   return name;
 }
 
+/** A statement as a worker pool sends it: named only with its merchant written in (forMerchant). */
+function withMerchant(on: Sending, names: Map<string, string>, statement: Prisma.Sql) {
+  const constant = on.merchantId ? withConstant(statement.text, statement.values, on.merchantId) : null;
+  if (!constant) return { name: undefined, text: statement.text, values: statement.values };
+  return { ...constant, name: on.prepared ? merchantNameOf(names, constant.text) : undefined };
+}
+
 /** The rows of one statement, on the pool directly when `db` has one. */
 export async function rowsOf<T>(db: Queryable, statement: Prisma.Sql): Promise<T[]> {
   const on = pools.get(db);
   if (!on) return db.$queryRaw<T[]>(statement);
-  let sent = { name: on.prepared ? nameOf(statement.text) : undefined, text: statement.text, values: statement.values };
-  if (on.merchantConstant) {
-    const constant = on.merchantId ? withConstant(statement.text, statement.values, on.merchantId) : null;
-    sent = constant
-      ? { ...constant, name: on.prepared && on.merchantNames ? merchantNameOf(on.merchantNames, constant.text) : undefined }
-      : { ...sent, name: undefined };
-  }
+  const sent = on.merchantNames
+    ? withMerchant(on, on.merchantNames, statement)
+    : { name: on.prepared ? nameOf(statement.text) : undefined, text: statement.text, values: statement.values };
   return (await tracedQuery(statement.text, () => on.send.query({ ...sent, types }))).rows as T[];
 }
 

@@ -65,12 +65,13 @@ const KNOWN_OPERATIONS = 1000;
 function knownOperations() {
   const known = new Map<string, KnownOperation>();
   let ids = 0;
+  const textOf = (params: GraphQLParams) => `${params.operationName ?? ''}\n${params.query}`;
   return {
-    get: (params: GraphQLParams) => known.get(`${params.operationName ?? ''}\n${params.query}`),
+    get: (params: GraphQLParams) => known.get(textOf(params)),
     learn(params: GraphQLParams, operation: Omit<KnownOperation, 'id'>): KnownOperation {
       if (known.size >= KNOWN_OPERATIONS) known.delete(known.keys().next().value!);
       const learnt = { ...operation, id: ++ids };
-      known.set(`${params.operationName ?? ''}\n${params.query}`, learnt);
+      known.set(textOf(params), learnt);
       return learnt;
     },
   };
