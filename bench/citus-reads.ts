@@ -19,18 +19,7 @@ import { loadConfig } from '../src/config.js';
 import { createPrisma } from '../src/db/client.js';
 import { createApp } from '../src/http/app.js';
 import { parseSettings } from './config.js';
-import {
-  analyze,
-  counts,
-  createTenant,
-  databaseName,
-  loadCatalogue,
-  loadCustomers,
-  recount,
-  type Tenant,
-  withClient,
-  withoutTriggers,
-} from './data.js';
+import { counts, createTenant, databaseName, loadDataSet, type Tenant, withClient } from './data.js';
 
 const READS: Record<string, (customer: number) => string> = {
   balance: (c) => `/v1/customers/balance?customer_id=c${c}`,
@@ -53,12 +42,7 @@ async function load(url: string) {
   const started = performance.now();
   const tenant = await createTenant(url);
   await withClient(url, async (client) => {
-    await withoutTriggers(client, async () => {
-      await loadCatalogue(client, tenant.merchantId, size);
-      await loadCustomers(client, tenant.merchantId, size, 1, size.customers);
-      await recount(client);
-    });
-    await analyze(client);
+    await loadDataSet(client, tenant.merchantId, size);
     console.log(await counts(client, tenant.merchantId));
   });
   writeFileSync(tenantFile(url), JSON.stringify({ ...tenant, customers: size.customers }));

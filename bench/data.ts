@@ -357,6 +357,19 @@ export async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T
 }
 
 /**
+ * The data set of `size` for `merchantId`, customers `1..to` (all by default), with its
+ * counters and fresh statistics: loaded without triggers, as every bench database is.
+ */
+export async function loadDataSet(client: pg.ClientBase, merchantId: string, size: Size, to = size.customers) {
+  await withoutTriggers(client, async () => {
+    await loadCatalogue(client, merchantId, size);
+    await loadCustomers(client, merchantId, size, 1, to);
+    await recount(client);
+  });
+  await analyze(client);
+}
+
+/**
  * A fresh embedded (PGlite) data directory with the small data set, loaded through the socket
  * server the service itself uses; closed again so the service can open it.
  */
@@ -368,12 +381,7 @@ export async function prepareEmbedded(size: Size): Promise<{ dataDir: string; te
     await withClient(database.url, async (client) => {
       // as the PostgreSQL load: no triggers (the webhook outbox would hold an event per row,
       // which the service's dispatcher would then work through during the measurements)
-      await withoutTriggers(client, async () => {
-        await loadCatalogue(client, tenant.merchantId, size);
-        await loadCustomers(client, tenant.merchantId, size, 1, size.customers);
-        await recount(client);
-      });
-      await analyze(client);
+      await loadDataSet(client, tenant.merchantId, size);
     });
     return { dataDir, tenant, remove: () => rmSync(dataDir, { recursive: true, force: true }) };
   } finally {

@@ -21,8 +21,8 @@ import {
   counts,
   createTenant,
   databaseName,
-  loadCatalogue,
   loadCustomers,
+  loadDataSet,
   prepareCitus,
   prepareEmbedded,
   preparePostgres,
@@ -573,12 +573,7 @@ async function citusPhase(singleUrl: string, singleTenant: Tenant) {
   citus.database = url.replace(/\/\/[^@]*@/, '//');
   const tenant = await createTenant(url);
   await withClient(url, async (client) => {
-    await withoutTriggers(client, async () => {
-      await loadCatalogue(client, tenant.merchantId, full);
-      await loadCustomers(client, tenant.merchantId, full, 1, full.customers);
-      await recount(client);
-    });
-    await analyze(client);
+    await loadDataSet(client, tenant.merchantId, full);
     rowCounts.citus = citus.rows = await counts(client, tenant.merchantId);
     citus.sizes = await tableSizes(client, true);
     citus.layout = await shardLayout(client, tenant.merchantId);
@@ -635,12 +630,7 @@ try {
   const firstTo = settings.skipGrowth ? full.customers : small.customers;
   let t = performance.now();
   await withClient(url, async (client) => {
-    await withoutTriggers(client, async () => {
-      await loadCatalogue(client, tenant.merchantId, full);
-      await loadCustomers(client, tenant.merchantId, full, 1, firstTo);
-      await recount(client);
-    });
-    await analyze(client);
+    await loadDataSet(client, tenant.merchantId, full, firstTo);
     rowCounts.first = await counts(client, tenant.merchantId);
   });
   loadTimes.postgres_first = performance.now() - t;
