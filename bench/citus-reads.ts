@@ -21,13 +21,30 @@ import { createApp } from '../src/http/app.js';
 import { parseSettings } from './config.js';
 import { counts, createTenant, databaseName, loadDataSet, type Tenant, withClient } from './data.js';
 
-const READS: Record<string, (customer: number) => string> = {
+/** A request: a path (GET), or `POST <path>` with its body. */
+type Request = string | { post: string; body: unknown };
+
+const READS: Record<string, (customer: number, size: { heavyRows: number }) => Request> = {
   balance: (c) => `/v1/customers/balance?customer_id=c${c}`,
   transactions_p1: () => '/v1/customers/transactions?customer_id=c1',
+  // the benchmark's deep page (bench/run.ts)
+  transactions_deep: (_, size) => `/v1/customers/transactions?customer_id=c1&page=${Math.floor(size.heavyRows / 20) - 10}`,
   customers: () => '/v1/customers',
   customer: (c) => `/v1/customers/c${c}`,
+  rewards: () => '/v1/rewards',
+  estimate: (c) => ({
+    post: '/v1/points/estimate',
+    body: {
+      customer_id: `c${c}`,
+      subtotal: 120.5,
+      line_items: [
+        { product_id: 'prod-1', quantity: 2, price: 40.25 },
+        { product_id: 'prod-2', quantity: 1, price: 40 },
+      ],
+    },
+  }),
   /** A credit of 1 point (a write: the ledger function delegated to the worker). */
-  credit: (c) => `POST /v1/customers/transactions?customer_id=c${c}`,
+  credit: (c) => ({ post: `/v1/customers/transactions?customer_id=c${c}`, body: { points: 1, description: 'citus-reads credit' } }),
 };
 
 const tenantFile = (url: string) => path.join(os.tmpdir(), `citus-reads-${new URL(url).port}-${databaseName(url)}.json`);
@@ -133,21 +150,24 @@ async function run(url: string) {
   const db = createPrisma(url, config.DB_POOL_MAX, { preparedStatements: config.DB_PREPARED_STATEMENTS, pipelined: config.DB_PIPELINE });
   const app = createApp({ db, databaseUrl: url, config });
   const headers = { authorization: `Bearer ${tenant.key}` };
-  const get = async (request: string) => {
-    const [method, p] = request.startsWith('POST ') ? ['POST', request.slice(5)] : ['GET', request];
-    const res = await app.fetch(`http://loyalty.test${p}`, {
-      method,
-      headers: method === 'POST' ? { ...headers, 'content-type': 'application/json' } : headers,
-      ...(method === 'POST' && { body: JSON.stringify({ points: 1, description: 'citus-reads credit' }) }),
-    });
+  const size = parseSettings(['--quick']).full;
+  const get = async (request: Request) => {
+    const p = typeof request === 'string' ? request : request.post;
+    const res = await app.fetch(
+      `http://loyalty.test${p}`,
+      typeof request === 'string'
+        ? { headers }
+        : { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(request.body) },
+    );
     if (res.status >= 300) throw new Error(`${p}: ${res.status} ${await res.text()}`);
     await res.arrayBuffer();
   };
   const pick = () => 2 + Math.floor(Math.random() * (tenant.customers - 1));
   try {
     for (const op of ops) {
-      const path = READS[op];
-      if (!path) throw new Error(`no read ${op} (${Object.keys(READS).join(', ')})`);
+      const read = READS[op];
+      if (!read) throw new Error(`no read ${op} (${Object.keys(READS).join(', ')})`);
+      const path = (c: number) => read(c, size);
       // warm: the pools' connections open, caches fill
       for (let i = 0; i < 50; i++) await get(path(pick()));
       recording = [];

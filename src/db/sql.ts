@@ -166,6 +166,37 @@ function withMerchant(on: Sending, names: Map<string, string>, statement: Prisma
   return { ...constant, name: on.prepared ? merchantNameOf(names, constant.text) : undefined };
 }
 
+/**
+ * Whether `db` sends its statements to a Citus worker (forMerchant): there a statement of one
+ * table that names its merchant is planned once on the merchant's shard and keeps its plan
+ * (Citus's fast path), while one with a subquery or a join has its shard's statement deparsed,
+ * parsed and planned again on every run (0.1–0.3 ms of worker CPU each). So a read that is one
+ * statement elsewhere goes there as statements of one table each, sent in one turn (one round
+ * trip, pipelined); elsewhere several statements would cost PostgreSQL more than one (more
+ * backends woken, more protocol per statement).
+ */
+export function tableByTable(db: object): boolean {
+  return pools.get(db)?.merchantNames !== undefined;
+}
+
+/**
+ * One value from each statement, in one round trip: each statement answers at most one row of
+ * one column (no row, or no statement: null). Alone each where `tableByTable`; elsewhere as
+ * scalar subqueries of one statement.
+ */
+export async function valuesOf<K extends string>(db: Queryable, reads: { [k in K]?: Prisma.Sql | null }): Promise<Record<K, unknown>> {
+  const keys = (Object.keys(reads) as K[]).filter((k) => reads[k]);
+  if (tableByTable(db)) {
+    const rows = await Promise.all(keys.map((k) => rowsOf<Record<string, unknown>>(db, reads[k]!)));
+    return Object.fromEntries(keys.map((k, i) => [k, rows[i]![0] ? Object.values(rows[i]![0])[0] : null])) as Record<K, unknown>;
+  }
+  const [row] = await rowsOf<Record<K, unknown>>(
+    db,
+    Prisma.sql`SELECT ${Prisma.join(keys.map((k) => Prisma.sql`(${reads[k]!}) AS ${Prisma.raw(`"${k}"`)}`))}`,
+  );
+  return row!;
+}
+
 /** The rows of one statement, on the pool directly when `db` has one. */
 export async function rowsOf<T>(db: Queryable, statement: Prisma.Sql): Promise<T[]> {
   const on = pools.get(db);

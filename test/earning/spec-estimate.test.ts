@@ -1,7 +1,9 @@
 // POST /points/estimate: the points a cart will earn.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createPrisma } from '../../src/db/client.js';
 import { scopeLevels, scopeNames } from '../../src/domain/access/scopes.js';
-import { client, newCustomer, newKey, newMerchant, type TestApp, testApp } from '../harness.js';
+import { createApp } from '../../src/http/app.js';
+import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;
@@ -202,5 +204,44 @@ describe('points that would overflow the ledger', () => {
       recordOrder(app.db, shop.id, { order_id: 'huge', customer_id: customer.platformId, subtotal: 999_999_999 }),
     ).rejects.toMatchObject({ code: 'validation_error' });
     expect((await app.db.customer.findFirstOrThrow({ where: { id: customer.id } })).pointsBalance).toBe(0);
+  });
+
+  it('answers in the currency the shop has now, on every instance, once the admin API changes it', async () => {
+    const shop = await newMerchant(app, 'recurrency');
+    const key = await newKey(app, shop.id);
+    const otherDb = createPrisma(app.url, 2);
+    const other = createApp({ db: otherDb, databaseUrl: app.url, config: testConfig() });
+    try {
+      const on = (instance: Pick<TestApp, 'fetch'>) => client({ ...app, fetch: instance.fetch }, key);
+      const otherApi = on({ fetch: (path, init) => other.fetch(`http://loyalty.test${path}`, init) });
+      const currencyOn = async (api: ReturnType<typeof client>) =>
+        (await api.rest('POST', '/v1/points/estimate', { subtotal: 10 })).body.data.currency;
+      const setQuietly = (currency: string) => app.db.$executeRaw`UPDATE merchants SET currency = ${currency} WHERE id = ${shop.id}::uuid`;
+      // the other instance caches the merchant's settings once its feed is up: a change no one
+      // announces (plain SQL, not the service) then leaves it answering from its cache
+      let cached = '';
+      await expect
+        .poll(
+          async () => {
+            cached = await currencyOn(otherApi);
+            await setQuietly(cached === 'USD' ? 'GBP' : 'USD');
+            return (await currencyOn(otherApi)) === cached;
+          },
+          { timeout: 10_000 },
+        )
+        .toBe(true);
+      await setQuietly(cached);
+      const admin = adminClient(app, shop.admin_token);
+      const set = await admin('mutation { update_merchant_settings(currency: "EUR") { currency } }');
+      expect(set.body.errors).toBeUndefined();
+      // here at once; elsewhere when the change's notification arrives
+      expect(await currencyOn(on(app))).toBe('EUR');
+      await expect.poll(() => currencyOn(otherApi), { timeout: 10_000 }).toBe('EUR');
+      const refused = await otherApi.rest('POST', '/v1/points/estimate', { subtotal: 10, currency: 'USD' });
+      expect(refused.status).toBe(422);
+    } finally {
+      await other.close();
+      await otherDb.$disconnect();
+    }
   });
 });

@@ -2,7 +2,7 @@
 // each with its tier's id and name, loaded in the same statement.
 // Also used by the admin API (src/graphql/types/customers.ts, customer-writes.ts).
 import type { Db } from '../../db/client.js';
-import { rowsOf } from '../../db/sql.js';
+import { rowsOf, tableByTable } from '../../db/sql.js';
 import { type Customer, Prisma } from '../../generated/prisma/client.js';
 import { notFound, validationError } from '../shared/errors.js';
 import { lookupIdentifier } from '../shared/fields.js';
@@ -35,20 +35,32 @@ export async function listCustomers(db: Db, merchantId: string, args: CustomerFi
     ],
     ' AND ',
   );
-  const page = await pageRows<CustomerProfile & Record<string, unknown>>(db, args, {
-    columns: Prisma.sql`${customerColumns}, ${tierColumn}`,
-    beside: partColumns(parts, profileColumns('p')),
-    from: Prisma.sql`customers c LEFT JOIN tiers t ON t.merchant_id = c.merchant_id AND t.id = c.tier_id`,
-    where,
-    order: Prisma.sql`c.created_at DESC, c.id DESC`,
-    // unfiltered, the total is the merchant's counter (kept by a trigger): no count over every customer
-    total:
-      platformId || email
-        ? Prisma.sql`(SELECT count(*)::int FROM customers c WHERE ${where})`
-        : Prisma.sql`(SELECT coalesce((SELECT customer_count FROM merchant_stats WHERE merchant_id = ${merchantId}::uuid), 0))`,
-  });
+  // where statements go table by table, the tiers come in their own statement of the same turn
+  const apart = tableByTable(db);
+  const [page, tiers] = await Promise.all([
+    pageRows<CustomerProfile & Record<string, unknown>>(db, args, {
+      columns: apart ? customerColumns : Prisma.sql`${customerColumns}, ${tierColumn}`,
+      beside: partColumns(parts, profileColumns('p')),
+      from: apart ? Prisma.sql`customers c` : Prisma.sql`customers c ${tierJoin}`,
+      where,
+      order: Prisma.sql`c.created_at DESC, c.id DESC`,
+      // unfiltered, the total is the merchant's counter (kept by a trigger): no count over every customer
+      total:
+        platformId || email
+          ? Prisma.sql`SELECT count(*)::int AS _total FROM customers c WHERE ${where}`
+          : Prisma.sql`SELECT customer_count AS _total FROM merchant_stats WHERE merchant_id = ${merchantId}::uuid`,
+    }),
+    apart ? rowsOf<{ id: string; name: string }>(db, Prisma.sql`SELECT id, name FROM tiers WHERE merchant_id = ${merchantId}::uuid`) : null,
+  ]);
+  if (tiers) {
+    const tierOf = new Map(tiers.map((t) => [t.id, t]));
+    for (const row of page.data) row.tier = (row.tierId && tierOf.get(row.tierId)) || null;
+  }
   return { ...page, data: page.data.map((row) => withParts(row, parts)) };
 }
+
+/** The tier `t` of each customer `c` of a statement. */
+const tierJoin = Prisma.sql`LEFT JOIN tiers t ON t.merchant_id = c.merchant_id AND t.id = c.tier_id`;
 
 /** The tier's id and name beside each customer `c` of a statement (`t` joined on c.tier_id). */
 const tierColumn = Prisma.sql`CASE WHEN t.id IS NULL THEN NULL ELSE json_build_object('id', t.id, 'name', t.name) END AS tier`;
@@ -68,7 +80,7 @@ export async function customerProfile(
   const byId = isUuid(id);
   const found = Prisma.sql`
     SELECT ${customerColumns}, ${tierColumn}
-      FROM customers c LEFT JOIN tiers t ON t.merchant_id = c.merchant_id AND t.id = c.tier_id
+      FROM customers c ${tierJoin}
      WHERE c.merchant_id = ${merchantId}::uuid AND c.erased_at IS NULL
        AND ${byId ? Prisma.sql`(c.id = ${id}::uuid OR c.platform_id = ${id})` : Prisma.sql`c.platform_id = ${id}`}
      ${byId ? Prisma.sql`ORDER BY c.id = ${id}::uuid DESC` : Prisma.empty} LIMIT 1`;

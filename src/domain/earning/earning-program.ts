@@ -5,10 +5,12 @@
 // event recorded after it happened is judged by the program and the tier in force then
 // (program-at.ts).
 import type { Db } from '../../db/client.js';
-import { rowsOf } from '../../db/sql.js';
+import { valuesOf } from '../../db/sql.js';
 import { type Customer, Prisma } from '../../generated/prisma/client.js';
 import type { CampaignType } from '../../generated/prisma/enums.js';
+import type { Program } from '../merchants/program.js';
 import { notFound } from '../shared/errors.js';
+import type { MaybePromise } from '../shared/maybe-promise.js';
 import { currentBoostersSql } from './booster-campaigns.js';
 import type { EarningProgram } from './calculator.js';
 import { countUsage, type LimitedRule } from './limits.js';
@@ -16,6 +18,9 @@ import { programTable, tierHeldAt } from './program-at.js';
 import { effectiveLimit, parseConditions } from './rule-config.js';
 
 type ProgramCustomer = Pick<Customer, 'id' | 'tierId' | 'status'>;
+
+/** The merchant's settings an earning program reads: its currency, and the zone of its calendar. */
+export type MerchantSettings = Pick<Program, 'currency' | 'zone'>;
 
 /** The rules' limits (explicit or by campaign type), for usage counting and slot claims. */
 export function limitedRules(rules: EarningProgram['earningRules']): LimitedRule[] {
@@ -35,6 +40,8 @@ export const earnsNothing = (customer: Pick<Customer, 'status'> | null) => custo
  * `campaignType` at `at`, with limit usage counted in the periods of the merchant's calendar
  * containing `at`. `past`: `at` is before the event was recorded, so the program and the tier
  * are the ones in force then; otherwise as they stand. An excluded customer earns nothing.
+ * `settings`: the merchant's currency and zone when the caller holds them (the instance's
+ * program cache), else read with the rest.
  */
 export async function loadEarningProgram(
   db: Db,
@@ -43,8 +50,9 @@ export async function loadEarningProgram(
   campaignType: CampaignType,
   at: Date,
   past = false,
+  settings?: MaybePromise<MerchantSettings>,
 ): Promise<EarningProgram> {
-  const read = await readProgram(db, merchantId, customer, campaignType, at, past);
+  const read = await readProgram(db, merchantId, customer, campaignType, at, past, settings);
   if (earnsNothing(customer)) {
     return { earningRules: [], tierMultiplier: 1, tierId: null, boosters: [], usage: {}, currency: read.currency };
   }
@@ -83,10 +91,9 @@ interface ProgramRead {
 /**
  * The merchant's currency and zone, the active rules of the campaign type (oldest first), the
  * boosters in force for it, and the customer's tier — its assigned one, else the merchant's
- * default, an inactive tier skipped as evaluation skips it — in one statement: every order and
- * estimate reads them. `past`: each as it was at `at`, the tier the one the customer then held.
- * Each part names the merchant itself: on a cluster, a subquery correlated with the merchants
- * reference table is refused.
+ * default, an inactive tier skipped as evaluation skips it — in one round trip (valuesOf): every
+ * order and estimate reads them. `past`: each as it was at `at`, the tier the one the customer
+ * then held.
  */
 async function readProgram(
   db: Db,
@@ -95,35 +102,45 @@ async function readProgram(
   campaignType: CampaignType,
   at: Date,
   past: boolean,
-) {
+  settings: MaybePromise<MerchantSettings> | undefined,
+): Promise<ProgramRead> {
   const asOf = past ? at : null;
-  const tierQuery = (
-    which: Prisma.Sql,
-  ) => Prisma.sql`(SELECT json_build_object('id', t.id, 'name', t.name, 'earnMultiplier', t.earn_multiplier)
-      FROM ${programTable('tiers', merchantId, asOf)} t WHERE t.merchant_id = ${merchantId}::uuid AND t.is_active AND ${which}
-     ORDER BY t.is_default DESC, t.position, t.id LIMIT 1)`;
   const held = customer && (past ? tierHeldAt(merchantId, customer.id, at) : customer.tierId && Prisma.sql`${customer.tierId}::uuid`);
-  const tier = customer
-    ? Prisma.sql`coalesce(${held ? tierQuery(Prisma.sql`t.id = ${held}`) : Prisma.sql`NULL`}, ${tierQuery(Prisma.sql`true`)})`
-    : Prisma.sql`NULL::json`;
-  const [read] = await rowsOf<ProgramRead>(
-    db,
-    Prisma.sql`
-      SELECT m.currency, m.timezone,
-             (SELECT coalesce(json_agg(json_build_object('id', r.id, 'name', r.name, 'campaignType', r.campaign_type,
-                                                         'earningRule', r.earning_rule, 'conditions', r.conditions)
-                                       ORDER BY r.created_at, r.id), '[]')
-                FROM ${programTable('earning_rules', merchantId, asOf)} r
-               WHERE r.merchant_id = ${merchantId}::uuid AND r.is_active AND r.campaign_type = ${campaignType}::"CampaignType") AS rules,
-             (SELECT coalesce(json_agg(json_build_object('id', b.id, 'name', b.name, 'multiplier', b.multiplier,
-                                                         'startsAt', b.starts_at, 'endsAt', b.ends_at)
-                                       ORDER BY b.created_at, b.id), '[]')
-                FROM ${programTable('booster_campaigns', merchantId, asOf)} b
-               WHERE b.merchant_id = ${merchantId}::uuid AND ${currentBoostersSql(at)}
-                 AND ${campaignType}::"CampaignType" = ANY(b.campaign_types)) AS boosters,
-             ${tier} AS tier
-        FROM merchants m WHERE m.id = ${merchantId}::uuid`,
-  );
-  if (!read) throw notFound('Merchant');
-  return read;
+  const reading = valuesOf(db, {
+    merchant: settings
+      ? null
+      : Prisma.sql`SELECT json_build_object('currency', m.currency, 'zone', m.timezone) FROM merchants m WHERE m.id = ${merchantId}::uuid`,
+    rules: Prisma.sql`
+      SELECT coalesce(json_agg(json_build_object('id', r.id, 'name', r.name, 'campaignType', r.campaign_type,
+                                                 'earningRule', r.earning_rule, 'conditions', r.conditions)
+                               ORDER BY r.created_at, r.id), '[]')
+        FROM ${programTable('earning_rules', merchantId, asOf)} r
+       WHERE r.merchant_id = ${merchantId}::uuid AND r.is_active AND r.campaign_type = ${campaignType}::"CampaignType"`,
+    boosters: Prisma.sql`
+      SELECT coalesce(json_agg(json_build_object('id', b.id, 'name', b.name, 'multiplier', b.multiplier,
+                                                 'startsAt', b.starts_at, 'endsAt', b.ends_at)
+                               ORDER BY b.created_at, b.id), '[]')
+        FROM ${programTable('booster_campaigns', merchantId, asOf)} b
+       WHERE b.merchant_id = ${merchantId}::uuid AND ${currentBoostersSql(at)}
+         AND ${campaignType}::"CampaignType" = ANY(b.campaign_types)`,
+    // the held tier first when it is active, else the default
+    tier: customer
+      ? Prisma.sql`
+        SELECT json_build_object('id', t.id, 'name', t.name, 'earnMultiplier', t.earn_multiplier)
+          FROM ${programTable('tiers', merchantId, asOf)} t
+         WHERE t.merchant_id = ${merchantId}::uuid AND t.is_active
+         ORDER BY ${held ? Prisma.sql`t.id = ${held} DESC NULLS LAST, ` : Prisma.empty}t.is_default DESC, t.position, t.id
+         LIMIT 1`
+      : null,
+  });
+  const [read, known] = await Promise.all([reading, settings]);
+  const merchant = known ?? (read.merchant as MerchantSettings | null);
+  if (!merchant) throw notFound('Merchant');
+  return {
+    currency: merchant.currency,
+    timezone: merchant.zone,
+    rules: read.rules as ProgramRead['rules'],
+    boosters: read.boosters as ProgramRead['boosters'],
+    tier: (read.tier ?? null) as ProgramRead['tier'],
+  };
 }

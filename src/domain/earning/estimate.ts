@@ -4,9 +4,10 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { findCustomer } from '../customers/customers.js';
 import { identifier } from '../shared/fields.js';
+import type { MaybePromise } from '../shared/maybe-promise.js';
 import { parseInput } from '../shared/validation.js';
 import { calculatePoints, cartSchema, checkCurrency } from './calculator.js';
-import { loadEarningProgram } from './earning-program.js';
+import { loadEarningProgram, type MerchantSettings } from './earning-program.js';
 
 /** The estimate's rules (the API's descriptions and OpenAPI document state them from here). */
 export const estimateRules = {
@@ -18,13 +19,21 @@ export type EstimateInput = z.input<typeof estimateInput>;
 
 type FindCustomer = (customerId: string | null | undefined) => Promise<Awaited<ReturnType<typeof findCustomer>> | null>;
 
-/** `find`: the customer the estimate is for (default: the one `customer_id` names, if any). */
-export async function estimatePoints(db: Db, merchantId: string, raw: EstimateInput, find?: FindCustomer, now = new Date()) {
+/**
+ * `find`: the customer the estimate is for (default: the one `customer_id` names, if any);
+ * `settings`: the merchant's currency and zone, when the caller holds them.
+ */
+export async function estimatePoints(
+  db: Db,
+  merchantId: string,
+  raw: EstimateInput,
+  { find, settings, now = new Date() }: { find?: FindCustomer; settings?: MaybePromise<MerchantSettings>; now?: Date } = {},
+) {
   const input = parseInput(estimateInput, raw);
   const findDefault: FindCustomer = async (id) => (id ? findCustomer(db, merchantId, { customer_id: id }) : null);
   const customer = await (find ?? findDefault)(input.customer_id);
-  // the merchant's currency comes with the program, in the same statement
-  const program = await loadEarningProgram(db, merchantId, customer, 'purchase', now);
+  // the merchant's currency comes with the program, in the same round trip (or from `settings`)
+  const program = await loadEarningProgram(db, merchantId, customer, 'purchase', now, false, settings);
   const currency = checkCurrency(input.currency, program.currency!);
   return { ...calculatePoints(program, input, now), currency };
 }

@@ -14,29 +14,37 @@ import type { MaybePromise } from '../shared/maybe-promise.js';
 export interface Program {
   /** The IANA zone of the merchant's calendar. */
   zone: string;
+  /** The merchant's currency (ISO 4217). */
+  currency: string;
   /** Points lapse after this many local days without activity (null: never). */
   pointsExpiryDays: number | null;
   /** The active tiers, lowest position first: the ladder a customer is judged on. */
   tiers: Tier[];
 }
 
+/** A merchant's currency unless set (the column's default). */
+const DEFAULT_CURRENCY = 'USD';
+
 const tierColumns = columnsOf(Prisma.TierScalarFieldEnum, 't');
 
 /** The merchant's program as stored now, in one statement. */
 export async function readProgram(db: Db, merchantId: string): Promise<Program> {
-  const rows = await rowsOf<Tier & { zone: string; expiryDays: number | null }>(
+  const rows = await rowsOf<Tier & { zone: string; currency: string; expiryDays: number | null }>(
     db,
     Prisma.sql`
-    SELECT m.timezone AS zone, m.points_expiry_days AS "expiryDays", ${tierColumns}
+    SELECT m.timezone AS zone, m.currency, m.points_expiry_days AS "expiryDays", ${tierColumns}
       FROM merchants m LEFT JOIN tiers t ON t.merchant_id = m.id AND t.is_active
      WHERE m.id = ${merchantId}::uuid
      ORDER BY t.position, t.id`,
   );
   return {
     zone: rows[0]?.zone ?? DEFAULT_TIMEZONE,
+    currency: rows[0]?.currency ?? DEFAULT_CURRENCY,
     pointsExpiryDays: rows[0]?.expiryDays ?? null,
     // a NULL list reads as none, as Prisma reads it
-    tiers: rows.filter((r) => r.id !== null).map(({ zone: _, expiryDays: __, ...tier }) => ({ ...tier, benefits: tier.benefits ?? [] })),
+    tiers: rows
+      .filter((r) => r.id !== null)
+      .map(({ zone: _, currency: __, expiryDays: ___, ...tier }) => ({ ...tier, benefits: tier.benefits ?? [] })),
   };
 }
 

@@ -6,6 +6,7 @@ import type { BreakdownEntry } from '../../domain/earning/calculator.js';
 import { lineItemSchema } from '../../domain/earning/calculator.js';
 import { estimatePoints, estimateRules } from '../../domain/earning/estimate.js';
 import { builder, forShoppers } from '../builder.js';
+import { programOf } from '../customer-plan.js';
 import { resultOf } from '../envelopes.js';
 import { ruled } from '../rules.js';
 
@@ -72,7 +73,7 @@ builder.queryFields((t) => ({
       line_items: t.arg({ type: [LineItemInput], ...ruled(estimateRules.line_items, 'For rules limited to or excluding products') }),
     },
     resolve: async (_root, args, ctx) => ({
-      data: await estimatePoints(ctx.db, ctx.merchantId, args, optionalVisibleCustomer(ctx.db, ctx)),
+      data: await estimatePoints(ctx.db, ctx.merchantId, args, { find: optionalVisibleCustomer(ctx.db, ctx), settings: programOf(ctx) }),
     }),
   }),
 }));
