@@ -9,7 +9,8 @@
 //
 //   tsx bench/citus-reads.ts load <url>             migrations, distribute, the quick data set
 //   tsx bench/citus-reads.ts run <url> [options]    the measurement
-//     --ops balance,transactions_p1,customers  --requests 400  --concurrency 1,16
+//     --ops balance,transactions_p1,customers (or transactions_deep, customer, rewards, estimate, credit)
+//     --requests 400  --concurrency 1,16
 //     --statements (each statement alone)  --calls 2000 (its runs)
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
