@@ -58,6 +58,8 @@ export interface RequestState {
   answerParams?: GraphQLParams;
   /** GraphQL: a query whose answer may be kept: the customers it names; once its revisions are read, the merchant's zone and the answer's key. */
   answer?: { named: NamedCustomers; operation?: { id: number }; zone?: string; key?: string };
+  /** GraphQL: a query whose answers may be kept, run without the cache (its answers are seldom asked for again). */
+  answerSkipped?: boolean;
 }
 
 export interface IdempotentRequest {

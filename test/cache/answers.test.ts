@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma } from '../../src/db/client.js';
 import { createApp } from '../../src/http/app.js';
+import { ASKS } from '../../src/http/plugins/response-cache.js';
 import { newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
 
 const PANEL = `query Panel($c: ID!) { customer(id: $c) { data {
@@ -80,6 +81,31 @@ describe('answers kept by the service', () => {
     );
     expect(mutation.status).toBe(200);
     expect(mutation.headers.get('cache-status')).toBeNull();
+  });
+
+  it('runs an operation without the cache while its answers are seldom asked for again, and counts it again after', async () => {
+    const saved = { ...ASKS };
+    Object.assign(ASKS, { WINDOW: 20, SKIPPED: 5 });
+    try {
+      const balance = (c: string) =>
+        post('query Seldom($c: String!) { customer_balance(customer_id: $c) { data { points_balance } } }', { c });
+      // its first request teaches the instance the operation; the next 20 each ask for an answer
+      // no one asked for before (an unknown customer's: never kept)
+      for (let i = 0; i <= 20; i++) expect((await balance(`seldom-${i}`)).headers.get('cache-status')).toMatch(/^loyalty; fwd=miss/);
+      for (let i = 0; i < 5; i++) {
+        const skipped = await balance(customer.platformId);
+        expect(skipped.headers.get('cache-status')).toBe('loyalty; fwd=bypass');
+        expect(skipped.headers.get('etag')).toBeNull();
+        const body = await skipped.json();
+        expect(body.data.customer_balance.data.points_balance).toBeGreaterThan(0);
+        expect(body.extensions.responseCache).toBeUndefined();
+      }
+      // counted again: an answer asked for again is kept and served, and the operation keeps its cache
+      expect((await balance(customer.platformId)).headers.get('cache-status')).toMatch(/^loyalty; fwd=miss; stored/);
+      for (let i = 0; i < 25; i++) expect((await balance(customer.platformId)).headers.get('cache-status')).toBe('loyalty; hit');
+    } finally {
+      Object.assign(ASKS, saved);
+    }
   });
 
   describe('with RESPONSE_CACHE_BYTES=0', () => {

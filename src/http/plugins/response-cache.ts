@@ -57,6 +57,52 @@ interface KnownOperation {
   plan: AnswerPlan | null;
   operationName?: string;
   cost?: number | null;
+  /** How often its kept answers are asked for again. */
+  asks: Asks;
+}
+
+/**
+ * A kept answer costs every request of its operation a read of the revisions, a round trip of
+ * its own before anything runs, and saves the run of the document when it is asked for again. It
+ * pays only when the share of requests it answers is above what the read costs over what a run
+ * costs (both timed per operation; half at most): a key's reads of random customers, or a panel read after
+ * each change, would pay the read for nothing. So each operation counts its hits over WINDOW
+ * requests; under that share, its next SKIPPED requests run without the cache (no revisions
+ * read, nothing kept: always exact), then it is counted again.
+ */
+export const ASKS = { WINDOW: 500, SKIPPED: 4_500 };
+
+interface Asks {
+  asked: number;
+  hits: number;
+  /** Requests left to run without the cache. */
+  skip: number;
+  /** Moving averages (ms): a read of the revisions, and a run of the document after a miss. */
+  readMs: number;
+  runMs: number;
+}
+
+const newAsks = (): Asks => ({ asked: 0, hits: 0, skip: 0, readMs: Number.NaN, runMs: Number.NaN });
+
+/** A moving average over about the last 20 samples (the first sample starts it). */
+const averaged = (average: number, sample: number) => (Number.isNaN(average) ? sample : average + (sample - average) / 20);
+
+/** Whether this request of the operation runs without the cache (counted). */
+function skipsCache(asks: Asks): boolean {
+  if (asks.skip === 0) return false;
+  asks.skip--;
+  return true;
+}
+
+function counted(asks: Asks, hit: boolean) {
+  asks.asked++;
+  if (hit) asks.hits++;
+  if (asks.asked < ASKS.WINDOW) return;
+  // no run timed yet (every request a hit, or none ended): the cache is kept; and so it is
+  // whenever half the requests or more are hits (a run saves the database its statements too)
+  const paysAbove = Number.isNaN(asks.runMs) ? 0 : Math.min(0.5, asks.readMs / asks.runMs);
+  if (asks.hits < asks.asked * paysAbove) asks.skip = ASKS.SKIPPED;
+  asks.asked = asks.hits = 0;
 }
 
 /** Operations learnt, by text; bounded like Yoga's parser cache (documents sent in full are bounded in length). */
@@ -68,9 +114,9 @@ function knownOperations() {
   const textOf = (params: GraphQLParams) => `${params.operationName ?? ''}\n${params.query}`;
   return {
     get: (params: GraphQLParams) => known.get(textOf(params)),
-    learn(params: GraphQLParams, operation: Omit<KnownOperation, 'id'>): KnownOperation {
+    learn(params: GraphQLParams, operation: Omit<KnownOperation, 'id' | 'asks'>): KnownOperation {
       if (known.size >= KNOWN_OPERATIONS) known.delete(known.keys().next().value!);
-      const learnt = { ...operation, id: ++ids };
+      const learnt = { ...operation, id: ++ids, asks: newAsks() };
       known.set(textOf(params), learnt);
       return learnt;
     },
@@ -98,7 +144,7 @@ function namedFor(principal: Principal, plan: AnswerPlan, variables: GraphQLPara
  * and viewer, which parse, validate and coerce alike every time. On a miss the revisions read
  * here make the key the cache looks up after execution: read once a request.
  */
-function useKeptAnswers(store: AnswerStore, known: KnownOperations, dbFor: (merchantId: string) => Promise<Db>): Plugin {
+function useKeptAnswers(store: AnswerStore, known: KnownOperations, runs: Runs, dbFor: (merchantId: string) => Promise<Db>): Plugin {
   return {
     onParams({ params, context, setResult }) {
       const state = requestState(context);
@@ -107,14 +153,22 @@ function useKeptAnswers(store: AnswerStore, known: KnownOperations, dbFor: (merc
       state.answerParams = params;
       const operation = known.get(params);
       if (!operation?.plan) return;
+      if (skipsCache(operation.asks)) {
+        state.answerSkipped = true;
+        return;
+      }
       const named = namedFor(principal, operation.plan, params.variables);
+      const asked = performance.now();
       return dbFor(principal.merchantId)
         .then((db) => readRevisions(db, principal.merchantId, named))
         .then((revisions) => {
+          const read = performance.now();
+          operation.asks.readMs = averaged(operation.asks.readMs, read - asked);
           const key = answerKey(principal, operation, params, revisions);
           state.answer = { named, operation, zone: revisions?.zone, key };
           const kept = store.find(key);
-          if (!kept) return;
+          counted(operation.asks, Boolean(kept));
+          if (!kept) return void runs.set(state, { asks: operation.asks, from: read });
           state.operationName = operation.operationName;
           state.requestedCost = operation.cost;
           setResult(withHit(kept));
@@ -135,7 +189,7 @@ function usePlan(known: KnownOperations): EnvelopPlugin<Context> {
       const ctx = args.contextValue;
       const state = requestState(ctx);
       const params = state.answerParams;
-      if (state.kind !== 'graphql' || !ctx.principal || !params) return;
+      if (state.kind !== 'graphql' || !ctx.principal || !params || state.answerSkipped) return;
       const plan = answerPlan(args.schema, args.document, args.operationName);
       const operation = known.get(params) ?? known.learn(params, { plan, operationName: state.operationName, cost: state.requestedCost });
       if (!plan) return;
@@ -144,6 +198,9 @@ function usePlan(known: KnownOperations): EnvelopPlugin<Context> {
     },
   };
 }
+
+/** The misses under way: their operation's counts, and when their run began (after the revisions). */
+type Runs = WeakMap<object, { asks: Asks; from: number }>;
 
 /** `If-None-Match`: `*` or a list of (weakly compared) entity tags. */
 function matches(ifNoneMatch: string | null, etag: string): boolean {
@@ -164,11 +221,21 @@ type CacheExtensions = {
  * The answer's `Cache-Status` (RFC 9211) and ETag headers, and 304 with no body when the client
  * already holds this answer (If-None-Match).
  */
-function useAnswerHeaders(): Plugin {
+function useAnswerHeaders(runs: Runs): Plugin {
   return {
     onResultProcess({ request, result, setResult, setResultProcessor, acceptableMediaTypes, serverContext }) {
-      if (!requestState(serverContext).answer || Array.isArray(result) || Symbol.asyncIterator in result) return;
+      const state = requestState(serverContext);
+      const run = runs.get(state);
+      if (run) {
+        run.asks.runMs = averaged(run.asks.runMs, performance.now() - run.from);
+        runs.delete(state);
+      }
+      if (!(state.answer || state.answerSkipped) || Array.isArray(result) || Symbol.asyncIterator in result) return;
       const single = result as ExecutionResult<unknown, CacheExtensions>;
+      if (state.answerSkipped) {
+        setResult(withStatus(single, 'loyalty; fwd=bypass'));
+        return;
+      }
       const cache = single.extensions?.responseCache;
       if (!cache) return;
       const status = cache.hit
@@ -182,13 +249,15 @@ function useAnswerHeaders(): Plugin {
         );
         return;
       }
-      const http = single.extensions?.http;
-      setResult({
-        ...single,
-        extensions: { ...single.extensions, http: { ...http, headers: { ...http?.headers, 'Cache-Status': status } } },
-      });
+      setResult(withStatus(single, status));
     },
   };
+}
+
+/** The result with its `Cache-Status` header. */
+function withStatus(result: ExecutionResult<unknown, CacheExtensions>, status: string): ExecutionResult<unknown, CacheExtensions> {
+  const http = result.extensions?.http;
+  return { ...result, extensions: { ...result.extensions, http: { ...http, headers: { ...http?.headers, 'Cache-Status': status } } } };
 }
 
 /**
@@ -199,8 +268,9 @@ export function useResponseCache(maxBytes: number, dbFor: (merchantId: string) =
   if (maxBytes <= 0) return [];
   const store = answerStore(maxBytes);
   const known = knownOperations();
+  const runs: Runs = new WeakMap();
   return [
-    useKeptAnswers(store, known, dbFor),
+    useKeptAnswers(store, known, runs, dbFor),
     usePlan(known),
     useEnvelopResponseCache<Context>({
       cache: store,
@@ -229,6 +299,6 @@ export function useResponseCache(maxBytes: number, dbFor: (merchantId: string) =
       },
       includeExtensionMetadata: true,
     }),
-    useAnswerHeaders(),
+    useAnswerHeaders(runs),
   ];
 }
