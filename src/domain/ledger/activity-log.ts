@@ -58,7 +58,7 @@ const activityLog: ConnectedList<Activity> = {
   order: 'occurred_at DESC, created_at DESC, id DESC',
   // kept by a trigger (migration customer_activity_count), as the history's
   total: (customer, merchant) =>
-    Prisma.sql`SELECT activity_count AS _total FROM customers WHERE id = ${customer} AND merchant_id = ${merchant}`,
+    Prisma.sql`SELECT activity_count AS _total FROM customers WHERE merchant_id = ${merchant} AND id = ${customer}`,
   keyset: 'occurred_at, created_at, id',
   name: 'activities',
   orderIndexed: true,

@@ -12,7 +12,7 @@ const history: ConnectedList<PointsTransaction> = {
   order: 'created_at DESC, id DESC',
   // kept by a trigger (migration customer_transaction_count): a deep history is not counted
   total: (customer, merchant) =>
-    Prisma.sql`SELECT transaction_count AS _total FROM customers WHERE id = ${customer} AND merchant_id = ${merchant}`,
+    Prisma.sql`SELECT transaction_count AS _total FROM customers WHERE merchant_id = ${merchant} AND id = ${customer}`,
   keyset: 'created_at, id',
   name: 'transactions',
   orderIndexed: true,
