@@ -118,33 +118,44 @@ export interface ListQuery {
 }
 
 /**
- * One page and its total in one round trip. On one PostgreSQL, one statement (one snapshot): the
- * total a scalar subquery beside the page's rows (an empty page answers no row, so its total is
- * then read on its own). Where statements go table by table (a Citus worker, src/db/sql.ts), the
- * page and its total are two statements of the same turn, each planned once on the shard (the
+ * Rows and their total in one round trip: `rows(first)` the rows' statement with `first` leading
+ * its columns, `total` a statement whose one row holds the total as `_total` (no row: 0). On one
+ * PostgreSQL, one statement (one snapshot): the total a scalar subquery beside the rows (no row
+ * answered, the total is then read on its own). `apart` (statements go table by table, on a Citus
+ * worker: src/db/sql.ts): two statements of the same turn, each planned once on the shard (the
  * customers page: 0.14 + 0.06 ms of worker CPU against 0.41 with its total beside it); a write
- * that commits between them may then be counted in the total and not yet be in the page.
+ * that commits between them may then be counted in the total and not yet be in the rows.
  */
+async function rowsWithTotal<T>(
+  db: Db,
+  rows: (first: Prisma.Sql) => Prisma.Sql,
+  total: Prisma.Sql,
+  apart: boolean,
+): Promise<{ rows: T[]; total: number }> {
+  const totalOf = (found: { _total: number | null }[]) => found[0]?._total ?? 0;
+  if (apart) {
+    const [found, counted] = await Promise.all([rowsOf<T>(db, rows(Prisma.empty)), rowsOf<{ _total: number | null }>(db, total)]);
+    return { rows: found, total: totalOf(counted) };
+  }
+  const found = await rowsOf<T & { _total: number | null }>(db, rows(Prisma.sql`(SELECT t._total FROM (${total}) t) AS _total, `));
+  if (found.length) return { rows: found, total: totalOf(found) };
+  return { rows: [], total: totalOf(await rowsOf<{ _total: number | null }>(db, total)) };
+}
+
+/** One page and its total in one round trip (rowsWithTotal), two statements where statements go table by table. */
 export async function pageRows<T extends { id: string }>(db: Db, args: PageArgs, list: ListQuery): Promise<Paginated<T>> {
   const page = toPage(args);
   const total = list.total ?? Prisma.sql`SELECT count(*)::int AS _total FROM ${list.from} WHERE ${list.where}`;
   const window = Prisma.sql`FROM ${list.from} WHERE ${list.where} ORDER BY ${list.order} ${offsetLimit(page.skip, page.take)}`;
-  const rowsBeside = (first: Prisma.Sql) =>
+  const rows = (first: Prisma.Sql) =>
     list.beside?.text
       ? Prisma.sql`
           SELECT ${first}p.* ${list.beside}
             FROM (SELECT ${list.columns}, row_number() OVER (ORDER BY ${list.order}) AS _n ${window}) p
            ORDER BY p._n`
       : Prisma.sql`SELECT ${first}${list.columns} ${window}`;
-  const totalOf = (rows: { _total: number | null }[]) => rows[0]?._total ?? 0;
-  if (tableByTable(db)) {
-    const [rows, counted] = await Promise.all([rowsOf<T>(db, rowsBeside(Prisma.empty)), rowsOf<{ _total: number }>(db, total)]);
-    return paginated(page, rows, totalOf(counted));
-  }
-  const totalValue = Prisma.sql`(SELECT t._total FROM (${total}) t) AS _total, `;
-  const found = await rowsOf<T & { _total: number | null }>(db, rowsBeside(totalValue));
-  if (found.length) return paginated(page, found, totalOf(found));
-  return paginated(page, [], totalOf(await rowsOf<{ _total: number }>(db, total)));
+  const found = await rowsWithTotal<T>(db, rows, total, tableByTable(db));
+  return paginated(page, found.rows, found.total);
 }
 
 /**
@@ -302,13 +313,11 @@ interface CursorFindings {
 }
 
 /**
- * One owner's window of `list` and the owner's total in one round trip, the owner a parameter of
- * both. On one PostgreSQL, one statement: the total a scalar subquery beside the window's rows,
- * as pageRows reads a page (a transactions page: 0.06 ms against 0.22 for the window in a
- * LATERAL join over the owners); an empty window answers no row, so its total is then read on
- * its own. Where statements go table by table (a Citus worker) and the rows come from one table,
- * two statements, as pageRows (a first transactions page: 0.37 ms of worker CPU against 0.41);
- * a deep page's rows join their table to its index's ids, so it stays one statement there.
+ * One owner's window of `list` and the owner's total in one round trip (rowsWithTotal), the owner
+ * a parameter of both (a transactions page: 0.06 ms against 0.22 for the window in a LATERAL
+ * join over the owners). Where statements go table by table, two statements when the rows come
+ * from one table (a first transactions page: 0.37 ms of worker CPU against 0.41); a deep page's
+ * rows join their table to its index's ids, so it stays one statement there.
  */
 async function windowOne<T extends { id: string }>(
   db: Db,
@@ -317,18 +326,9 @@ async function windowOne<T extends { id: string }>(
   window: Window,
   list: OwnedList<T>,
 ): Promise<OwnerWindow<T>> {
-  const { total, rows: windowRows, oneTable } = windowSql(merchantId, Prisma.sql`${owner}::${Prisma.raw(list.ownerType)}`, window, list);
-  const shaped = (rows: unknown[]) => rows.map((f) => (list.shape ? list.shape(f as never) : (f as T)));
-  if (oneTable && tableByTable(db)) {
-    const [rows, [counted]] = await Promise.all([rowsOf(db, windowRows(Prisma.empty, true)), rowsOf<{ _total: number | null }>(db, total)]);
-    return { rows: shaped(rows), total: counted?._total ?? 0 };
-  }
-  const rows = await rowsOf<{ _total: number | null }>(db, windowRows(Prisma.sql`(SELECT t._total FROM (${total}) t) AS _total, `, true));
-  if (rows.length === 0) {
-    const [alone] = await rowsOf<{ _total: number }>(db, total);
-    return { rows: [], total: alone?._total ?? 0 };
-  }
-  return { rows: shaped(rows), total: rows[0]!._total ?? 0 };
+  const { total, rows, oneTable } = windowSql(merchantId, Prisma.sql`${owner}::${Prisma.raw(list.ownerType)}`, window, list);
+  const found = await rowsWithTotal<unknown>(db, (first) => rows(first, true), total, oneTable && tableByTable(db));
+  return { rows: found.rows.map((f) => (list.shape ? list.shape(f as never) : (f as T))), total: found.total };
 }
 
 /** What a read inside another statement asks of a list: its total, and which of its rows' properties (default: all). */
