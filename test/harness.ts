@@ -3,6 +3,7 @@
 // snapshot by default; the PostgreSQL at TEST_DATABASE_URL when set.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { expect } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createPrisma, type Db } from '../src/db/client.js';
 import { startEmbedded } from '../src/db/embedded.js';
@@ -225,4 +226,25 @@ export async function sendAsAsked<T extends { status: number }>(
     answer = await send(key);
   }
   return answer;
+}
+
+/**
+ * Waits until an instance answers `read` from its cache, and shows that it does: a change written
+ * quietly (`write`: plain SQL, which no instance hears of) to a value other than the one read
+ * (`other`) leaves it answering what it had. Whatever it cached when its notification feed came
+ * up, the change goes the other way; the stored value is the cached one again after.
+ */
+export async function untilCached<V>(read: () => Promise<V>, write: (value: V) => Promise<unknown>, other: (value: V) => V) {
+  let cached!: V;
+  await expect
+    .poll(
+      async () => {
+        cached = await read();
+        await write(other(cached));
+        return (await read()) === cached;
+      },
+      { timeout: 10_000 },
+    )
+    .toBe(true);
+  await write(cached);
 }

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma } from '../../src/db/client.js';
 import { scopeLevels, scopeNames } from '../../src/domain/access/scopes.js';
 import { createApp } from '../../src/http/app.js';
-import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
+import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig, untilCached } from '../harness.js';
 
 let app: TestApp;
 let api: ReturnType<typeof client>;
@@ -217,20 +217,12 @@ describe('points that would overflow the ledger', () => {
       const currencyOn = async (api: ReturnType<typeof client>) =>
         (await api.rest('POST', '/v1/points/estimate', { subtotal: 10 })).body.data.currency;
       const setQuietly = (currency: string) => app.db.$executeRaw`UPDATE merchants SET currency = ${currency} WHERE id = ${shop.id}::uuid`;
-      // the other instance caches the merchant's settings once its feed is up: a change no one
-      // announces (plain SQL, not the service) then leaves it answering from its cache
-      let cached = '';
-      await expect
-        .poll(
-          async () => {
-            cached = await currencyOn(otherApi);
-            await setQuietly(cached === 'USD' ? 'GBP' : 'USD');
-            return (await currencyOn(otherApi)) === cached;
-          },
-          { timeout: 10_000 },
-        )
-        .toBe(true);
-      await setQuietly(cached);
+      // the other instance keeps the merchant's settings once its feed is up
+      await untilCached(
+        () => currencyOn(otherApi),
+        setQuietly,
+        (cached) => (cached === 'USD' ? 'GBP' : 'USD'),
+      );
       const admin = adminClient(app, shop.admin_token);
       const set = await admin('mutation { update_merchant_settings(currency: "EUR") { currency } }');
       expect(set.body.errors).toBeUndefined();

@@ -9,7 +9,7 @@ import { PANEL_DOCUMENT } from '../../bench/operations.js';
 import { createPrisma, type Db } from '../../src/db/client.js';
 import { reevaluateTier } from '../../src/domain/tiers/standing.js';
 import { createApp } from '../../src/http/app.js';
-import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
+import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig, untilCached } from '../harness.js';
 
 let app: TestApp;
 let merchant: Awaited<ReturnType<typeof newMerchant>>;
@@ -219,21 +219,12 @@ describe("the merchant's program, cached on every instance", () => {
     const here = { fetch: (url: string, init: RequestInit) => app.fetch(new URL(url).pathname, init) };
     const silverName = async (instance: typeof here) => (await panelOn(instance)).tier_status.current_tier.name;
     const rename = (name: string) => app.db.$executeRaw`UPDATE tiers SET name = ${name} WHERE id = ${silverId}::uuid`;
-    // the other instance caches the program once its feed is up: a change no one announces
-    // (plain SQL, not the service) then leaves it answering from its cache, which shows it keeps
-    // one (whichever name it cached when its feed came up)
-    let cached = '';
-    await expect
-      .poll(
-        async () => {
-          cached = await silverName(other);
-          await rename(cached === 'Silver' ? 'Argent' : 'Silver');
-          return (await silverName(other)) === cached;
-        },
-        { timeout: 10_000 },
-      )
-      .toBe(true);
-    await rename(cached);
+    // the other instance keeps the program once its feed is up
+    await untilCached(
+      () => silverName(other),
+      rename,
+      (cached) => (cached === 'Silver' ? 'Argent' : 'Silver'),
+    );
     // the admin API announces its change in its own transaction: every instance reads it again
     const renamed = await admin(`mutation ($id: ID!) { update_tier(id: $id, input: { name: "Silver+" }) { name } }`, { id: silverId });
     expect(renamed.body.errors).toBeUndefined();
