@@ -21,31 +21,28 @@ import { createPrisma } from '../src/db/client.js';
 import { createApp } from '../src/http/app.js';
 import { parseSettings } from './config.js';
 import { counts, createTenant, databaseName, loadDataSet, type Tenant, withClient } from './data.js';
+import { deepPageOf, type Operation, operations } from './operations.js';
 
-/** A request: a path (GET), or `POST <path>` with its body. */
-type Request = string | { post: string; body: unknown };
+/** The quick data set, as the benchmark's `--quick` loads it. */
+const size = parseSettings(['--quick']).full;
 
-const READS: Record<string, (customer: number, size: { heavyRows: number }) => Request> = {
-  balance: (c) => `/v1/customers/balance?customer_id=c${c}`,
-  transactions_p1: () => '/v1/customers/transactions?customer_id=c1',
-  // the benchmark's deep page (bench/run.ts)
-  transactions_deep: (_, size) => `/v1/customers/transactions?customer_id=c1&page=${Math.floor(size.heavyRows / 20) - 10}`,
-  customers: () => '/v1/customers',
-  customer: (c) => `/v1/customers/c${c}`,
-  rewards: () => '/v1/rewards',
-  estimate: (c) => ({
-    post: '/v1/points/estimate',
-    body: {
-      customer_id: `c${c}`,
-      subtotal: 120.5,
-      line_items: [
-        { product_id: 'prod-1', quantity: 2, price: 40.25 },
-        { product_id: 'prod-2', quantity: 1, price: 40 },
-      ],
-    },
-  }),
-  /** A credit of 1 point (a write: the ledger function delegated to the worker). */
-  credit: (c) => ({ post: `/v1/customers/transactions?customer_id=c${c}`, body: { points: 1, description: 'citus-reads credit' } }),
+/**
+ * The requests measured (`__CUST__`: a random customer's number): the benchmark's REST reads
+ * (bench/operations.ts), one customer, and a credit of 1 point (a write: the ledger function
+ * delegated to the worker).
+ */
+const READS: Record<string, Operation['rest']> = {
+  ...Object.fromEntries(
+    operations(deepPageOf(size.heavyRows))
+      .filter((o) => o.kind === 'read' && !o.document && !o.calls)
+      .map((o) => [o.name, o.rest]),
+  ),
+  customer: { method: 'GET', path: '/v1/customers/c__CUST__' },
+  credit: {
+    method: 'POST',
+    path: '/v1/customers/transactions?customer_id=c__CUST__',
+    body: { points: 1, description: 'citus-reads credit' },
+  },
 };
 
 const tenantFile = (url: string) => path.join(os.tmpdir(), `citus-reads-${new URL(url).port}-${databaseName(url)}.json`);
@@ -56,7 +53,6 @@ function flag(name: string, fallback: string): string {
 }
 
 async function load(url: string) {
-  const size = parseSettings(['--quick']).full;
   const started = performance.now();
   const tenant = await createTenant(url);
   await withClient(url, async (client) => {
@@ -151,14 +147,17 @@ async function run(url: string) {
   const db = createPrisma(url, config.DB_POOL_MAX, { preparedStatements: config.DB_PREPARED_STATEMENTS, pipelined: config.DB_PIPELINE });
   const app = createApp({ db, databaseUrl: url, config });
   const headers = { authorization: `Bearer ${tenant.key}` };
-  const size = parseSettings(['--quick']).full;
-  const get = async (request: Request) => {
-    const p = typeof request === 'string' ? request : request.post;
+  const get = async (request: Operation['rest'], customer: number) => {
+    const p = request.path.replaceAll('__CUST__', String(customer));
     const res = await app.fetch(
       `http://loyalty.test${p}`,
-      typeof request === 'string'
-        ? { headers }
-        : { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(request.body) },
+      request.body
+        ? {
+            method: request.method,
+            headers: { ...headers, 'content-type': 'application/json' },
+            body: JSON.stringify(request.body).replaceAll('__CUST__', String(customer)),
+          }
+        : { method: request.method, headers },
     );
     if (res.status >= 300) throw new Error(`${p}: ${res.status} ${await res.text()}`);
     await res.arrayBuffer();
@@ -166,13 +165,12 @@ async function run(url: string) {
   const pick = () => 2 + Math.floor(Math.random() * (tenant.customers - 1));
   try {
     for (const op of ops) {
-      const read = READS[op];
-      if (!read) throw new Error(`no read ${op} (${Object.keys(READS).join(', ')})`);
-      const path = (c: number) => read(c, size);
+      const request = READS[op];
+      if (!request) throw new Error(`no read ${op} (${Object.keys(READS).join(', ')})`);
       // warm: the pools' connections open, caches fill
-      for (let i = 0; i < 50; i++) await get(path(pick()));
+      for (let i = 0; i < 50; i++) await get(request, pick());
       recording = [];
-      await get(path(pick()));
+      await get(request, pick());
       const sent = recording;
       recording = null;
       console.log(`\n## ${op}: ${sent.length} statements sent`);
@@ -188,7 +186,7 @@ async function run(url: string) {
         const started = performance.now();
         await Promise.all(
           Array.from({ length: c }, async () => {
-            while (next++ < requests) await get(path(pick()));
+            while (next++ < requests) await get(request, pick());
           }),
         );
         const wall = performance.now() - started;

@@ -77,6 +77,9 @@ export const PANEL_CALLS = [
   '/v1/rewards',
 ];
 
+/** The deep page of the customer with `heavyRows` rows: ten pages before its last. */
+export const deepPageOf = (heavyRows: number) => Math.floor(heavyRows / 20) - 10;
+
 export function operations(deepPage: number): Operation[] {
   const cart = {
     customer_id: 'c__CUST__',

@@ -38,6 +38,7 @@ import {
 } from './data.js';
 import type { LoadJob, LoadResult } from './load.js';
 import {
+  deepPageOf,
   graphqlDocument,
   graphqlRequest,
   type Operation,
@@ -143,7 +144,7 @@ const incidents: string[] = [];
 const restShapes = new Map<string, unknown>();
 const profiles: (ProfileSummary & { server: ServerKind; op: string; protocol: Protocol; connections: number; rps: number })[] = [];
 
-const deepPage = Math.floor(settings.full.heavyRows / 20) - 10;
+const deepPage = deepPageOf(settings.full.heavyRows);
 const ops: Operation[] = operations(deepPage).filter((o) => !settings.ops || settings.ops.includes(o.name));
 // GraphQL requests select what the REST twin answers (the REST schema's fields), not the graph's
 // links as well: the same work in both protocols, as in the baselines
