@@ -6,11 +6,12 @@
 // (program-at.ts).
 import type { Db } from '../../db/client.js';
 import { valuesOf } from '../../db/sql.js';
-import { type Customer, Prisma } from '../../generated/prisma/client.js';
+import { type Customer, Prisma, type Tier } from '../../generated/prisma/client.js';
 import type { CampaignType } from '../../generated/prisma/enums.js';
 import type { Program } from '../merchants/program.js';
 import { notFound } from '../shared/errors.js';
 import type { MaybePromise } from '../shared/maybe-promise.js';
+import { defaultTier } from '../tiers/standing.js';
 import { currentBoostersSql } from './booster-campaigns.js';
 import type { EarningProgram } from './calculator.js';
 import { countUsage, type LimitedRule } from './limits.js';
@@ -19,8 +20,8 @@ import { effectiveLimit, parseConditions } from './rule-config.js';
 
 type ProgramCustomer = Pick<Customer, 'id' | 'tierId' | 'status'>;
 
-/** The merchant's settings an earning program reads: its currency, and the zone of its calendar. */
-export type MerchantSettings = Pick<Program, 'currency' | 'zone'>;
+/** The merchant's settings an earning program reads: its currency, the zone of its calendar and its tier ladder. */
+export type MerchantSettings = Pick<Program, 'currency' | 'zone' | 'tiers'>;
 
 /** The rules' limits (explicit or by campaign type), for usage counting and slot claims. */
 export function limitedRules(rules: EarningProgram['earningRules']): LimitedRule[] {
@@ -40,27 +41,29 @@ export const earnsNothing = (customer: Pick<Customer, 'status'> | null) => custo
  * `campaignType` at `at`, with limit usage counted in the periods of the merchant's calendar
  * containing `at`. `past`: `at` is before the event was recorded, so the program and the tier
  * are the ones in force then; otherwise as they stand. An excluded customer earns nothing.
- * `settings`: the merchant's currency and zone when the caller holds them (the instance's
- * program cache), else read with the rest.
+ * `settings`: the merchant's currency, zone and tier ladder when the caller holds them (the
+ * instance's program cache), else read with the rest. As they stand, with `settings`, nothing
+ * read depends on the customer: it may still be on its way, and is read in the same round trip.
  */
 export async function loadEarningProgram(
   db: Db,
   merchantId: string,
-  customer: ProgramCustomer | null,
+  customer: MaybePromise<ProgramCustomer | null>,
   campaignType: CampaignType,
   at: Date,
   past = false,
   settings?: MaybePromise<MerchantSettings>,
 ): Promise<EarningProgram> {
-  const read = await readProgram(db, merchantId, customer, campaignType, at, past, settings);
-  if (earnsNothing(customer)) {
+  const [read, found] = await readProgram(db, merchantId, customer, campaignType, at, past, settings);
+  if (earnsNothing(found)) {
     return { earningRules: [], tierMultiplier: 1, tierId: null, boosters: [], usage: {}, currency: read.currency };
   }
-  const { rules, boosters, tier } = read;
+  const { rules, boosters } = read;
+  const tier = found ? heldOrDefault(read.tiers, read.held) : null;
   // only limits are counted in the merchant's calendar
-  const limited = customer ? limitedRules(rules) : [];
+  const limited = found ? limitedRules(rules) : [];
   const timezone = limited.length ? read.timezone : undefined;
-  const usage = customer && timezone ? await countUsage(db, merchantId, customer.id, limited, at, timezone) : {};
+  const usage = found && timezone ? await countUsage(db, merchantId, found.id, limited, at, timezone) : {};
   return {
     earningRules: rules,
     tierMultiplier: tier ? Number(tier.earnMultiplier) : 1,
@@ -80,32 +83,42 @@ export async function loadEarningProgram(
   };
 }
 
+type ProgramTier = Pick<Tier, 'id' | 'name' | 'earnMultiplier' | 'isDefault'>;
+
+/** The tier a customer earns under: the one it holds while that is active, else the merchant's default (`tiers`: active, lowest position first). */
+const heldOrDefault = (tiers: readonly ProgramTier[], held: string | null) =>
+  (held ? tiers.find((t) => t.id === held) : undefined) ?? defaultTier(tiers);
+
 interface ProgramRead {
   currency: string;
   timezone: string;
   rules: EarningProgram['earningRules'];
   boosters: { id: string; name: string; multiplier: number; startsAt: string; endsAt: string | null }[];
-  tier: { id: string; name: string; earnMultiplier: number } | null;
+  /** The active tiers, lowest position first, and the one the customer held (none read for an anonymous cart). */
+  tiers: ProgramTier[];
+  held: string | null;
 }
 
 /**
- * The merchant's currency and zone, the active rules of the campaign type (oldest first), the
- * boosters in force for it, and the customer's tier — its assigned one, else the merchant's
- * default, an inactive tier skipped as evaluation skips it — in one round trip (valuesOf): every
- * order and estimate reads them. `past`: each as it was at `at`, the tier the one the customer
- * then held.
+ * The merchant's currency, zone and tiers, the active rules of the campaign type (oldest first)
+ * and the boosters in force for it in one round trip (valuesOf): every order and estimate reads
+ * them; with the customer when it is still being read. `past`: each as it was at `at`, with
+ * the tier the customer then held.
  */
 async function readProgram(
   db: Db,
   merchantId: string,
-  customer: ProgramCustomer | null,
+  customer: MaybePromise<ProgramCustomer | null>,
   campaignType: CampaignType,
   at: Date,
   past: boolean,
   settings: MaybePromise<MerchantSettings> | undefined,
-): Promise<ProgramRead> {
+): Promise<[ProgramRead, ProgramCustomer | null]> {
   const asOf = past ? at : null;
-  const held = customer && (past ? tierHeldAt(merchantId, customer.id, at) : customer.tierId && Prisma.sql`${customer.tierId}::uuid`);
+  // the ladder is read with the rest when the caller has none in hand, or as it was then; the
+  // customer comes first then (an anonymous cart has no tier; the tier held then is the customer's)
+  const readsTiers = past || !settings;
+  const first = readsTiers ? await customer : null;
   const reading = valuesOf(db, {
     merchant: settings
       ? null
@@ -123,24 +136,26 @@ async function readProgram(
         FROM ${programTable('booster_campaigns', merchantId, asOf)} b
        WHERE b.merchant_id = ${merchantId}::uuid AND ${currentBoostersSql(at)}
          AND ${campaignType}::"CampaignType" = ANY(b.campaign_types)`,
-    // the held tier first when it is active, else the default
-    tier: customer
+    tiers: first
       ? Prisma.sql`
-        SELECT json_build_object('id', t.id, 'name', t.name, 'earnMultiplier', t.earn_multiplier)
+        SELECT coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'earnMultiplier', t.earn_multiplier,
+                                                   'isDefault', t.is_default)
+                                 ORDER BY t.position, t.id), '[]')
           FROM ${programTable('tiers', merchantId, asOf)} t
-         WHERE t.merchant_id = ${merchantId}::uuid AND t.is_active
-         ORDER BY ${held ? Prisma.sql`t.id = ${held} DESC NULLS LAST, ` : Prisma.empty}t.is_default DESC, t.position, t.id
-         LIMIT 1`
+         WHERE t.merchant_id = ${merchantId}::uuid AND t.is_active`
       : null,
+    held: past && first ? Prisma.sql`SELECT ${tierHeldAt(merchantId, first.id, at)}` : null,
   });
-  const [read, known] = await Promise.all([reading, settings]);
+  const [read, known, found] = await Promise.all([reading, settings, customer]);
   const merchant = known ?? (read.merchant as MerchantSettings | null);
   if (!merchant) throw notFound('Merchant');
-  return {
+  const program: ProgramRead = {
     currency: merchant.currency,
     timezone: merchant.zone,
     rules: read.rules as ProgramRead['rules'],
     boosters: read.boosters as ProgramRead['boosters'],
-    tier: (read.tier ?? null) as ProgramRead['tier'],
+    tiers: readsTiers ? ((read.tiers ?? []) as ProgramTier[]) : known!.tiers,
+    held: past ? ((read.held ?? null) as string | null) : (found?.tierId ?? null),
   };
+  return [program, found];
 }

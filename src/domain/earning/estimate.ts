@@ -31,8 +31,9 @@ export async function estimatePoints(
 ) {
   const input = parseInput(estimateInput, raw);
   const findDefault: FindCustomer = async (id) => (id ? findCustomer(db, merchantId, { customer_id: id }) : null);
-  const customer = await (find ?? findDefault)(input.customer_id);
-  // the merchant's currency comes with the program, in the same round trip (or from `settings`)
+  // the customer is read beside the program, in the same round trip; the merchant's currency
+  // comes with the program (or from `settings`)
+  const customer = (find ?? findDefault)(input.customer_id);
   const program = await loadEarningProgram(db, merchantId, customer, 'purchase', now, false, settings);
   const currency = checkCurrency(input.currency, program.currency!);
   return { ...calculatePoints(program, input, now), currency };

@@ -188,6 +188,10 @@ function standingOf(program: Program, { metrics, rollingSince }: Figures, now: D
   });
 }
 
+/** The tier of a customer who has reached none: the merchant's default, else the lowest (`tiers`: active, lowest position first). */
+export const defaultTier = <T extends Pick<Tier, 'isDefault'>>(tiers: readonly T[]): T | null =>
+  tiers.find((t) => t.isDefault) ?? tiers[0] ?? null;
+
 /**
  * The judgement itself, pure: the standing that `metrics` give on the ladder `tiers` (active,
  * lowest position first) at `now`. A replay of history (finance/replay.ts) judges with it
@@ -196,7 +200,7 @@ function standingOf(program: Program, { metrics, rollingSince }: Figures, now: D
 export function judgeStanding<T extends LadderTier>(tiers: readonly T[], metrics: TierMetrics, now: Date, zone: string): TierStanding<T> {
   const metricOf = (tier: Pick<Tier, 'qualification' | 'window'>) => metrics[`${tier.qualification}:${tier.window}`];
   const qualified = tiers.findLast((t) => metricOf(t) >= t.threshold) ?? null;
-  const current = qualified ?? tiers.find((t) => t.isDefault) ?? tiers[0] ?? null;
+  const current = qualified ?? defaultTier(tiers);
   const next = current ? (tiers.find((t) => t.position > current.position) ?? null) : null;
   return {
     current,
