@@ -144,7 +144,7 @@ async function readProgram(
           FROM ${programTable('tiers', merchantId, asOf)} t
          WHERE t.merchant_id = ${merchantId}::uuid AND t.is_active`
       : null,
-    held: past && first ? Prisma.sql`SELECT ${tierHeldAt(merchantId, first.id, at)}` : null,
+    held: past && first ? tierHeldAt(merchantId, first.id, at) : null,
   });
   const [read, known, found] = await Promise.all([reading, settings, customer]);
   const merchant = known ?? (read.merchant as MerchantSettings | null);

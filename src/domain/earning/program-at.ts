@@ -24,11 +24,11 @@ export function programTable(table: ProgramTable, merchantId: string, at: Date |
              ORDER BY record_id, valid_from > ${instant}::timestamptz, valid_from DESC, written_at DESC) r)`;
 }
 
-/** The tier a customer held at `at`, by its membership history (null: none then). */
+/** The tier a customer held at `at`, by its membership history: a statement of one row, or none (none then). */
 export function tierHeldAt(merchantId: string, customerId: string, at: Date): Prisma.Sql {
   const instant = at.toISOString();
-  return Prisma.sql`(SELECT m.tier_id FROM tier_memberships m
+  return Prisma.sql`SELECT m.tier_id FROM tier_memberships m
      WHERE m.merchant_id = ${merchantId}::uuid AND m.customer_id = ${customerId}::uuid
        AND m.started_at <= ${instant}::timestamptz AND (m.ended_at IS NULL OR m.ended_at > ${instant}::timestamptz)
-     ORDER BY m.started_at DESC, m.id DESC LIMIT 1)`;
+     ORDER BY m.started_at DESC, m.id DESC LIMIT 1`;
 }
