@@ -30,6 +30,8 @@ WORKER_PORTS=(5442 5443)
 # cluster name → port; names as in the vendor README
 SPARE_PORT=5444
 declare -A PORTS=([citus1]=5441 [citus2]=5442 [citus3]=5443 [citus4]=$SPARE_PORT)
+# background workers a node may run (start, below)
+WORKER_PROCESSES=64
 url_of() { echo "postgresql://postgres@127.0.0.1:$COORDINATOR_PORT/$1"; }
 
 log() { echo "citus.sh: $*" >&2; }
@@ -82,13 +84,19 @@ start() {
         --auth-local=trust --auth-host=trust >&2
     fi
     # logical decoding through Citus's own output plugin (which this PostgreSQL build allows
-    # only when listed): shards move while their tables take writes (rebalancing, isolating a tenant)
+    # only when listed): shards move while their tables take writes (rebalancing, isolating a
+    # tenant). Background workers: every database with the extension keeps a maintenance daemon
+    # on each node, and a move takes more (the rebalancer's executors, logical replication's
+    # apply workers); with PostgreSQL's 8, six databases on the cluster left a rebalance waiting
+    # for a worker forever
     printf '%s\n' "listen_addresses = '127.0.0.1'" "shared_preload_libraries = 'citus'" "wal_level = logical" \
-      "output_plugin_libraries = 'pgoutput, test_decoding, citus'" >"/etc/postgresql/$PG_VERSION/$name/conf.d/citus.conf"
+      "output_plugin_libraries = 'pgoutput, test_decoding, citus'" "max_worker_processes = $WORKER_PROCESSES" \
+      >"/etc/postgresql/$PG_VERSION/$name/conf.d/citus.conf"
     if [[ $(status_of "$name") != online ]]; then
       pg_ctlcluster "$PG_VERSION" "$name" start >&2
-    elif [[ $(psql_at "$port" postgres -c "SHOW wal_level") != logical ]]; then
-      log "restarting $PG_VERSION/$name for wal_level = logical"
+    elif [[ $(psql_at "$port" postgres -c "SHOW wal_level") != logical ||
+      $(psql_at "$port" postgres -c "SHOW max_worker_processes") != "$WORKER_PROCESSES" ]]; then
+      log "restarting $PG_VERSION/$name for wal_level = logical and max_worker_processes = $WORKER_PROCESSES"
       pg_ctlcluster "$PG_VERSION" "$name" restart >&2
     else
       pg_ctlcluster "$PG_VERSION" "$name" reload >&2
@@ -119,9 +127,21 @@ create_database() {
 }
 
 drop_database() {
-  local db=$1 port
+  local db=$1 port ports=("$COORDINATOR_PORT" "${WORKER_PORTS[@]}" "$SPARE_PORT")
   [[ $db =~ ^[a-z_][a-z0-9_]*$ && $db != "$DB" ]] || { log "dropdb: refusing '$db'"; exit 2; }
-  for port in "$COORDINATOR_PORT" "${WORKER_PORTS[@]}" "$SPARE_PORT"; do
+  # a shard move cut short leaves its subscription on the target and its slot on the source,
+  # and either one keeps the database from being dropped: the subscriptions go first (their
+  # slots are then idle), then the slots
+  for port in "${ports[@]}"; do
+    [[ $(psql_at "$port" postgres -c "SELECT 1 FROM pg_database WHERE datname = '$db'") == 1 ]] || continue
+    local sub
+    for sub in $(psql_at "$port" "$db" -c "SELECT subname FROM pg_subscription WHERE subdbid = (SELECT oid FROM pg_database WHERE datname = '$db')"); do
+      psql_at "$port" "$db" -c "ALTER SUBSCRIPTION $sub DISABLE" -c "ALTER SUBSCRIPTION $sub SET (slot_name = NONE)" \
+        -c "DROP SUBSCRIPTION $sub" >/dev/null
+    done
+  done
+  for port in "${ports[@]}"; do
+    psql_at "$port" postgres -c "SELECT count(pg_drop_replication_slot(slot_name)) FROM pg_replication_slots WHERE database = '$db' AND NOT active" >/dev/null
     psql_at "$port" postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)"
   done
 }
