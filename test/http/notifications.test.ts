@@ -127,13 +127,14 @@ describe('the notification feed', () => {
     await expect.poll(() => feed.live).toBe(true);
     expect(warnings()).toHaveLength(1);
     await app.db.$executeRaw`SELECT pg_notify(${AUTH_CHANNEL}, 'storefront:someone')`;
-    await expect.poll(() => heard).toEqual(['storefront:someone']);
+    // other test files share the database and its channels (a key they revoke is heard here too)
+    await expect.poll(() => heard).toContain('storefront:someone');
 
     // a live feed that goes deaf is taken down by its next heartbeat
     deaf = true;
     await expect.poll(() => feed.live).toBe(false);
     expect(errors()).toHaveLength(2);
-    // the heartbeats themselves never reached a subscriber
-    expect(heard).toEqual(['storefront:someone']);
+    // the heartbeats themselves (every 200 ms while it was live) never reached a subscriber
+    expect(heard.filter((payload) => payload.startsWith('heartbeat:'))).toEqual([]);
   });
 });
