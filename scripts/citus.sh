@@ -130,8 +130,8 @@ drop_database() {
   local db=$1 port ports=("$COORDINATOR_PORT" "${WORKER_PORTS[@]}" "$SPARE_PORT")
   [[ $db =~ ^[a-z_][a-z0-9_]*$ && $db != "$DB" ]] || { log "dropdb: refusing '$db'"; exit 2; }
   # a shard move cut short leaves its subscription on the target and its slot on the source,
-  # and either one keeps the database from being dropped: the subscriptions go first (their
-  # slots are then idle), then the slots
+  # and either one keeps the database from being dropped: the subscriptions go first, then the
+  # slots (a slot's sender, still streaming to an apply worker on its way out, is ended first)
   for port in "${ports[@]}"; do
     [[ $(psql_at "$port" postgres -c "SELECT 1 FROM pg_database WHERE datname = '$db'") == 1 ]] || continue
     local sub
@@ -141,7 +141,9 @@ drop_database() {
     done
   done
   for port in "${ports[@]}"; do
-    psql_at "$port" postgres -c "SELECT count(pg_drop_replication_slot(slot_name)) FROM pg_replication_slots WHERE database = '$db' AND NOT active" >/dev/null
+    psql_at "$port" postgres \
+      -c "SELECT count(pg_terminate_backend(active_pid, 5000)) FROM pg_replication_slots WHERE database = '$db' AND active_pid IS NOT NULL" \
+      -c "SELECT count(pg_drop_replication_slot(slot_name)) FROM pg_replication_slots WHERE database = '$db' AND NOT active" >/dev/null
     psql_at "$port" postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)"
   done
 }
