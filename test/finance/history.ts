@@ -17,7 +17,8 @@ export async function ledgerEntryAt(
 ) {
   await app.db.$executeRaw`
     WITH c AS (
-      UPDATE customers SET points_balance = points_balance + ${points}
+      UPDATE customers SET points_balance = points_balance + ${points}, points_earned = points_earned + ${Math.max(points, 0)},
+                           points_spent = points_spent + ${Math.max(-points, 0)}
        WHERE merchant_id = ${merchantId}::uuid AND id = ${customerId}::uuid RETURNING points_balance)
     INSERT INTO points_transactions (id, merchant_id, customer_id, points, type, description, source, balance_after, reference_kind, created_at)
     SELECT ${randomUUID()}::uuid, ${merchantId}::uuid, ${customerId}::uuid, ${points}, ${points > 0 ? 'credit' : 'debit'}::"TransactionType",

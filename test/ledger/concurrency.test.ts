@@ -46,6 +46,9 @@ async function invariants(merchantIds: string[]) {
        AND (c.points_balance < 0
             OR c.points_balance <> COALESCE((SELECT sum(t.points) FROM points_transactions t WHERE t.merchant_id = c.merchant_id AND t.customer_id = c.id), 0)
             OR c.points_earned - c.points_spent <> c.points_balance
+            -- a lifetime tier is judged on points_earned: the sum of the customer's credits
+            OR c.points_earned <> COALESCE((SELECT sum(t.points) FROM points_transactions t
+                                             WHERE t.merchant_id = c.merchant_id AND t.customer_id = c.id AND t.type = 'credit'), 0)
             -- the history's and the activity log's totals are trigger-kept counters
             OR c.transaction_count <> (SELECT count(*) FROM points_transactions t WHERE t.merchant_id = c.merchant_id AND t.customer_id = c.id)
             OR c.activity_count <> (SELECT count(*) FROM activities a WHERE a.merchant_id = c.merchant_id AND a.customer_id = c.id))`;

@@ -23,6 +23,7 @@ import type { CustomerProfile } from './customer-records.js';
 export interface CustomerColumns {
   id: Prisma.Sql;
   pointsBalance: Prisma.Sql;
+  pointsEarned: Prisma.Sql;
 }
 
 /** One value read beside each customer: `sql` over the row's columns, `read` of what it answered. */
@@ -55,6 +56,7 @@ export function ownRows<T extends { id: string }>(list: ConnectedList<T>): Custo
 export const profileColumns = (alias: string): CustomerColumns => ({
   id: Prisma.raw(`${alias}.id`),
   pointsBalance: Prisma.raw(`${alias}."pointsBalance"`),
+  pointsEarned: Prisma.raw(`${alias}."pointsEarned"`),
 });
 
 /** The parts' values as the select list's last columns (`_l0`, `_l1`…), over `c`. */
@@ -80,9 +82,10 @@ export async function partsOf(db: Db, customers: readonly CustomerProfile[], par
   const rows = await rowsOf<Record<string, unknown>>(
     db,
     Prisma.sql`
-    SELECT c._i ${partColumns(parts, { id: Prisma.raw('c.id'), pointsBalance: Prisma.raw('c.points_balance') })}
-      FROM unnest(${customers.map((c) => c.id)}::uuid[], ${customers.map((c) => c.pointsBalance)}::int[])
-           WITH ORDINALITY AS c(id, points_balance, _i)
+    SELECT c._i ${partColumns(parts, profileColumns('c'))}
+      FROM unnest(${customers.map((c) => c.id)}::uuid[], ${customers.map((c) => c.pointsBalance)}::int[],
+                  ${customers.map((c) => c.pointsEarned)}::int[])
+           WITH ORDINALITY AS c(id, "pointsBalance", "pointsEarned", _i)
      ORDER BY c._i`,
   );
   return rows.map((row, i) => parts.map((part, p) => part.read(row[`_l${p}`], customers[i]!)));

@@ -8,7 +8,7 @@ import type { Db } from '../../db/client.js';
 import { columnsOf, rowsOf, timeFieldsOf } from '../../db/sql.js';
 import { Prisma, type Tier, type TierMembership } from '../../generated/prisma/client.js';
 import type { TierQualification, TierWindow } from '../../generated/prisma/enums.js';
-import { type CustomerPart, ownRows } from '../customers/customer-parts.js';
+import { type CustomerColumns, type CustomerPart, ownRows } from '../customers/customer-parts.js';
 import { insertActivity } from '../ledger/activity-log.js';
 import { type Program, readProgram } from '../merchants/program.js';
 import { addPeriods, nextYearStart, yearBefore, yearStart } from '../shared/calendar.js';
@@ -65,16 +65,24 @@ export type TierMetrics = Record<MetricKey, number>;
 
 /**
  * A customer's qualifying figures for every window at once, as SQL of one JSON array over the
- * customer's id `customer` (an expression of the enclosing statement). Points earned = every
- * credit placed in the window (an order's when it was placed, even if recorded or approved
- * later), whatever its source (imported balances stand for history earned elsewhere); debits
- * (spending, refund claw-backs) never lower status. Amount spent = subtotals of unrefunded orders
- * placed in the window (history imported without points too), summed only when an active tier
- * qualifies by it: given the ladder, the statement knows; otherwise it asks, so it need not wait
- * for the ladder. Last, the oldest placed time a rolling window counts (when the figures next
- * drop with the clock alone).
+ * customer's columns `c` (expressions of the enclosing statement). Points earned = every credit
+ * placed in the window (an order's when it was placed, even if recorded or approved later),
+ * whatever its source (imported balances stand for history earned elsewhere); debits (spending,
+ * refund claw-backs) never lower status. Over a lifetime that is the customer's `points_earned`,
+ * which the ledger keeps with the balance: only a ladder that counts points in a calendar or
+ * rolling window sums the customer's credits. Amount spent = subtotals of unrefunded orders placed
+ * in the window (history imported without points too), summed only when an active tier qualifies
+ * by it: given the ladder, the statement knows; otherwise it asks, so it need not wait for the
+ * ladder. Last, the oldest placed time a rolling window counts (when the figures next drop with
+ * the clock alone).
  */
-function metricsValue(merchantId: string, customer: Prisma.Sql, now: Date, zone: string, ladder?: readonly LadderTier[]): Prisma.Sql {
+function metricsValue(
+  merchantId: string,
+  c: Pick<CustomerColumns, 'id' | 'pointsEarned'>,
+  now: Date,
+  zone: string,
+  ladder?: readonly LadderTier[],
+): Prisma.Sql {
   const year = windowStart('calendar_year', now, zone)!.toISOString();
   const rolling = windowStart('rolling_12_months', now, zone)!.toISOString();
   const merchant = Prisma.sql`${merchantId}::uuid`;
@@ -87,7 +95,7 @@ function metricsValue(merchantId: string, customer: Prisma.Sql, now: Date, zone:
                COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${rolling}::timestamptz), 0) AS rolling,
                MIN(placed_at) FILTER (WHERE placed_at >= ${rolling}::timestamptz) AS rolling_since
           FROM orders
-         WHERE merchant_id = ${merchant} AND customer_id = ${customer} AND refunded_at IS NULL
+         WHERE merchant_id = ${merchant} AND customer_id = ${c.id} AND refunded_at IS NULL
          ${
            ladder
              ? Prisma.empty
@@ -95,16 +103,18 @@ function metricsValue(merchantId: string, customer: Prisma.Sql, now: Date, zone:
                         WHERE merchant_id = ${merchant} AND is_active AND qualification = 'amount_spent'::"TierQualification")`
          }`;
   // no upper bound at `now`: a credit just written by the database's clock must count
-  return Prisma.sql`(
-    SELECT json_build_array(p.lifetime, p.year, p.rolling, s.lifetime, s.year, s.rolling, LEAST(p.rolling_since, s.rolling_since))
-      FROM (
-        SELECT COALESCE(SUM(points), 0)::float8 AS lifetime,
-               COALESCE(SUM(points) FILTER (WHERE placed_at >= ${year}::timestamptz), 0)::float8 AS year,
+  const windowed =
+    !ladder || ladder.some((t) => t.qualification === 'points_earned' && t.window !== 'lifetime')
+      ? Prisma.sql`
+        SELECT COALESCE(SUM(points) FILTER (WHERE placed_at >= ${year}::timestamptz), 0)::float8 AS year,
                COALESCE(SUM(points) FILTER (WHERE placed_at >= ${rolling}::timestamptz), 0)::float8 AS rolling,
                MIN(placed_at) FILTER (WHERE placed_at >= ${rolling}::timestamptz) AS rolling_since
           FROM points_transactions
-         WHERE merchant_id = ${merchant} AND customer_id = ${customer} AND type = 'credit'::"TransactionType"
-      ) p, (${spent}) s)`;
+         WHERE merchant_id = ${merchant} AND customer_id = ${c.id} AND type = 'credit'::"TransactionType"`
+      : Prisma.sql`SELECT 0 AS year, 0 AS rolling, NULL::timestamptz AS rolling_since`;
+  return Prisma.sql`(
+    SELECT json_build_array(${c.pointsEarned}, p.year, p.rolling, s.lifetime, s.year, s.rolling, LEAST(p.rolling_since, s.rolling_since))
+      FROM (${windowed}) p, (${spent}) s)`;
 }
 
 interface Figures {
@@ -131,10 +141,11 @@ function metricsOf(value: unknown[]): Figures {
 
 /** The qualifying figures of many customers of one merchant, in one statement. */
 async function customerMetrics(db: Db, merchantId: string, customerIds: readonly string[], now: Date, program: Program) {
+  const earned = Prisma.sql`(SELECT points_earned FROM customers WHERE merchant_id = ${merchantId}::uuid AND id = o.id)`;
   const rows = await rowsOf<{ metrics: unknown[] }>(
     db,
     Prisma.sql`
-    SELECT ${metricsValue(merchantId, Prisma.sql`o.id`, now, program.zone, program.tiers)} AS metrics
+    SELECT ${metricsValue(merchantId, { id: Prisma.sql`o.id`, pointsEarned: earned }, now, program.zone, program.tiers)} AS metrics
       FROM unnest(${[...customerIds]}::uuid[]) WITH ORDINALITY AS o(id, i)
      ORDER BY o.i`,
   );
@@ -314,7 +325,7 @@ export async function customerTierStatus(db: Db, merchantId: string, customerId:
  */
 export function tierStatusPart(merchantId: string, program: Program, now: Date): CustomerPart<CustomerTierStatus> {
   return {
-    sql: (c) => metricsValue(merchantId, c.id, now, program.zone, program.tiers),
+    sql: (c) => metricsValue(merchantId, c, now, program.zone, program.tiers),
     read: (metrics) => tierStatus(standingOf(program, metricsOf(metrics as unknown[]), now)),
   };
 }
