@@ -65,16 +65,16 @@ export type TierMetrics = Record<MetricKey, number>;
 
 /**
  * A customer's qualifying figures for every window at once, as SQL of one JSON array over the
- * customer's columns `c` (expressions of the enclosing statement). Points earned = every credit
- * placed in the window (an order's when it was placed, even if recorded or approved later),
- * whatever its source (imported balances stand for history earned elsewhere); debits (spending,
- * refund claw-backs) never lower status. Over a lifetime that is the customer's `points_earned`,
- * which the ledger keeps with the balance: only a ladder that counts points in a calendar or
- * rolling window sums the customer's credits. Amount spent = subtotals of unrefunded orders placed
- * in the window (history imported without points too), summed only when an active tier qualifies
- * by it: given the ladder, the statement knows; otherwise it asks, so it need not wait for the
- * ladder. Last, the oldest placed time a rolling window counts (when the figures next drop with
- * the clock alone).
+ * customer's columns `c` (expressions of the enclosing statement, whose aliases its own must not
+ * hide). Points earned = every credit placed in the window (an order's when it was placed, even
+ * if recorded or approved later), whatever its source (imported balances stand for history
+ * earned elsewhere); debits (spending, refund claw-backs) never lower status. Over a lifetime
+ * that is the customer's `points_earned`, which the ledger keeps with the balance: only a ladder
+ * that counts points in a calendar or rolling window sums the customer's credits. Amount spent =
+ * subtotals of unrefunded orders placed in the window (history imported without points too),
+ * summed only when an active tier qualifies by it: given the ladder, the statement knows;
+ * otherwise it asks, so it need not wait for the ladder. Last, the oldest placed time a rolling
+ * window counts (when the figures next drop with the clock alone).
  */
 function metricsValue(
   merchantId: string,
@@ -113,8 +113,9 @@ function metricsValue(
          WHERE merchant_id = ${merchant} AND customer_id = ${c.id} AND type = 'credit'::"TransactionType"`
       : Prisma.sql`SELECT 0 AS year, 0 AS rolling, NULL::timestamptz AS rolling_since`;
   return Prisma.sql`(
-    SELECT json_build_array(${c.pointsEarned}, p.year, p.rolling, s.lifetime, s.year, s.rolling, LEAST(p.rolling_since, s.rolling_since))
-      FROM (${windowed}) p, (${spent}) s)`;
+    SELECT json_build_array(${c.pointsEarned}, credits.year, credits.rolling, purchases.lifetime, purchases.year, purchases.rolling,
+                            LEAST(credits.rolling_since, purchases.rolling_since))
+      FROM (${windowed}) credits, (${spent}) purchases)`;
 }
 
 interface Figures {
