@@ -44,6 +44,8 @@ export interface Context {
   clientAddress?: string;
   /** Public face, an answer that may be cached: when it stops being true by the clock alone (cached.ts). */
   answerLife?: AnswerLife;
+  /** Public face, an answer being kept: the revisions of the merchant's program it is kept under (programs.get). */
+  programRevision?: string;
 }
 
 /** The scope(s) a failed check required, for the 403 message. */

@@ -60,7 +60,7 @@ const PROGRAM = Symbol('loyalty.program');
 /** The merchant's program, once per request: at once when the instance's cache holds it. */
 export function programOf(ctx: Context): MaybePromise<Program> {
   const held = ctx as Context & { [PROGRAM]?: MaybePromise<Program> };
-  return (held[PROGRAM] ??= ctx.programs ? ctx.programs.get(ctx.merchantId) : readProgram(ctx.db, ctx.merchantId));
+  return (held[PROGRAM] ??= ctx.programs ? ctx.programs.get(ctx.merchantId, ctx.programRevision) : readProgram(ctx.db, ctx.merchantId));
 }
 
 /** The links a field's customers are read with: their parts, and where each selected link's value is. */

@@ -56,8 +56,11 @@ export interface RequestState {
   publicAnswer?: boolean;
   /** GraphQL: the request's document, operation and variables, as its answer is kept under them (plugins/response-cache.ts). */
   answerParams?: GraphQLParams;
-  /** GraphQL: a query whose answer may be kept: the customers it names; once its revisions are read, the merchant's zone and the answer's key. */
-  answer?: { named: NamedCustomers; operation?: { id: number }; zone?: string; key?: string };
+  /**
+   * GraphQL: a query whose answer may be kept: the customers it names; once its revisions are
+   * read, the merchant's zone, its program's revisions and the answer's key.
+   */
+  answer?: { named: NamedCustomers; operation?: { id: number }; zone?: string; program?: string; key?: string };
   /** GraphQL: a query whose answers may be kept, run without the cache (its answers are seldom asked for again). */
   answerSkipped?: boolean;
 }

@@ -108,6 +108,36 @@ describe('answers kept by the service', () => {
     }
   });
 
+  it("computes an answer it keeps from the program at the answer's revisions, even when the instance was not told of the change", async () => {
+    const merchant = await newMerchant(app, 'kept-program');
+    const ownKey = await newKey(app, merchant.id);
+    const shopper = await newCustomer(app, merchant.id, { points: 40 });
+    const tier = (name: string, position: number, threshold: number) =>
+      app.db.tier.create({ data: { merchantId: merchant.id, name, position, threshold, benefits: [], isDefault: position === 1 } });
+    await tier('Bronze', 1, 0);
+    const silver = await tier('Silver', 2, 100);
+    const status = async (operation: string) => {
+      const query = `query ${operation}($c: ID!) { customer(id: $c) { data { tier_status { next_tier { name threshold } } } } }`;
+      const res = await post(query, { c: shopper.platformId }, { authorization: `Bearer ${ownKey}` });
+      return { cache: res.headers.get('cache-status'), next: (await res.json()).data.customer.data.tier_status.next_tier };
+    };
+    // a change whose notice has not reached this instance (written here with none): the program's
+    // revision moves in its transaction
+    const quietly = (threshold: number) =>
+      app.db.tier.update({ where: { merchantId_id: { merchantId: merchant.id, id: silver.id } }, data: { threshold } });
+    const missed = expect.stringMatching(/^loyalty; fwd=miss; stored/);
+    // the instance caches the merchant's program, and keeps the answer
+    expect(await status('Status')).toMatchObject({ next: { name: 'Silver', threshold: 100 } });
+    expect(await status('Status')).toEqual({ cache: 'loyalty; hit', next: { name: 'Silver', threshold: 100 } });
+    // a document it knows is computed again, from the program as stored
+    await quietly(250);
+    expect(await status('Status')).toEqual({ cache: missed, next: { name: 'Silver', threshold: 250 } });
+    expect(await status('Status')).toEqual({ cache: 'loyalty; hit', next: { name: 'Silver', threshold: 250 } });
+    // and so is one it runs for the first time
+    await quietly(300);
+    expect(await status('Fresh')).toEqual({ cache: missed, next: { name: 'Silver', threshold: 300 } });
+  });
+
   describe('with RESPONSE_CACHE_BYTES=0', () => {
     let other: ReturnType<typeof createApp>;
     const db = () => createPrisma(app.url, 2);

@@ -206,7 +206,9 @@ describe('the LoyaltyPanel document', () => {
 describe("the merchant's program, cached on every instance", () => {
   it('is forgotten by every instance when a tier or a setting changes on any of them', async () => {
     const otherDb = createPrisma(app.url, 2);
-    const other = createApp({ db: otherDb, databaseUrl: app.url, config: testConfig() });
+    // keeping no answers: an answer being kept reads the program at its revisions, so only the
+    // program cache's own reads show what it holds (test/cache/answers.test.ts)
+    const other = createApp({ db: otherDb, databaseUrl: app.url, config: testConfig({ RESPONSE_CACHE_BYTES: '0' }) });
     const admin = adminClient(app, merchant.admin_token);
     const panelOn = async (instance: { fetch: (url: string, init: RequestInit) => Promise<Response> }) => {
       const res = await instance.fetch('http://loyalty.test/graphql', {

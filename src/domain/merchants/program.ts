@@ -4,12 +4,15 @@
 // or the settings announces it in its own transaction on the database's notification channel,
 // and every instance forgets that merchant (this one before the change returns). While the
 // notification feed is down nothing is cached; without a feed (no database URL) every read asks.
+// A notice arrives a moment after its change commits: a storefront answer being kept, which must
+// be what its revisions say, asks for the program at those revisions (ProgramCache.get).
 import type { Db } from '../../db/client.js';
 import { type NotificationFeed, notifiedCache, PROGRAM_CHANNEL } from '../../db/notifications.js';
 import { columnsOf, rowsOf } from '../../db/sql.js';
 import { Prisma, type Tier } from '../../generated/prisma/client.js';
 import { DEFAULT_TIMEZONE } from '../shared/calendar.js';
 import type { MaybePromise } from '../shared/maybe-promise.js';
+import { programRevision } from '../storefront/revisions.js';
 
 export interface Program {
   /** The IANA zone of the merchant's calendar. */
@@ -20,6 +23,8 @@ export interface Program {
   pointsExpiryDays: number | null;
   /** The active tiers, lowest position first: the ladder a customer is judged on. */
   tiers: Tier[];
+  /** The revisions of the merchant's row and its program it was read at (storefront/revisions.ts). */
+  revision: string;
 }
 
 /** A merchant's currency unless set (the column's default). */
@@ -29,22 +34,30 @@ const tierColumns = columnsOf(Prisma.TierScalarFieldEnum, 't');
 
 /** The merchant's program as stored now, in one statement. */
 export async function readProgram(db: Db, merchantId: string): Promise<Program> {
-  const rows = await rowsOf<Tier & { zone: string; currency: string; expiryDays: number | null }>(
+  type Row = Tier & { zone: string; currency: string; expiryDays: number | null; merchantRevision: string; programRevision: string | null };
+  const rows = await rowsOf<Row>(
     db,
     Prisma.sql`
-    SELECT m.timezone AS zone, m.currency, m.points_expiry_days AS "expiryDays", ${tierColumns}
+    SELECT m.timezone AS zone, m.currency, m.points_expiry_days AS "expiryDays", m.revision AS "merchantRevision",
+           (SELECT p.revision FROM program_revisions p WHERE p.merchant_id = ${merchantId}::uuid) AS "programRevision",
+           ${tierColumns}
       FROM merchants m LEFT JOIN tiers t ON t.merchant_id = m.id AND t.is_active
      WHERE m.id = ${merchantId}::uuid
      ORDER BY t.position, t.id`,
   );
+  const first = rows[0];
   return {
-    zone: rows[0]?.zone ?? DEFAULT_TIMEZONE,
-    currency: rows[0]?.currency ?? DEFAULT_CURRENCY,
-    pointsExpiryDays: rows[0]?.expiryDays ?? null,
+    zone: first?.zone ?? DEFAULT_TIMEZONE,
+    currency: first?.currency ?? DEFAULT_CURRENCY,
+    pointsExpiryDays: first?.expiryDays ?? null,
     // a NULL list reads as none, as Prisma reads it
     tiers: rows
       .filter((r) => r.id !== null)
-      .map(({ zone: _, currency: __, expiryDays: ___, ...tier }) => ({ ...tier, benefits: tier.benefits ?? [] })),
+      .map(({ zone: _, currency: __, expiryDays: ___, merchantRevision: ____, programRevision: _____, ...tier }) => ({
+        ...tier,
+        benefits: tier.benefits ?? [],
+      })),
+    revision: first ? programRevision(first.merchantRevision, first.programRevision) : '',
   };
 }
 
@@ -63,8 +76,12 @@ export function programChangedHere(merchantId: string) {
 }
 
 export interface ProgramCache {
-  /** The merchant's program: at once when cached. */
-  get(merchantId: string): MaybePromise<Program>;
+  /**
+   * The merchant's program: at once when cached. `revision`: the revisions the caller read
+   * (storefront/revisions.ts); a program cached at others is read again, so an answer kept under
+   * them is computed from the program they name, even before this instance hears of the change.
+   */
+  get(merchantId: string, revision?: string): MaybePromise<Program>;
   close(): void;
 }
 
@@ -79,7 +96,13 @@ export function programCache(db: Db, feed?: NotificationFeed): ProgramCache {
   const forget = (merchantId: string) => programs.forget(merchantId);
   changedHere.add(forget);
   return {
-    get: (merchantId) => programs.get(merchantId, () => readProgram(db, merchantId)),
+    get(merchantId, revision) {
+      const load = () => readProgram(db, merchantId);
+      const cached = programs.get(merchantId, load);
+      if (revision === undefined || cached instanceof Promise || cached.revision === revision) return cached;
+      programs.forget(merchantId);
+      return programs.get(merchantId, load);
+    },
     close() {
       changedHere.delete(forget);
       unsubscribe?.();

@@ -21,6 +21,8 @@ export interface Revisions {
   key: string;
   /** The merchant's time zone: its calendar decides when an answer's day ends. */
   zone: string;
+  /** The revisions of the merchant's row and its program: a cached Program read under others is read again. */
+  program: string;
 }
 
 /**
@@ -49,6 +51,9 @@ function matching(merchantId: string, named: NamedCustomers): Prisma.Sql | null 
       WHERE c.merchant_id = ${merchantId}::uuid AND (${Prisma.join(terms, ' OR ')}))`;
 }
 
+/** The revisions a merchant's Program answers to: its row's and its program's, as one string. */
+export const programRevision = (merchant: string, program: string | null) => `${merchant}/${program ?? 0}`;
+
 /** The revisions of the merchant's row, its program and the customers named (null: no such merchant). */
 export async function readRevisions(db: Db, merchantId: string, named: NamedCustomers): Promise<Revisions | null> {
   const customers = matching(merchantId, named) ?? Prisma.sql`''`;
@@ -61,5 +66,6 @@ export async function readRevisions(db: Db, merchantId: string, named: NamedCust
       FROM merchants m WHERE m.id = ${merchantId}::uuid`,
   );
   if (!row) return null;
-  return { key: `${row.merchant}/${row.program ?? 0}/${row.customers ?? ''}`, zone: row.zone };
+  const program = programRevision(row.merchant, row.program);
+  return { key: `${program}/${row.customers ?? ''}`, zone: row.zone, program };
 }

@@ -165,7 +165,7 @@ function useKeptAnswers(store: AnswerStore, known: KnownOperations, runs: Runs, 
           const read = performance.now();
           operation.asks.readMs = averaged(operation.asks.readMs, read - asked);
           const key = answerKey(principal, operation, params, revisions);
-          state.answer = { named, operation, zone: revisions?.zone, key };
+          state.answer = { named, operation, zone: revisions?.zone, program: revisions?.program, key };
           const kept = store.find(key);
           counted(operation.asks, Boolean(kept));
           if (!kept) return void runs.set(state, { asks: operation.asks, from: read });
@@ -195,6 +195,7 @@ function usePlan(known: KnownOperations): EnvelopPlugin<Context> {
       if (!plan) return;
       state.answer ??= { named: namedFor(ctx.principal, plan, params.variables), operation };
       ctx.answerLife = { until: Number.POSITIVE_INFINITY };
+      ctx.programRevision = state.answer.program;
     },
   };
 }
@@ -284,6 +285,7 @@ export function useResponseCache(maxBytes: number, dbFor: (merchantId: string) =
         // the operation's first request: it was learnt just now
         const revisions = await readRevisions(ctx.db, ctx.merchantId, answer.named);
         answer.zone = revisions?.zone;
+        ctx.programRevision = answer.program = revisions?.program;
         return (answer.key = answerKey(ctx.principal!, answer.operation!, state.answerParams!, revisions));
       },
       // answers are kept under their revisions: nothing a mutation returns is needed to drop them
