@@ -47,6 +47,32 @@ export interface LoadResult {
 
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 
+/** Tells the benchmark when the measured window opens and closes: it counts CPU over the window alone (bench/cpu.ts). */
+const signal = (window: 'open' | 'close') => process.send!({ window });
+
+/**
+ * Signals the window [from, to] (µs, nowUs's clock) at its edges; the function returned, called
+ * when the job's answers are in, closes an open window still open then (before the result is sent).
+ */
+function signalWindow(from: number, to: number) {
+  let open = false;
+  const opening = setTimeout(
+    () => {
+      open = true;
+      signal('open');
+    },
+    Math.max(0, (from - nowUs()) / 1000),
+  );
+  const close = () => {
+    clearTimeout(opening);
+    clearTimeout(closing);
+    if (open) signal('close');
+    open = false;
+  };
+  const closing = setTimeout(close, Math.max(0, (to - nowUs()) / 1000));
+  return close;
+}
+
 function options(job: LoadJob, duration: number): autocannon.Options {
   const { method, path, body, headers } = job.request;
   const templated = path.includes('__') || (body ?? '').includes('__');
@@ -125,6 +151,7 @@ function summarise(t: Tally): LoadResult {
  */
 async function run(job: LoadJob): Promise<LoadResult> {
   const t = tally(nowUs() + job.warmup * 1e6);
+  const closeWindow = signalWindow(t.from, t.from + job.duration * 1e6);
   const instance = autocannon(options(job, job.warmup + job.duration));
   // each response's time (ms, from process.hrtime), as autocannon's histogram records them
   instance.on('response', (_client, status, _bytes, ms) => {
@@ -139,6 +166,7 @@ async function run(job: LoadJob): Promise<LoadResult> {
   });
   await instance;
   t.to = nowUs();
+  closeWindow();
   return summarise(t);
 }
 
@@ -188,6 +216,7 @@ async function runRounds(job: LoadJob, sockets: number, round: Round): Promise<L
   const t = tally(Infinity);
   t.to = Infinity;
   let opened = 0;
+  let closeWindow = () => {};
   const client = async () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
     let first = true;
@@ -202,6 +231,7 @@ async function runRounds(job: LoadJob, sockets: number, round: Round): Promise<L
           if (++opened === job.connections) {
             t.from = Math.max(done, earliest);
             t.to = t.from + job.duration * 1e6;
+            closeWindow = signalWindow(t.from, t.to);
           }
         }
         if (done <= t.from || done > t.to) continue;
@@ -217,6 +247,7 @@ async function runRounds(job: LoadJob, sockets: number, round: Round): Promise<L
     }
   };
   await Promise.all(Array.from({ length: job.connections }, client));
+  closeWindow();
   return summarise(t);
 }
 

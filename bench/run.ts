@@ -120,12 +120,17 @@ class LoadWorker {
     });
     this.ready = new Promise((resolve) => this.child.once('message', () => resolve()));
   }
-  async run(job: LoadJob): Promise<LoadResult> {
+  /** Runs `job`; `onWindow` hears when its measured window opens and closes. */
+  async run(job: LoadJob, onWindow?: (edge: 'open' | 'close') => void): Promise<LoadResult> {
     await this.ready;
     return new Promise((resolve, reject) => {
-      this.child.once('message', (msg: { ok: boolean; result?: LoadResult; error?: string }) =>
-        msg.ok ? resolve(msg.result!) : reject(new Error(msg.error)),
-      );
+      const heard = (msg: { window?: 'open' | 'close'; ok?: boolean; result?: LoadResult; error?: string }) => {
+        if (msg.window) return onWindow?.(msg.window);
+        this.child.off('message', heard);
+        if (msg.ok) resolve(msg.result!);
+        else reject(new Error(msg.error));
+      };
+      this.child.on('message', heard);
       this.child.send(job);
     });
   }
@@ -263,10 +268,17 @@ async function measure(
 ): Promise<Measurement & { window: [number, number]; requests: number }> {
   const stop = sampleRss(server);
   const allocated = allocationCounter(server);
-  const cpu = cpuDatabase ? startCpuCount(server.pid, cpuDatabase) : null;
+  // CPU over the measured window alone, as req/s and latency are: the warm-up opens the pools'
+  // connections, and a new backend's first statements (a Citus worker's metadata, plans) are not
+  // what a request costs a server that is running
+  let cpu: (() => Record<string, number>) | null = null;
+  let used: Record<string, number> | undefined;
   const logged = logOffset(server);
-  const r = await worker.run({ url: server.url, connections, warmup: settings.warmup, duration, ...sent(req), customers });
-  const used = cpu?.();
+  const r = await worker.run({ url: server.url, connections, warmup: settings.warmup, duration, ...sent(req), customers }, (edge) => {
+    if (!cpuDatabase) return;
+    if (edge === 'open') cpu = startCpuCount(server.pid, cpuDatabase);
+    else used = cpu?.();
+  });
   const allocatedBytes = allocated();
   const peak = stop();
   const m: Measurement = {
@@ -285,11 +297,9 @@ async function measure(
     status_codes: r.statusCodes,
     peak_rss_mb: Math.round(peak),
     ...(r.allRequests ? { alloc_kb_per_request: Math.round(allocatedBytes / r.allRequests / 102.4) / 10 } : {}),
-    ...(used && r.allRequests
+    ...(used && r.requests
       ? {
-          cpu_ms_per_request: Object.fromEntries(
-            Object.entries(used).map(([k, ms]) => [k, Math.round((ms / r.allRequests) * 1000) / 1000]),
-          ),
+          cpu_ms_per_request: Object.fromEntries(Object.entries(used).map(([k, ms]) => [k, Math.round((ms / r.requests) * 1000) / 1000])),
         }
       : {}),
   };
