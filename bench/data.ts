@@ -109,6 +109,21 @@ export async function prepareCitus(cluster: Cluster, name = BENCH_DB): Promise<s
 /** The workers' URLs of a database on the cluster. */
 export const workerUrls = (cluster: Cluster, db = BENCH_DB) => cluster.workers.map((w) => nodeUrl(cluster.adminUrl, w, db));
 
+/** The tables the benchmark's requests write: their rows, the ledger's counters and outbox, the dispatcher's marks, keys' last use. */
+const WRITTEN_TABLES = ['customers', 'points_transactions', 'activities', 'events', 'ledger_buckets', 'api_keys'];
+
+/**
+ * VACUUM of the tables the runs write (on a cluster, of every shard): each row starts on tables
+ * kept as autovacuum keeps them, whether or not the server runs it. A PostgreSQL with autovacuum
+ * off (this machine's: conf.d/90-ci.conf) piled up the dead rows of a whole run: the outbox
+ * dispatcher, polling in the service's process beside every row, read each dispatched event's
+ * index entry (138 ms a pass late in a full run), and its backends' CPU was charged to whichever
+ * server the row measured. Fast on clean tables (their pages are marked all-visible).
+ */
+export async function vacuumWritten(urls: string[]) {
+  await Promise.all(urls.map((url) => withClient(url, (c) => c.query(`VACUUM ${WRITTEN_TABLES.join(', ')}`))));
+}
+
 /** CHECKPOINT on each node (on a cluster the workers write the shards' WAL). */
 export async function checkpointAll(urls: string[]) {
   await Promise.all(urls.map((url) => withClient(url, (c) => c.query('CHECKPOINT'))));

@@ -32,6 +32,7 @@ import {
   type TableSize,
   type Tenant,
   tableSizes,
+  vacuumWritten,
   withClient,
   withoutTriggers,
   workerUrls,
@@ -386,6 +387,8 @@ async function runMatrix(
     rounds: number;
     /** Before each write row: a CHECKPOINT, so every server's writes start from the same WAL state. */
     beforeWrite?: () => Promise<void>;
+    /** Before each row: the written tables vacuumed (vacuumWritten). */
+    beforeRow?: () => Promise<void>;
   },
 ) {
   // writes last, so reads see the loaded data (the warm-up's writes only add a few rows to
@@ -447,6 +450,7 @@ async function measurePlan(
           let m: Measurement;
           for (let attempt = 1; ; attempt++) {
             await ensureAlive(t.slot);
+            await opts.beforeRow?.();
             if (op.kind === 'write') await opts.beforeWrite?.();
             m = await measure(rowPhase, t.slot.server, op, t.protocol, t.req, c, opts.duration, opts.customers, cpuOf, [
               round,
@@ -613,6 +617,7 @@ async function citusPhase(singleUrl: string, singleTenant: Tenant) {
         customers: full.customers,
         rounds: settings.repeat,
         beforeWrite: checkpoint,
+        beforeRow: () => vacuumWritten([singleUrl, url]),
       }),
   );
 }
@@ -659,6 +664,7 @@ try {
           // one run a row: concurrency 1 moves little, and the growth table is not judged
           rounds: 1,
           beforeWrite: checkpoint,
+          beforeRow: () => vacuumWritten([url]),
         }),
     );
     t = performance.now();
@@ -705,6 +711,7 @@ try {
         customers: full.customers,
         rounds: settings.repeat,
         beforeWrite: checkpoint,
+        beforeRow: () => vacuumWritten([url]),
       });
     },
   );
