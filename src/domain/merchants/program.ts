@@ -12,7 +12,7 @@ import { columnsOf, rowsOf } from '../../db/sql.js';
 import { Prisma, type Tier } from '../../generated/prisma/client.js';
 import { DEFAULT_TIMEZONE } from '../shared/calendar.js';
 import type { MaybePromise } from '../shared/maybe-promise.js';
-import { programRevision } from '../storefront/revisions.js';
+import { programRevisionColumn } from '../storefront/revisions.js';
 
 export interface Program {
   /** The IANA zone of the merchant's calendar. */
@@ -34,12 +34,10 @@ const tierColumns = columnsOf(Prisma.TierScalarFieldEnum, 't');
 
 /** The merchant's program as stored now, in one statement. */
 export async function readProgram(db: Db, merchantId: string): Promise<Program> {
-  type Row = Tier & { zone: string; currency: string; expiryDays: number | null; merchantRevision: string; programRevision: string | null };
-  const rows = await rowsOf<Row>(
+  const rows = await rowsOf<Tier & { zone: string; currency: string; expiryDays: number | null; program_revision: string }>(
     db,
     Prisma.sql`
-    SELECT m.timezone AS zone, m.currency, m.points_expiry_days AS "expiryDays", m.revision AS "merchantRevision",
-           (SELECT p.revision FROM program_revisions p WHERE p.merchant_id = ${merchantId}::uuid) AS "programRevision",
+    SELECT m.timezone AS zone, m.currency, m.points_expiry_days AS "expiryDays", ${programRevisionColumn(merchantId)},
            ${tierColumns}
       FROM merchants m LEFT JOIN tiers t ON t.merchant_id = m.id AND t.is_active
      WHERE m.id = ${merchantId}::uuid
@@ -53,11 +51,8 @@ export async function readProgram(db: Db, merchantId: string): Promise<Program> 
     // a NULL list reads as none, as Prisma reads it
     tiers: rows
       .filter((r) => r.id !== null)
-      .map(({ zone: _, currency: __, expiryDays: ___, merchantRevision: ____, programRevision: _____, ...tier }) => ({
-        ...tier,
-        benefits: tier.benefits ?? [],
-      })),
-    revision: first ? programRevision(first.merchantRevision, first.programRevision) : '',
+      .map(({ zone: _, currency: __, expiryDays: ___, program_revision: ____, ...tier }) => ({ ...tier, benefits: tier.benefits ?? [] })),
+    revision: first?.program_revision ?? '',
   };
 }
 

@@ -51,21 +51,24 @@ function matching(merchantId: string, named: NamedCustomers): Prisma.Sql | null 
       WHERE c.merchant_id = ${merchantId}::uuid AND (${Prisma.join(terms, ' OR ')}))`;
 }
 
-/** The revisions a merchant's Program answers to: its row's and its program's, as one string. */
-export const programRevision = (merchant: string, program: string | null) => `${merchant}/${program ?? 0}`;
+/**
+ * The revisions a merchant's Program answers to, over its row `m`: its row's and its program's,
+ * as one text (`program_revision`). Every statement that reads them reads this column, so a
+ * program read at the revisions an answer is kept under says the same text.
+ */
+export const programRevisionColumn = (merchantId: string) => Prisma.sql`
+  m.revision || '/' || COALESCE((SELECT p.revision FROM program_revisions p WHERE p.merchant_id = ${merchantId}::uuid), 0)
+    AS program_revision`;
 
 /** The revisions of the merchant's row, its program and the customers named (null: no such merchant). */
 export async function readRevisions(db: Db, merchantId: string, named: NamedCustomers): Promise<Revisions | null> {
   const customers = matching(merchantId, named) ?? Prisma.sql`''`;
-  const [row] = await rowsOf<{ merchant: string; program: string | null; customers: string | null; zone: string }>(
+  const [row] = await rowsOf<{ program_revision: string; customers: string | null; zone: string }>(
     db,
     Prisma.sql`
-    SELECT m.revision AS merchant, m.timezone AS zone,
-           (SELECT p.revision FROM program_revisions p WHERE p.merchant_id = ${merchantId}::uuid) AS program,
-           ${customers} AS customers
+    SELECT ${programRevisionColumn(merchantId)}, m.timezone AS zone, ${customers} AS customers
       FROM merchants m WHERE m.id = ${merchantId}::uuid`,
   );
   if (!row) return null;
-  const program = programRevision(row.merchant, row.program);
-  return { key: `${program}/${row.customers ?? ''}`, zone: row.zone, program };
+  return { key: `${row.program_revision}/${row.customers ?? ''}`, zone: row.zone, program: row.program_revision };
 }
