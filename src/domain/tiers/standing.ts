@@ -72,46 +72,37 @@ export type TierMetrics = Record<MetricKey, number>;
  * that is the customer's `points_earned`, which the ledger keeps with the balance: only a ladder
  * that counts points in a calendar or rolling window sums the customer's credits. Amount spent =
  * subtotals of unrefunded orders placed in the window (history imported without points too),
- * summed only when an active tier qualifies by it: given the ladder, the statement knows;
- * otherwise it asks, so it need not wait for the ladder. Last, the oldest placed time a rolling
- * window counts (when the figures next drop with the clock alone).
+ * summed only when an active tier (of `ladder`) qualifies by it. Last, the oldest placed time a
+ * rolling window counts (when the figures next drop with the clock alone).
  */
 function metricsValue(
   merchantId: string,
   c: Pick<CustomerColumns, 'id' | 'pointsEarned'>,
   now: Date,
   zone: string,
-  ladder?: readonly LadderTier[],
+  ladder: readonly LadderTier[],
 ): Prisma.Sql {
   const year = windowStart('calendar_year', now, zone)!.toISOString();
   const rolling = windowStart('rolling_12_months', now, zone)!.toISOString();
   const merchant = Prisma.sql`${merchantId}::uuid`;
-  const spent =
-    ladder && !ladder.some((t) => t.qualification === 'amount_spent')
-      ? Prisma.sql`SELECT 0 AS lifetime, 0 AS year, 0 AS rolling, NULL::timestamptz AS rolling_since`
-      : Prisma.sql`
+  const spent = !ladder.some((t) => t.qualification === 'amount_spent')
+    ? Prisma.sql`SELECT 0 AS lifetime, 0 AS year, 0 AS rolling, NULL::timestamptz AS rolling_since`
+    : Prisma.sql`
         SELECT COALESCE(SUM(subtotal), 0) AS lifetime,
                COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${year}::timestamptz), 0) AS year,
                COALESCE(SUM(subtotal) FILTER (WHERE placed_at >= ${rolling}::timestamptz), 0) AS rolling,
                MIN(placed_at) FILTER (WHERE placed_at >= ${rolling}::timestamptz) AS rolling_since
           FROM orders
-         WHERE merchant_id = ${merchant} AND customer_id = ${c.id} AND refunded_at IS NULL
-         ${
-           ladder
-             ? Prisma.empty
-             : Prisma.sql`AND EXISTS (SELECT 1 FROM tiers
-                        WHERE merchant_id = ${merchant} AND is_active AND qualification = 'amount_spent'::"TierQualification")`
-         }`;
+         WHERE merchant_id = ${merchant} AND customer_id = ${c.id} AND refunded_at IS NULL`;
   // no upper bound at `now`: a credit just written by the database's clock must count
-  const windowed =
-    !ladder || ladder.some((t) => t.qualification === 'points_earned' && t.window !== 'lifetime')
-      ? Prisma.sql`
+  const windowed = ladder.some((t) => t.qualification === 'points_earned' && t.window !== 'lifetime')
+    ? Prisma.sql`
         SELECT COALESCE(SUM(points) FILTER (WHERE placed_at >= ${year}::timestamptz), 0)::float8 AS year,
                COALESCE(SUM(points) FILTER (WHERE placed_at >= ${rolling}::timestamptz), 0)::float8 AS rolling,
                MIN(placed_at) FILTER (WHERE placed_at >= ${rolling}::timestamptz) AS rolling_since
           FROM points_transactions
          WHERE merchant_id = ${merchant} AND customer_id = ${c.id} AND type = 'credit'::"TransactionType"`
-      : Prisma.sql`SELECT 0 AS year, 0 AS rolling, NULL::timestamptz AS rolling_since`;
+    : Prisma.sql`SELECT 0 AS year, 0 AS rolling, NULL::timestamptz AS rolling_since`;
   return Prisma.sql`(
     SELECT json_build_array(${c.pointsEarned}, credits.year, credits.rolling, purchases.lifetime, purchases.year, purchases.rolling,
                             LEAST(credits.rolling_since, purchases.rolling_since))
