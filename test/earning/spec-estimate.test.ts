@@ -236,4 +236,58 @@ describe('points that would overflow the ledger', () => {
       await otherDb.$disconnect();
     }
   });
+
+  it('answers with the rules and boosters the merchant has now, on every instance, once the admin API changes them', async () => {
+    const shop = await newMerchant(app, 'reruled');
+    const key = await newKey(app, shop.id);
+    const admin = adminClient(app, shop.admin_token);
+    const mutate = async (document: string) => {
+      const res = await admin(document);
+      expect(res.body.errors).toBeUndefined();
+      return Object.values(res.body.data as Record<string, { id: string }>)[0]!.id;
+    };
+    const rule = await mutate(
+      'mutation { create_earning_rule(input: { name: "Per dollar", campaign_type: purchase, earning_rule: { type: "variable", value: 1, per_amount: 1 } }) { id } }',
+    );
+    const otherDb = createPrisma(app.url, 2);
+    const other = createApp({ db: otherDb, databaseUrl: app.url, config: testConfig() });
+    try {
+      const on = (instance: Pick<TestApp, 'fetch'>) => client({ ...app, fetch: instance.fetch }, key);
+      const here = on(app);
+      const otherApi = on({ fetch: (path, init) => other.fetch(`http://loyalty.test${path}`, init) });
+      const pointsOn = async (api: ReturnType<typeof client>) =>
+        (await api.rest('POST', '/v1/points/estimate', { subtotal: 100 })).body.data.points as number;
+      const valueQuietly = (points: number) =>
+        app.db
+          .$executeRaw`UPDATE earning_rules SET earning_rule = jsonb_build_object('type', 'variable', 'value', ${points / 100}::numeric, 'per_amount', 1) WHERE id = ${rule}::uuid`;
+      // both instances keep the program, rules with it, once their feeds are up
+      for (const api of [here, otherApi])
+        await untilCached(
+          () => pointsOn(api),
+          valueQuietly,
+          (cached) => (cached === 100 ? 200 : 100),
+        );
+      await valueQuietly(100);
+      const bothAnswer = async (points: number) => {
+        // here at once; elsewhere when the change's notification arrives
+        expect(await pointsOn(here)).toBe(points);
+        await expect.poll(() => pointsOn(otherApi), { timeout: 10_000 }).toBe(points);
+      };
+      await mutate(
+        `mutation { update_earning_rule(id: "${rule}", input: { earning_rule: { type: "variable", value: 3, per_amount: 1 } }) { id } }`,
+      );
+      await bothAnswer(300);
+      const booster = await mutate(
+        `mutation { create_booster_campaign(input: { name: "Double", multiplier: 2, campaign_types: [purchase], starts_at: "${new Date(Date.now() - HOUR).toISOString()}" }) { id } }`,
+      );
+      await bothAnswer(600);
+      await mutate(`mutation { deactivate_booster_campaign(id: "${booster}") { id } }`);
+      await bothAnswer(300);
+      await mutate(`mutation { deactivate_earning_rule(id: "${rule}") { id } }`);
+      await bothAnswer(0);
+    } finally {
+      await other.close();
+      await otherDb.$disconnect();
+    }
+  });
 });

@@ -6,6 +6,7 @@ import type { Db } from '../../db/client.js';
 import { columnsOf, rowsOf } from '../../db/sql.js';
 import { type BoosterCampaign, Prisma } from '../../generated/prisma/client.js';
 import { CampaignType } from '../../generated/prisma/enums.js';
+import { changeProgram } from '../merchants/program-changes.js';
 import { field } from '../shared/fields.js';
 import { rowKey } from '../shared/keys.js';
 import { fieldMapping } from '../shared/model-fields.js';
@@ -88,16 +89,16 @@ const findBooster = (db: Db, merchantId: string, id: string) =>
 
 export async function createBoosterCampaign(db: Db, merchantId: string, raw: unknown) {
   const input = parseInput(boosterCampaignInput, raw);
-  return db.boosterCampaign.create({ data: { merchantId, ...boosterRow(input) } });
+  return changeProgram(db, merchantId, db.boosterCampaign.create({ data: { merchantId, ...boosterRow(input) } }));
 }
 
 export async function updateBoosterCampaign(db: Db, merchantId: string, id: string, patch: Patch) {
   const current = await findBooster(db, merchantId, id);
   const input = mergePatch(boosterCampaignInput, boosterFields.input(current), patch);
-  return db.boosterCampaign.update({ where: rowKey(merchantId, current.id), data: boosterRow(input) });
+  return changeProgram(db, merchantId, db.boosterCampaign.update({ where: rowKey(merchantId, current.id), data: boosterRow(input) }));
 }
 
 export async function setBoosterCampaignActive(db: Db, merchantId: string, id: string, isActive: boolean) {
   const current = await findBooster(db, merchantId, id);
-  return db.boosterCampaign.update({ where: rowKey(merchantId, current.id), data: { isActive } });
+  return changeProgram(db, merchantId, db.boosterCampaign.update({ where: rowKey(merchantId, current.id), data: { isActive } }));
 }

@@ -20,8 +20,8 @@ import { effectiveLimit, parseConditions } from './rule-config.js';
 
 type ProgramCustomer = Pick<Customer, 'id' | 'tierId' | 'status'>;
 
-/** The merchant's settings an earning program reads: its currency, the zone of its calendar and its tier ladder. */
-export type MerchantSettings = Pick<Program, 'currency' | 'zone' | 'tiers'>;
+/** What an earning program reads of the merchant's: its currency, its calendar's zone, its tier ladder, its rules and boosters. */
+export type MerchantSettings = Pick<Program, 'currency' | 'zone' | 'tiers' | 'rules' | 'boosters'>;
 
 /** The rules' limits (explicit or by campaign type), for usage counting and slot claims. */
 export function limitedRules(rules: EarningProgram['earningRules']): LimitedRule[] {
@@ -41,9 +41,9 @@ export const earnsNothing = (customer: Pick<Customer, 'status'> | null) => custo
  * `campaignType` at `at`, with limit usage counted in the periods of the merchant's calendar
  * containing `at`. `past`: `at` is before the event was recorded, so the program and the tier
  * are the ones in force then; otherwise as they stand. An excluded customer earns nothing.
- * `settings`: the merchant's currency, zone and tier ladder when the caller holds them (the
- * instance's program cache), else read with the rest. As they stand, with `settings`, nothing
- * read depends on the customer: it may still be on its way, and is read in the same round trip.
+ * `settings`: the merchant's program as the caller holds it (the instance's program cache, as
+ * an estimate reads it); the program is then not read, only the customer. Else it is read in
+ * one round trip, with the customer when that is still on its way (as it stands).
  */
 export async function loadEarningProgram(
   db: Db,
@@ -89,21 +89,31 @@ type ProgramTier = Pick<Tier, 'id' | 'name' | 'earnMultiplier' | 'isDefault'>;
 const heldOrDefault = (tiers: readonly ProgramTier[], held: string | null) =>
   (held ? tiers.find((t) => t.id === held) : undefined) ?? defaultTier(tiers);
 
+/** A booster campaign as read (JSON: its timestamps as text). */
+export interface BoosterRead {
+  id: string;
+  name: string;
+  multiplier: number;
+  startsAt: string;
+  endsAt: string | null;
+  campaignTypes: CampaignType[];
+}
+
 interface ProgramRead {
   currency: string;
   timezone: string;
   rules: EarningProgram['earningRules'];
-  boosters: { id: string; name: string; multiplier: number; startsAt: string; endsAt: string | null }[];
-  /** The active tiers, lowest position first, and the one the customer held (none read for an anonymous cart). */
+  boosters: BoosterRead[];
+  /** The active tiers, lowest position first, and the one the customer held. */
   tiers: ProgramTier[];
   held: string | null;
 }
 
 /**
  * The merchant's currency, zone and tiers, the active rules of the campaign type (oldest first)
- * and the boosters in force for it in one round trip (valuesOf): every order and estimate reads
- * them; with the customer when it is still being read. `past`: each as it was at `at`, with
- * the tier the customer then held.
+ * and the boosters in force for it: from `settings` when given (as they stand), else in one
+ * round trip (valuesOf), with the customer when it is still being read. `past`: each as it was
+ * at `at`, with the tier the customer then held.
  */
 async function readProgram(
   db: Db,
@@ -115,47 +125,63 @@ async function readProgram(
   settings: MaybePromise<MerchantSettings> | undefined,
 ): Promise<[ProgramRead, ProgramCustomer | null]> {
   const asOf = past ? at : null;
-  // the ladder is read with the rest when the caller has none in hand, or as it was then; the
-  // customer comes first then (an anonymous cart has no tier; the tier held then is the customer's)
-  const readsTiers = past || !settings;
-  const first = readsTiers ? await customer : null;
+  if (settings && !past) {
+    // all of it from the instance's program cache: only the customer is read
+    const [known, found] = await Promise.all([settings, customer]);
+    const program: ProgramRead = {
+      currency: known.currency,
+      timezone: known.zone,
+      rules: known.rules.filter((r) => r.campaignType === campaignType),
+      boosters: known.boosters.filter((b) => b.campaignTypes.includes(campaignType)),
+      tiers: known.tiers,
+      held: found?.tierId ?? null,
+    };
+    return [program, found];
+  }
+  // the ladder as it was then needs the customer first (the tier held then is the customer's)
+  const first = past ? await customer : null;
   const reading = valuesOf(db, {
-    merchant: settings
-      ? null
-      : Prisma.sql`SELECT json_build_object('currency', m.currency, 'zone', m.timezone) FROM merchants m WHERE m.id = ${merchantId}::uuid`,
-    rules: Prisma.sql`
-      SELECT coalesce(json_agg(json_build_object('id', r.id, 'name', r.name, 'campaignType', r.campaign_type,
-                                                 'earningRule', r.earning_rule, 'conditions', r.conditions)
-                               ORDER BY r.created_at, r.id), '[]')
-        FROM ${programTable('earning_rules', merchantId, asOf)} r
-       WHERE r.merchant_id = ${merchantId}::uuid AND r.is_active AND r.campaign_type = ${campaignType}::"CampaignType"`,
-    boosters: Prisma.sql`
-      SELECT coalesce(json_agg(json_build_object('id', b.id, 'name', b.name, 'multiplier', b.multiplier,
-                                                 'startsAt', b.starts_at, 'endsAt', b.ends_at)
-                               ORDER BY b.created_at, b.id), '[]')
-        FROM ${programTable('booster_campaigns', merchantId, asOf)} b
-       WHERE b.merchant_id = ${merchantId}::uuid AND ${currentBoostersSql(at)}
-         AND ${campaignType}::"CampaignType" = ANY(b.campaign_types)`,
-    tiers: first
-      ? Prisma.sql`
+    merchant: Prisma.sql`SELECT json_build_object('currency', m.currency, 'zone', m.timezone) FROM merchants m WHERE m.id = ${merchantId}::uuid`,
+    rules: rulesJsonSql(
+      programTable('earning_rules', merchantId, asOf),
+      Prisma.sql`r.merchant_id = ${merchantId}::uuid AND r.is_active AND r.campaign_type = ${campaignType}::"CampaignType"`,
+    ),
+    boosters: boostersJsonSql(
+      programTable('booster_campaigns', merchantId, asOf),
+      Prisma.sql`b.merchant_id = ${merchantId}::uuid AND ${currentBoostersSql(at)} AND ${campaignType}::"CampaignType" = ANY(b.campaign_types)`,
+    ),
+    tiers: Prisma.sql`
         SELECT coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'earnMultiplier', t.earn_multiplier,
                                                    'isDefault', t.is_default)
                                  ORDER BY t.position, t.id), '[]')
           FROM ${programTable('tiers', merchantId, asOf)} t
-         WHERE t.merchant_id = ${merchantId}::uuid AND t.is_active`
-      : null,
+         WHERE t.merchant_id = ${merchantId}::uuid AND t.is_active`,
     held: past && first ? tierHeldAt(merchantId, first.id, at) : null,
   });
-  const [read, known, found] = await Promise.all([reading, settings, customer]);
-  const merchant = known ?? (read.merchant as MerchantSettings | null);
+  const [read, found] = await Promise.all([reading, customer]);
+  const merchant = read.merchant as Pick<MerchantSettings, 'currency' | 'zone'> | null;
   if (!merchant) throw notFound('Merchant');
   const program: ProgramRead = {
     currency: merchant.currency,
     timezone: merchant.zone,
     rules: read.rules as ProgramRead['rules'],
     boosters: read.boosters as ProgramRead['boosters'],
-    tiers: readsTiers ? ((read.tiers ?? []) as ProgramTier[]) : known!.tiers,
+    tiers: (read.tiers ?? []) as ProgramTier[],
     held: past ? ((read.held ?? null) as string | null) : (found?.tierId ?? null),
   };
   return [program, found];
 }
+
+/** Earning rules as the calculator reads them, oldest first: over `from` as `r`, those `where` says. */
+export const rulesJsonSql = (from: Prisma.Sql, where: Prisma.Sql) => Prisma.sql`
+  SELECT coalesce(json_agg(json_build_object('id', r.id, 'name', r.name, 'campaignType', r.campaign_type,
+                                             'earningRule', r.earning_rule, 'conditions', r.conditions)
+                           ORDER BY r.created_at, r.id), '[]')
+    FROM ${from} r WHERE ${where}`;
+
+/** Booster campaigns as the calculator reads them (BoosterRead), oldest first: over `from` as `b`, those `where` says. */
+export const boostersJsonSql = (from: Prisma.Sql, where: Prisma.Sql) => Prisma.sql`
+  SELECT coalesce(json_agg(json_build_object('id', b.id, 'name', b.name, 'multiplier', b.multiplier,
+                                             'startsAt', b.starts_at, 'endsAt', b.ends_at, 'campaignTypes', b.campaign_types)
+                           ORDER BY b.created_at, b.id), '[]')
+    FROM ${from} b WHERE ${where}`;

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { CampaignType } from '../../generated/prisma/enums.js';
 import { merchantTimeZone } from '../merchants/merchants.js';
+import { changeProgram } from '../merchants/program-changes.js';
 import { field } from '../shared/fields.js';
 import { rowKey } from '../shared/keys.js';
 import { fieldMapping } from '../shared/model-fields.js';
@@ -69,17 +70,17 @@ const findEarningRule = (db: Db, merchantId: string, id: string) =>
 export async function createEarningRule(db: Db, merchantId: string, raw: unknown) {
   const input = parseInput(earningRuleInput, raw);
   const zone = await merchantTimeZone(db, merchantId);
-  return db.earningRule.create({ data: { merchantId, ...earningRuleRow(input, zone) } });
+  return changeProgram(db, merchantId, db.earningRule.create({ data: { merchantId, ...earningRuleRow(input, zone) } }));
 }
 
 export async function updateEarningRule(db: Db, merchantId: string, id: string, patch: Patch) {
   const current = await findEarningRule(db, merchantId, id);
   const input = mergePatch(earningRuleInput, earningRuleFields.input(current), patch);
   const zone = await merchantTimeZone(db, merchantId);
-  return db.earningRule.update({ where: rowKey(merchantId, current.id), data: earningRuleRow(input, zone) });
+  return changeProgram(db, merchantId, db.earningRule.update({ where: rowKey(merchantId, current.id), data: earningRuleRow(input, zone) }));
 }
 
 export async function setEarningRuleActive(db: Db, merchantId: string, id: string, isActive: boolean) {
   const current = await findEarningRule(db, merchantId, id);
-  return db.earningRule.update({ where: rowKey(merchantId, current.id), data: { isActive } });
+  return changeProgram(db, merchantId, db.earningRule.update({ where: rowKey(merchantId, current.id), data: { isActive } }));
 }

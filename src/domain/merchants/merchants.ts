@@ -10,7 +10,7 @@ import { AppError, notFound } from '../shared/errors.js';
 import { messages } from '../shared/messages.js';
 import type { Patch } from '../shared/records.js';
 import { parseInput } from '../shared/validation.js';
-import { announceProgramChange, programChangedHere } from './program.js';
+import { announceProgramChange, programChangedHere } from './program-changes.js';
 
 const createSchema = z.object({
   slug: z.string().regex(/^[a-z0-9][a-z0-9-]{1,62}$/, 'lowercase letters, digits and dashes, 2 to 63 characters'),

@@ -1,7 +1,8 @@
-// What a customer's standing is read against: the merchant's time zone (its calendar), its points
-// expiry setting and its tier ladder. Every panel needs them and they change rarely, so each
-// instance caches them per merchant, as it caches API keys' principals: whatever changes a tier
-// or the settings announces it in its own transaction on the database's notification channel,
+// What a customer's standing and a cart's estimate are read against: the merchant's time zone (its
+// calendar), its currency, its points expiry setting, its tier ladder, its earning rules and its
+// boosters. Every panel and estimate needs them and they change rarely, so each
+// instance caches them per merchant, as it caches API keys' principals: whatever changes a tier,
+// a rule, a booster or the settings announces it in its own transaction on the database's notification channel,
 // and every instance forgets that merchant (this one before the change returns). While the
 // notification feed is down nothing is cached; without a feed (no database URL) every read asks.
 // A notice arrives a moment after its change commits: a storefront answer being kept, which must
@@ -10,9 +11,12 @@ import type { Db } from '../../db/client.js';
 import { type NotificationFeed, notifiedCache, PROGRAM_CHANNEL } from '../../db/notifications.js';
 import { columnsOf, rowsOf } from '../../db/sql.js';
 import { Prisma, type Tier } from '../../generated/prisma/client.js';
+import type { EarningProgramRule } from '../earning/calculator.js';
+import { type BoosterRead, boostersJsonSql, rulesJsonSql } from '../earning/earning-program.js';
 import { DEFAULT_TIMEZONE } from '../shared/calendar.js';
 import type { MaybePromise } from '../shared/maybe-promise.js';
 import { programRevisionColumn } from '../storefront/revisions.js';
+import { onProgramChangedHere } from './program-changes.js';
 
 export interface Program {
   /** The IANA zone of the merchant's calendar. */
@@ -23,8 +27,21 @@ export interface Program {
   pointsExpiryDays: number | null;
   /** The active tiers, lowest position first: the ladder a customer is judged on. */
   tiers: Tier[];
+  /** The active earning rules of every campaign type, oldest first. */
+  rules: EarningProgramRule[];
+  /** The active boosters of every campaign type not ended when read: the calculator applies each in its window. */
+  boosters: BoosterRead[];
   /** The revisions of the merchant's row and its program it was read at (storefront/revisions.ts). */
   revision: string;
+}
+
+interface ProgramRow {
+  zone: string;
+  currency: string;
+  expiryDays: number | null;
+  program_revision: string;
+  rules: EarningProgramRule[] | null;
+  boosters: BoosterRead[] | null;
 }
 
 /** A merchant's currency unless set (the column's default). */
@@ -34,40 +51,38 @@ const tierColumns = columnsOf(Prisma.TierScalarFieldEnum, 't');
 
 /** The merchant's program as stored now, in one statement. */
 export async function readProgram(db: Db, merchantId: string): Promise<Program> {
-  const rows = await rowsOf<Tier & { zone: string; currency: string; expiryDays: number | null; program_revision: string }>(
+  // a row per tier; the rules and boosters on the first only
+  const first = Prisma.sql`row_number() OVER (ORDER BY t.position, t.id) = 1`;
+  const rows = await rowsOf<Tier & ProgramRow>(
     db,
     Prisma.sql`
     SELECT m.timezone AS zone, m.currency, m.points_expiry_days AS "expiryDays", ${programRevisionColumn(merchantId)},
+           CASE WHEN ${first} THEN (${rulesJsonSql(Prisma.sql`earning_rules`, Prisma.sql`r.merchant_id = ${merchantId}::uuid AND r.is_active`)}) END AS rules,
+           CASE WHEN ${first} THEN (${boostersJsonSql(
+             Prisma.sql`booster_campaigns`,
+             Prisma.sql`b.merchant_id = ${merchantId}::uuid AND b.is_active AND (b.ends_at IS NULL OR b.ends_at > now())`,
+           )}) END AS boosters,
            ${tierColumns}
       FROM merchants m LEFT JOIN tiers t ON t.merchant_id = m.id AND t.is_active
      WHERE m.id = ${merchantId}::uuid
      ORDER BY t.position, t.id`,
   );
-  const first = rows[0];
+  const head = rows[0];
   return {
-    zone: first?.zone ?? DEFAULT_TIMEZONE,
-    currency: first?.currency ?? DEFAULT_CURRENCY,
-    pointsExpiryDays: first?.expiryDays ?? null,
+    zone: head?.zone ?? DEFAULT_TIMEZONE,
+    currency: head?.currency ?? DEFAULT_CURRENCY,
+    pointsExpiryDays: head?.expiryDays ?? null,
     // a NULL list reads as none, as Prisma reads it
     tiers: rows
       .filter((r) => r.id !== null)
-      .map(({ zone: _, currency: __, expiryDays: ___, program_revision: ____, ...tier }) => ({ ...tier, benefits: tier.benefits ?? [] })),
-    revision: first?.program_revision ?? '',
+      .map(({ zone: _, currency: __, expiryDays: ___, program_revision: ____, rules: _____, boosters: ______, ...tier }) => ({
+        ...tier,
+        benefits: tier.benefits ?? [],
+      })),
+    rules: head?.rules ?? [],
+    boosters: head?.boosters ?? [],
+    revision: head?.program_revision ?? '',
   };
-}
-
-/**
- * Announces a change to the merchant's program, inside the transaction that makes it (put it in
- * the same `$transaction`): every instance hears it at commit. Call `programChangedHere` once
- * the transaction has committed.
- */
-export const announceProgramChange = (db: Db, merchantId: string) => db.$executeRaw`SELECT pg_notify(${PROGRAM_CHANNEL}, ${merchantId})`;
-
-const changedHere = new Set<(merchantId: string) => void>();
-
-/** This instance forgets the merchant's program now, before its notification comes back. */
-export function programChangedHere(merchantId: string) {
-  for (const forget of changedHere) forget(merchantId);
 }
 
 export interface ProgramCache {
@@ -89,7 +104,7 @@ export function programCache(db: Db, feed?: NotificationFeed): ProgramCache {
     PROGRAM_CHANNEL,
   );
   const forget = (merchantId: string) => programs.forget(merchantId);
-  changedHere.add(forget);
+  const stopHearing = onProgramChangedHere(forget);
   return {
     get(merchantId, revision) {
       const load = () => readProgram(db, merchantId);
@@ -99,7 +114,7 @@ export function programCache(db: Db, feed?: NotificationFeed): ProgramCache {
       return programs.get(merchantId, load);
     },
     close() {
-      changedHere.delete(forget);
+      stopHearing();
       unsubscribe?.();
     },
   };

@@ -12,7 +12,7 @@ import { boosterCampaignInput, boosterRow } from '../earning/booster-campaigns.j
 import { earningRuleInput, earningRuleRow } from '../earning/earning-rules.js';
 import { insertActivity } from '../ledger/activity-log.js';
 import { merchantTimeZone, settingsInput, settingsRow } from '../merchants/merchants.js';
-import { announceProgramChange, programChangedHere } from '../merchants/program.js';
+import { announceProgramChange, programChangedHere } from '../merchants/program-changes.js';
 import { referralProgramInput, referralProgramRow } from '../referrals/referral-program.js';
 import { rewardInput, rewardRow } from '../rewards/rewards.js';
 import { timeZoneSchema } from '../shared/calendar.js';
@@ -154,7 +154,9 @@ export async function importProgram(db: Db, merchantId: string, file: unknown, o
   }
   if (timezone) plan.ops.push(db.merchant.update({ where: { id: merchantId }, data: { timezone } }));
   if (settings) plan.ops.push(db.merchant.update({ where: { id: merchantId }, data: settingsRow(settings) }));
-  const programChanged = Boolean(timezone || settings || records.tiers.length);
+  const programChanged = Boolean(
+    timezone || settings || records.tiers.length || records.earning_rules.length || records.booster_campaigns.length,
+  );
   if (programChanged) plan.ops.push(announceProgramChange(db, merchantId));
   try {
     // one batch: a large file takes longer than Prisma's 5 s default

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Tier } from '../../generated/prisma/client.js';
 import { TierQualification, TierWindow } from '../../generated/prisma/enums.js';
-import { announceProgramChange, programChangedHere } from '../merchants/program.js';
+import { announceProgramChange, programChangedHere } from '../merchants/program-changes.js';
 import { field } from '../shared/fields.js';
 import { rowKey } from '../shared/keys.js';
 import { fieldMapping } from '../shared/model-fields.js';
