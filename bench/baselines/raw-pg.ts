@@ -62,7 +62,10 @@ interface Principal {
 // sessions ('session:<merchant>:<id>:<expiry ms>'), kept alike: the merchant's session secret,
 // and its list of ended sessions loaded with its first session.
 const AUTH_CHANNEL = 'loyalty_auth';
+// the service's program channel: a merchant's settings, tiers, rules or boosters changed
+const PROGRAM_CHANNEL = 'loyalty_program';
 const principals = new Map<string, Principal>();
+const purchasePrograms = new Map<string, any>();
 const sessionSecrets = new Map<string, Uint8Array | null>();
 const endedSessions = new Map<string, Map<string, number>>();
 let listening = false;
@@ -73,6 +76,7 @@ function forgetPrincipals(payload?: string) {
   invalidations++;
   if (payload === undefined) {
     principals.clear();
+    purchasePrograms.clear();
     sessionSecrets.clear();
     endedSessions.clear();
   } else if (payload.startsWith('storefront:')) sessionSecrets.delete(payload.slice('storefront:'.length));
@@ -100,10 +104,14 @@ function listenForKeys() {
   client.on('end', down);
   client.on('notification', (m) => {
     if (m.channel === AUTH_CHANNEL) forgetPrincipals(m.payload ?? '');
+    else if (m.channel === PROGRAM_CHANNEL) {
+      invalidations++;
+      purchasePrograms.delete(m.payload ?? '');
+    }
   });
   client
     .connect()
-    .then(() => client.query(`LISTEN "${AUTH_CHANNEL}"`))
+    .then(() => client.query(`LISTEN "${AUTH_CHANNEL}"; LISTEN "${PROGRAM_CHANNEL}"`))
     .then(() => {
       if (lost) return;
       forgetPrincipals();
@@ -400,38 +408,45 @@ async function pointsEstimate(p: Principal, body: any) {
   }
   if (Object.keys(details).length) throw invalid(details);
   const customer = body.customer_id ? await findCustomer(p.merchantId, { customer_id: body.customer_id }) : null;
-  // the service's one statement for the earning program: currency, zone, rules, boosters, tier;
-  // each part names the merchant (as the service's: Citus refuses subqueries correlated with the
-  // merchants reference table)
-  const tierQuery = (which: string) => `(SELECT json_build_object('id', t.id, 'name', t.name, 'earnMultiplier', t.earn_multiplier)
-      FROM tiers t WHERE t.merchant_id = $1::uuid AND t.is_active AND ${which} ORDER BY t.is_default DESC, t.position, t.id LIMIT 1)`;
-  const { rows } = await query(
-    `SELECT m.currency, m.timezone,
-            (SELECT coalesce(json_agg(json_build_object('id', r.id, 'name', r.name, 'campaign_type', r.campaign_type,
-                                                        'earning_rule', r.earning_rule, 'conditions', r.conditions)
-                                      ORDER BY r.created_at, r.id), '[]')
-               FROM earning_rules r WHERE r.merchant_id = $1::uuid AND r.is_active AND r.campaign_type = 'purchase') AS rules,
-            (SELECT coalesce(json_agg(json_build_object('id', b.id, 'name', b.name, 'multiplier', b.multiplier,
-                                                        'starts_at', b.starts_at, 'ends_at', b.ends_at)
-                                      ORDER BY b.created_at, b.id), '[]')
-               FROM booster_campaigns b
-              WHERE b.merchant_id = $1::uuid AND b.is_active AND b.starts_at <= $2::timestamptz AND (b.ends_at IS NULL OR b.ends_at > $2::timestamptz)
-                AND 'purchase' = ANY(b.campaign_types)) AS boosters,
-            ${customer ? `coalesce(${customer.tier_id ? tierQuery('t.id = $3::uuid') : 'NULL'}, ${tierQuery('true')})` : 'NULL::json'} AS tier
-       FROM merchants m WHERE m.id = $1`,
-    customer?.tier_id ? [p.merchantId, new Date(), customer.tier_id] : [p.merchantId, new Date()],
+  // the merchant's purchase program from a cache kept as the service keeps its program cache
+  // (dropped on the program channel's notice): the estimate reads only its customer
+  const program = await cached(purchasePrograms, p.merchantId, async () => {
+    const { rows } = await query(
+      `SELECT m.currency,
+              (SELECT coalesce(json_agg(json_build_object('id', r.id, 'name', r.name, 'campaign_type', r.campaign_type,
+                                                          'earning_rule', r.earning_rule, 'conditions', r.conditions)
+                                        ORDER BY r.created_at, r.id), '[]')
+                 FROM earning_rules r WHERE r.merchant_id = $1::uuid AND r.is_active AND r.campaign_type = 'purchase') AS rules,
+              (SELECT coalesce(json_agg(json_build_object('id', b.id, 'name', b.name, 'multiplier', b.multiplier,
+                                                          'starts_at', b.starts_at, 'ends_at', b.ends_at)
+                                        ORDER BY b.created_at, b.id), '[]')
+                 FROM booster_campaigns b
+                WHERE b.merchant_id = $1::uuid AND b.is_active AND (b.ends_at IS NULL OR b.ends_at > now())
+                  AND 'purchase' = ANY(b.campaign_types)) AS boosters,
+              (SELECT coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'earnMultiplier', t.earn_multiplier,
+                                                          'isDefault', t.is_default)
+                                        ORDER BY t.is_default DESC, t.position, t.id), '[]')
+                 FROM tiers t WHERE t.merchant_id = $1::uuid AND t.is_active) AS tiers
+         FROM merchants m WHERE m.id = $1`,
+      [p.merchantId],
+    );
+    return rows[0];
+  });
+  const now = Date.now();
+  const tiers: { id: string; name: string; earnMultiplier: string; isDefault: boolean }[] = program.tiers;
+  const t = customer ? (tiers.find((x) => x.id === customer.tier_id) ?? tiers[0]) : undefined;
+  const boosters = (program.boosters as any[]).filter(
+    (b) => Date.parse(b.starts_at) <= now && (b.ends_at === null || Date.parse(b.ends_at) > now),
   );
-  const program = rows[0];
   const currency: string = program.currency;
   if (body.currency && String(body.currency).toUpperCase() !== currency)
     throw invalid({ currency: [`must be the shop currency ${currency}`] });
   if (customer?.status === 'excluded') return { data: { points: 0, base_points: 0, bonus_points: 0, breakdown: [], currency } };
-  const t = program.tier;
   const tier = t ? { id: t.id, name: t.name, multiplier: Number(t.earnMultiplier) } : null;
   const result = estimate(
     program.rules as RuleRow[],
     tier,
-    program.boosters.map((b: any) => ({ ...b, multiplier: Number(b.multiplier) })),
+    boosters.map((b: any) => ({ ...b, multiplier: Number(b.multiplier) })),
     body,
   );
   return { data: { ...result, currency } };
