@@ -1,5 +1,7 @@
 // Tables of the benchmark: per operation the service (REST and GraphQL) against the two
 // baselines, with the ratios the issue's targets are stated in.
+
+import { BACKGROUND_KEY } from './cpu.js';
 import type { Operation } from './operations.js';
 
 export type Protocol = 'rest' | 'graphql';
@@ -27,10 +29,14 @@ export interface Measurement {
    */
   alloc_kb_per_request?: number;
   /**
-   * CPU milliseconds per request (warm-up included in both): `app` the server under test, then
-   * the benchmark database's backends per PostgreSQL cluster (every row on PostgreSQL; bench/cpu.ts).
+   * CPU milliseconds per request over the measured window: `app` the server under test, the
+   * benchmark database's backends per PostgreSQL cluster (every row on PostgreSQL; bench/cpu.ts),
+   * and apart from them the service's background connections (`service background`: its jobs,
+   * outbox dispatcher and notification feed, which run whichever server is measured).
    */
   cpu_ms_per_request?: Record<string, number>;
+  /** Checkpoints the single node began during the measured window (none: absent). */
+  checkpoints?: number;
   /** The last error the server logged during a row with failures (non-2xx answers or errors). */
   logged_error?: string;
   /**
@@ -56,7 +62,8 @@ function median(xs: number[]) {
  * even count), not the figures of one median run. The runs' p99 and peak RSS move on their own
  * (a burst of the machine in one run sets that run's p99 whatever its requests/s), so the run
  * with the median requests/s would carry one draw of them; the median of each steadies every
- * figure a target judges. `max_ms` is the highest of the runs', the answer counts their sums.
+ * figure a target judges. `max_ms` is the highest of the runs', the answer and checkpoint counts
+ * their sums.
  */
 export function medianRow(runs: Measurement[]): Measurement {
   const first = runs[0]!;
@@ -70,6 +77,7 @@ export function medianRow(runs: Measurement[]): Measurement {
   const alloc = of((m) => m.alloc_kb_per_request);
   const cpuKeys = [...new Set(runs.flatMap((m) => Object.keys(m.cpu_ms_per_request ?? {})))];
   const logged = runs.map((m) => m.logged_error).filter(Boolean);
+  const checkpoints = runs.reduce((n, m) => n + (m.checkpoints ?? 0), 0);
   const rps = runs.map((m) => r(m.rps, 1));
   return {
     phase: first.phase,
@@ -91,6 +99,7 @@ export function medianRow(runs: Measurement[]): Measurement {
       ? { cpu_ms_per_request: Object.fromEntries(cpuKeys.map((k) => [k, r(of((m) => m.cpu_ms_per_request?.[k])!, 3)])) }
       : {}),
     ...(logged.length ? { logged_error: logged.at(-1) } : {}),
+    ...(checkpoints ? { checkpoints } : {}),
     runs: runs.length,
     rps_runs: rps,
     rps_min: Math.min(...rps),
@@ -116,7 +125,9 @@ const f2 = (n: number | undefined) => (n !== undefined && Number.isFinite(n) ? n
 const cpuOf = (m: Measurement, who: 'app' | 'db') => {
   const used = m.cpu_ms_per_request;
   if (!used) return undefined;
-  return who === 'app' ? used.app : Object.entries(used).reduce((sum, [k, ms]) => (k === 'app' ? sum : sum + ms), 0);
+  return who === 'app'
+    ? used.app
+    : Object.entries(used).reduce((sum, [k, ms]) => (k === 'app' || k === BACKGROUND_KEY ? sum : sum + ms), 0);
 };
 const pad = (s: string, n: number) => s.padEnd(n);
 const lpad = (s: string, n: number) => s.padStart(n);
@@ -574,7 +585,7 @@ export function citusCpuTable(
       : NaN;
   for (const { op, server, connections, single: s, citus: z } of citusPairs(ms, ops, concurrency)) {
     const coord = cpu(z, (k) => k === clusters.coordinator);
-    const workers = cpu(z, (k) => k !== 'app' && k !== clusters.coordinator);
+    const workers = cpu(z, (k) => k !== 'app' && k !== BACKGROUND_KEY && k !== clusters.coordinator);
     lines.push(
       `  ${pad(op, 20)} ${pad(server, 8)} ${lpad(String(connections), 4)} ${lpad(f1(cpu(s, (k) => k === 'app')), 8)} ${lpad(f1(cpu(s, (k) => k === clusters.single)), 7)}` +
         ` ${lpad(f1(cpu(z, (k) => k === 'app')), 10)} ${lpad(f1(coord), 7)} ${lpad(f1(workers), 8)} ${lpad(f1(coord + workers), 9)}`,

@@ -13,7 +13,7 @@ import type { GraphQLSchema } from 'graphql';
 import { createPrisma } from '../src/db/client.js';
 import { mintCustomerSession } from '../src/domain/access/customer-sessions.js';
 import { benchDir, parseSettings, resultsDir, type Settings, usage } from './config.js';
-import { startCpuCount } from './cpu.js';
+import { backgroundBackends, type CpuUsed, checkpointsBegun, cpuByPlace, startCpuCount } from './cpu.js';
 import {
   analyze,
   checkpointAll,
@@ -92,6 +92,8 @@ if (process.argv.includes('--help')) {
 }
 
 const settings: Settings = parseSettings();
+/** The database servers whose backends a row's CPU counts (each has its own pg_stat_activity). */
+const cpuServers = [settings.adminUrl, ...(settings.citus ? [settings.citus.adminUrl] : [])];
 const t0 = performance.now();
 const loadAtStart = os.loadavg().map((l) => Math.round(l * 100) / 100);
 const log = (msg: string) => console.log(`[${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${msg}`);
@@ -272,14 +274,20 @@ async function measure(
   // CPU over the measured window alone, as req/s and latency are: the warm-up opens the pools'
   // connections, and a new backend's first statements (a Citus worker's metadata, plans) are not
   // what a request costs a server that is running
-  let cpu: (() => Record<string, number>) | null = null;
-  let used: Record<string, number> | undefined;
+  let cpu: (() => CpuUsed) | null = null;
+  let counted: CpuUsed | undefined;
+  // checkpoints the single node began in the window (their reads start at its edges)
+  const checkpoints: Promise<number | null>[] = [];
   const logged = logOffset(server);
   const r = await worker.run({ url: server.url, connections, warmup: settings.warmup, duration, ...sent(req), customers }, (edge) => {
     if (!cpuDatabase) return;
     if (edge === 'open') cpu = startCpuCount(server.pid, cpuDatabase);
-    else used = cpu?.();
+    else counted = cpu?.();
+    checkpoints.push(checkpointsBegun(settings.adminUrl));
   });
+  const [before, after] = await Promise.all(checkpoints);
+  // the service's background connections, set apart from whichever row ran (bench/cpu.ts)
+  const used = counted && cpuByPlace(counted, await backgroundBackends(cpuServers));
   const allocatedBytes = allocated();
   const peak = stop();
   const m: Measurement = {
@@ -298,6 +306,7 @@ async function measure(
     status_codes: r.statusCodes,
     peak_rss_mb: Math.round(peak),
     ...(r.allRequests ? { alloc_kb_per_request: Math.round(allocatedBytes / r.allRequests / 102.4) / 10 } : {}),
+    ...(before != null && after != null && after > before ? { checkpoints: after - before } : {}),
     ...(used && r.requests
       ? {
           cpu_ms_per_request: Object.fromEntries(Object.entries(used).map(([k, ms]) => [k, Math.round((ms / r.requests) * 1000) / 1000])),
@@ -318,6 +327,7 @@ async function measure(
               .join(', ')}`
           : ''
       }` +
+      `${m.checkpoints ? `, checkpoints ${m.checkpoints}` : ''}` +
       `${r.non2xx ? `, non-2xx ${r.non2xx} ${JSON.stringify(r.statusCodes)}` : ''}${r.errors ? `, errors ${r.errors}` : ''}` +
       `${error ? `; logged: ${m.logged_error}` : ''}`,
   );

@@ -3,6 +3,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { watchPool } from '../observability/metrics.js';
+import { applicationNames } from './application-names.js';
 import { nameOf, registerPool } from './sql.js';
 
 export type Db = PrismaClient;
@@ -41,6 +42,7 @@ export function createPrisma(
   // our own pool (the adapter ends it with the client), so its connections can be reported
   const pool = new pg.Pool({
     connectionString,
+    application_name: applicationNames.requests,
     max: poolMax,
     // v7 has no connect timeout by default: a dead database would hang requests
     connectionTimeoutMillis: connectionWaitMs,

@@ -11,6 +11,7 @@
 // statement, and the next lookup finds the new node. Anything that fails here falls back to the
 // coordinator, said once in the log.
 import type { Logger } from '../observability/logger.js';
+import { applicationNames } from './application-names.js';
 import { createPrisma, type Db, type PoolOptions } from './client.js';
 import { hasCitus } from './cluster.js';
 import { forMerchant } from './sql.js';
@@ -51,7 +52,7 @@ export function merchantNodes(
       const at = new URL(url);
       at.hostname = host;
       at.port = String(port);
-      if (!at.searchParams.has('application_name')) at.searchParams.set('application_name', 'loyalty worker entry');
+      if (!at.searchParams.has('application_name')) at.searchParams.set('application_name', applicationNames.workerEntry);
       // each merchant's hot reads name it as a constant there, and only they are named: Citus 13.2
       // plans them on the shard directly and keeps their generic plans, where a generic plan of a
       // statement whose merchant is a parameter grows the connection on every run (src/db/sql.ts,

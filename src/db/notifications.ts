@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../observability/logger.js';
 import { watchNotifications } from '../observability/metrics.js';
+import { applicationNames } from './application-names.js';
 
 /**
  * The channel on which the database announces changes to what authenticates a request: API
@@ -107,7 +108,12 @@ export function listenTo(url: string, channels: readonly string[], logger: Logge
   };
 
   const connect = async () => {
-    const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true });
+    const next = new pg.Client({
+      connectionString: url,
+      application_name: applicationNames.notifications,
+      connectionTimeoutMillis: 5_000,
+      keepAlive: true,
+    });
     client = next;
     const lost = (reason: string) => client === next && down(reason);
     next.on('error', (err) => lost(err.message));

@@ -6,6 +6,7 @@
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Config } from '../config.js';
+import { applicationNames } from '../db/application-names.js';
 import type { Db } from '../db/client.js';
 import { type AttemptOptions, attemptDelivery, deliveryMerchant, dispatchOutbox, type Enqueue } from '../domain/webhooks/deliveries.js';
 import { postWebhook } from '../domain/webhooks/send.js';
@@ -56,14 +57,20 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
     connectionString: databaseUrl,
     schema: SCHEMA,
     max: 4,
-    application_name: 'loyalty-jobs',
+    application_name: applicationNames.jobs,
     maintenanceIntervalSeconds: maintenanceSeconds,
   });
   boss.on('error', (err) => log.error({ err: err.message }, 'job queue error'));
   await boss.start();
 
   // the dispatcher's own connection: its transactions hold the events, deliveries and jobs
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    application_name: applicationNames.dispatcher,
+    max: 1,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
   pool.on('error', (err) => log.warn({ err: err.message }, 'dispatcher connection error'));
 
   const deliveryQueue = {
