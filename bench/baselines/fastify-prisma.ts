@@ -241,6 +241,7 @@ app.get<{ Querystring: PageQ & CustomerQ }>(
       description: t.description,
       source: t.source,
       balance_after: t.balanceAfter,
+      placed_at: t.placedAt,
       created_at: t.createdAt,
     }));
     return paginated(req.query, data, total);

@@ -315,7 +315,7 @@ async function transactions(p: Principal, q: URLSearchParams) {
        -- the service's SQL: the customer's trigger-kept counter
        LEFT JOIN LATERAL (SELECT transaction_count AS _total FROM customers WHERE id = o._owner AND merchant_id = $1) t ON true
        LEFT JOIN LATERAL (
-         SELECT x.id, x.customer_id, x.points, x.type, x.description, x.source, x.balance_after, x.created_at,
+         SELECT x.id, x.customer_id, x.points, x.type, x.description, x.source, x.balance_after, x.placed_at, x.created_at,
                 row_number() OVER (ORDER BY created_at DESC, id DESC) AS _n
            FROM ${
              // the service's SQL: past the first page, the skipped rows are read from the index alone
@@ -340,6 +340,7 @@ async function transactions(p: Principal, q: URLSearchParams) {
       description: t.description,
       source: t.source,
       balance_after: t.balance_after,
+      placed_at: t.placed_at,
       created_at: t.created_at,
     }));
   return paginated(page, data, rows[0]?._total ?? 0);
