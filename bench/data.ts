@@ -113,15 +113,18 @@ export const workerUrls = (cluster: Cluster, db = BENCH_DB) => cluster.workers.m
 const WRITTEN_TABLES = ['customers', 'points_transactions', 'activities', 'events', 'ledger_buckets', 'api_keys'];
 
 /**
- * VACUUM of the tables the runs write (on a cluster, of every shard): each row starts on tables
- * kept as autovacuum keeps them, whether or not the server runs it. A PostgreSQL with autovacuum
- * off (this machine's: conf.d/90-ci.conf) piled up the dead rows of a whole run: the outbox
- * dispatcher, polling in the service's process beside every row, read each dispatched event's
- * index entry (138 ms a pass late in a full run), and its backends' CPU was charged to whichever
- * server the row measured. Fast on clean tables (their pages are marked all-visible).
+ * VACUUM ANALYZE of the tables the runs write (on a cluster, of every shard): each row starts on
+ * tables kept as autovacuum keeps them, whether or not the server runs it. A PostgreSQL with
+ * autovacuum off (this machine's: conf.d/90-ci.conf) piled up the dead rows of a whole run: the
+ * outbox dispatcher, polling in the service's process beside every row, read each dispatched
+ * event's index entry (138 ms a pass late in a full run). And it never analysed `activities`,
+ * which only the runs fill: without its statistics the planner read a customer's five latest
+ * activities by a bitmap scan of all of them and a sort, or by the ordered index, as the table's
+ * size moved between rows; for the session panel's shopper (23,787 activities by round 3) that was
+ * 9 ms a read, on every server, in whichever round it flipped. Fast on clean tables.
  */
 export async function vacuumWritten(urls: string[]) {
-  await Promise.all(urls.map((url) => withClient(url, (c) => c.query(`VACUUM ${WRITTEN_TABLES.join(', ')}`))));
+  await Promise.all(urls.map((url) => withClient(url, (c) => c.query(`VACUUM ANALYZE ${WRITTEN_TABLES.join(', ')}`))));
 }
 
 /** CHECKPOINT on each node (on a cluster the workers write the shards' WAL). */
