@@ -865,7 +865,10 @@ const file = path.join(resultsDir, `bench-${settings.quick ? 'quick-' : ''}${sta
 writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
 writeFileSync(path.join(resultsDir, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
 log(`results: ${path.relative(process.cwd(), file)} (and bench/results/latest.json); ${result.total_seconds} s in all`);
-if (!settings.quick) {
+// only a full run of every row replaces it: a run of some operations would stand for the whole
+const everyRow = !settings.ops && settings.concurrency.join() === '1,64';
+if (!settings.quick && !everyRow) log('not every row: bench/results/summary.json left as it was');
+if (!settings.quick && everyRow) {
   // the last full run, small and committed (bench/results/summary.json is not git-ignored)
   const summary = summaryOf(result, path.basename(file));
   writeFileSync(path.join(resultsDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
