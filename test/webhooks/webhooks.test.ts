@@ -335,11 +335,14 @@ describe('delivery', () => {
     receiver.state.answer = () => 200;
     expect(refused).toBe(2);
     expect(rebuiltBalance(at('/flaky'), c.id)).toBe(60);
-    const list = await admin(
-      `{ webhook_deliveries(status: succeeded) { data { attempts last_status } } webhook_endpoints { enabled failing_since } }`,
-    );
-    expect(list.body.data.webhook_deliveries.data.some((d: { attempts: number }) => d.attempts > 1)).toBe(true);
-    expect(list.body.data.webhook_endpoints[0]).toEqual({ enabled: true, failing_since: null });
+    // a delivery is recorded succeeded once the worker has its answer, a moment after the receiver
+    await eventually(async () => {
+      const list = await admin(
+        `{ webhook_deliveries(status: succeeded) { data { attempts last_status } } webhook_endpoints { enabled failing_since } }`,
+      );
+      expect(list.body.data.webhook_deliveries.data.some((d: { attempts: number }) => d.attempts > 1)).toBe(true);
+      expect(list.body.data.webhook_endpoints[0]).toEqual({ enabled: true, failing_since: null });
+    });
   });
 
   it('disables an endpoint failing for the whole retry window, saying why, and marks its deliveries failed', async () => {
