@@ -4,7 +4,7 @@
 // says how many CPU milliseconds a request cost on the single node, on the coordinator and on
 // the workers, which a capacity estimate needs and req/s on a shared machine does not give.
 import { readdirSync, readFileSync } from 'node:fs';
-import pg from 'pg';
+import { withClient } from './data.js';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
@@ -47,17 +47,13 @@ export const BACKGROUND_KEY = 'service background';
 export async function backgroundBackends(adminUrls: readonly string[]): Promise<Set<number>> {
   const pids = new Set<number>();
   for (const url of adminUrls) {
-    const client = new pg.Client({ connectionString: url });
     try {
-      await client.connect();
-      const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = ANY($1)', [
-        BACKGROUND,
-      ]);
+      const { rows } = await withClient(url, (c) =>
+        c.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = ANY($1)', [BACKGROUND]),
+      );
       for (const r of rows) pids.add(r.pid);
     } catch {
       // a server that does not answer has no backends to set apart
-    } finally {
-      await client.end().catch(() => {});
     }
   }
   return pids;
@@ -69,15 +65,13 @@ export async function backgroundBackends(adminUrls: readonly string[]): Promise<
  * which a write row's commits wait for.
  */
 export async function checkpointsBegun(adminUrl: string): Promise<number | null> {
-  const client = new pg.Client({ connectionString: adminUrl });
   try {
-    await client.connect();
-    const { rows } = await client.query<{ n: string }>('SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter');
+    const { rows } = await withClient(adminUrl, (c) =>
+      c.query<{ n: string }>('SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter'),
+    );
     return Number(rows[0]!.n);
   } catch {
     return null;
-  } finally {
-    await client.end().catch(() => {});
   }
 }
 

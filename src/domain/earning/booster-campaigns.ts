@@ -45,9 +45,14 @@ export function boosterRow(input: BoosterCampaignInput) {
   };
 }
 
+/** Active boosters not yet ended at `at`, those starting later too (over `booster_campaigns b`): the program cache keeps these. */
+export function unendedBoostersSql(at: Date) {
+  return Prisma.sql`b.is_active AND (b.ends_at IS NULL OR b.ends_at > ${at}::timestamptz)`;
+}
+
 /** The one definition of a booster in force at `at`: active, started, not yet ended (over `booster_campaigns b`). */
 export function currentBoostersSql(at: Date) {
-  return Prisma.sql`b.is_active AND b.starts_at <= ${at}::timestamptz AND (b.ends_at IS NULL OR b.ends_at > ${at}::timestamptz)`;
+  return Prisma.sql`${unendedBoostersSql(at)} AND b.starts_at <= ${at}::timestamptz`;
 }
 
 const boosterColumns = columnsOf(Prisma.BoosterCampaignScalarFieldEnum, 'b', { textArrays: ['campaignTypes'] });

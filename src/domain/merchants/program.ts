@@ -1,16 +1,18 @@
 // What a customer's standing and a cart's estimate are read against: the merchant's time zone (its
 // calendar), its currency, its points expiry setting, its tier ladder, its earning rules and its
-// boosters. Every panel and estimate needs them and they change rarely, so each
-// instance caches them per merchant, as it caches API keys' principals: whatever changes a tier,
-// a rule, a booster or the settings announces it in its own transaction on the database's notification channel,
-// and every instance forgets that merchant (this one before the change returns). While the
-// notification feed is down nothing is cached; without a feed (no database URL) every read asks.
+// boosters. Every panel and estimate needs them and they change rarely, so each instance caches
+// them per merchant, as it caches API keys' principals: whatever changes a tier, a rule, a booster
+// or the settings announces it in its own transaction on the database's notification channel
+// (program-changes.ts), and every instance forgets that merchant (this one before the change
+// returns). While the notification feed is down nothing is cached; without a feed (no database
+// URL) every read asks.
 // A notice arrives a moment after its change commits: a storefront answer being kept, which must
 // be what its revisions say, asks for the program at those revisions (ProgramCache.get).
 import type { Db } from '../../db/client.js';
 import { type NotificationFeed, notifiedCache, PROGRAM_CHANNEL } from '../../db/notifications.js';
 import { columnsOf, rowsOf } from '../../db/sql.js';
 import { Prisma, type Tier } from '../../generated/prisma/client.js';
+import { unendedBoostersSql } from '../earning/booster-campaigns.js';
 import type { EarningProgramRule } from '../earning/calculator.js';
 import { type BoosterRead, boostersJsonSql, rulesJsonSql } from '../earning/earning-program.js';
 import { DEFAULT_TIMEZONE } from '../shared/calendar.js';
@@ -60,7 +62,7 @@ export async function readProgram(db: Db, merchantId: string): Promise<Program> 
            CASE WHEN ${first} THEN (${rulesJsonSql(Prisma.sql`earning_rules`, Prisma.sql`r.merchant_id = ${merchantId}::uuid AND r.is_active`)}) END AS rules,
            CASE WHEN ${first} THEN (${boostersJsonSql(
              Prisma.sql`booster_campaigns`,
-             Prisma.sql`b.merchant_id = ${merchantId}::uuid AND b.is_active AND (b.ends_at IS NULL OR b.ends_at > now())`,
+             Prisma.sql`b.merchant_id = ${merchantId}::uuid AND ${unendedBoostersSql(new Date())}`,
            )}) END AS boosters,
            ${tierColumns}
       FROM merchants m LEFT JOIN tiers t ON t.merchant_id = m.id AND t.is_active
