@@ -91,6 +91,44 @@ describe('the SSRF guard', () => {
     server.closeAllConnections();
     server.close();
   });
+
+  it('sends again on a new connection when the receiver closes a kept-alive one as the request goes out', async () => {
+    const { createServer } = await import('node:http');
+    const seen: string[] = [];
+    const perSocket = new WeakMap<object, number>();
+    // a receiver that closes an idle connection just as the next request arrives on it: that request is never read
+    const server = createServer((req, res) => {
+      const n = (perSocket.get(req.socket) ?? 0) + 1;
+      perSocket.set(req.socket, n);
+      if (n > 1) return req.socket.destroy();
+      req.resume();
+      req.on('end', () => {
+        seen.push(String(req.headers['loyalty-delivery-id']));
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as { port: number };
+    const post = (deliveryId: string) =>
+      postWebhook({
+        url: `http://127.0.0.1:${port}/`,
+        secrets: ['s'],
+        eventId: 'e',
+        eventType: 't',
+        deliveryId,
+        body: '{}',
+        timeoutMs: 5000,
+        allowPrivate: true,
+      });
+    try {
+      expect(await post('first')).toEqual({ status: 200, response: 'ok' });
+      expect(await post('second')).toEqual({ status: 200, response: 'ok' });
+      expect(seen).toEqual(['first', 'second']);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
 });
 
 describe('admin API: webhook endpoints', () => {

@@ -248,13 +248,14 @@ describe('delivery', () => {
     expect(first!.status).toBe(503);
     expect(second!.at.getTime()).toBeGreaterThanOrEqual(delivery.retryAt!.getTime());
     // the receiver has the request before the service has its answer: the row is written after
-    await eventually(async () =>
+    await eventually(async () => {
+      expect(receiver.requests.filter((r) => r.path === '/busy').map((r) => r.status)).toEqual([503, 200]);
       expect(await app.db.webhookDelivery.findFirstOrThrow({ where: { merchantId: merchant.id } })).toMatchObject({
         status: 'succeeded',
         attempts: 2,
         retryAt: null,
-      }),
-    );
+      });
+    });
   });
 
   it('honours Retry-After as an HTTP date on a 429, and caps a long one at an hour', async () => {

@@ -36,40 +36,47 @@ export async function postWebhook(req: WebhookRequest): Promise<Attempt> {
   if (unsafe) return { status: null, response: `not sent: the URL ${unsafe}` };
   const url = new URL(req.url);
   const client = url.protocol === 'https:' ? https : http;
-  return new Promise<Attempt>((resolve) => {
-    const request = client.request(
-      url,
-      {
-        method: 'POST',
-        lookup: guardedLookup(req.allowPrivate),
-        signal: AbortSignal.timeout(req.timeoutMs),
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(req.body),
-          'user-agent': 'loyalty-webhooks/1',
-          ...signatureHeaders(req.secrets, req.eventId, req.body),
-          'loyalty-event-id': req.eventId,
-          'loyalty-event-type': req.eventType,
-          'loyalty-delivery-id': req.deliveryId,
+  const signal = AbortSignal.timeout(req.timeoutMs); // one deadline for the attempt, a resend included
+  const send = (mayResend: boolean) =>
+    new Promise<Attempt>((resolve) => {
+      const request = client.request(
+        url,
+        {
+          method: 'POST',
+          lookup: guardedLookup(req.allowPrivate),
+          signal,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(req.body),
+            'user-agent': 'loyalty-webhooks/1',
+            ...signatureHeaders(req.secrets, req.eventId, req.body),
+            'loyalty-event-id': req.eventId,
+            'loyalty-event-type': req.eventType,
+            'loyalty-delivery-id': req.deliveryId,
+          },
         },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          if (text.length < RESPONSE_KEPT) text += chunk;
-        });
-        const retryAfter = res.headers['retry-after'];
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? null, response: text.slice(0, RESPONSE_KEPT), ...(retryAfter ? { retryAfter } : {}) }),
-        );
-        res.on('error', (err) => resolve({ status: res.statusCode ?? null, response: text || err.message }));
-      },
-    );
-    request.on('error', (err) => {
-      const why = err.name === 'AbortError' || err.name === 'TimeoutError' ? `no answer within ${req.timeoutMs} ms` : err.message;
-      resolve({ status: null, response: why });
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            if (text.length < RESPONSE_KEPT) text += chunk;
+          });
+          const retryAfter = res.headers['retry-after'];
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? null, response: text.slice(0, RESPONSE_KEPT), ...(retryAfter ? { retryAfter } : {}) }),
+          );
+          res.on('error', (err) => resolve({ status: res.statusCode ?? null, response: text || err.message }));
+        },
+      );
+      request.on('error', (err: NodeJS.ErrnoException) => {
+        // a kept-alive connection the receiver closed as idle just as this request went out: it
+        // was not read, so it is sent once more on a new connection (Node's documented remedy)
+        // rather than counted as a failed attempt and retried a backoff later
+        if (mayResend && request.reusedSocket && err.code === 'ECONNRESET') return resolve(send(false));
+        const why = err.name === 'AbortError' || err.name === 'TimeoutError' ? `no answer within ${req.timeoutMs} ms` : err.message;
+        resolve({ status: null, response: why });
+      });
+      request.end(req.body);
     });
-    request.end(req.body);
-  });
+  return send(true);
 }
