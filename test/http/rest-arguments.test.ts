@@ -125,6 +125,24 @@ describe('empty query values', () => {
   });
 });
 
+describe('numbers in the query string', () => {
+  it('are decimal digits: hexadecimal, exponents, fractions, signs and spaces are 422 validation_error, naming the parameter', async () => {
+    for (const text of ['0x10', '1e1', '10.0', '+10', '%2010', '10%20', 'Infinity']) {
+      const res = await api.rest('GET', `/v1/rewards?per_page=${text}`);
+      expect([res.status, res.body.error.code], text).toEqual([422, 'validation_error']);
+      expect(res.body.error.details.per_page, text).toEqual([
+        `Int cannot represent non-integer value: ${JSON.stringify(new URLSearchParams(`v=${text}`).get('v'))}`,
+      ]);
+    }
+    expect((await api.rest('GET', '/v1/rewards?page=1e1')).body.error.details).toEqual({
+      page: ['Int cannot represent non-integer value: "1e1"'],
+    });
+    const read = await api.rest('GET', '/v1/rewards?per_page=10&page=-0');
+    expect([read.status, read.body.error?.details]).toEqual([422, { page: expect.any(Array) }]);
+    expect((await api.rest('GET', '/v1/rewards?per_page=010')).body.meta.pagination.per_page).toBe(10);
+  });
+});
+
 describe('NUL', () => {
   const nul = ['must not contain NUL (U+0000) characters'];
 

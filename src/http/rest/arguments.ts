@@ -3,11 +3,14 @@
 // first and answer 422 validation_error with the failing field names. Body values are held
 // to their JSON type (a number is not a string), as GraphQL variables are; an input object
 // must be a JSON object (SOFA would parse a string as JSON text, and answer 500 where it is
-// none). An empty query value (`?page=`) is refused, never read as absent.
+// none). An empty query value (`?page=`) is refused, never read as absent, and a number in
+// the query string is written in decimal digits (`?per_page=0x10` is not 16).
 import {
   GraphQLBoolean,
   type GraphQLField,
+  GraphQLFloat,
   type GraphQLInputType,
+  GraphQLInt,
   type GraphQLScalarType,
   getNamedType,
   getNullableType,
@@ -93,11 +96,20 @@ function notObjects(type: GraphQLInputType, value: unknown, path: string): [path
   return [];
 }
 
+const INTEGER_TEXT = /^-?\d+$/;
+const NUMBER_TEXT = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
+
 /** Why one value of a scalar argument is refused, or null. */
 function valueProblem(type: GraphQLScalarType, value: unknown, fromText: boolean): string | null {
   if (value === null || typeof value === 'object') return 'must be a single value';
   // SOFA reads any text but "true" as false: anything else is a mistake, not a false
   if (type === GraphQLBoolean && fromText) return value === 'true' || value === 'false' ? null : 'must be true or false';
+  // SOFA reads a number's text with Number(), which takes `0x10` (16), `1e1`, ` 10` and `+10`:
+  // a number in text is written as in JSON, and an integer in decimal digits
+  const grammar = type === GraphQLInt ? INTEGER_TEXT : type === GraphQLFloat ? NUMBER_TEXT : null;
+  if (grammar && fromText && !grammar.test(String(value))) {
+    return `${type.name} cannot represent ${type === GraphQLInt ? 'non-integer' : 'non numeric'} value: ${JSON.stringify(value)}`;
+  }
   try {
     // text (path, query) is read as SOFA reads it; JSON values must have the right JSON type
     if (fromText) type.serialize(value);
