@@ -18,10 +18,21 @@ export interface ServerProcess {
 }
 
 /**
- * A port unlikely to be taken by another test file running at the same time, and below Linux's
- * ephemeral range (32768+), where an outgoing connection may hold it.
+ * A port no one listens on now (another test file's server, or a service of the machine's such
+ * as RabbitMQ's 25672), drawn below Linux's ephemeral range (32768+), where an outgoing
+ * connection may hold one.
  */
-export const randomPort = () => 20000 + Math.floor(Math.random() * 12000);
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20000 + Math.floor(Math.random() * 12000);
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = net.createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
 
 /**
  * For the files whose processes run on an embedded database of their own (DATABASE_URL ''),
@@ -50,8 +61,14 @@ export const QUEUE_ENV = { WEBHOOK_RETRY_DELAY_SECONDS: '1' };
  */
 export async function startServerProcess(
   env: Record<string, string | undefined>,
-  { args = [SERVER], port = randomPort(), timeoutMs = 90_000, ready = /listening on/ } = {},
+  {
+    args = [SERVER],
+    port: chosen,
+    timeoutMs = 90_000,
+    ready = /listening on/,
+  }: { args?: string[]; port?: number; timeoutMs?: number; ready?: RegExp } = {},
 ): Promise<ServerProcess> {
+  const port = chosen ?? (await freePort());
   const child = spawn(process.execPath, args, {
     cwd: projectRoot,
     env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...QUEUE_ENV, ...env, PORT: String(port) },

@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeOnOwnEmbedded, randomPort, projectRoot as root, type ServerProcess, startServerProcess } from '../processes.js';
+import { describeOnOwnEmbedded, freePort, projectRoot as root, type ServerProcess, startServerProcess } from '../processes.js';
 import { cliRunner } from './run-cli.js';
 
 const run = promisify(execFile);
 const dataDir = mkdtempSync(path.join(tmpdir(), 'loyalty-e2e-'));
-const port = randomPort();
+const port = await freePort();
 const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', DATABASE_URL: '' };
 const base = `http://127.0.0.1:${port}`;
 let server: ServerProcess;

@@ -8,7 +8,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { exitCode, randomPort, SERVER, startServerProcess } from '../processes.js';
+import { exitCode, freePort, SERVER, startServerProcess } from '../processes.js';
 import { cliRunner } from './run-cli.js';
 
 const dirs: string[] = [];
@@ -94,7 +94,7 @@ describe('a start that cannot go on', () => {
   it('holds its port while it starts: alive, not ready, until the database gives up', async () => {
     // a database that takes the connection and never answers: the start waits out the connection timeout
     const silent = await listening((socket) => socket.on('error', () => {}));
-    const port = randomPort();
+    const port = await freePort();
     const server = await startServerProcess(
       { DATABASE_URL: `postgresql://postgres@127.0.0.1:${silent}/loyalty` },
       { args: [SERVER], port, ready: /^/ },

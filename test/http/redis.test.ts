@@ -14,7 +14,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.js';
 import { newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
-import { cuttableProxy, projectRoot, randomPort, SERVER, startServerProcess } from '../processes.js';
+import { cuttableProxy, freePort, projectRoot, SERVER, startServerProcess } from '../processes.js';
 
 const METRICS_TOKEN = 'metrics-token-0123456789';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -131,7 +131,7 @@ describe('start-up with a REDIS_URL that does not answer', () => {
         REDIS_URL: redisUrl,
         LOG_LEVEL: 'info',
         HOST: '127.0.0.1',
-        PORT: String(randomPort()),
+        PORT: String(await freePort()),
         WORKERS: 'false',
       },
     });

@@ -8,11 +8,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { verifySignature } from '../../src/domain/webhooks/signature.js';
 import { cliRunner } from '../cli/run-cli.js';
-import { CLI, describeOnOwnEmbedded, exitCode, randomPort, SERVER, type ServerProcess, startServerProcess } from '../processes.js';
+import { CLI, describeOnOwnEmbedded, exitCode, freePort, SERVER, type ServerProcess, startServerProcess } from '../processes.js';
 import { eventually, startReceiver } from './receiver.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'loyalty-hooks-'));
-const port = randomPort();
+const port = await freePort();
 const env = {
   ...process.env,
   DATA_DIR: dataDir,
