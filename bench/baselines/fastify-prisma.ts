@@ -404,12 +404,12 @@ app.get<{ Querystring: { customer_id?: string } }>(
     // a session's own customer; a customer_id naming another is not found
     const customer = await db.customer.findFirst({
       where: { merchantId, erasedAt: null, ...(own ? { id: own } : {}), ...(named ? { platformId: named } : {}) },
-      select: { id: true, firstName: true, status: true, pointsBalance: true, lastActivityAt: true, createdAt: true },
+      select: { id: true, firstName: true, status: true, pointsBalance: true, pointsEarned: true, lastActivityAt: true, createdAt: true },
     });
     if (!customer) throw notFound('Customer');
     const mine = { merchantId, customerId: customer.id };
     const now = new Date();
-    const [merchant, pending, tiers, earned, redeemable, activities, held] = await Promise.all([
+    const [merchant, pending, tiers, redeemable, activities, held] = await Promise.all([
       db.merchant.findUniqueOrThrow({ where: { id: merchantId }, select: { pointsExpiryDays: true, timezone: true } }),
       db.activity.aggregate({ where: { ...mine, status: 'pending' }, _sum: { pointsChange: true } }),
       db.tier.findMany({
@@ -417,7 +417,6 @@ app.get<{ Querystring: { customer_id?: string } }>(
         orderBy: [{ position: 'asc' }, { id: 'asc' }],
         select: { name: true, benefits: true, position: true, threshold: true, qualification: true, window: true, isDefault: true },
       }),
-      db.pointsTransaction.aggregate({ where: { ...mine, type: 'credit' }, _sum: { points: true } }),
       customer.status === 'excluded'
         ? []
         : db.reward.findMany({
@@ -440,8 +439,9 @@ app.get<{ Querystring: { customer_id?: string } }>(
       }),
     ]);
     const zone = merchant.timezone;
-    const lifetime = earned._sum.points ?? 0;
-    // each tier's figure: points earned or amount spent in its window (lifetime points are read above)
+    // lifetime points are the customer's kept counter, as the service reads them (not a sum of every credit)
+    const lifetime = customer.pointsEarned;
+    // each tier's figure: points earned or amount spent in its window
     const since = (window: TierWindow) =>
       window === 'calendar_year'
         ? periodStart('year', now, zone)
@@ -453,7 +453,7 @@ app.get<{ Querystring: { customer_id?: string } }>(
       if (qualification === 'points_earned') {
         if (!from) return lifetime;
         const sum = await db.pointsTransaction.aggregate({
-          where: { ...mine, type: 'credit', createdAt: { gte: from } },
+          where: { ...mine, type: 'credit', placedAt: { gte: from } },
           _sum: { points: true },
         });
         return sum._sum.points ?? 0;

@@ -511,7 +511,7 @@ const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-
  */
 const PANEL_SQL = (who: string) => `
   WITH c AS (
-    SELECT id, first_name, status, points_balance, last_activity_at, created_at FROM customers
+    SELECT id, first_name, status, points_balance, points_earned, last_activity_at, created_at FROM customers
      WHERE merchant_id = $1::uuid AND ${who} AND erased_at IS NULL
   ), m AS (
     SELECT points_expiry_days, timezone FROM merchants WHERE id = $1::uuid
@@ -523,18 +523,26 @@ const PANEL_SQL = (who: string) => `
            (now() AT TIME ZONE m.timezone - interval '12 months') AT TIME ZONE m.timezone AS rolling_start
       FROM m
   ), earned AS (
-    SELECT coalesce(sum(p.points), 0)::float8 AS lifetime,
-           coalesce(sum(p.points) FILTER (WHERE p.created_at >= w.year_start), 0)::float8 AS year,
-           coalesce(sum(p.points) FILTER (WHERE p.created_at >= w.rolling_start), 0)::float8 AS rolling
-      FROM w LEFT JOIN points_transactions p
-        ON p.merchant_id = $1::uuid AND p.customer_id = (SELECT id FROM c) AND p.type = 'credit'
+    -- lifetime points are the customer's kept counter; her credits are summed only for a tier that
+    -- counts a window of them (a condition of the scan's own WHERE, so it gates the scan)
+    SELECT (SELECT points_earned FROM c)::float8 AS lifetime,
+           coalesce(x.year, 0)::float8 AS year, coalesce(x.rolling, 0)::float8 AS rolling
+      FROM w LEFT JOIN LATERAL (
+        SELECT sum(p.points) FILTER (WHERE p.placed_at >= w.year_start) AS year,
+               sum(p.points) FILTER (WHERE p.placed_at >= w.rolling_start) AS rolling
+          FROM points_transactions p
+         WHERE EXISTS (SELECT 1 FROM t WHERE t.qualification = 'points_earned' AND t.win <> 'lifetime')
+           AND p.merchant_id = $1::uuid AND p.customer_id = (SELECT id FROM c) AND p.type = 'credit') x ON true
   ), spent AS (
-    SELECT coalesce(sum(o.subtotal), 0)::float8 AS lifetime,
-           coalesce(sum(o.subtotal) FILTER (WHERE o.placed_at >= w.year_start), 0)::float8 AS year,
-           coalesce(sum(o.subtotal) FILTER (WHERE o.placed_at >= w.rolling_start), 0)::float8 AS rolling
-      FROM w LEFT JOIN orders o
-        ON o.merchant_id = $1::uuid AND o.customer_id = (SELECT id FROM c) AND o.refunded_at IS NULL
-       AND EXISTS (SELECT 1 FROM t WHERE t.qualification = 'amount_spent')
+    SELECT coalesce(x.lifetime, 0)::float8 AS lifetime, coalesce(x.year, 0)::float8 AS year,
+           coalesce(x.rolling, 0)::float8 AS rolling
+      FROM w LEFT JOIN LATERAL (
+        SELECT sum(o.subtotal) AS lifetime,
+               sum(o.subtotal) FILTER (WHERE o.placed_at >= w.year_start) AS year,
+               sum(o.subtotal) FILTER (WHERE o.placed_at >= w.rolling_start) AS rolling
+          FROM orders o
+         WHERE EXISTS (SELECT 1 FROM t WHERE t.qualification = 'amount_spent')
+           AND o.merchant_id = $1::uuid AND o.customer_id = (SELECT id FROM c) AND o.refunded_at IS NULL) x ON true
   ), tm AS (
     SELECT t.*, CASE t.qualification || ':' || t.win
                   WHEN 'points_earned:lifetime' THEN e.lifetime WHEN 'points_earned:calendar_year' THEN e.year
