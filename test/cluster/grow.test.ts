@@ -13,7 +13,7 @@ import { createPrisma, type Db } from '../../src/db/client.js';
 import { createApiKey } from '../../src/domain/access/api-keys.js';
 import { createMerchant } from '../../src/domain/merchants/merchants.js';
 import { sendAsAsked } from '../harness.js';
-import { freePort, projectRoot, type ServerProcess, startServerProcess } from '../processes.js';
+import { projectRoot, type ServerProcess, startServerProcess } from '../processes.js';
 import { sql, urlOf } from './citus.js';
 
 const SPARE_PORT = Number(process.env.CITUS_SPARE_PORT ?? 0);
@@ -54,9 +54,8 @@ describe.skipIf(!SPARE_PORT)('growing the cluster while it serves', () => {
 
     // the servers migrate and distribute the schema as they start
     const env = { DATABASE_URL: url, WORKERS: 'false', LOG_LEVEL: 'warn', RATE_LIMIT_PER_KEY: '0', RATE_LIMIT_PER_MERCHANT: '0' };
-    const port = await freePort();
-    servers.push(await startServerProcess({ ...env, LOG_LEVEL: 'info' }, { port }));
-    servers.push(await startServerProcess({ ...env, LOG_LEVEL: 'info' }, { port: port + 1 }));
+    servers.push(await startServerProcess({ ...env, LOG_LEVEL: 'info' }));
+    servers.push(await startServerProcess({ ...env, LOG_LEVEL: 'info' }));
 
     db = createPrisma(url, 4);
     const merchants = await Promise.all(

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma } from '../../src/db/client.js';
 import { createApp } from '../../src/http/app.js';
 import { newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig } from '../harness.js';
-import { freePort, type ServerProcess, startServerProcess } from '../processes.js';
+import { type ServerProcess, startServerProcess } from '../processes.js';
 
 describe('two instances in one process, one database', () => {
   let app: TestApp;
@@ -65,7 +65,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two server processes on one Pos
       // deliveries (and, with their own settings, refuse the receivers on 127.0.0.1)
       WORKERS: 'false',
     };
-    servers.push(...(await Promise.all([await freePort(), await freePort()].map((p) => startServerProcess(env, { port: p })))));
+    servers.push(...(await Promise.all([startServerProcess(env), startServerProcess(env)])));
   }, 120_000);
 
   afterAll(() => {
