@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PANEL_DOCUMENT } from '../../bench/operations.js';
 import { createPrisma, type Db } from '../../src/db/client.js';
 import { reevaluateTier } from '../../src/domain/tiers/standing.js';
+import { Prisma } from '../../src/generated/prisma/client.js';
 import { createApp } from '../../src/http/app.js';
 import { adminClient, client, newCustomer, newKey, newMerchant, type TestApp, testApp, testConfig, untilCached } from '../harness.js';
 
@@ -200,6 +201,82 @@ describe('the LoyaltyPanel document', () => {
     expect(data.customer.b.activities.data[0]).toEqual(data.customer.a.activities.data[0]);
     // the customer, then one batch of the link for each of its two selections
     expect(statements).toHaveLength(3);
+  });
+});
+
+describe("the panel's activities of a customer with thousands", () => {
+  it('are her latest from the ordered index alone, not all of hers and a sort, among customers of a few each', async (ctx) => {
+    // one PostgreSQL's plan: a Citus coordinator plans none of a router query's reading
+    const [cluster] = await app.db.$queryRaw<
+      { citus: boolean }[]
+    >`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus`;
+    if (cluster?.citus) return ctx.skip();
+    // a merchant of its own: its thousands of customers are in no other test's pages
+    const shop = await newMerchant(app, 'heavy');
+    const heavy = await newCustomer(app, shop.id);
+    const activity = (customer: Prisma.Sql, n: number) => Prisma.sql`
+      INSERT INTO activities (id, merchant_id, customer_id, type, description, points_change, balance_after, occurred_at, created_at)
+      SELECT gen_random_uuid(), ${shop.id}::uuid, ${customer}, 'adjustment', 'Bonus ' || i, 1, i,
+             now() - i * interval '1 minute', now() - i * interval '1 minute'
+        FROM generate_series(1, ${n}) i`;
+    await app.db.$executeRaw(activity(Prisma.sql`${heavy.id}::uuid`, 20_000));
+    // the merchant's other customers, two activities each: the planner's typical customer
+    await app.db.$executeRaw`
+      INSERT INTO customers (id, merchant_id, platform_id, email, referral_code, updated_at)
+      SELECT gen_random_uuid(), ${shop.id}::uuid, 'light-' || n, 'light-' || n || '@example.com', 'LIGHT' || n, now()
+        FROM generate_series(1, 5000) n`;
+    await app.db.$executeRaw(
+      Prisma.sql`${activity(Prisma.sql`c.id`, 2)}, customers c WHERE c.merchant_id = ${shop.id}::uuid AND c.platform_id LIKE 'light-%'`,
+    );
+    // the statistics and visibility map autovacuum keeps
+    await app.db.$executeRaw`VACUUM ANALYZE activities`;
+    const counted = countedInstance();
+    const { data, statements } = await counted.run(await newKey(app, shop.id), PANEL_DOCUMENT, { customer: heavy.platformId });
+    await counted.close();
+    expect(data.customer.data.activities.data.map((a: any) => a.description)).toEqual([
+      'Bonus 1',
+      'Bonus 2',
+      'Bonus 3',
+      'Bonus 4',
+      'Bonus 5',
+    ]);
+
+    // the panel's statement, planned for any customer (a generic plan) and for her
+    const { strings, values } = JSON.parse(statements.at(-1)!) as { strings: string[]; values: unknown[] };
+    const text = strings.reduce((sql, part, i) => `${sql}$${i}${part}`);
+    const args = values.map((v) => `'${String(v)}'`).join(', ');
+    const scans = async (mode: string) => {
+      const [
+        {
+          'QUERY PLAN': [plan],
+        },
+      ] = await app.db.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe(`SET LOCAL plan_cache_mode = ${mode}`);
+        await tx.$executeRawUnsafe(`PREPARE heavy_panel AS ${text}`);
+        const explained = await tx.$queryRawUnsafe<any[]>(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE heavy_panel(${args})`);
+        await tx.$executeRawUnsafe('DEALLOCATE heavy_panel');
+        return explained;
+      });
+      // each scan of activities by its ordered index: how, and the rows it returned over all its loops
+      const found: { how: string; rows: number }[] = [];
+      const walk = (node: any) => {
+        if (node['Relation Name'] === 'activities' && !/pending/.test(node['Index Name'] ?? ''))
+          found.push({ how: node['Node Type'], rows: node['Actual Rows'] * node['Actual Loops'] });
+        for (const inner of node.Plans ?? []) walk(inner);
+      };
+      walk(plan.Plan);
+      return found;
+    };
+    // her five latest (and on PostgreSQL before 17 the one past them that stops the scan), from
+    // the index alone: the ordered scan of a table's few-rows customer costs what a bitmap scan
+    // and a sort cost unless it reads no table page (then half), and the bitmap plan reads all
+    // 20,000 of hers
+    for (const mode of ['force_generic_plan', 'force_custom_plan']) {
+      const [scan, ...more] = await scans(mode);
+      expect(more).toEqual([]);
+      expect(scan?.how).toBe('Index Only Scan');
+      expect(scan?.rows).toBeLessThanOrEqual(6);
+    }
   });
 });
 
