@@ -160,9 +160,9 @@ function merchantNameOf(names: Map<string, string>, text: string): string | unde
 }
 
 /** A statement as a worker pool sends it: named only with its merchant written in (forMerchant). */
-function withMerchant(on: Sending, names: Map<string, string>, statement: Prisma.Sql) {
-  const constant = on.merchantId ? withConstant(statement.text, statement.values, on.merchantId) : null;
-  if (!constant) return { name: undefined, text: statement.text, values: statement.values };
+function withMerchant(on: Sending, names: Map<string, string>, text: string, values: unknown[]) {
+  const constant = on.merchantId ? withConstant(text, values, on.merchantId) : null;
+  if (!constant) return { name: undefined, text, values };
   return { ...constant, name: on.prepared ? merchantNameOf(names, constant.text) : undefined };
 }
 
@@ -201,10 +201,12 @@ export async function valuesOf<K extends string>(db: Queryable, reads: { [k in K
 export async function rowsOf<T>(db: Queryable, statement: Prisma.Sql): Promise<T[]> {
   const on = pools.get(db);
   if (!on) return db.$queryRaw<T[]>(statement);
+  // Prisma.Sql builds its text anew on each read of `text` (a panel's is ~5 KB): once here
+  const text = statement.text;
   const sent = on.merchantNames
-    ? withMerchant(on, on.merchantNames, statement)
-    : { name: on.prepared ? nameOf(statement.text) : undefined, text: statement.text, values: statement.values };
-  return (await tracedQuery(statement.text, () => on.send.query({ ...sent, types }))).rows as T[];
+    ? withMerchant(on, on.merchantNames, text, statement.values)
+    : { name: on.prepared ? nameOf(text) : undefined, text, values: statement.values };
+  return (await tracedQuery(text, () => on.send.query({ ...sent, types }))).rows as T[];
 }
 
 /**

@@ -8,7 +8,7 @@ import { AppError, notFound, validationError } from '../shared/errors.js';
 import { isUuid } from '../shared/records.js';
 import type { KeyPrincipal } from './principal.js';
 import { customScopes, fullAccessScopes, type KeyType, readOnlyScopes } from './scopes.js';
-import { bearerToken, generateToken, hashToken, isWellFormed } from './tokens.js';
+import { bearerToken, generateToken, hashToken, hasTokenShape, isWellFormed } from './tokens.js';
 
 export interface CreateKeyInput {
   merchantId: string;
@@ -69,20 +69,26 @@ export const invalidApiKey = () => new AppError('invalid_token', 'The API key is
 const LAST_USED_RESOLUTION_MS = 60_000;
 const lastUsedWritten = new Map<string, number>();
 
-/** The hash of the API key in `Authorization: Bearer <key>`; a malformed key is 401 before the database is asked. */
-export function bearerKeyHash(header: string | null): string {
+/**
+ * The API key in `Authorization: Bearer <key>` and its hash; a key of another shape is 401
+ * before anything is hashed. Its checksum is checked by principalOfKey, on a cache miss only:
+ * a key whose hash is cached passed it when it was cached.
+ */
+export function bearerKey(header: string | null): { token: string; hash: string } {
   const token = bearerToken(header);
-  if (!token || !isWellFormed('api_key', token)) throw invalidApiKey();
-  return hashToken(token);
+  if (!token || !hasTokenShape('api_key', token)) throw invalidApiKey();
+  return { token, hash: hashToken(token) };
 }
 
 /**
- * The merchant and scopes of the key with this hash, or 401 for an unknown or revoked key.
- * This and the last-use write are SQL on the pool (src/db/sql.ts): every request whose key is
- * not cached looks it up, and a read needs nothing else of Prisma, so a fresh process answers
- * its first reads without waiting for Prisma's query compiler to load (~0.3 s, bench/README.md).
+ * The merchant and scopes of a key (bearerKey) not cached, or 401 for a wrong checksum (before
+ * the database is asked), an unknown or a revoked key. This and the last-use write are SQL on
+ * the pool (src/db/sql.ts): every request whose key is not cached looks it up, and a read needs
+ * nothing else of Prisma, so a fresh process answers its first reads without waiting for
+ * Prisma's query compiler to load (~0.3 s, bench/README.md).
  */
-export async function principalByHash(db: Db, hash: string): Promise<KeyPrincipal> {
+export async function principalOfKey(db: Db, { token, hash }: { token: string; hash: string }): Promise<KeyPrincipal> {
+  if (!isWellFormed('api_key', token)) throw invalidApiKey();
   const [key] = await rowsOf<{ id: string; merchantId: string; scopes: string[]; revoked: boolean }>(
     db,
     Prisma.sql`SELECT id, merchant_id AS "merchantId", scopes, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE hash = ${hash}`,

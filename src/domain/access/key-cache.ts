@@ -8,7 +8,7 @@
 import type { Db } from '../../db/client.js';
 import { type NotificationFeed, notifiedCache } from '../../db/notifications.js';
 import { type MaybePromise, whenReady } from '../shared/maybe-promise.js';
-import { bearerKeyHash, noteKeyUse, onKeyRevokedHere, principalByHash } from './api-keys.js';
+import { bearerKey, noteKeyUse, onKeyRevokedHere, principalOfKey } from './api-keys.js';
 import type { KeyPrincipal } from './principal.js';
 
 const MAX_KEYS = 10_000;
@@ -26,9 +26,9 @@ export function keyAuthenticator(db: Db, feed?: NotificationFeed): KeyAuthentica
 
   return {
     authenticate(header) {
-      const hash = bearerKeyHash(header);
+      const key = bearerKey(header);
       return whenReady(
-        cache.get(hash, () => principalByHash(db, hash)),
+        cache.get(key.hash, () => principalOfKey(db, key)),
         (principal) => {
           noteKeyUse(db, principal.keyId);
           return principal;

@@ -41,11 +41,19 @@ export function tokenPrefix(kind: TokenKind, token: string) {
   return token.slice(0, kindPrefix[kind].length + 8);
 }
 
+/** Whether `token` has the shape of a token of this kind (prefix, length, alphabet): no hashing. */
+export function hasTokenShape(kind: TokenKind, token: string): boolean {
+  const prefix = kindPrefix[kind];
+  return (
+    token.length === prefix.length + BODY_LENGTH + CHECK_LENGTH &&
+    token.startsWith(prefix) &&
+    /^[0-9A-Za-z]+$/.test(token.slice(prefix.length))
+  );
+}
+
 /** Whether `token` has the shape and checksum of a token of this kind. */
 export function isWellFormed(kind: TokenKind, token: string): boolean {
+  if (!hasTokenShape(kind, token)) return false;
   const prefix = kindPrefix[kind];
-  if (token.length !== prefix.length + BODY_LENGTH + CHECK_LENGTH || !token.startsWith(prefix)) return false;
-  const body = token.slice(prefix.length, prefix.length + BODY_LENGTH);
-  if (!/^[0-9A-Za-z]+$/.test(body)) return false;
-  return checksum(body) === token.slice(prefix.length + BODY_LENGTH);
+  return checksum(token.slice(prefix.length, prefix.length + BODY_LENGTH)) === token.slice(prefix.length + BODY_LENGTH);
 }
