@@ -1,19 +1,33 @@
 // Each GraphQL document compiled once with graphql-jit and run compiled from then on: SOFA
-// runs the same few documents for ever, and Yoga's parse cache bounds the others. A request
-// whose variables graphql-js cannot coerce runs uncompiled, so its errors name the variable
-// as they always have (graphql-jit's name the innermost input field instead).
+// runs the same few documents for ever, and Yoga's parse cache bounds the others. The compiled
+// query coerces its variables itself; when it refuses them it answers errors and no data (it
+// never ran), and the request runs again uncompiled, so its errors name the variable as
+// graphql-js words them (graphql-jit's name the innermost input field instead). Coercing
+// every request's variables with graphql-js first, to choose, cost each request a second
+// coercion.
 
-import type { Plugin } from '@envelop/core';
+import type { ExecuteFunction, Plugin } from '@envelop/core';
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { type ExecutionArgs, getOperationAST } from 'graphql';
-import { getVariableValues } from 'graphql/execution/values.js';
+import type { ExecutionResult } from 'graphql';
 
-function variablesCoerce({ schema, document, operationName, variableValues }: ExecutionArgs): boolean {
-  const definitions = getOperationAST(document, operationName)?.variableDefinitions;
-  if (!definitions?.length) return true;
-  return !('errors' in getVariableValues(schema, definitions, variableValues ?? {}));
-}
+type Executed = ReturnType<ExecuteFunction>;
+
+/** A compiled query that did not run: its variables were refused (or it could not be compiled). */
+const didNotRun = (result: Awaited<Executed>) => !(Symbol.asyncIterator in result) && !('data' in (result as ExecutionResult));
 
 export function useCompiledExecution(): Plugin {
-  return useGraphQlJit({}, { enableIf: variablesCoerce });
+  const jit = useGraphQlJit();
+  return {
+    onExecute({ args, executeFn, setExecuteFn, ...payload }) {
+      const uncompiled = executeFn;
+      const orUncompiled =
+        (compiled: ExecuteFunction): ExecuteFunction =>
+        (execution) => {
+          const rerun = (result: Awaited<Executed>): Executed => (didNotRun(result) ? uncompiled(execution) : result);
+          const executed = compiled(execution);
+          return executed instanceof Promise ? executed.then(rerun) : rerun(executed as Awaited<Executed>);
+        };
+      return jit.onExecute?.({ ...payload, args, executeFn, setExecuteFn: (compiled) => setExecuteFn(orUncompiled(compiled)) });
+    },
+  };
 }
