@@ -52,6 +52,15 @@ describe("@whatwg-node/server's isolateObject (each request's server context)", 
     expect(isolated).not.toBe(context);
   });
 
+  it("copies what plugins keep under symbols, and keeps the context's own waitUntil", () => {
+    const state = Symbol('state');
+    const own = () => {};
+    const context = { req: 'the incoming message', waitUntil: own, [state]: { kind: 'rest' } };
+    const isolated = isolateObject(context, undefined) as typeof context;
+    expect(isolated[state]).toBe(context[state]);
+    expect(isolated.waitUntil).toBe(own);
+  });
+
   it('still inherits from a context that has a prototype of its own', () => {
     class Context {
       get who() {
