@@ -346,6 +346,19 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
     await page.getByLabel('Add an origin').fill('https://shop.example.com');
     await page.getByRole('button', { name: 'Add origin' }).click();
     await page.getByText('https://shop.example.com may now call the storefront API.').waitFor();
+    // the page's read of the settings after the next change held back: a removal made before it
+    // lands starts from the change just saved, not from the read before it
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const holding: Promise<void>[] = [];
+    await page.route('**/admin/app/graphql', (route) => {
+      if (!/query Storefront\s*\{/.test(route.request().postData() ?? '')) return route.continue();
+      const sent = held.then(() => route.continue());
+      holding.push(sent);
+      return sent;
+    });
     await page.getByLabel('Add an origin').fill('https://www.example.com');
     await page.getByRole('button', { name: 'Add origin' }).click();
     await page.getByText('https://www.example.com may now call the storefront API.').waitFor();
@@ -354,6 +367,10 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
     await page.getByRole('button', { name: 'Remove https://shop.example.com' }).click();
     await page.getByText('https://shop.example.com may no longer call the storefront API.').waitFor();
     expect((await settings()).allowedOrigins).toEqual(['https://www.example.com']);
+    release();
+    await Promise.all(holding);
+    await page.unroute('**/admin/app/graphql');
+    await page.getByRole('button', { name: 'Remove https://www.example.com' }).waitFor();
 
     // a saved operation: a bad document is refused in the catalogue's words
     await page.getByRole('button', { name: 'Save an operation' }).click();

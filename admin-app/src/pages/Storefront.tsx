@@ -61,6 +61,16 @@ const RevokeKey = graphql(`
 type Key = ResultOf<typeof KeysQuery>['storefront_keys'][number];
 
 type Settings = ResultOf<typeof SettingsQuery>['storefront_settings'];
+
+/**
+ * The settings as last saved: a change's answer, until the page's read of the settings (sent
+ * again after each change) brings them or later ones. A change computed from the read alone
+ * before it lands would undo the one just saved (an origin added, then another removed).
+ */
+function newest(settings: Settings, saved: Settings | undefined): Settings {
+  if (!saved?.updated_at) return settings;
+  return !settings.updated_at || Date.parse(saved.updated_at) > Date.parse(settings.updated_at) ? saved : settings;
+}
 type Operation = ResultOf<typeof OperationsQuery>['persisted_operations']['data'][number];
 
 /** The allowed origins: each with its Remove button, and a field to add one (each change saved at once). */
@@ -69,7 +79,7 @@ function Origins({ settings }: { settings: Settings }) {
   const [local, setLocal] = useState<FieldErrors>({});
   const [result, update] = useMutation(UpdateSettings);
   const [notice, setNotice] = useState<string | null>(null);
-  const origins = settings.allowed_origins;
+  const origins = newest(settings, result.data?.update_storefront_settings).allowed_origins;
   // the API names a bad origin by its place in the list: the new one is the last
   const server = fieldErrorsOf(result.error);
   const errors = mergeErrors(local, { origin: Object.entries(server).flatMap(([k, v]) => (k.startsWith('allowed_origins') ? v : [])) });
@@ -138,7 +148,7 @@ function Origins({ settings }: { settings: Settings }) {
 /** The mode in which the storefront API runs only the saved operations. */
 function PersistedOnly({ settings, saved }: { settings: Settings; saved: number | undefined }) {
   const [result, update] = useMutation(UpdateSettings);
-  const on = settings.persisted_operations_only;
+  const on = newest(settings, result.data?.update_storefront_settings).persisted_operations_only;
   return (
     <section className="card" aria-labelledby="persisted-mode">
       <h2 id="persisted-mode">Saved operations only</h2>
