@@ -2,15 +2,21 @@
 // key (whose revisions make it exact), with its ETag and the instant it stops being true by the
 // clock alone. An answer is kept as the object it was sent as, frozen, so a hit is served
 // without parsing anything; many requests may hold it at once, and the plugins after the cache
-// copy what they change. Bounded by an estimate of the memory held: past the bound the least
+// copy what they change, and with its data's JSON, which a hit's answer is written with rather
+// than stringified again. Bounded by an estimate of the memory held: past the bound the least
 // recently used go first. Time is the wall clock (Date.now()), as the fields that note when an
 // answer changes read it.
 import { createHash } from 'node:crypto';
 import type { Cache } from '@envelop/response-cache';
 import type { ExecutionResult } from 'graphql';
 
-interface Entry {
+/** A kept answer, and how a hit's answer (the kept one with the request's own extensions) is written. */
+export interface KeptAnswer {
   result: ExecutionResult;
+  stringify: (answer: ExecutionResult) => string;
+}
+
+interface Entry extends KeptAnswer {
   until: number;
   size: number;
 }
@@ -22,8 +28,10 @@ const ENTRY_OVERHEAD = 160;
  * (the heap before and after 10,000 copies of a panel-shaped answer), counted with a margin.
  */
 const OBJECT_BYTES_PER_CHAR = 1.5;
+/** The data's JSON kept beside them: a byte a character (V8's one-byte strings; text beyond Latin-1 takes two). */
+const JSON_BYTES_PER_CHAR = 1;
 
-/** The ETag an answer is served with: of its data's bytes, weak (the cost and rate-limit extensions differ per request). */
+/** The ETag an answer is served with: of its data's JSON, weak (the cost and rate-limit extensions differ per request). */
 const etagOf = (bytes: string) => `W/"${createHash('sha1').update(bytes).digest('base64url')}"`;
 
 /** An answer with its ETag, set where Yoga takes a result's headers from (its `http` extension, never sent). */
@@ -32,6 +40,19 @@ function withETag(result: ExecutionResult, etag: string): ExecutionResult {
   return {
     ...result,
     extensions: { ...extensions, http: { ...extensions?.http, headers: { ...extensions?.http?.headers, ETag: etag } } },
+  };
+}
+
+/**
+ * Writes an answer whose data is the kept one (Yoga takes a result's `stringify`): the data's
+ * JSON as kept, then the rest of the answer (its extensions) as JSON.stringify would.
+ */
+function stringifyWith(data: unknown, dataJson: string) {
+  return (answer: ExecutionResult & { stringify?: unknown }) => {
+    const { data: answered, stringify: _, ...rest } = answer;
+    if (answered !== data) return JSON.stringify(answer);
+    const tail = JSON.stringify(rest);
+    return tail === '{}' ? `{"data":${dataJson}}` : `{"data":${dataJson},${tail.slice(1)}`;
   };
 }
 
@@ -45,7 +66,7 @@ function deepFreeze<T>(value: T): T {
 
 export interface AnswerStore extends Cache {
   /** The answer kept under `key` while the clock has not ended it (what `get` answers, without a promise). */
-  find(key: string): ExecutionResult | null;
+  find(key: string): KeptAnswer | null;
   /** Memory held now (answers and keys), estimated, for tests and metrics. */
   bytes(): number;
 }
@@ -57,7 +78,7 @@ export function answerStore(maxBytes: number): AnswerStore {
     entries.delete(key);
     held -= entry.size;
   };
-  const find = (key: string) => {
+  const find = (key: string): KeptAnswer | null => {
     const entry = entries.get(key);
     if (!entry) return null;
     drop(key, entry);
@@ -65,17 +86,17 @@ export function answerStore(maxBytes: number): AnswerStore {
     // read again: the newest, the last to go
     entries.set(key, entry);
     held += entry.size;
-    return entry.result;
+    return entry;
   };
   return {
     find,
-    get: find,
+    get: (key) => find(key)?.result ?? null,
     set(key, result, _entities, ttl) {
-      const bytes = JSON.stringify(result);
-      const kept = deepFreeze(withETag(result, etagOf(bytes)));
+      const dataJson = JSON.stringify(result.data);
+      const kept = deepFreeze(withETag(result, etagOf(dataJson)));
       // the answer being sent carries the ETag it is kept with
       Object.assign(result, { extensions: kept.extensions });
-      const size = bytes.length * OBJECT_BYTES_PER_CHAR + key.length + ENTRY_OVERHEAD;
+      const size = dataJson.length * (OBJECT_BYTES_PER_CHAR + JSON_BYTES_PER_CHAR) + key.length + ENTRY_OVERHEAD;
       if (!(ttl > 0) || size > maxBytes) return;
       const old = entries.get(key);
       if (old) drop(key, old);
@@ -83,7 +104,7 @@ export function answerStore(maxBytes: number): AnswerStore {
         if (held + size <= maxBytes) break;
         drop(k, e);
       }
-      entries.set(key, { result: kept, until: Date.now() + ttl, size });
+      entries.set(key, { result: kept, stringify: stringifyWith(kept.data, dataJson), until: Date.now() + ttl, size });
       held += size;
     },
     // answers are kept under their revisions, never dropped by what a mutation returned

@@ -28,7 +28,7 @@ import { localDayEnd } from '../../domain/shared/calendar.js';
 import { type Revisions, readRevisions } from '../../domain/storefront/revisions.js';
 import type { Context } from '../../graphql/builder.js';
 import { type AnswerPlan, answerPlan, customersNamed } from '../../graphql/cached.js';
-import { type AnswerStore, answerStore } from '../answer-store.js';
+import { type AnswerStore, answerStore, type KeptAnswer } from '../answer-store.js';
 import { requestState } from '../request-state.js';
 
 /** A plugin as the public face's Yoga takes it: Yoga's own, or envelop's. */
@@ -177,9 +177,11 @@ function useKeptAnswers(store: AnswerStore, known: KnownOperations, runs: Runs, 
   };
 }
 
-const withHit = (result: ExecutionResult): ExecutionResult => ({
+/** A hit's answer: the kept one, said to be a hit, written with the kept data's JSON. */
+const withHit = ({ result, stringify }: KeptAnswer): ExecutionResult & Pick<KeptAnswer, 'stringify'> => ({
   ...result,
   extensions: { ...result.extensions, responseCache: { hit: true } },
+  stringify,
 });
 
 /** Which answers may be kept: the queries whose root fields all declare their dependencies (cached.ts); learnt per text. */
