@@ -61,6 +61,7 @@ const RevokeKey = graphql(`
 type Key = ResultOf<typeof KeysQuery>['storefront_keys'][number];
 
 type Settings = ResultOf<typeof SettingsQuery>['storefront_settings'];
+type Operation = ResultOf<typeof OperationsQuery>['persisted_operations']['data'][number];
 
 /**
  * The settings as last saved: a change's answer, until the page's read of the settings (sent
@@ -71,7 +72,6 @@ function newest(settings: Settings, saved: Settings | undefined): Settings {
   if (!saved?.updated_at) return settings;
   return !settings.updated_at || Date.parse(saved.updated_at) > Date.parse(settings.updated_at) ? saved : settings;
 }
-type Operation = ResultOf<typeof OperationsQuery>['persisted_operations']['data'][number];
 
 /** The allowed origins: each with its Remove button, and a field to add one (each change saved at once). */
 function Origins({ settings }: { settings: Settings }) {

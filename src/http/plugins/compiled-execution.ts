@@ -18,8 +18,8 @@ const didNotRun = (result: Awaited<Executed>) => !(Symbol.asyncIterator in resul
 export function useCompiledExecution(): Plugin {
   const jit = useGraphQlJit();
   return {
-    onExecute({ args, executeFn, setExecuteFn, ...payload }) {
-      const uncompiled = executeFn;
+    onExecute(payload) {
+      const uncompiled = payload.executeFn;
       const orUncompiled =
         (compiled: ExecuteFunction): ExecuteFunction =>
         (execution) => {
@@ -27,7 +27,7 @@ export function useCompiledExecution(): Plugin {
           const executed = compiled(execution);
           return executed instanceof Promise ? executed.then(rerun) : rerun(executed as Awaited<Executed>);
         };
-      return jit.onExecute?.({ ...payload, args, executeFn, setExecuteFn: (compiled) => setExecuteFn(orUncompiled(compiled)) });
+      return jit.onExecute?.({ ...payload, setExecuteFn: (compiled) => payload.setExecuteFn(orUncompiled(compiled)) });
     },
   };
 }
