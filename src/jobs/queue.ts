@@ -12,7 +12,7 @@ import { type AttemptOptions, attemptDelivery, deliveryMerchant, dispatchOutbox,
 import { postWebhook } from '../domain/webhooks/send.js';
 import type { Logger } from '../observability/logger.js';
 import { watchJobs, webhookDeliveries } from '../observability/metrics.js';
-import { ensureQueue } from './queue-setup.js';
+import { ensureQueue, inSetupTurn } from './queue-setup.js';
 import { workEstimates } from './rate-estimates.js';
 import { workReplays } from './replay.js';
 import { schedules } from './schedules.js';
@@ -83,8 +83,6 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
     // outcome takes milliseconds, so 10 s more never cuts off a delivery that is still running
     expireInSeconds: Math.ceil(config.WEBHOOK_TIMEOUT_MS / 1000) + 10,
   };
-  await ensureQueue(boss, deliveryQueue);
-
   let stopped = false;
   /**
    * A job a worker fetched just as stop() began (its fetch still on the way) is not started:
@@ -98,43 +96,49 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
     };
 
   const polling = { pollingIntervalSeconds: config.JOBS_POLL_SECONDS };
-  const deliver = unlessStopped(async ([job]: PgBoss.JobWithMetadata<DeliveryJob>[]) => {
-    if (!job) return;
-    const deliveryId = job.data.delivery_id;
-    // a job queued by a version whose jobs name no merchant: its delivery found by id alone, so none is lost on upgrade
-    const merchantId = job.data.merchant_id ?? (await deliveryMerchant(db, deliveryId));
-    const attempt: AttemptOptions = {
-      windowMs: config.WEBHOOK_RETRY_WINDOW_SECONDS * 1000,
-      lastTry: job.retryCount >= job.retryLimit,
-      jobId: job.id,
-      send: (req) => postWebhook({ ...req, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS }),
-    };
-    const outcome = merchantId ? await attemptDelivery(db, { merchantId, deliveryId }, attempt) : 'skipped';
-    webhookDeliveries.inc({ outcome });
-    // the queue retries with backoff; the job's failure is the delivery's failed attempt
-    if (outcome === 'retry') throw new Error(`delivery ${deliveryId} failed; retrying`);
-  });
-  for (let i = 0; i < DELIVERY_WORKERS; i++) {
-    await boss.work(DELIVERY_QUEUE, { ...polling, batchSize: 1, includeMetadata: true }, deliver);
-  }
+  // the queues created or brought up to date and their workers started, one runtime at a time
+  const replays = await inSetupTurn(pool, async () => {
+    await ensureQueue(boss, deliveryQueue);
 
-  const registered = new Set<string>();
-  for (const job of schedules) {
-    await ensureQueue(boss, { name: job.name, retryLimit: 2, retryDelay: 60, expireInSeconds: 3600 });
-    await boss.schedule(job.name, job.cron(config), {}, { tz: 'UTC' });
-    const run = unlessStopped(async () => {
-      const started = Date.now();
-      const result = await job.run({ db, config });
-      log.info({ job: job.name, result, ms: Date.now() - started }, 'scheduled job done');
+    const deliver = unlessStopped(async ([job]: PgBoss.JobWithMetadata<DeliveryJob>[]) => {
+      if (!job) return;
+      const deliveryId = job.data.delivery_id;
+      // a job queued by a version whose jobs name no merchant: its delivery found by id alone, so none is lost on upgrade
+      const merchantId = job.data.merchant_id ?? (await deliveryMerchant(db, deliveryId));
+      const attempt: AttemptOptions = {
+        windowMs: config.WEBHOOK_RETRY_WINDOW_SECONDS * 1000,
+        lastTry: job.retryCount >= job.retryLimit,
+        jobId: job.id,
+        send: (req) => postWebhook({ ...req, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS }),
+      };
+      const outcome = merchantId ? await attemptDelivery(db, { merchantId, deliveryId }, attempt) : 'skipped';
+      webhookDeliveries.inc({ outcome });
+      // the queue retries with backoff; the job's failure is the delivery's failed attempt
+      if (outcome === 'retry') throw new Error(`delivery ${deliveryId} failed; retrying`);
     });
-    await boss.work(job.name, polling, run);
-    registered.add(job.name);
-  }
-  const replays = await workReplays(boss, { db, polling, wrap: unlessStopped });
-  await workEstimates(boss, { db, polling, wrap: unlessStopped });
-  for (const old of await boss.getSchedules()) {
-    if (!registered.has(old.name)) await boss.unschedule(old.name);
-  }
+    for (let i = 0; i < DELIVERY_WORKERS; i++) {
+      await boss.work(DELIVERY_QUEUE, { ...polling, batchSize: 1, includeMetadata: true }, deliver);
+    }
+
+    const registered = new Set<string>();
+    for (const job of schedules) {
+      await ensureQueue(boss, { name: job.name, retryLimit: 2, retryDelay: 60, expireInSeconds: 3600 });
+      await boss.schedule(job.name, job.cron(config), {}, { tz: 'UTC' });
+      const run = unlessStopped(async () => {
+        const started = Date.now();
+        const result = await job.run({ db, config });
+        log.info({ job: job.name, result, ms: Date.now() - started }, 'scheduled job done');
+      });
+      await boss.work(job.name, polling, run);
+      registered.add(job.name);
+    }
+    const replays = await workReplays(boss, { db, polling, wrap: unlessStopped });
+    await workEstimates(boss, { db, polling, wrap: unlessStopped });
+    for (const old of await boss.getSchedules()) {
+      if (!registered.has(old.name)) await boss.unschedule(old.name);
+    }
+    return replays;
+  });
 
   const enqueue: Enqueue = async (jobs, client) => {
     await boss.insert(
