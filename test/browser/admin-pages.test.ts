@@ -70,6 +70,28 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
   });
 
   const heading = (name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
+  /** Holds back the admin app's requests whose document matches `operation` until `release`. */
+  const holdReads = async (operation: RegExp) => {
+    let open = () => {};
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const holding: Promise<void>[] = [];
+    await page.route('**/admin/app/graphql', (route) => {
+      if (!operation.test(route.request().postData() ?? '')) return route.continue();
+      const sent = opened.then(() => route.continue());
+      holding.push(sent);
+      return sent;
+    });
+    return {
+      held: () => holding.length,
+      async release() {
+        open();
+        await Promise.all(holding);
+        await page.unroute('**/admin/app/graphql');
+      },
+    };
+  };
   const shot = (name: string) => page.screenshot({ path: screenshotPath(`admin-${name}`), fullPage: true });
   async function accessible(what: string) {
     expect(await axeViolations(page), what).toEqual([]);
@@ -235,14 +257,22 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
     expect(verified(newSecret, at('/pages')[2]!)).toMatchObject({ type: 'webhook.ping' });
     expect(() => verified(secret, at('/pages')[2]!)).toThrow();
 
+    // the page's read of the endpoints after each change held back: the page shows what Disable
+    // answered, and Enable, clicked before the read lands, enables it again
+    const endpointReads = await holdReads(/query WebhookEndpoints\b/);
+    const enabled = async () => (await test.db.webhookEndpoint.findFirstOrThrow({ where: { merchantId: merchant.id } })).enabled;
     await page.getByRole('button', { name: 'Disable', exact: true }).click();
     await page.getByText('The endpoint is disabled').waitFor();
     await expect.poll(() => page.locator('.facts .badge').innerText()).toMatch(/^○ Disabled$/);
     expect(await page.getByRole('button', { name: 'Send a test event' }).isDisabled()).toBe(true);
-    expect((await test.db.webhookEndpoint.findFirstOrThrow({ where: { merchantId: merchant.id } })).enabled).toBe(false);
+    expect(await enabled()).toBe(false);
     await checked('webhook-disabled');
     await page.getByRole('button', { name: 'Enable', exact: true }).click();
     await page.getByText('The endpoint is enabled.').waitFor();
+    expect(await enabled()).toBe(true);
+    expect(endpointReads.held()).toBeGreaterThan(0);
+    await endpointReads.release();
+    await page.getByRole('button', { name: 'Disable', exact: true }).waitFor();
 
     await page.getByRole('button', { name: 'Delete…' }).click();
     const confirm = page.getByRole('dialog', { name: 'Delete this endpoint?' });
@@ -348,17 +378,7 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
     await page.getByText('https://shop.example.com may now call the storefront API.').waitFor();
     // the page's read of the settings after the next change held back: a removal made before it
     // lands starts from the change just saved, not from the read before it
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const holding: Promise<void>[] = [];
-    await page.route('**/admin/app/graphql', (route) => {
-      if (!/query Storefront\s*\{/.test(route.request().postData() ?? '')) return route.continue();
-      const sent = held.then(() => route.continue());
-      holding.push(sent);
-      return sent;
-    });
+    const storefrontReads = await holdReads(/query Storefront\s*\{/);
     await page.getByLabel('Add an origin').fill('https://www.example.com');
     await page.getByRole('button', { name: 'Add origin' }).click();
     await page.getByText('https://www.example.com may now call the storefront API.').waitFor();
@@ -367,9 +387,7 @@ describe.skipIf(!hasChromium)('the admin app: webhooks, audit log, storefront an
     await page.getByRole('button', { name: 'Remove https://shop.example.com' }).click();
     await page.getByText('https://shop.example.com may no longer call the storefront API.').waitFor();
     expect((await settings()).allowedOrigins).toEqual(['https://www.example.com']);
-    release();
-    await Promise.all(holding);
-    await page.unroute('**/admin/app/graphql');
+    await storefrontReads.release();
     await page.getByRole('button', { name: 'Remove https://www.example.com' }).waitFor();
 
     // a saved operation: a bad document is refused in the catalogue's words

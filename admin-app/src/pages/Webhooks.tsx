@@ -313,11 +313,23 @@ function EndpointList({
 }
 
 /** One endpoint: its settings and actions, and its deliveries. */
-function EndpointPage({ endpoint: e, eventTypes, refetch }: { endpoint: Endpoint; eventTypes: readonly EventType[]; refetch: () => void }) {
+function EndpointPage({
+  endpoint: read,
+  eventTypes,
+  refetch,
+}: {
+  endpoint: Endpoint;
+  eventTypes: readonly EventType[];
+  refetch: () => void;
+}) {
   const [dialog, setDialog] = useState<'edit' | 'rotate' | 'delete' | null>(null);
   const [secret, setSecret] = useState<Secret | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [toggled, toggle] = useMutation(UpdateEndpoint);
+  // the endpoint as Disable or Enable answered it, until the page's next read lands: the read
+  // before the click would turn a second click into the first one sent again
+  const [answered, setAnswered] = useState<{ over: Endpoint; endpoint: Endpoint } | null>(null);
+  const e = answered?.over === read ? answered.endpoint : read;
   const [pinged, ping] = useMutation(Ping);
   const [deleted, remove] = useMutation(DeleteEndpoint);
   const [deliveriesKey, setDeliveriesKey] = useState(0);
@@ -328,6 +340,8 @@ function EndpointPage({ endpoint: e, eventTypes, refetch }: { endpoint: Endpoint
   };
   const flip = async () => {
     const res = await toggle({ id: e.id, enabled: !e.enabled });
+    const endpoint = res.data?.update_webhook_endpoint;
+    if (endpoint) setAnswered({ over: read, endpoint });
     if (!res.error)
       setNotice(e.enabled ? 'The endpoint is disabled: no event is sent to it until you enable it.' : 'The endpoint is enabled.');
   };
