@@ -83,6 +83,7 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
     // outcome takes milliseconds, so 10 s more never cuts off a delivery that is still running
     expireInSeconds: Math.ceil(config.WEBHOOK_TIMEOUT_MS / 1000) + 10,
   };
+
   let stopped = false;
   /**
    * A job a worker fetched just as stop() began (its fetch still on the way) is not started:
@@ -96,26 +97,26 @@ export async function startJobs({ db, databaseUrl, config, logger, maintenanceSe
     };
 
   const polling = { pollingIntervalSeconds: config.JOBS_POLL_SECONDS };
+  const deliver = unlessStopped(async ([job]: PgBoss.JobWithMetadata<DeliveryJob>[]) => {
+    if (!job) return;
+    const deliveryId = job.data.delivery_id;
+    // a job queued by a version whose jobs name no merchant: its delivery found by id alone, so none is lost on upgrade
+    const merchantId = job.data.merchant_id ?? (await deliveryMerchant(db, deliveryId));
+    const attempt: AttemptOptions = {
+      windowMs: config.WEBHOOK_RETRY_WINDOW_SECONDS * 1000,
+      lastTry: job.retryCount >= job.retryLimit,
+      jobId: job.id,
+      send: (req) => postWebhook({ ...req, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS }),
+    };
+    const outcome = merchantId ? await attemptDelivery(db, { merchantId, deliveryId }, attempt) : 'skipped';
+    webhookDeliveries.inc({ outcome });
+    // the queue retries with backoff; the job's failure is the delivery's failed attempt
+    if (outcome === 'retry') throw new Error(`delivery ${deliveryId} failed; retrying`);
+  });
+
   // the queues created or brought up to date and their workers started, one runtime at a time
   const replays = await inSetupTurn(pool, async () => {
     await ensureQueue(boss, deliveryQueue);
-
-    const deliver = unlessStopped(async ([job]: PgBoss.JobWithMetadata<DeliveryJob>[]) => {
-      if (!job) return;
-      const deliveryId = job.data.delivery_id;
-      // a job queued by a version whose jobs name no merchant: its delivery found by id alone, so none is lost on upgrade
-      const merchantId = job.data.merchant_id ?? (await deliveryMerchant(db, deliveryId));
-      const attempt: AttemptOptions = {
-        windowMs: config.WEBHOOK_RETRY_WINDOW_SECONDS * 1000,
-        lastTry: job.retryCount >= job.retryLimit,
-        jobId: job.id,
-        send: (req) => postWebhook({ ...req, timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS }),
-      };
-      const outcome = merchantId ? await attemptDelivery(db, { merchantId, deliveryId }, attempt) : 'skipped';
-      webhookDeliveries.inc({ outcome });
-      // the queue retries with backoff; the job's failure is the delivery's failed attempt
-      if (outcome === 'retry') throw new Error(`delivery ${deliveryId} failed; retrying`);
-    });
     for (let i = 0; i < DELIVERY_WORKERS; i++) {
       await boss.work(DELIVERY_QUEUE, { ...polling, batchSize: 1, includeMetadata: true }, deliver);
     }
