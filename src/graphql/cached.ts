@@ -4,8 +4,9 @@
 // or the customer session name (`cachedByCustomer`). A field reaches nothing else: the links of
 // a customer are its own records and the program (a referral's referee platform id excepted,
 // which the database handles: migration answer_revisions). A document is cached only when every
-// root field it selects declares one. What changes with the clock alone (a code expiring, a
-// booster starting) is noted by the field that reads the clock (`changesAt`).
+// root field it selects declares one, and it selects one at least. What changes with the clock
+// alone (a code expiring, a booster starting) is noted by the field that reads the clock
+// (`changesAt`).
 import {
   type DocumentNode,
   type GraphQLSchema,
@@ -44,6 +45,7 @@ function namingArguments(schema: GraphQLSchema, document: DocumentNode, operatio
   const fields = query.getFields();
   const found: Naming[] = [];
   const seen = new Set<string>();
+  let reads = false;
   const visit = (set: SelectionSetNode): boolean => {
     for (const selection of set.selections) {
       if (selection.kind === Kind.INLINE_FRAGMENT) {
@@ -56,6 +58,7 @@ function namingArguments(schema: GraphQLSchema, document: DocumentNode, operatio
       } else if (selection.name.value !== '__typename') {
         const cachedBy = fields[selection.name.value]?.extensions?.cachedBy as CachedBy | undefined;
         if (!cachedBy) return false;
+        reads = true;
         if (cachedBy === 'customer') {
           for (const arg of selection.arguments ?? []) {
             const kinds = NAMING[arg.name.value];
@@ -66,7 +69,8 @@ function namingArguments(schema: GraphQLSchema, document: DocumentNode, operatio
     }
     return true;
   };
-  return visit(operation.selectionSet) ? found : null;
+  // a document of `__typename` alone reads nothing: running it costs less than reading the revisions
+  return visit(operation.selectionSet) && reads ? found : null;
 }
 
 /**

@@ -66,7 +66,7 @@ describe('answers kept by the service', () => {
     expect((await changed.json()).data.customer.data.balance.points_balance).toBe(45);
   });
 
-  it('keeps no mutation, no answer with an error, and no document with a root field it cannot follow', async () => {
+  it('keeps no mutation, no answer with an error, no document with a root field it cannot follow, and none that reads nothing', async () => {
     const unknown = await post(PANEL, { c: 'nobody' });
     expect((await unknown.json()).errors[0].extensions.code).toBe('not_found');
     expect((await post(PANEL, { c: 'nobody' })).headers.get('cache-status')).toMatch(/fwd=miss$/);
@@ -75,6 +75,15 @@ describe('answers kept by the service', () => {
       expect(list.status).toBe(200);
       expect(list.headers.get('cache-status')).toBeNull();
       expect((await list.json()).extensions.responseCache).toBeUndefined();
+    }
+    // nothing to keep: it reads nothing, and running it costs less than reading the revisions
+    for (let i = 0; i < 2; i++) {
+      const typename = await post('{ __typename }');
+      expect(await typename.json()).toEqual({
+        data: { __typename: 'Query' },
+        extensions: expect.not.objectContaining({ responseCache: expect.anything() }),
+      });
+      expect(typename.headers.get('cache-status')).toBeNull();
     }
     const mutation = await post(
       `mutation { create_customer_transaction(customer_id: "${customer.platformId}", points: 1, description: "x") { data { balance_after } } }`,
