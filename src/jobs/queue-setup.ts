@@ -16,14 +16,14 @@ export async function inSetupTurn<T>(pool: pg.Pool, setup: () => Promise<T>): Pr
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [SETUP_LOCK]);
-    const result = await setup();
-    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [SETUP_LOCK]);
-    client.release();
-    return result;
-  } catch (err) {
-    // the connection closed ends the turn, whatever it was doing
-    client.release(true);
-    throw err;
+    return await setup();
+  } finally {
+    // a connection that cannot take the unlock is closed, which ends the turn too: a setup that
+    // succeeded is not failed by it
+    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [SETUP_LOCK]).then(
+      () => client.release(),
+      (err: Error) => client.release(err),
+    );
   }
 }
 
